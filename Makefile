@@ -1,0 +1,66 @@
+# ccsim build plumbing (GNU make).
+#
+#   make demo    set up .venv, build ccsim (release) and run the keshav-s1 reproduction
+#   make test    set up, then cargo test (engine) and pytest
+#   make bench   the speed benchmark of issue 2
+#   make build   only set up .venv and build
+#
+# Everything the project needs is installed here, into .venv at the repository root.
+# Re-running is incremental: the venv's dependencies are reinstalled only when
+# pyproject.toml changes, and maturin runs only when a file under crates/ or python/
+# (or a Cargo/pyproject manifest) changes; cargo's own target/ keeps that rebuild quick.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+
+PYTHON ?= python3
+VENV   := $(CURDIR)/.venv
+BIN    := $(VENV)/bin
+DEPS_STAMP  := $(VENV)/.ccsim-deps.stamp
+BUILD_STAMP := $(VENV)/.ccsim-build.stamp
+
+# Inputs of the native build and the package (for the build stamp).
+SOURCES := $(shell find crates python -type f \
+              -not -path '*/__pycache__/*' -not -name '*.pyc' -not -name '*.so' 2>/dev/null) \
+           Cargo.toml $(wildcard Cargo.lock) pyproject.toml
+
+# maturin must see the venv as the active environment to install into it.
+VENV_ENV := VIRTUAL_ENV=$(VENV) PATH=$(BIN):$$PATH
+
+.PHONY: build demo test bench clean venv
+
+venv: $(DEPS_STAMP)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Dependencies come from pyproject.toml itself (build-system requires, runtime
+# dependencies and the `test` extra), so there is one list to keep.
+$(DEPS_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); \
+	  print("\n".join(p["build-system"]["requires"] + p["project"]["dependencies"] \
+	                  + p["project"]["optional-dependencies"]["test"]))' > $(VENV)/requirements.txt
+	$(BIN)/pip install --quiet -r $(VENV)/requirements.txt
+	touch $@
+
+$(BUILD_STAMP): $(DEPS_STAMP) $(SOURCES)
+	$(VENV_ENV) $(BIN)/maturin develop --release --quiet
+	touch $@
+
+build: $(BUILD_STAMP)
+
+demo: $(BUILD_STAMP)
+	$(BIN)/ccsim reproduce keshav-s1 --out out/keshav-s1
+	@echo
+	@echo "Plots and tables are in $(CURDIR)/out/keshav-s1/"
+
+test: $(BUILD_STAMP)
+	cargo test -p ccsim-engine --release
+	$(BIN)/python -m pytest -q
+
+bench: $(BUILD_STAMP)
+	$(BIN)/ccsim bench --flows 100 --bottleneck 100Mbps --time 60s
+
+clean:
+	rm -rf $(VENV) out python/ccsim/*.so
+	cargo clean

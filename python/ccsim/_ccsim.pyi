@@ -1,0 +1,28 @@
+"""Stubs for the native module ``ccsim._ccsim`` (crates/ccsim-py).
+
+The contract is docs/architecture.md, "The native module". Every function releases the
+GIL while simulating; a panic inside the engine is re-raised as ``RuntimeError``.
+"""
+
+__version__: str
+
+class ScenarioError(ValueError):
+    """Invalid scenario or argument; message ``"<source>: <field>: <what is wrong>; <fix>"``."""
+
+def check(text: str, source: str, overrides: list[str]) -> str:
+    """Validate a scenario; return it with every default filled in, as JSON."""
+
+def run(text: str, source: str, overrides: list[str], seed: int | None) -> str:
+    """Run a scenario; return the results JSON."""
+
+def bench(flows: int, bottleneck_bps: int, time_s: float, seed: int) -> str:
+    """Run the dumbbell speed benchmark; return the bench JSON."""
+
+def parse_rate(s: str) -> int:
+    """Parse a rate such as ``"10Mbps"``; return bits per second."""
+
+def parse_time(s: str) -> float:
+    """Parse a time such as ``"100ms"``; return seconds."""
+
+def parse_size(s: str) -> int:
+    """Parse a size such as ``"1.5kB"``; return bytes."""

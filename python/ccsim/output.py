@@ -1,0 +1,113 @@
+"""Writing a run's results to a directory: JSON summary, CSV tables, series and plots.
+
+Layout of ``ccsim run FILE --out DIR``::
+
+    DIR/summary.json            the results JSON
+    DIR/flows.csv, links.csv    one row per flow / channel
+    DIR/phases.csv              per phase and flow    (phase_links.csv: per channel)
+    DIR/intervals.csv           per interval and flow (interval_links.csv: per channel)
+    DIR/series/<name>.csv       one file per time series, columns t,v
+    DIR/plots/<flow>_window.png the flow's cwnd/ssthresh/outstanding series
+    DIR/plots/<flow>_rtt.png    the flow's RTT samples
+    DIR/plots/<channel>_queue.png
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path
+
+from ccsim.results import Results
+
+# Flow metrics drawn together on one "window" plot, in packets.
+WINDOW_METRICS = ("cwnd", "ssthresh", "outstanding")
+
+
+def safe_name(name: str) -> str:
+    """A file name for a series or channel name: ``"sw->sink.queue"`` -> ``"sw-to-sink.queue"``."""
+    name = name.replace("->", "-to-")
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+
+
+def write_results(results: Results, out: Path) -> list[Path]:
+    """Write everything about ``results`` into ``out``; return the files written."""
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+
+    def emit(path: Path) -> None:
+        written.append(path)
+
+    summary = out / "summary.json"
+    summary.write_text(results.to_json(indent=2) + "\n", encoding="utf-8")
+    emit(summary)
+
+    tables = {
+        "flows.csv": results.flows,
+        "links.csv": results.links,
+    }
+    if results.raw.get("phases"):
+        tables["phases.csv"] = results.phases
+        tables["phase_links.csv"] = results.phase_links
+    if results.raw.get("intervals"):
+        tables["intervals.csv"] = results.intervals
+        tables["interval_links.csv"] = results.interval_links
+    for filename, frame in tables.items():
+        frame.to_csv(out / filename, index=False)
+        emit(out / filename)
+
+    if results.series_names:
+        series_dir = out / "series"
+        series_dir.mkdir(exist_ok=True)
+        for name in results.series_names:
+            path = series_dir / f"{safe_name(name)}.csv"
+            results.series(name).to_csv(path, index=False)
+            emit(path)
+        for path in write_plots(results, out / "plots"):
+            emit(path)
+    return written
+
+
+def write_plots(results: Results, out: Path) -> list[Path]:
+    """One PNG per flow's window series, per flow's RTT series and per queue series."""
+    from ccsim import plots
+
+    out.mkdir(parents=True, exist_ok=True)
+    by_entity: dict[str, dict[str, str]] = defaultdict(dict)
+    for entry in results.raw.get("series", []):
+        by_entity[entry["entity"]][entry["metric"]] = entry["name"]
+
+    written = []
+    for entity, metrics in by_entity.items():
+        window = [metrics[m] for m in WINDOW_METRICS if m in metrics]
+        if window:
+            path = out / f"{safe_name(entity)}_window.png"
+            plots.step_plot(
+                results,
+                window,
+                path,
+                title=f"{results.scenario}: {entity} window",
+                ylabel="packets",
+            )
+            written.append(path)
+        if "rtt" in metrics:
+            path = out / f"{safe_name(entity)}_rtt.png"
+            plots.scatter_plot(
+                results,
+                metrics["rtt"],
+                path,
+                title=f"{results.scenario}: {entity} RTT samples",
+                ylabel="RTT (s)",
+            )
+            written.append(path)
+        if "queue" in metrics:
+            path = out / f"{safe_name(entity)}_queue.png"
+            plots.step_plot(
+                results,
+                [metrics["queue"]],
+                path,
+                title=f"{results.scenario}: {entity} queue",
+                ylabel="packets queued",
+            )
+            written.append(path)
+    return written

@@ -1,0 +1,123 @@
+"""Built-in reproductions of published results.
+
+A reproduction is one module in this package exposing ``DESCRIPTION`` (one line) and
+``reproduce(out_dir, progress) -> Report``, plus one line in ``_REGISTRY`` below.
+Modules are imported only when used, so ``ccsim list`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Protocol
+
+# name -> module (in this package). Add a reproduction here.
+_REGISTRY: dict[str, str] = {
+    "keshav-s1": "keshav_s1",
+}
+
+
+class UnknownReproduction(LookupError):
+    pass
+
+
+class Progress(Protocol):
+    """What a reproduction reports progress to (the CLI passes a rich progress bar)."""
+
+    def start(self, total: int) -> None: ...
+
+    def step(self, description: str) -> None:
+        """Announce the next unit of work (it starts now; the previous one is done)."""
+
+    def done(self) -> None: ...
+
+
+class NoProgress:
+    def start(self, total: int) -> None:
+        pass
+
+    def step(self, description: str) -> None:
+        pass
+
+    def done(self) -> None:
+        pass
+
+
+@dataclass
+class Row:
+    """One cell of a reproduced table: ours beside the paper's (None where absent)."""
+
+    row: str
+    column: str
+    ours: float | None
+    paper: float | None
+    note: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "row": self.row,
+            "column": self.column,
+            "ours": self.ours,
+            "paper": self.paper,
+        }
+        if self.note is not None:
+            d["note"] = self.note
+        return d
+
+
+@dataclass
+class Table:
+    """How to print a group of cells: a title, row labels and (column key, header) pairs."""
+
+    title: str
+    rows: list[str]
+    columns: list[tuple[str, str]]
+
+
+@dataclass
+class Report:
+    name: str
+    rows: list[Row]
+    tables: list[Table]
+    files: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def cell(self, row: str, column: str) -> Row | None:
+        for r in self.rows:
+            if r.row == row and r.column == column:
+                return r
+        return None
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    name: str
+    description: str
+    reproduce: Callable[[Path, Progress], Report]
+
+
+def names() -> list[str]:
+    return list(_REGISTRY)
+
+
+def _module(name: str) -> ModuleType:
+    try:
+        module = _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(_REGISTRY)
+        raise UnknownReproduction(
+            f"no reproduction named {name!r}; known: {known} (see `ccsim list`)"
+        ) from None
+    return importlib.import_module(f"{__name__}.{module}")
+
+
+def get(name: str) -> Reproduction:
+    module = _module(name)
+    return Reproduction(name, module.DESCRIPTION, module.reproduce)
+
+
+def all_reproductions() -> list[Reproduction]:
+    return [get(name) for name in _REGISTRY]
