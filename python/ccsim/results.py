@@ -7,10 +7,13 @@ JSON keys, in the engine's order; nothing is renamed or converted.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
+
+# numpy and pandas are imported where used, so `import ccsim` (and so every CLI command)
+# starts quickly.
 
 # Leading columns of the long phase/interval tables (before the counters).
 PERIOD_COLUMNS = ["phase", "start_s", "end_s", "name"]
@@ -70,11 +73,15 @@ class Results:
     @property
     def flows(self) -> pd.DataFrame:
         """One row per flow (window and unresponsive alike)."""
+        import pandas as pd
+
         return pd.DataFrame(self.raw.get("flows", []))
 
     @property
     def links(self) -> pd.DataFrame:
         """One row per channel (a duplex link is two channels, ``"a->b"`` and ``"b->a"``)."""
+        import pandas as pd
+
         return pd.DataFrame(self.raw.get("links", []))
 
     @property
@@ -121,6 +128,9 @@ class Results:
         With ``name`` (e.g. ``"ftp1.cwnd"``): columns ``t`` (seconds) and ``v``.
         Without: every series in long format, columns ``name``, ``t``, ``v``.
         """
+        import numpy as np
+        import pandas as pd
+
         all_series = self.raw.get("series", [])
         if name is not None:
             entry = _by_name(all_series, name, "series")
@@ -157,6 +167,8 @@ class Results:
 
 
 def _periods(periods: list[dict[str, Any]], kind: str) -> pd.DataFrame:
+    import pandas as pd
+
     rows = []
     for period in periods:
         for entry in period.get(kind, []):

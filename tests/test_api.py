@@ -1,0 +1,168 @@
+"""The Python API: load, loads, overrides, run, and the Results views."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+import ccsim
+from conftest import DATA, FLOW_KEYS, KESHAV, LINK_KEYS, TOP_KEYS
+
+def test_version_is_the_native_modules():
+    assert ccsim.__version__ == ccsim._ccsim.__version__
+    assert ccsim.__version__
+
+
+def test_scenario_error_is_a_value_error():
+    assert issubclass(ccsim.ScenarioError, ValueError)
+    assert ccsim.ScenarioError is ccsim._ccsim.ScenarioError
+
+
+def test_load_keeps_text_source_and_no_overrides():
+    scenario = ccsim.load(KESHAV)
+    assert scenario.text == KESHAV.read_text()
+    assert scenario.source == str(KESHAV)
+    assert scenario.overrides == ()
+
+
+def test_load_missing_file_names_the_path(tmp_path):
+    missing = tmp_path / "nope.toml"
+    with pytest.raises(ccsim.ScenarioError, match="nope.toml"):
+        ccsim.load(missing)
+
+
+def test_loads_validates_and_names_the_source():
+    text = (DATA / "unknown_key.toml").read_text()
+    with pytest.raises(ccsim.ScenarioError, match="my-source"):
+        ccsim.loads(text, source="my-source")
+
+
+def test_set_returns_a_new_scenario():
+    base = ccsim.load(KESHAV)
+    changed = base.set("defaults.qdisc", "fq").set("defaults.cc", "generic")
+    assert base.overrides == ()
+    assert changed.overrides == ("defaults.qdisc=fq", "defaults.cc=generic")
+    assert changed.text == base.text
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(True, "true"), (3, "3"), (2.5, "2.5"), ("fq", "fq"), (["a", "b"], '["a", "b"]')],
+)
+def test_set_formats_values_like_the_command_line(value, text):
+    assert ccsim.load(KESHAV).set("k", value).overrides == (f"k={text}",)
+
+
+def test_check_returns_a_dict_and_applies_overrides():
+    normalized = ccsim.load(KESHAV).set("scenario.duration", "100s").check()
+    assert isinstance(normalized, dict)
+    assert "100" in json.dumps(normalized)
+
+
+def test_set_of_an_unknown_key_fails_when_checked():
+    scenario = ccsim.load(KESHAV).set("defaults.no_such_key", 1)
+    with pytest.raises(ccsim.ScenarioError, match="no_such_key"):
+        scenario.check()
+
+
+def test_with_overrides_rejects_a_missing_equals_sign():
+    with pytest.raises(ccsim.ScenarioError, match="KEY=VALUE"):
+        ccsim.load(KESHAV).with_overrides(["defaults.cc"])
+
+
+def test_run_accepts_a_path(tiny_results):
+    assert ccsim.run(DATA / "tiny.toml").raw["flows"] == tiny_results.raw["flows"]
+
+
+def test_results_json_has_the_documented_top_level_keys(tiny_results):
+    assert TOP_KEYS <= set(tiny_results.raw)
+    assert tiny_results.scenario == "tiny"
+    assert tiny_results.seed == 7
+    assert tiny_results.sim_time_s == pytest.approx(20.0)
+    assert tiny_results.events > 0
+    assert tiny_results.wall_time_s > 0
+
+
+def test_seed_argument_overrides_the_file(tiny):
+    assert ccsim.run(tiny, seed=11).seed == 11
+
+
+def test_negative_seed_is_a_scenario_error(tiny):
+    with pytest.raises(ccsim.ScenarioError, match="seed"):
+        ccsim.run(tiny, seed=-1)
+
+
+def test_flows_frame_has_one_row_per_flow_and_the_json_keys(tiny_results):
+    flows = tiny_results.flows
+    assert isinstance(flows, pd.DataFrame)
+    assert list(flows["name"]) == ["reno1", "tahoe1", "gen1", "cbr1", "poisson1"]
+    assert list(flows.columns) == list(tiny_results.raw["flows"][0])
+    assert FLOW_KEYS <= set(flows.columns)
+    assert list(flows["kind"]) == ["window", "window", "window", "cbr", "poisson"]
+
+
+def test_links_frame_has_two_channels_per_link(tiny_results):
+    links = tiny_results.links
+    assert list(links.columns) == list(tiny_results.raw["links"][0])
+    assert LINK_KEYS <= set(links.columns)
+    assert len(links) == 2 * 5
+    assert {"r1->r2", "r2->r1"} <= set(links["name"])
+
+
+def test_phases_frame_is_long_with_period_columns_first(tiny_results):
+    phases = tiny_results.phases
+    assert list(phases.columns[:4]) == ["phase", "start_s", "end_s", "name"]
+    assert len(phases) == 2 * 5
+    first = phases[phases["phase"] == "first"]
+    assert set(first["start_s"]) == {0.0} and set(first["end_s"]) == {10.0}
+    for key in ("goodput_pps", "loss_pps", "retransmission_pps"):
+        assert key in phases.columns
+
+
+def test_phase_links_frame_has_channel_counters(tiny_results):
+    phase_links = tiny_results.phase_links
+    assert list(phase_links.columns[:4]) == ["phase", "start_s", "end_s", "name"]
+    assert len(phase_links) == 2 * 10
+    assert {"tx_pkts", "drops", "utilization"} <= set(phase_links.columns)
+
+
+def test_intervals_are_named_by_index(tiny_results):
+    intervals = tiny_results.intervals
+    assert list(dict.fromkeys(intervals["phase"])) == ["0", "1", "2", "3"]
+    assert sorted(set(intervals["end_s"])) == [5.0, 10.0, 15.0, 20.0]
+
+
+def test_series_by_name_is_t_and_v(tiny_results):
+    cwnd = tiny_results.series("reno1.cwnd")
+    assert list(cwnd.columns) == ["t", "v"]
+    assert len(cwnd) > 1
+    assert cwnd["t"].is_monotonic_increasing
+    assert (cwnd["t"] >= 0).all() and (cwnd["t"] <= 20).all()
+    assert (cwnd["v"] >= 1).all()
+
+
+def test_series_without_name_is_long_and_holds_every_series(tiny_results):
+    everything = tiny_results.series()
+    assert list(everything.columns) == ["name", "t", "v"]
+    assert list(dict.fromkeys(everything["name"])) == [
+        "reno1.cwnd", "reno1.outstanding", "reno1.ssthresh", "reno1.rtt", "r1->r2.queue",
+    ]  # fmt: skip
+    one = everything[everything["name"] == "r1->r2.queue"]
+    assert list(one["v"]) == list(tiny_results.series("r1->r2.queue")["v"])
+
+
+def test_series_metadata_names_entity_and_metric(tiny_results):
+    info = tiny_results.series_info("r1->r2.queue")
+    assert (info["entity"], info["metric"]) == ("r1->r2", "queue")
+
+
+def test_unknown_series_is_a_key_error_listing_the_known_ones(tiny_results):
+    with pytest.raises(KeyError, match="reno1.cwnd"):
+        tiny_results.series("nope.cwnd")
+
+
+def test_to_json_round_trips(tiny_results):
+    again = ccsim.Results.from_json(tiny_results.to_json())
+    assert again.raw == tiny_results.raw

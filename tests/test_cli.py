@@ -1,0 +1,191 @@
+"""The command line: output contracts of run, list, reproduce and bench (docs/cli.md)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import DATA, FLOW_KEYS, KESHAV, LINK_KEYS, TOP_KEYS, run_cli
+
+ROWS = ["G/FCFS", "G/FQ", "JK/FCFS", "JK/FQ", "PP/FQ"]
+COLUMNS = [
+    f"{phase} {metric} {source}"
+    for phase in ("bg-off", "bg-on")
+    for metric in ("throughput", "loss", "retransmission")
+    for source in ("1", "2", "bkg")
+]
+BENCH_KEYS = {"wall_time_s", "events", "events_per_s", "delivered_pkts", "delivered_pkts_per_s"}
+
+
+def ok(result) -> str:
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    return result.stdout
+
+
+def test_console_script_is_installed_beside_the_interpreter():
+    script = Path(sys.executable).parent / "ccsim"
+    assert script.exists()
+
+
+def test_help_names_every_command():
+    out = ok(run_cli("--help"))
+    for command in ("run", "list", "reproduce", "bench"):
+        assert command in out
+
+
+def test_version():
+    import ccsim
+
+    assert ok(run_cli("--version")).strip() == f"ccsim {ccsim.__version__}"
+
+
+def test_run_json_prints_one_object_with_the_contract_keys():
+    data = json.loads(ok(run_cli("run", DATA / "tiny.toml", "--json")))
+    assert TOP_KEYS <= set(data)
+    assert data["scenario"] == "tiny" and data["seed"] == 7
+    assert data["wall_time_s"] > 0
+    for flow in data["flows"]:
+        assert FLOW_KEYS <= set(flow)
+    for link in data["links"]:
+        assert LINK_KEYS <= set(link)
+
+
+def test_run_seed_and_set_reach_the_engine():
+    data = json.loads(
+        ok(run_cli("run", KESHAV, "--json", "--seed", "5", "--set", "scenario.duration=60s"))
+    )
+    assert data["seed"] == 5
+    assert data["sim_time_s"] == pytest.approx(60.0)
+
+
+def test_run_repeated_set_applies_each_override():
+    data = json.loads(
+        ok(
+            run_cli(
+                "run", KESHAV, "--json",
+                "--set", "scenario.duration=30s",
+                "--set", "links.bottleneck.qdisc=fq",
+            )
+        )
+    )  # fmt: skip
+    assert data["sim_time_s"] == pytest.approx(30.0)
+    assert {c["qdisc"] for c in data["links"] if c["link"] == "bottleneck"} == {"fq"}
+
+
+def test_run_tables_name_flows_and_channels():
+    out = ok(run_cli("run", DATA / "tiny.toml"))
+    for name in ("reno1", "poisson1", "r1->r2", "first", "second"):
+        assert name in out
+
+
+def test_run_out_writes_summary_tables_series_and_plots(tmp_path):
+    out_dir = tmp_path / "run"
+    stdout = ok(run_cli("run", DATA / "tiny.toml", "--json", "--out", out_dir))
+    data = json.loads(stdout)
+    assert json.loads((out_dir / "summary.json").read_text()) == data
+    for name in ("flows", "links", "phases", "phase_links", "intervals", "interval_links"):
+        assert (out_dir / f"{name}.csv").is_file(), name
+    with (out_dir / "flows.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert [r["name"] for r in rows] == [fl["name"] for fl in data["flows"]]
+    assert list(rows[0]) == list(data["flows"][0])
+    series = sorted(p.name for p in (out_dir / "series").iterdir())
+    assert series == sorted(
+        [
+            "reno1.cwnd.csv", "reno1.outstanding.csv", "reno1.ssthresh.csv", "reno1.rtt.csv",
+            "r1-to-r2.queue.csv",
+        ]
+    )  # fmt: skip
+    assert (out_dir / "series" / "reno1.cwnd.csv").read_text().startswith("t,v\n")
+    plots = sorted(p.name for p in (out_dir / "plots").iterdir())
+    assert plots == ["r1-to-r2_queue.png", "reno1_rtt.png", "reno1_window.png"]
+    for png in (out_dir / "plots").iterdir():
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_list_names_keshav():
+    out = ok(run_cli("list"))
+    assert out.splitlines()[0].startswith("keshav-s1 ")
+
+
+@pytest.fixture(scope="module")
+def reproduction(tmp_path_factory):
+    """`ccsim reproduce keshav-s1 --json` once for the tests below."""
+    out_dir = tmp_path_factory.mktemp("keshav")
+    result = run_cli("reproduce", "keshav-s1", "--json", "--out", out_dir)
+    return json.loads(ok(result)), out_dir
+
+
+def test_reproduce_json_is_the_row_column_contract(reproduction):
+    rows, _ = reproduction
+    assert isinstance(rows, list)
+    assert [(r["row"], r["column"]) for r in rows] == [(r, c) for r in ROWS for c in COLUMNS]
+    for r in rows:
+        assert {"row", "column", "ours", "paper"} <= set(r)
+
+
+def test_reproduce_json_paper_values_and_nulls(reproduction):
+    rows, _ = reproduction
+    cell = {(r["row"], r["column"]): r for r in rows}
+    assert cell[("G/FQ", "bg-on throughput 2")]["paper"] == 0.39
+    assert cell[("JK/FCFS", "bg-on loss bkg")]["paper"] == 0.83
+    assert cell[("G/FQ", "bg-off retransmission 2")]["paper"] == 0.04
+    # The paper has no background column while the background is off.
+    for metric in ("throughput", "loss", "retransmission"):
+        assert cell[("JK/FCFS", f"bg-off {metric} bkg")]["paper"] is None
+        assert cell[("JK/FCFS", f"bg-off {metric} bkg")]["ours"] is not None
+
+
+def test_reproduce_json_pp_fq_is_not_implemented_not_zero(reproduction):
+    rows, _ = reproduction
+    pp = [r for r in rows if r["row"] == "PP/FQ"]
+    assert pp and all(r["ours"] is None for r in pp)
+    assert all(r["note"] == "not yet implemented" for r in pp)
+    assert {r["column"]: r["paper"] for r in pp}["bg-on throughput 1"] == 3.34
+    assert all("note" not in r for r in rows if r["row"] != "PP/FQ")
+
+
+def test_reproduce_ours_are_the_phase_rates(reproduction, keshav_runs):
+    rows, _ = reproduction
+    cell = {(r["row"], r["column"]): r["ours"] for r in rows}
+    for pair, results in keshav_runs.items():
+        for phase in ("bg-off", "bg-on"):
+            flows = {f["name"]: f for f in results.phase(phase)["flows"]}
+            assert cell[(pair, f"{phase} throughput 1")] == flows["ftp1"]["goodput_pps"]
+            assert cell[(pair, f"{phase} loss 2")] == flows["ftp2"]["loss_pps"]
+            assert cell[(pair, f"{phase} retransmission bkg")] == flows["bkg"][
+                "retransmission_pps"
+            ]
+
+
+def test_reproduce_writes_table_and_figure(reproduction):
+    rows, out_dir = reproduction
+    with (out_dir / "table2.csv").open() as f:
+        table = list(csv.DictReader(f))
+    assert [(r["row"], r["column"]) for r in table] == [(r["row"], r["column"]) for r in rows]
+    figure = out_dir / "figure2_jk_fcfs_window.png"
+    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_reproduce_tables_show_ours_beside_paper(tmp_path):
+    out = ok(run_cli("reproduce", "keshav-s1", "--out", tmp_path))
+    assert "not yet implemented" in out
+    assert "(0.39)" in out  # G/FQ, background on, throughput of source 2 in the paper
+    assert "figure2_jk_fcfs_window.png" in out
+
+
+def test_bench_json_keys():
+    data = json.loads(ok(run_cli("bench", "--flows", "2", "--time", "1s", "--json")))
+    assert BENCH_KEYS <= set(data)
+    assert data["events"] > 0 and data["delivered_pkts"] > 0
+    assert data["wall_time_s"] > 0
+
+
+def test_bench_table():
+    out = ok(run_cli("bench", "--flows", "2", "--bottleneck", "10Mbps", "--time", "1s"))
+    assert "events" in out and "delivered" in out

@@ -1,0 +1,90 @@
+"""Bad input: one clear line on stderr naming the file and the field, exit 2, no traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import DATA, KESHAV, run_cli
+
+# file in tests/data -> words the message must contain besides the file name
+BAD_FILES = {
+    "bad_syntax.toml": [],  # where exactly depends on the TOML parser
+    "unknown_key.toml": ["durration"],
+    "unknown_node.toml": ["nowhere"],
+    "negative_rate.toml": ["rate"],
+    "unitless_rate.toml": ["rate"],
+    "no_route.toml": ["f1"],
+}
+
+
+def assert_user_error(result, *words: str) -> None:
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert "Traceback" not in result.stderr
+    assert "panicked" not in result.stderr
+    assert result.stdout == ""
+    assert result.stderr.startswith("ccsim: error: ")
+    for word in words:
+        assert word in result.stderr, (word, result.stderr)
+
+
+@pytest.mark.parametrize("name", list(BAD_FILES))
+def test_bad_scenario_file(name):
+    result = run_cli("run", DATA / name)
+    assert_user_error(result, name, *BAD_FILES[name])
+
+
+@pytest.mark.parametrize("name", list(BAD_FILES))
+def test_bad_scenario_file_with_json(name):
+    # --json must not change how errors are reported (stdout stays empty).
+    assert_user_error(run_cli("run", DATA / name, "--json"), name)
+
+
+def test_missing_file():
+    assert_user_error(run_cli("run", DATA / "does-not-exist.toml"), "does-not-exist.toml")
+
+
+def test_set_without_equals_sign():
+    assert_user_error(
+        run_cli("run", KESHAV, "--set", "defaults.cc"), "keshav-s1.toml", "defaults.cc"
+    )
+
+
+def test_set_of_unknown_key():
+    assert_user_error(
+        run_cli("run", KESHAV, "--set", "defaults.no_such_key=1"),
+        "keshav-s1.toml",
+        "no_such_key",
+    )
+
+
+def test_set_of_bad_value():
+    assert_user_error(
+        run_cli("run", KESHAV, "--set", "links.bottleneck.rate=fast"),
+        "keshav-s1.toml",
+        "rate",
+    )
+
+
+def test_bad_seed():
+    assert_user_error(run_cli("run", KESHAV, "--seed", "-3"), "--seed")
+
+
+def test_unknown_command():
+    assert_user_error(run_cli("frobnicate"), "frobnicate")
+
+
+def test_unknown_reproduction():
+    assert_user_error(run_cli("reproduce", "nope"), "nope", "keshav-s1")
+
+
+@pytest.mark.parametrize(
+    ("args", "word"),
+    [
+        (["--bottleneck", "100"], "--bottleneck"),
+        (["--bottleneck", "-5Mbps"], "--bottleneck"),
+        (["--time", "ten"], "--time"),
+        (["--flows", "0"], "--flows"),
+    ],
+)
+def test_bad_bench_arguments(args, word):
+    assert_user_error(run_cli("bench", *args, "--json"), word)

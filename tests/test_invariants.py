@@ -1,0 +1,123 @@
+"""Determinism and packet conservation (docs/architecture.md) on every scenario we run."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+
+import ccsim
+from conftest import KESHAV, KESHAV_PAIRS
+
+
+def without_wall_time(results: ccsim.Results) -> dict:
+    raw = dict(results.raw)
+    raw.pop("wall_time_s")
+    return raw
+
+
+def test_same_seed_gives_identical_results_keshav():
+    first = ccsim.run(KESHAV, seed=3)
+    second = ccsim.run(KESHAV, seed=3)
+    assert without_wall_time(first) == without_wall_time(second)
+
+
+def test_same_seed_gives_identical_results_with_poisson_sources(tiny, tiny_results):
+    assert without_wall_time(ccsim.run(tiny)) == without_wall_time(tiny_results)
+
+
+def test_another_seed_changes_poisson_arrivals(tiny, tiny_results):
+    other = ccsim.run(tiny, seed=8)
+    assert other.flow("poisson1")["sent_pkts"] != tiny_results.flow("poisson1")["sent_pkts"]
+
+
+def check_conservation(results: ccsim.Results) -> None:
+    """The identities every run satisfies; see "Results JSON" in docs/architecture.md."""
+    flows = results.raw["flows"]
+    links = results.raw["links"]
+    for f in flows:
+        name = f["name"]
+        assert f["sent_pkts"] == f["arrived_pkts"] + f["dropped_pkts"] + f["in_network_pkts"], name
+        assert 0 <= f["delivered_pkts"] <= f["arrived_pkts"], name
+        assert 0 <= f["retransmitted_pkts"] <= f["sent_pkts"], name
+        assert f["in_network_pkts"] >= 0, name
+        if f["kind"] != "window":
+            assert f["retransmitted_pkts"] == 0, name
+        if f["rtt_min_s"] is not None:
+            assert 0 < f["rtt_min_s"] <= f["rtt_mean_s"] <= f["rtt_max_s"], name
+
+    for c in links:
+        assert c["tx_pkts"] >= 0 and c["drops"] >= 0, c["name"]
+        assert 0 <= c["utilization"] <= 1 + 1e-9, c["name"]
+        assert 0 <= c["queue_mean_pkts"] <= c["queue_max_pkts"], c["name"]
+        if c["qdisc"] == "fcfs" and c.get("buffer_pkts") is not None:
+            assert c["queue_max_pkts"] <= c["buffer_pkts"], c["name"]
+
+    # Every dropped data packet was dropped by some channel (acks may be dropped too).
+    assert sum(c["drops"] for c in links) >= sum(f["dropped_pkts"] for f in flows)
+
+    # A host that sources no window flow receives only data: what the channels into it
+    # transmitted has arrived, or is still propagating (so counted in flight).
+    ack_receivers = {f["from"] for f in flows if f["kind"] == "window"}
+    for host in {f["to"] for f in flows} - ack_receivers:
+        into = sum(c["tx_pkts"] for c in links if c["to"] == host)
+        arrived = sum(f["arrived_pkts"] for f in flows if f["to"] == host)
+        in_flight = sum(f["in_network_pkts"] for f in flows if f["to"] == host)
+        assert arrived <= into <= arrived + in_flight, host
+
+    # Periods that tile the run split the totals exactly.
+    for kind in ("phases", "intervals"):
+        periods = results.raw.get(kind) or []
+        if not tiles_the_run(periods, results.sim_time_s):
+            continue
+        sums: dict[tuple[str, str], int] = defaultdict(int)
+        for period in periods:
+            for f in period["flows"]:
+                for key in ("sent_pkts", "delivered_pkts", "retransmitted_pkts", "dropped_pkts"):
+                    sums[(f["name"], key)] += f[key]
+            for c in period["links"]:
+                for key in ("tx_pkts", "tx_bytes", "drops"):
+                    sums[(c["name"], key)] += c[key]
+        for f in flows:
+            for key in ("sent_pkts", "delivered_pkts", "retransmitted_pkts", "dropped_pkts"):
+                assert sums[(f["name"], key)] == f[key], (kind, f["name"], key)
+        for c in links:
+            for key in ("tx_pkts", "tx_bytes", "drops"):
+                assert sums[(c["name"], key)] == c[key], (kind, c["name"], key)
+
+    # Per-period rates are the period's counts over its length.
+    for period in (results.raw.get("phases") or []) + (results.raw.get("intervals") or []):
+        length = period["end_s"] - period["start_s"]
+        for f in period["flows"]:
+            assert f["goodput_pps"] == pytest.approx(f["delivered_pkts"] / length), (
+                period["name"],
+                f["name"],
+            )
+            assert f["loss_pps"] == pytest.approx(f["dropped_pkts"] / length)
+            assert f["retransmission_pps"] == pytest.approx(f["retransmitted_pkts"] / length)
+
+
+def tiles_the_run(periods: list[dict], end: float) -> bool:
+    bounds = sorted((p["start_s"], p["end_s"]) for p in periods)
+    if not bounds or bounds[0][0] != 0 or bounds[-1][1] != pytest.approx(end):
+        return False
+    return all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))
+
+
+def test_conservation_tiny(tiny_results):
+    check_conservation(tiny_results)
+
+
+@pytest.mark.parametrize("pair", list(KESHAV_PAIRS))
+def test_conservation_keshav(keshav_runs, pair):
+    check_conservation(keshav_runs[pair])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_conservation_tiny_other_seeds(tiny, seed):
+    check_conservation(ccsim.run(tiny, seed=seed))
+
+
+def test_conservation_keshav_fq_short_buffers():
+    scenario = ccsim.load(KESHAV).set("defaults.qdisc", "fq").set("defaults.buffer", "10pkt")
+    check_conservation(ccsim.run(scenario))
