@@ -1,0 +1,60 @@
+//! Criterion benchmarks: the event queue on a realistic pattern, and whole-scenario
+//! throughput on the `ccsim bench` dumbbell (Reno flows, drop-tail bottleneck).
+
+use ccsim_engine::bench::dumbbell;
+use ccsim_engine::event::{Event, EventQueue};
+use ccsim_engine::sim::Simulation;
+use ccsim_engine::time::{SimDuration, SimTime};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use std::hint::black_box;
+
+/// Hold-model benchmark: a queue of `n` pending events; each step pops the earliest and
+/// schedules one later by a pseudo-random increment (as links and timers do).
+fn event_queue(c: &mut Criterion) {
+    let mut g = c.benchmark_group("event_queue_hold");
+    for n in [16usize, 256, 4096] {
+        g.throughput(Throughput::Elements(100_000));
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| {
+            b.iter(|| {
+                let mut q = EventQueue::with_capacity(n);
+                let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+                for i in 0..n {
+                    q.schedule(SimTime(i as u64 * 1000), Event::TxDone(i as u32));
+                }
+                for _ in 0..100_000 {
+                    let (t, e) = q.pop_until(SimTime::MAX).unwrap();
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    q.schedule(SimTime(t.as_ps() + 1 + x % 1_000_000), e);
+                }
+                black_box(q.len())
+            })
+        });
+    }
+    g.finish();
+}
+
+fn dumbbell_run(c: &mut Criterion) {
+    let mut g = c.benchmark_group("dumbbell");
+    g.sample_size(10);
+    for (flows, rate, secs) in [(10u32, 10_000_000u64, 10u64), (100, 100_000_000, 2)] {
+        let sc = dumbbell(flows, rate, SimDuration::from_secs(secs)).unwrap();
+        // Packets delivered per run, for a throughput figure in packets/s.
+        let mut probe = Simulation::new(sc.clone(), None);
+        probe.run();
+        let delivered = probe.results(0.0).delivered_pkts();
+        g.throughput(Throughput::Elements(delivered));
+        g.bench_function(format!("{flows}flows_{}Mbps_{secs}s", rate / 1_000_000), |b| {
+            b.iter(|| {
+                let mut s = Simulation::new(sc.clone(), None);
+                s.run();
+                black_box(s.events_processed())
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, event_queue, dumbbell_run);
+criterion_main!(benches);

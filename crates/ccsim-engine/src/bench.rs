@@ -1,0 +1,84 @@
+//! The benchmark scenario of `ccsim bench`: a dumbbell of N Reno flows.
+//!
+//! Sender i -- access link -- left router -- bottleneck -- right router -- access link --
+//! receiver i. Access links run at ten times the bottleneck rate; the propagation RTT is
+//! 100 ms (5 ms per access link, 40 ms on the bottleneck, each way); the bottleneck is
+//! drop-tail with one bandwidth-delay product of buffer (rate x 100 ms / 1000 B); packets
+//! are 1000 B, acks 40 B. Flows start 1 ms apart so they do not move in lock step.
+
+use crate::cc::{CcConfig, RenoConfig};
+use crate::scenario::{Flow, FlowSpec, Link, Node, QdiscKind, Scenario, ScenarioError};
+use crate::time::SimDuration;
+use crate::units::Limit;
+
+pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Scenario, ScenarioError> {
+    let err = |f: &str, m: &str| Err(ScenarioError::new("bench", f, m));
+    if flows == 0 || flows > 100_000 {
+        return err("flows", "must be between 1 and 100000");
+    }
+    if bottleneck_bps == 0 {
+        return err("bottleneck", "must be positive");
+    }
+    if time == SimDuration::ZERO {
+        return err("time", "must be positive");
+    }
+    let n = flows as usize;
+    let mut nodes = vec![
+        Node { name: "left".into(), router: true, processing_delay: SimDuration::ZERO },
+        Node { name: "right".into(), router: true, processing_delay: SimDuration::ZERO },
+    ];
+    for i in 0..n {
+        nodes.push(Node { name: format!("s{i}"), router: false, processing_delay: SimDuration::ZERO });
+    }
+    for i in 0..n {
+        nodes.push(Node { name: format!("r{i}"), router: false, processing_delay: SimDuration::ZERO });
+    }
+    let bdp_pkts = ((bottleneck_bps as u128 * 100 / 1000) / 8000).max(1) as u64;
+    let access = bottleneck_bps.saturating_mul(10);
+    let mut links = vec![Link {
+        name: "bottleneck".into(),
+        a: 0,
+        b: 1,
+        rate_bps: bottleneck_bps,
+        delay: SimDuration::from_millis(40),
+        buffer: Limit::Packets(bdp_pkts),
+        qdisc: QdiscKind::Fcfs,
+    }];
+    for i in 0..n {
+        for (host, router) in [(2 + i, 0), (2 + n + i, 1)] {
+            links.push(Link {
+                name: format!("{}-{}", nodes[host].name, nodes[router].name),
+                a: host,
+                b: router,
+                rate_bps: access,
+                delay: SimDuration::from_millis(5),
+                buffer: Limit::Packets(bdp_pkts.max(100)),
+                qdisc: QdiscKind::Fcfs,
+            });
+        }
+    }
+    let flows = (0..n)
+        .map(|i| Flow {
+            name: format!("f{i}"),
+            from: 2 + i,
+            to: 2 + n + i,
+            start: SimDuration::from_millis(i as u64 % 1000),
+            stop: None,
+            path: vec![2 + i, 0, 1, 2 + n + i],
+            spec: FlowSpec::Window { cc: CcConfig::Reno(RenoConfig::default()), data_size: 1000, ack_size: 40, max_window: 1_000_000 },
+        })
+        .collect();
+    Ok(Scenario {
+        name: "bench-dumbbell".into(),
+        description: format!("{flows} Reno flows over a {bottleneck_bps} bps drop-tail dumbbell", flows = n),
+        duration: time,
+        seed: 1,
+        nodes,
+        links,
+        flows,
+        phases: vec![],
+        interval: None,
+        series: vec![],
+        changes: vec![],
+    })
+}

@@ -1,0 +1,80 @@
+//! "Generic" flow control (Keshav 1991, section 3): a fixed sliding window and a
+//! timeout of beta times the exponentially averaged RTT; on timeout every unacknowledged
+//! packet is retransmitted (the transport goes back to the first unacknowledged packet).
+//! It never changes its window, so it ignores acks and losses.
+//!
+//! Parameters: `window` (default: the flow's maximum window), `beta` (2, "typically
+//! beta ~ 2"), `alpha` (0.875, the RFC 793 smoothing gain; the paper gives none),
+//! `initial_rto` (3 s).
+//!
+//! Deviations: the paper does not say how Generic samples the RTT; we take a sample on
+//! every ack of new data from the timestamp echo of the packet that triggered it, and we
+//! do not back the timer off.
+
+use super::{AckSample, CongestionControl, LossSample};
+use crate::time::SimDuration;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GenericConfig {
+    /// Fixed window, packets; `None` means the flow's maximum window.
+    pub window: Option<u32>,
+    /// Timeout = beta x smoothed RTT.
+    pub beta: f64,
+    /// Smoothing gain of the RTT average.
+    pub alpha: f64,
+    /// Timeout before the first RTT sample.
+    pub initial_rto: SimDuration,
+}
+
+impl Default for GenericConfig {
+    fn default() -> Self {
+        GenericConfig { window: None, beta: 2.0, alpha: 0.875, initial_rto: SimDuration::from_secs(3) }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Generic {
+    /// The fixed window, bytes.
+    cwnd: u64,
+}
+
+impl Generic {
+    pub fn new(cfg: &GenericConfig, mss: u64, max_window: u32) -> Self {
+        let w = cfg.window.unwrap_or(max_window).min(max_window).max(1);
+        Generic { cwnd: w as u64 * mss }
+    }
+}
+
+impl CongestionControl for Generic {
+    fn on_ack(&mut self, _s: &AckSample) {}
+    fn on_loss(&mut self, _s: &LossSample) {}
+    fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::test_util::{ack, loss};
+    use crate::cc::LossKind;
+
+    #[test]
+    fn window_is_fixed_through_acks_and_losses() {
+        let mut g = Generic::new(&GenericConfig::default(), 1000, 40);
+        assert_eq!(g.cwnd(), 40_000);
+        ack(&mut g, 1);
+        loss(&mut g, LossKind::Timeout);
+        assert_eq!(g.cwnd(), 40_000);
+        assert_eq!(g.dupack_threshold(), None);
+    }
+
+    #[test]
+    fn explicit_window_is_capped_by_max_window() {
+        let cfg = GenericConfig { window: Some(100), ..Default::default() };
+        assert_eq!(Generic::new(&cfg, 1000, 40).cwnd(), 40_000);
+        let cfg = GenericConfig { window: Some(8), ..Default::default() };
+        assert_eq!(Generic::new(&cfg, 1000, 40).cwnd(), 8000);
+    }
+}

@@ -1,0 +1,261 @@
+//! Congestion-control policies of the window transport (style.md point 5).
+//!
+//! A policy owns its state and answers with a window; the transport (`transport::window`)
+//! owns sequence numbers, timers and retransmission. The policy sees new acks, duplicate
+//! acks and losses split by cause (fast retransmit vs timeout: Tahoe and Reno differ only
+//! there). Windows are in bytes, as in 4.3BSD; the transport sends
+//! `min(cwnd / data_size, max_window)` packets.
+//!
+//! Adding an algorithm: one file here implementing `CongestionControl`, a variant in
+//! `AnyCc` and `CcConfig`, and its name in `CcConfig::from_params` (scenario parsing).
+
+pub mod generic;
+pub mod reno;
+pub mod tahoe;
+
+use crate::time::{SimDuration, SimTime};
+use serde::{Deserialize, Serialize};
+
+pub use generic::{Generic, GenericConfig};
+pub use reno::{Reno, RenoConfig};
+pub use tahoe::{Tahoe, TahoeConfig};
+
+/// What the transport tells a policy about an ack that acknowledged new data.
+#[derive(Clone, Copy, Debug)]
+pub struct AckSample {
+    pub now: SimTime,
+    /// Packets newly acknowledged by this cumulative ack.
+    pub acked_pkts: u32,
+    /// Round-trip time of the data packet that triggered this ack (timestamp echo).
+    pub rtt: SimDuration,
+    /// Packets sent and not yet acknowledged, after this ack.
+    pub in_flight_pkts: u32,
+}
+
+/// Why the transport decided a packet was lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossKind {
+    /// The duplicate-ack threshold was reached.
+    FastRetransmit,
+    /// The retransmission timer expired.
+    Timeout,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct LossSample {
+    pub now: SimTime,
+    pub kind: LossKind,
+    /// Packets sent and not yet acknowledged when the loss was detected.
+    pub in_flight_pkts: u32,
+}
+
+/// How the transport computes its retransmission timeout for this policy.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum RtoStyle {
+    /// RFC 793 / Keshav's "generic": srtt = alpha srtt + (1 - alpha) m on every new ack,
+    /// timeout = beta srtt, no backoff.
+    Generic { alpha: f64, beta: f64 },
+    /// Jacobson/Karels (SIGCOMM 1988, appendix A) as in 4.3BSD-Tahoe: one packet timed at
+    /// a time, Karn's rule, srtt += (m - srtt)/8, rttvar += (|m - srtt| - rttvar)/4,
+    /// rto = srtt + k rttvar clamped to [min, max], doubled on each timeout.
+    JacobsonKarels { k: u32, min_rto: SimDuration, max_rto: SimDuration },
+}
+
+/// The interface of a congestion-control policy.
+pub trait CongestionControl {
+    /// A cumulative ack acknowledged new data.
+    fn on_ack(&mut self, s: &AckSample);
+    /// A duplicate ack beyond the fast-retransmit threshold (Reno inflates here).
+    fn on_dup_ack(&mut self, _now: SimTime) {}
+    /// A loss was detected.
+    fn on_loss(&mut self, s: &LossSample);
+    /// Congestion window, bytes.
+    fn cwnd(&self) -> u64;
+    /// Slow-start threshold, bytes, where the policy has one.
+    fn ssthresh(&self) -> Option<u64> {
+        None
+    }
+    /// Duplicate acks that trigger fast retransmit; `None` disables it.
+    fn dupack_threshold(&self) -> Option<u32> {
+        None
+    }
+}
+
+/// Slow start or additive increase for one ack, in 4.3BSD integer arithmetic
+/// (`tcp_input.c`): below or at ssthresh the window grows by one segment per ack,
+/// above it by mss*mss/cwnd per ack (about one segment per window). Capped at `max`.
+pub fn bsd_open_window(cwnd: u64, ssthresh: u64, mss: u64, max: u64) -> u64 {
+    let incr = if cwnd > ssthresh { (mss * mss / cwnd).max(1) } else { mss };
+    (cwnd + incr).min(max)
+}
+
+/// The 4.3BSD loss threshold: ssthresh = max(min(cwnd, max) / 2, 2 segments), rounded
+/// down to whole segments.
+pub fn bsd_ssthresh_after_loss(cwnd: u64, mss: u64, max: u64) -> u64 {
+    let win = (cwnd.min(max) / 2 / mss).max(2);
+    win * mss
+}
+
+/// Configuration of the built-in policies (serde, so scenario files and Python build it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "cc", rename_all = "snake_case")]
+pub enum CcConfig {
+    Generic(GenericConfig),
+    Tahoe(TahoeConfig),
+    Reno(RenoConfig),
+}
+
+impl CcConfig {
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcConfig::Generic(_) => "generic",
+            CcConfig::Tahoe(_) => "tahoe",
+            CcConfig::Reno(_) => "reno",
+        }
+    }
+
+    /// Builds the per-flow state for segments of `mss` bytes and a window cap in packets.
+    pub fn build(&self, mss: u64, max_window: u32) -> AnyCc {
+        match self {
+            CcConfig::Generic(c) => AnyCc::Generic(Generic::new(c, mss, max_window)),
+            CcConfig::Tahoe(c) => AnyCc::Tahoe(Tahoe::new(c, mss, max_window)),
+            CcConfig::Reno(c) => AnyCc::Reno(Reno::new(c, mss, max_window)),
+        }
+    }
+
+    pub fn rto_style(&self) -> RtoStyle {
+        match self {
+            CcConfig::Generic(c) => RtoStyle::Generic { alpha: c.alpha, beta: c.beta },
+            CcConfig::Tahoe(c) => c.rto.style(),
+            CcConfig::Reno(c) => c.rto.style(),
+        }
+    }
+
+    pub fn initial_rto(&self) -> SimDuration {
+        match self {
+            CcConfig::Generic(c) => c.initial_rto,
+            CcConfig::Tahoe(c) => c.rto.initial_rto,
+            CcConfig::Reno(c) => c.rto.initial_rto,
+        }
+    }
+}
+
+/// Jacobson/Karels timer parameters shared by Tahoe and Reno.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JkRtoConfig {
+    /// Timeout before the first RTT sample. Default 3 s (RFC 1122).
+    pub initial_rto: SimDuration,
+    /// Lower bound. Default 1 s (RFC 6298).
+    pub min_rto: SimDuration,
+    /// Upper bound, also the cap of exponential backoff. Default 64 s (4.3BSD TCPTV_REXMTMAX).
+    pub max_rto: SimDuration,
+    /// Weight of the mean deviation: rto = srtt + k rttvar. Default 4 (RFC 6298; the
+    /// 1988 paper's appendix used 2 and later code 4).
+    pub k: u32,
+}
+
+impl Default for JkRtoConfig {
+    fn default() -> Self {
+        JkRtoConfig {
+            initial_rto: SimDuration::from_secs(3),
+            min_rto: SimDuration::from_secs(1),
+            max_rto: SimDuration::from_secs(64),
+            k: 4,
+        }
+    }
+}
+
+impl JkRtoConfig {
+    pub fn style(&self) -> RtoStyle {
+        RtoStyle::JacobsonKarels { k: self.k, min_rto: self.min_rto, max_rto: self.max_rto }
+    }
+}
+
+/// Enum dispatch of the built-in policies (smoltcp `AnyController`): no vtable, no box.
+#[derive(Clone, Debug)]
+pub enum AnyCc {
+    Generic(Generic),
+    Tahoe(Tahoe),
+    Reno(Reno),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            AnyCc::Generic($c) => $e,
+            AnyCc::Tahoe($c) => $e,
+            AnyCc::Reno($c) => $e,
+        }
+    };
+}
+
+impl CongestionControl for AnyCc {
+    #[inline]
+    fn on_ack(&mut self, s: &AckSample) {
+        dispatch!(self, c => c.on_ack(s))
+    }
+    #[inline]
+    fn on_dup_ack(&mut self, now: SimTime) {
+        dispatch!(self, c => c.on_dup_ack(now))
+    }
+    #[inline]
+    fn on_loss(&mut self, s: &LossSample) {
+        dispatch!(self, c => c.on_loss(s))
+    }
+    #[inline]
+    fn cwnd(&self) -> u64 {
+        dispatch!(self, c => c.cwnd())
+    }
+    fn ssthresh(&self) -> Option<u64> {
+        dispatch!(self, c => c.ssthresh())
+    }
+    #[inline]
+    fn dupack_threshold(&self) -> Option<u32> {
+        dispatch!(self, c => c.dupack_threshold())
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_util {
+    use super::*;
+
+    pub fn ack(cc: &mut impl CongestionControl, t_ms: u64) {
+        cc.on_ack(&AckSample {
+            now: SimTime::from_millis(t_ms),
+            acked_pkts: 1,
+            rtt: SimDuration::from_millis(100),
+            in_flight_pkts: 0,
+        });
+    }
+
+    pub fn loss(cc: &mut impl CongestionControl, kind: LossKind) {
+        cc.on_loss(&LossSample { now: SimTime::ZERO, kind, in_flight_pkts: 0 });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_window_is_one_segment_per_ack_up_to_and_at_ssthresh() {
+        assert_eq!(bsd_open_window(1000, 4000, 1000, 40_000), 2000);
+        assert_eq!(bsd_open_window(4000, 4000, 1000, 40_000), 5000);
+    }
+
+    #[test]
+    fn open_window_above_ssthresh_is_mss_squared_over_cwnd() {
+        // 1000*1000/5000 = 200 bytes per ack.
+        assert_eq!(bsd_open_window(5000, 4000, 1000, 40_000), 5200);
+        // 39_990 + 1000*1000/39_990 (= 25) = 40_015, capped at the maximum window.
+        assert_eq!(bsd_open_window(39_990, 4000, 1000, 40_000), 40_000);
+    }
+
+    #[test]
+    fn ssthresh_after_loss_is_half_window_but_at_least_two_segments() {
+        assert_eq!(bsd_ssthresh_after_loss(10_500, 1000, 40_000), 5000);
+        assert_eq!(bsd_ssthresh_after_loss(3000, 1000, 40_000), 2000);
+        // The receiver's (maximum) window limits the halving base.
+        assert_eq!(bsd_ssthresh_after_loss(100_000, 1000, 40_000), 20_000);
+    }
+}

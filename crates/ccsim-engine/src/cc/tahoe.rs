@@ -1,0 +1,151 @@
+//! Jacobson/Karels congestion control as in 4.3BSD-Tahoe ("JK" in Keshav 1991 and
+//! Dabbous): V. Jacobson, "Congestion Avoidance and Control", SIGCOMM 1988.
+//!
+//! - Slow start: cwnd starts at `initial_window` segments and grows one segment per ack
+//!   while cwnd <= ssthresh; above, congestion avoidance adds mss*mss/cwnd per ack
+//!   (4.3BSD `tcp_input.c`, integer bytes). cwnd never exceeds the maximum window.
+//! - Any loss (three duplicate acks or a timeout): ssthresh = max(min(cwnd, maxwin)/2, 2)
+//!   segments, cwnd = 1 segment. The transport retransmits (one packet on fast
+//!   retransmit; go-back from the first unacknowledged packet on timeout).
+//! - The timer is Jacobson/Karels with Karn's rule and exponential backoff
+//!   (`JkRtoConfig`, implemented by the transport's estimator).
+//!
+//! Deviations from the BSD code: no 500 ms timer granularity, no delayed acks, windows
+//! counted in whole packets of the flow's data size.
+
+use super::{bsd_open_window, bsd_ssthresh_after_loss, AckSample, CongestionControl, JkRtoConfig, LossSample};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TahoeConfig {
+    /// Initial window, packets. Default 1.
+    pub initial_window: u32,
+    /// Initial slow-start threshold, packets; `None` means the maximum window.
+    pub initial_ssthresh: Option<u32>,
+    /// Duplicate acks that trigger fast retransmit. Default 3.
+    pub dupack_threshold: u32,
+    /// Retransmission timer.
+    pub rto: JkRtoConfig,
+}
+
+impl Default for TahoeConfig {
+    fn default() -> Self {
+        TahoeConfig { initial_window: 1, initial_ssthresh: None, dupack_threshold: 3, rto: JkRtoConfig::default() }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Tahoe {
+    /// Segment size, bytes.
+    mss: u64,
+    /// Congestion window, bytes.
+    cwnd: u64,
+    /// Slow-start threshold, bytes.
+    ssthresh: u64,
+    /// Maximum window, bytes.
+    max: u64,
+    dupack_threshold: u32,
+}
+
+impl Tahoe {
+    pub fn new(cfg: &TahoeConfig, mss: u64, max_window: u32) -> Self {
+        let max = max_window as u64 * mss;
+        Tahoe {
+            mss,
+            cwnd: (cfg.initial_window.max(1) as u64 * mss).min(max),
+            ssthresh: cfg.initial_ssthresh.unwrap_or(max_window) as u64 * mss,
+            max,
+            dupack_threshold: cfg.dupack_threshold,
+        }
+    }
+}
+
+impl CongestionControl for Tahoe {
+    fn on_ack(&mut self, _s: &AckSample) {
+        self.cwnd = bsd_open_window(self.cwnd, self.ssthresh, self.mss, self.max);
+    }
+    fn on_loss(&mut self, _s: &LossSample) {
+        self.ssthresh = bsd_ssthresh_after_loss(self.cwnd, self.mss, self.max);
+        self.cwnd = self.mss;
+    }
+    fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+    fn ssthresh(&self) -> Option<u64> {
+        Some(self.ssthresh)
+    }
+    fn dupack_threshold(&self) -> Option<u32> {
+        Some(self.dupack_threshold)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::test_util::{ack, loss};
+    use crate::cc::LossKind;
+
+    fn tahoe(max_window: u32) -> Tahoe {
+        Tahoe::new(&TahoeConfig::default(), 1000, max_window)
+    }
+
+    #[test]
+    fn slow_start_doubles_per_round_trip() {
+        let mut t = tahoe(64);
+        // Round trip 1: one ack -> 2; round trip 2: two acks -> 4; 3: four acks -> 8.
+        let mut w = 1;
+        for _ in 0..3 {
+            for _ in 0..w {
+                ack(&mut t, 0);
+            }
+            w *= 2;
+            assert_eq!(t.cwnd(), w * 1000);
+        }
+    }
+
+    #[test]
+    fn loss_sets_ssthresh_to_half_and_window_to_one() {
+        let mut t = tahoe(64);
+        for _ in 0..9 {
+            ack(&mut t, 0);
+        } // cwnd = 10 segments
+        loss(&mut t, LossKind::FastRetransmit);
+        assert_eq!(t.cwnd(), 1000);
+        assert_eq!(t.ssthresh(), Some(5000));
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_about_one_segment_per_window() {
+        let mut t = tahoe(64);
+        for _ in 0..9 {
+            ack(&mut t, 0);
+        }
+        loss(&mut t, LossKind::Timeout); // ssthresh 5000, cwnd 1000
+        for _ in 0..4 {
+            ack(&mut t, 0);
+        } // 2000, 3000, 4000, 5000: slow start up to and at ssthresh
+        assert_eq!(t.cwnd(), 5000);
+        ack(&mut t, 0); // at ssthresh: still +1 segment (BSD tests cwnd > ssthresh)
+        assert_eq!(t.cwnd(), 6000);
+        ack(&mut t, 0); // 6000 + 1000*1000/6000 = 6166
+        assert_eq!(t.cwnd(), 6166);
+    }
+
+    #[test]
+    fn window_never_exceeds_maximum_window() {
+        let mut t = tahoe(4);
+        for _ in 0..20 {
+            ack(&mut t, 0);
+        }
+        assert_eq!(t.cwnd(), 4000);
+    }
+
+    #[test]
+    fn repeated_losses_hold_ssthresh_at_two_segments() {
+        let mut t = tahoe(64);
+        loss(&mut t, LossKind::Timeout);
+        loss(&mut t, LossKind::Timeout);
+        assert_eq!(t.ssthresh(), Some(2000));
+        assert_eq!(t.cwnd(), 1000);
+    }
+}

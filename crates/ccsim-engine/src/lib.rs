@@ -1,0 +1,41 @@
+//! ccsim engine: a packet-level discrete-event network simulator for congestion-control
+//! research. Sans-IO and deterministic: no files, no printing, no wall clock, no thread
+//! RNG; the same scenario and seed give bit-identical results.
+//!
+//! Layers (data flows down, results flow up):
+//! - `scenario`: TOML text + overrides -> validated, typed `Scenario` (units resolved).
+//! - `sim`: builds arenas (channels, routes, flows) and runs the event loop
+//!   (`event`: (time, seq)-ordered queue; `link`: channel = qdisc + transmitter + pipe;
+//!   `qdisc`: FCFS, Fair Queueing; `transport`: window transport and sources;
+//!   `cc`: congestion-control policies).
+//! - `results`: per-flow / per-channel summaries, phases, intervals, time series.
+//!
+//! Time is integer picoseconds (`time`), sizes bytes, rates bits/s.
+
+pub mod bench;
+pub mod cc;
+pub mod event;
+pub mod link;
+pub mod packet;
+pub mod qdisc;
+pub mod results;
+pub mod rng;
+pub mod scenario;
+pub mod sim;
+pub mod time;
+pub mod trace;
+pub mod transport;
+pub mod units;
+
+pub use results::Results;
+pub use scenario::{parse, Scenario, ScenarioError};
+pub use sim::Simulation;
+
+/// The engine version (also reported in results as `ccsim_version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Parses, validates and runs a scenario; `seed` overrides the scenario's seed.
+pub fn run_text(text: &str, source: &str, overrides: &[String], seed: Option<u64>) -> Result<Simulation, ScenarioError> {
+    let sc = scenario::parse(text, source, overrides)?;
+    Ok(sim::run_scenario(sc, seed))
+}

@@ -1,0 +1,285 @@
+//! Results of a run: plain serde data, the JSON of `docs/architecture.md`.
+
+use crate::link::ChannelCounters;
+use crate::scenario::FlowSpec;
+use crate::sim::{Endpoint, Simulation};
+use crate::time::{SimTime, PS_PER_S};
+use crate::trace::Series;
+use crate::transport::FlowCounters;
+use crate::units::Limit;
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowResult {
+    pub name: String,
+    pub kind: String,
+    pub cc: Option<String>,
+    pub from: String,
+    pub to: String,
+    pub sent_pkts: u64,
+    pub delivered_pkts: u64,
+    pub retransmitted_pkts: u64,
+    pub dropped_pkts: u64,
+    pub arrived_pkts: u64,
+    pub in_network_pkts: u64,
+    pub acks_dropped: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub goodput_bps: f64,
+    pub goodput_pps: f64,
+    pub rtt_min_s: Option<f64>,
+    pub rtt_mean_s: Option<f64>,
+    pub rtt_max_s: Option<f64>,
+    pub rtt_std_s: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkResult {
+    pub name: String,
+    pub link: String,
+    pub from: String,
+    pub to: String,
+    pub rate_bps: u64,
+    pub delay_s: f64,
+    pub qdisc: String,
+    pub buffer_pkts: Option<u64>,
+    pub buffer_bytes: Option<u64>,
+    pub offered_pkts: u64,
+    pub tx_pkts: u64,
+    pub tx_bytes: u64,
+    pub drops: u64,
+    pub queued_pkts: u64,
+    pub in_pipe_pkts: u64,
+    pub utilization: f64,
+    pub queue_mean_pkts: f64,
+    pub queue_max_pkts: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PhaseFlow {
+    pub name: String,
+    pub sent_pkts: u64,
+    pub delivered_pkts: u64,
+    pub retransmitted_pkts: u64,
+    pub dropped_pkts: u64,
+    pub goodput_pps: f64,
+    pub goodput_bps: f64,
+    pub loss_pps: f64,
+    pub retransmission_pps: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PhaseLink {
+    pub name: String,
+    pub tx_pkts: u64,
+    pub tx_bytes: u64,
+    pub drops: u64,
+    pub utilization: f64,
+    pub queue_mean_pkts: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PhaseResult {
+    pub name: String,
+    pub start_s: f64,
+    pub end_s: f64,
+    pub flows: Vec<PhaseFlow>,
+    pub links: Vec<PhaseLink>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Results {
+    pub ccsim_version: String,
+    pub scenario: String,
+    pub seed: u64,
+    pub sim_time_s: f64,
+    pub wall_time_s: f64,
+    pub events: u64,
+    pub flows: Vec<FlowResult>,
+    pub links: Vec<LinkResult>,
+    pub phases: Vec<PhaseResult>,
+    pub intervals: Vec<PhaseResult>,
+    pub series: Vec<Series>,
+}
+
+impl Results {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("results serialise")
+    }
+    /// Total data packets delivered in order, over all flows.
+    pub fn delivered_pkts(&self) -> u64 {
+        self.flows.iter().map(|f| f.delivered_pkts).sum()
+    }
+}
+
+fn flow_size(spec: &FlowSpec) -> u32 {
+    match spec {
+        FlowSpec::Window { data_size, .. } => *data_size,
+        FlowSpec::Cbr { packet_size, .. } | FlowSpec::Poisson { packet_size, .. } => *packet_size,
+    }
+}
+
+fn phase(sim: &Simulation, name: String, a: usize, b: usize) -> Option<PhaseResult> {
+    let (sa, sb) = (sim.snapshots[a].as_ref()?, sim.snapshots[b].as_ref()?);
+    let dur_ps = (sb.time - sa.time).as_ps();
+    let dur = dur_ps as f64 / PS_PER_S as f64;
+    let per_s = |n: u64| if dur > 0.0 { n as f64 / dur } else { 0.0 };
+    let flows = sim
+        .scenario
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let c: FlowCounters = sb.flows[i].minus(&sa.flows[i]);
+            PhaseFlow {
+                name: f.name.clone(),
+                sent_pkts: c.sent,
+                delivered_pkts: c.delivered,
+                retransmitted_pkts: c.retransmitted,
+                dropped_pkts: c.dropped,
+                goodput_pps: per_s(c.delivered),
+                goodput_bps: per_s(c.delivered) * flow_size(&f.spec) as f64 * 8.0,
+                loss_pps: per_s(c.dropped),
+                retransmission_pps: per_s(c.retransmitted),
+            }
+        })
+        .collect();
+    let links = sim
+        .channels
+        .iter()
+        .enumerate()
+        .map(|(i, ch)| {
+            let c: ChannelCounters = sb.channels[i].minus(&sa.channels[i]);
+            PhaseLink {
+                name: ch.name.clone(),
+                tx_pkts: c.tx_pkts,
+                tx_bytes: c.tx_bytes,
+                drops: c.drops,
+                utilization: if dur > 0.0 { (c.tx_bytes as f64 * 8.0 / (ch.rate_bps as f64 * dur)).min(1.0) } else { 0.0 },
+                queue_mean_pkts: if dur_ps > 0 { c.queue_integral as f64 / dur_ps as f64 } else { 0.0 },
+            }
+        })
+        .collect();
+    Some(PhaseResult { name, start_s: sa.time.as_secs_f64(), end_s: sb.time.as_secs_f64(), flows, links })
+}
+
+pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Results {
+    let sc = &sim.scenario;
+    let node = |i: usize| sc.nodes[i].name.clone();
+    let in_net = sim.in_network();
+    let flows = sc
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let ep = &sim.flows[i];
+            let c = ep.counters();
+            let active_s = (now.as_secs_f64() - f.start.as_secs_f64()).max(0.0);
+            let size = flow_size(&f.spec) as f64;
+            let rate = |n: u64| if active_s > 0.0 { n as f64 / active_s } else { 0.0 };
+            let (cc, rtt) = match (ep, &f.spec) {
+                (Endpoint::Window(w), FlowSpec::Window { cc, .. }) => (Some(cc.name().to_string()), Some(w.rtt)),
+                _ => (None, None),
+            };
+            let rtt = rtt.filter(|r| r.n > 0);
+            FlowResult {
+                name: f.name.clone(),
+                kind: f.spec.kind().to_string(),
+                cc,
+                from: node(f.from),
+                to: node(f.to),
+                sent_pkts: c.sent,
+                delivered_pkts: c.delivered,
+                retransmitted_pkts: c.retransmitted,
+                dropped_pkts: c.dropped,
+                arrived_pkts: c.arrived,
+                in_network_pkts: in_net[i],
+                acks_dropped: c.acks_dropped,
+                timeouts: c.timeouts,
+                fast_retransmits: c.fast_retransmits,
+                goodput_bps: rate(c.delivered) * size * 8.0,
+                goodput_pps: rate(c.delivered),
+                rtt_min_s: rtt.map(|r| r.min_ps as f64 / PS_PER_S as f64),
+                rtt_mean_s: rtt.and_then(|r| r.mean_s()),
+                rtt_max_s: rtt.map(|r| r.max_ps as f64 / PS_PER_S as f64),
+                rtt_std_s: rtt.and_then(|r| r.std_s()),
+            }
+        })
+        .collect();
+    let total_ps = now.as_ps().max(1);
+    let links = sim
+        .channels
+        .iter()
+        .map(|ch| {
+            let c = &ch.counters;
+            let (bp, bb) = match ch.limit {
+                Limit::Packets(n) => (Some(n), None),
+                Limit::Bytes(b) => (None, Some(b)),
+            };
+            let busy = (c.busy_ps as f64 / total_ps as f64).min(1.0);
+            LinkResult {
+                name: ch.name.clone(),
+                link: ch.link.clone(),
+                from: node(ch.from as usize),
+                to: node(ch.to as usize),
+                rate_bps: ch.rate_bps,
+                delay_s: ch.delay.as_secs_f64(),
+                qdisc: match ch.qdisc {
+                    crate::qdisc::AnyQdisc::Fcfs(_) => "fcfs".into(),
+                    crate::qdisc::AnyQdisc::Fq(_) => "fq".into(),
+                },
+                buffer_pkts: bp,
+                buffer_bytes: bb,
+                offered_pkts: c.offered,
+                tx_pkts: c.tx_pkts,
+                tx_bytes: c.tx_bytes,
+                drops: c.drops,
+                queued_pkts: ch.queued_pkts() as u64,
+                in_pipe_pkts: ch.in_pipe() as u64,
+                utilization: busy,
+                queue_mean_pkts: c.queue_integral as f64 / total_ps as f64,
+                queue_max_pkts: ch.queue_max,
+            }
+        })
+        .collect();
+
+    let idx = |t: SimTime| sim.boundaries.binary_search(&t).ok();
+    let phases = sc
+        .phases
+        .iter()
+        .filter_map(|p| {
+            let a = idx(SimTime::ZERO + p.start)?;
+            let b = idx(SimTime::ZERO + p.end)?;
+            phase(sim, p.name.clone(), a, b)
+        })
+        .collect();
+    let mut intervals = Vec::new();
+    if let Some(iv) = sc.interval {
+        let mut t = SimTime::ZERO;
+        let mut k = 0;
+        while t < sim.end() {
+            let e = (t + iv).min(sim.end());
+            if let (Some(a), Some(b)) = (idx(t), idx(e)) {
+                if let Some(p) = phase(sim, k.to_string(), a, b) {
+                    intervals.push(p);
+                }
+            }
+            t = e;
+            k += 1;
+        }
+    }
+
+    Results {
+        ccsim_version: crate::VERSION.to_string(),
+        scenario: sc.name.clone(),
+        seed: sim.seed,
+        sim_time_s: now.as_secs_f64(),
+        wall_time_s,
+        events: sim.events_processed(),
+        flows,
+        links,
+        phases,
+        intervals,
+        series: sim.recorder.series.clone(),
+    }
+}

@@ -1,0 +1,182 @@
+//! Scenarios: the only input to the engine.
+//!
+//! `parse(text, source, overrides)` reads a TOML scenario file (format:
+//! `docs/scenario-format.md`), applies `--set` overrides, and validates it into a
+//! `Scenario` whose every field is typed and resolved (node indices, routes, units).
+//! Every error is a `ScenarioError` naming the source, the field and the fix.
+
+mod overrides;
+pub mod raw;
+mod validate;
+
+use crate::cc::CcConfig;
+use crate::time::SimDuration;
+use crate::units::Limit;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+pub use overrides::apply_overrides;
+
+/// A user error in a scenario: `source: field: message`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The file (or "<string>", "--set").
+    pub source: String,
+    /// Dotted path of the offending field, e.g. "links.bottleneck.rate"; may be empty.
+    pub field: String,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn new(source: &str, field: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError { source: source.to_string(), field: field.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "{}: {}", self.source, self.message)
+        } else {
+            write!(f, "{}: {}: {}", self.source, self.field, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QdiscKind {
+    Fcfs,
+    Fq,
+}
+
+impl QdiscKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            QdiscKind::Fcfs => "fcfs",
+            QdiscKind::Fq => "fq",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    pub name: String,
+    pub router: bool,
+    pub processing_delay: SimDuration,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Link {
+    pub name: String,
+    /// Node indices; the channels are a->b and b->a.
+    pub a: usize,
+    pub b: usize,
+    pub rate_bps: u64,
+    pub delay: SimDuration,
+    pub buffer: Limit,
+    pub qdisc: QdiscKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FlowSpec {
+    Window { cc: CcConfig, data_size: u32, ack_size: u32, max_window: u32 },
+    Cbr { rate_bps: u64, packet_size: u32, on: Vec<(SimDuration, SimDuration)> },
+    Poisson { mean_gap: SimDuration, packet_size: u32, on: Vec<(SimDuration, SimDuration)> },
+}
+
+impl FlowSpec {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FlowSpec::Window { .. } => "window",
+            FlowSpec::Cbr { .. } => "cbr",
+            FlowSpec::Poisson { .. } => "poisson",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Flow {
+    pub name: String,
+    pub from: usize,
+    pub to: usize,
+    pub start: SimDuration,
+    /// No new data after this time (window flows); `None` = end of run.
+    pub stop: Option<SimDuration>,
+    /// Node indices from `from` to `to` (resolved route).
+    pub path: Vec<usize>,
+    pub spec: FlowSpec,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Phase {
+    pub name: String,
+    pub start: SimDuration,
+    pub end: SimDuration,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    pub at: SimDuration,
+    /// Link index.
+    pub link: usize,
+    pub rate_bps: Option<u64>,
+    pub delay: Option<SimDuration>,
+}
+
+/// A validated scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    pub duration: SimDuration,
+    pub seed: u64,
+    pub nodes: Vec<Node>,
+    pub links: Vec<Link>,
+    pub flows: Vec<Flow>,
+    pub phases: Vec<Phase>,
+    /// Fixed measurement interval, if any.
+    pub interval: Option<SimDuration>,
+    /// Requested time series, "<entity>.<metric>".
+    pub series: Vec<String>,
+    pub changes: Vec<Change>,
+}
+
+/// Parses, overrides and validates a scenario file's text.
+pub fn parse(text: &str, source: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| syntax_error(text, source, &e))?;
+    apply_overrides(&mut table, overrides, source)?;
+    let raw: raw::File = {
+        let de = toml::Value::Table(table.clone());
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let field = validate::readable_path(&table, e.path());
+            ScenarioError::new(source, field, explain_serde(e.inner().to_string()))
+        })?
+    };
+    validate::validate(raw, source)
+}
+
+fn syntax_error(text: &str, source: &str, e: &toml::de::Error) -> ScenarioError {
+    let loc = e.span().map(|s| {
+        let before = &text[..s.start.min(text.len())];
+        let line = before.matches('\n').count() + 1;
+        let col = before.len() - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;
+        format!("line {line}, column {col}")
+    });
+    let msg = e.message().trim().to_string();
+    ScenarioError::new(source, "", format!("TOML syntax error{}: {msg}", loc.map(|l| format!(" at {l}")).unwrap_or_default()))
+}
+
+fn explain_serde(msg: String) -> String {
+    if msg.starts_with("unknown field") {
+        format!("{msg}; remove it or fix its spelling (see docs/scenario-format.md)")
+    } else if msg.starts_with("missing field") {
+        format!("{msg}; add it (see docs/scenario-format.md)")
+    } else {
+        msg
+    }
+}

@@ -1,0 +1,117 @@
+//! The scenario file as written: serde structs with `deny_unknown_fields`, quantities
+//! kept as TOML values so that a bare number gets a "missing unit" message rather than a
+//! type error. `validate.rs` turns this into the typed `Scenario`.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use toml::Value;
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct File {
+    pub scenario: Header,
+    #[serde(default)]
+    pub defaults: Defaults,
+    pub nodes: Nodes,
+    #[serde(default)]
+    pub links: Vec<Link>,
+    #[serde(default)]
+    pub flows: Vec<Flow>,
+    #[serde(default)]
+    pub phases: Vec<Phase>,
+    #[serde(default)]
+    pub measure: Measure,
+    #[serde(default)]
+    pub changes: Vec<Change>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Header {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub duration: Value,
+    pub seed: Option<u64>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Defaults {
+    pub qdisc: Option<String>,
+    pub buffer: Option<Value>,
+    pub cc: Option<String>,
+    pub data_size: Option<Value>,
+    pub ack_size: Option<Value>,
+    pub max_window: Option<Value>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Nodes {
+    #[serde(default)]
+    pub hosts: Vec<String>,
+    #[serde(default)]
+    pub routers: Vec<String>,
+    #[serde(default)]
+    pub processing_delay: BTreeMap<String, Value>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Link {
+    pub between: Vec<String>,
+    pub rate: Value,
+    pub delay: Option<Value>,
+    pub buffer: Option<Value>,
+    pub qdisc: Option<String>,
+    pub name: Option<String>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Flow {
+    pub name: String,
+    pub kind: Option<String>,
+    pub from: String,
+    pub to: String,
+    pub start: Option<Value>,
+    pub stop: Option<Value>,
+    pub path: Option<Vec<String>>,
+    // window flows
+    pub cc: Option<String>,
+    pub data_size: Option<Value>,
+    pub ack_size: Option<Value>,
+    pub max_window: Option<Value>,
+    pub params: Option<toml::Table>,
+    // unresponsive sources
+    pub rate: Option<Value>,
+    pub mean_gap: Option<Value>,
+    pub packet_size: Option<Value>,
+    pub on: Option<Vec<Vec<Value>>>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Phase {
+    pub name: String,
+    pub start: Value,
+    pub end: Value,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Measure {
+    pub interval: Option<Value>,
+    #[serde(default)]
+    pub series: Vec<String>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Change {
+    pub at: Value,
+    pub link: String,
+    pub delay: Option<Value>,
+    pub rate: Option<Value>,
+}

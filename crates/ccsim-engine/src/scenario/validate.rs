@@ -1,0 +1,590 @@
+//! Validation of a raw scenario file into a typed `Scenario`. Field paths in errors use
+//! the same dotted names as `--set` (`links.bottleneck.rate`, `flows.ftp1.cc`).
+
+use super::raw;
+use super::{Change, Flow, FlowSpec, Link, Node, Phase, QdiscKind, Scenario, ScenarioError};
+use crate::cc::{CcConfig, GenericConfig, JkRtoConfig, RenoConfig, TahoeConfig};
+use crate::time::SimDuration;
+use crate::units::{self, Limit};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use toml::Value;
+
+const DEFAULT_BUFFER: Limit = Limit::Packets(100);
+const DEFAULT_DATA_SIZE: u64 = 1000;
+const DEFAULT_ACK_SIZE: u64 = 40;
+const DEFAULT_MAX_WINDOW: u64 = 1_000_000;
+
+/// Turns a serde path like `links[3].rate` into `links.<name>.rate`.
+pub fn readable_path(table: &toml::Table, path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out: Vec<String> = Vec::new();
+    let mut cur: Option<&Value> = None;
+    let mut first = true;
+    for seg in path.iter() {
+        match seg {
+            Segment::Map { key } => {
+                cur = if first { table.get(key) } else { cur.and_then(|v| v.get(key)) };
+                out.push(key.clone());
+            }
+            Segment::Seq { index } => {
+                let el = cur.and_then(|v| v.get(*index));
+                let name = el.and_then(|e| {
+                    e.get("name").and_then(Value::as_str).map(str::to_string).or_else(|| {
+                        let b = e.get("between")?.as_array()?;
+                        Some(format!("{}-{}", b.first()?.as_str()?, b.get(1)?.as_str()?))
+                    })
+                });
+                cur = el;
+                out.push(name.unwrap_or_else(|| index.to_string()));
+            }
+            _ => {}
+        }
+        first = false;
+    }
+    out.join(".")
+}
+
+struct Ctx<'a> {
+    source: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(&self, field: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
+        ScenarioError::new(self.source, field, msg)
+    }
+
+    fn text<'v>(&self, field: &str, v: &'v Value, example: &str) -> Result<&'v str, ScenarioError> {
+        match v {
+            Value::String(s) => Ok(s),
+            Value::Integer(_) | Value::Float(_) => Err(self.err(
+                field,
+                format!("{v} has no unit; write it as a quoted string with a unit, e.g. \"{example}\""),
+            )),
+            _ => Err(self.err(field, format!("expected a quoted quantity such as \"{example}\", found {v}"))),
+        }
+    }
+
+    fn time(&self, field: &str, v: &Value) -> Result<SimDuration, ScenarioError> {
+        units::parse_time(self.text(field, v, "100ms")?).map_err(|m| self.err(field, m))
+    }
+    fn rate(&self, field: &str, v: &Value) -> Result<u64, ScenarioError> {
+        units::parse_rate(self.text(field, v, "10Mbps")?).map_err(|m| self.err(field, m))
+    }
+    fn size(&self, field: &str, v: &Value) -> Result<u32, ScenarioError> {
+        units::parse_size(self.text(field, v, "1000B")?).map(|b| b as u32).map_err(|m| self.err(field, m))
+    }
+    fn packets(&self, field: &str, v: &Value) -> Result<u32, ScenarioError> {
+        let n = units::parse_packets(self.text(field, v, "40pkt")?).map_err(|m| self.err(field, m))?;
+        u32::try_from(n).map_err(|_| self.err(field, "too many packets (at most 4294967295)"))
+    }
+    fn limit(&self, field: &str, v: &Value) -> Result<Limit, ScenarioError> {
+        units::parse_limit(self.text(field, v, "40pkt")?).map_err(|m| self.err(field, m))
+    }
+    fn qdisc(&self, field: &str, s: &str) -> Result<QdiscKind, ScenarioError> {
+        match s {
+            "fcfs" | "droptail" => Ok(QdiscKind::Fcfs),
+            "fq" => Ok(QdiscKind::Fq),
+            _ => Err(self.err(field, format!("unknown queue discipline '{s}'; use \"fcfs\" or \"fq\""))),
+        }
+    }
+}
+
+pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
+    let cx = Ctx { source };
+
+    // [scenario]
+    if f.scenario.name.trim().is_empty() {
+        return Err(cx.err("scenario.name", "must not be empty"));
+    }
+    let duration = cx.time("scenario.duration", &f.scenario.duration)?;
+    if duration == SimDuration::ZERO {
+        return Err(cx.err("scenario.duration", "must be positive, e.g. \"100s\""));
+    }
+
+    // [defaults]
+    let d = &f.defaults;
+    let def_qdisc = match &d.qdisc {
+        Some(q) => cx.qdisc("defaults.qdisc", q)?,
+        None => QdiscKind::Fcfs,
+    };
+    let def_buffer = match &d.buffer {
+        Some(v) => cx.limit("defaults.buffer", v)?,
+        None => DEFAULT_BUFFER,
+    };
+    let def_cc = d.cc.clone().unwrap_or_else(|| "reno".to_string());
+    let def_data = match &d.data_size {
+        Some(v) => cx.size("defaults.data_size", v)?,
+        None => DEFAULT_DATA_SIZE as u32,
+    };
+    let def_ack = match &d.ack_size {
+        Some(v) => cx.size("defaults.ack_size", v)?,
+        None => DEFAULT_ACK_SIZE as u32,
+    };
+    let def_maxw = match &d.max_window {
+        Some(v) => cx.packets("defaults.max_window", v)?,
+        None => DEFAULT_MAX_WINDOW as u32,
+    };
+
+    // [nodes]
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut node_idx: BTreeMap<String, usize> = BTreeMap::new();
+    for (list, router, field) in [(&f.nodes.hosts, false, "nodes.hosts"), (&f.nodes.routers, true, "nodes.routers")] {
+        for n in list {
+            if n.trim().is_empty() || n.contains('.') || n.contains("->") {
+                return Err(cx.err(field, format!("invalid node name '{n}': names must be non-empty and contain no '.' or '->'")));
+            }
+            if node_idx.insert(n.clone(), nodes.len()).is_some() {
+                return Err(cx.err(field, format!("node '{n}' is declared twice")));
+            }
+            nodes.push(Node { name: n.clone(), router, processing_delay: SimDuration::ZERO });
+        }
+    }
+    if nodes.is_empty() {
+        return Err(cx.err("nodes", "no nodes declared; add hosts = [...] and routers = [...]"));
+    }
+    let known = |names: &BTreeMap<String, usize>| names.keys().cloned().collect::<Vec<_>>().join(", ");
+    let find_node = |field: &str, n: &str| -> Result<usize, ScenarioError> {
+        node_idx.get(n).copied().ok_or_else(|| {
+            cx.err(field, format!("unknown node '{n}'; declare it in [nodes] (known: {})", known(&node_idx)))
+        })
+    };
+    for (n, v) in &f.nodes.processing_delay {
+        let field = format!("nodes.processing_delay.{n}");
+        let i = find_node(&field, n)?;
+        nodes[i].processing_delay = cx.time(&field, v)?;
+    }
+
+    // [[links]]
+    let mut links: Vec<Link> = Vec::new();
+    let mut pairs: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for (i, l) in f.links.iter().enumerate() {
+        let default_name = match l.between.as_slice() {
+            [a, b] => format!("{a}-{b}"),
+            _ => i.to_string(),
+        };
+        let name = l.name.clone().unwrap_or(default_name);
+        let p = format!("links.{name}");
+        let [a, b] = l.between.as_slice() else {
+            return Err(cx.err(format!("{p}.between"), "must name exactly two nodes, e.g. [\"sw\", \"sink\"]"));
+        };
+        let (a, b) = (find_node(&format!("{p}.between"), a)?, find_node(&format!("{p}.between"), b)?);
+        if a == b {
+            return Err(cx.err(format!("{p}.between"), "a link must join two different nodes"));
+        }
+        if !pairs.insert((a.min(b), a.max(b))) {
+            return Err(cx.err(format!("{p}.between"), "these two nodes are already joined by another link; ccsim allows one link per pair"));
+        }
+        if links.iter().any(|x| x.name == name) {
+            return Err(cx.err(format!("{p}.name"), format!("link name '{name}' is used twice")));
+        }
+        let rate_bps = cx.rate(&format!("{p}.rate"), &l.rate)?;
+        let delay = match &l.delay {
+            Some(v) => cx.time(&format!("{p}.delay"), v)?,
+            None => SimDuration::ZERO,
+        };
+        let buffer = match &l.buffer {
+            Some(v) => cx.limit(&format!("{p}.buffer"), v)?,
+            None => def_buffer,
+        };
+        let qdisc = match &l.qdisc {
+            Some(q) => cx.qdisc(&format!("{p}.qdisc"), q)?,
+            None => def_qdisc,
+        };
+        links.push(Link { name, a, b, rate_bps, delay, buffer, qdisc });
+    }
+
+    // Adjacency in link-declaration order (deterministic tie-breaking for routes).
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for l in &links {
+        adj[l.a].push(l.b);
+        adj[l.b].push(l.a);
+    }
+
+    // [[flows]]
+    let mut flows: Vec<Flow> = Vec::new();
+    for fl in &f.flows {
+        let p = format!("flows.{}", fl.name);
+        if fl.name.trim().is_empty() || fl.name.contains('.') {
+            return Err(cx.err("flows.name", format!("invalid flow name '{}': must be non-empty without '.'", fl.name)));
+        }
+        if flows.iter().any(|x| x.name == fl.name) {
+            return Err(cx.err(format!("{p}.name"), format!("flow name '{}' is used twice", fl.name)));
+        }
+        let from = find_node(&format!("{p}.from"), &fl.from)?;
+        let to = find_node(&format!("{p}.to"), &fl.to)?;
+        for (i, field) in [(from, "from"), (to, "to")] {
+            if nodes[i].router {
+                return Err(cx.err(format!("{p}.{field}"), format!("'{}' is a router; flows start and end at hosts", nodes[i].name)));
+            }
+        }
+        if from == to {
+            return Err(cx.err(format!("{p}.to"), "a flow must go to a different host"));
+        }
+        let start = match &fl.start {
+            Some(v) => cx.time(&format!("{p}.start"), v)?,
+            None => SimDuration::ZERO,
+        };
+        if start >= duration {
+            return Err(cx.err(format!("{p}.start"), "starts at or after the end of the run"));
+        }
+        let stop = match &fl.stop {
+            Some(v) => Some(cx.time(&format!("{p}.stop"), v)?),
+            None => None,
+        };
+        let path = match &fl.path {
+            Some(names) => explicit_path(&cx, &p, names, from, to, &node_idx, &nodes, &adj)?,
+            None => shortest_path(from, to, &nodes, &adj).ok_or_else(|| {
+                cx.err(
+                    format!("{p}.to"),
+                    format!(
+                        "no route from '{}' to '{}' (routers forward, hosts do not); add a link or give an explicit path",
+                        nodes[from].name, nodes[to].name
+                    ),
+                )
+            })?,
+        };
+        let kind = fl.kind.as_deref().unwrap_or("window");
+        let only = |what: &str, present: bool, kinds: &str| -> Result<(), ScenarioError> {
+            if present {
+                Err(cx.err(format!("{p}.{what}"), format!("applies only to {kinds} flows; remove it or change kind")))
+            } else {
+                Ok(())
+            }
+        };
+        let spec = match kind {
+            "window" => {
+                only("rate", fl.rate.is_some(), "cbr")?;
+                only("mean_gap", fl.mean_gap.is_some(), "poisson")?;
+                only("on", fl.on.is_some(), "cbr and poisson")?;
+                only("packet_size", fl.packet_size.is_some(), "cbr and poisson (window flows use data_size)")?;
+                let data_size = match &fl.data_size {
+                    Some(v) => cx.size(&format!("{p}.data_size"), v)?,
+                    None => def_data,
+                };
+                let ack_size = match &fl.ack_size {
+                    Some(v) => cx.size(&format!("{p}.ack_size"), v)?,
+                    None => def_ack,
+                };
+                let max_window = match &fl.max_window {
+                    Some(v) => cx.packets(&format!("{p}.max_window"), v)?,
+                    None => def_maxw,
+                };
+                let cc_name = fl.cc.clone().unwrap_or_else(|| def_cc.clone());
+                let field = if fl.cc.is_some() { format!("{p}.cc") } else { "defaults.cc".to_string() };
+                let empty = toml::Table::new();
+                let cc = cc_config(&cx, &field, &format!("{p}.params"), &cc_name, fl.params.as_ref().unwrap_or(&empty))?;
+                FlowSpec::Window { cc, data_size, ack_size, max_window }
+            }
+            "cbr" | "poisson" => {
+                for (what, present) in [
+                    ("cc", fl.cc.is_some()),
+                    ("params", fl.params.is_some()),
+                    ("max_window", fl.max_window.is_some()),
+                    ("ack_size", fl.ack_size.is_some()),
+                    ("data_size", fl.data_size.is_some()),
+                    ("stop", fl.stop.is_some()),
+                ] {
+                    let hint = if what == "data_size" { " (use packet_size)" } else if what == "stop" { " (use on periods)" } else { "" };
+                    if present {
+                        return Err(cx.err(format!("{p}.{what}"), format!("applies only to window flows{hint}")));
+                    }
+                }
+                let packet_size = match &fl.packet_size {
+                    Some(v) => cx.size(&format!("{p}.packet_size"), v)?,
+                    None => def_data,
+                };
+                let on = on_periods(&cx, &p, fl.on.as_deref(), start, duration)?;
+                if kind == "cbr" {
+                    only("mean_gap", fl.mean_gap.is_some(), "poisson")?;
+                    let rate = fl.rate.as_ref().ok_or_else(|| cx.err(format!("{p}.rate"), "a cbr flow needs a rate, e.g. rate = \"40kbps\""))?;
+                    FlowSpec::Cbr { rate_bps: cx.rate(&format!("{p}.rate"), rate)?, packet_size, on }
+                } else {
+                    only("rate", fl.rate.is_some(), "cbr")?;
+                    let g = fl
+                        .mean_gap
+                        .as_ref()
+                        .ok_or_else(|| cx.err(format!("{p}.mean_gap"), "a poisson flow needs mean_gap, e.g. mean_gap = \"0.5s\""))?;
+                    let mean_gap = cx.time(&format!("{p}.mean_gap"), g)?;
+                    if mean_gap == SimDuration::ZERO {
+                        return Err(cx.err(format!("{p}.mean_gap"), "must be positive"));
+                    }
+                    FlowSpec::Poisson { mean_gap, packet_size, on }
+                }
+            }
+            other => {
+                return Err(cx.err(format!("{p}.kind"), format!("unknown flow kind '{other}'; use \"window\", \"cbr\" or \"poisson\"")))
+            }
+        };
+        flows.push(Flow { name: fl.name.clone(), from, to, start, stop, path, spec });
+    }
+
+    // [[phases]]
+    let mut phases = Vec::new();
+    for ph in &f.phases {
+        let p = format!("phases.{}", ph.name);
+        if phases.iter().any(|x: &Phase| x.name == ph.name) {
+            return Err(cx.err(format!("{p}.name"), "phase name used twice"));
+        }
+        let start = cx.time(&format!("{p}.start"), &ph.start)?;
+        let end = cx.time(&format!("{p}.end"), &ph.end)?;
+        if end <= start {
+            return Err(cx.err(format!("{p}.end"), "must be after start"));
+        }
+        if end > duration {
+            return Err(cx.err(format!("{p}.end"), format!("is after the end of the run ({duration})")));
+        }
+        phases.push(Phase { name: ph.name.clone(), start, end });
+    }
+
+    // [measure]
+    let interval = match &f.measure.interval {
+        Some(v) => {
+            let i = cx.time("measure.interval", v)?;
+            if i == SimDuration::ZERO {
+                return Err(cx.err("measure.interval", "must be positive"));
+            }
+            if duration.as_ps() / i.as_ps() > 100_000 {
+                return Err(cx.err("measure.interval", "gives more than 100000 intervals; choose a longer one"));
+            }
+            Some(i)
+        }
+        None => None,
+    };
+    for s in &f.measure.series {
+        check_series(&cx, s, &flows, &nodes, &links)?;
+    }
+
+    // [[changes]]
+    let mut changes = Vec::new();
+    for (i, c) in f.changes.iter().enumerate() {
+        let p = format!("changes.{i}");
+        let link = links.iter().position(|l| l.name == c.link).ok_or_else(|| {
+            let names: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
+            cx.err(format!("{p}.link"), format!("unknown link '{}'; known: {}", c.link, names.join(", ")))
+        })?;
+        let at = cx.time(&format!("{p}.at"), &c.at)?;
+        if at > duration {
+            return Err(cx.err(format!("{p}.at"), "is after the end of the run"));
+        }
+        let rate_bps = c.rate.as_ref().map(|v| cx.rate(&format!("{p}.rate"), v)).transpose()?;
+        let delay = c.delay.as_ref().map(|v| cx.time(&format!("{p}.delay"), v)).transpose()?;
+        if rate_bps.is_none() && delay.is_none() {
+            return Err(cx.err(&p, "a change needs a new delay and/or rate"));
+        }
+        changes.push(Change { at, link, rate_bps, delay });
+    }
+
+    Ok(Scenario {
+        name: f.scenario.name,
+        description: f.scenario.description,
+        duration,
+        seed: f.scenario.seed.unwrap_or(1),
+        nodes,
+        links,
+        flows,
+        phases,
+        interval,
+        series: f.measure.series,
+        changes,
+    })
+}
+
+/// Fewest-hops path by breadth-first search; neighbours are explored in link
+/// declaration order, so ties go to the link declared first. Hosts do not forward.
+pub fn shortest_path(from: usize, to: usize, nodes: &[Node], adj: &[Vec<usize>]) -> Option<Vec<usize>> {
+    let mut parent = vec![usize::MAX; nodes.len()];
+    parent[from] = from;
+    let mut q = VecDeque::from([from]);
+    while let Some(u) = q.pop_front() {
+        if u == to {
+            break;
+        }
+        if u != from && !nodes[u].router {
+            continue;
+        }
+        for &v in &adj[u] {
+            if parent[v] == usize::MAX {
+                parent[v] = u;
+                q.push_back(v);
+            }
+        }
+    }
+    if parent[to] == usize::MAX {
+        return None;
+    }
+    let mut path = vec![to];
+    let mut u = to;
+    while u != from {
+        u = parent[u];
+        path.push(u);
+    }
+    path.reverse();
+    Some(path)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn explicit_path(
+    cx: &Ctx,
+    p: &str,
+    names: &[String],
+    from: usize,
+    to: usize,
+    idx: &BTreeMap<String, usize>,
+    nodes: &[Node],
+    adj: &[Vec<usize>],
+) -> Result<Vec<usize>, ScenarioError> {
+    let field = format!("{p}.path");
+    let mut path = Vec::new();
+    for n in names {
+        path.push(*idx.get(n).ok_or_else(|| cx.err(&field, format!("unknown node '{n}'")))?);
+    }
+    if path.first() != Some(&from) || path.last() != Some(&to) {
+        return Err(cx.err(&field, format!("must start at '{}' and end at '{}'", nodes[from].name, nodes[to].name)));
+    }
+    for w in path.windows(2) {
+        if !adj[w[0]].contains(&w[1]) {
+            return Err(cx.err(&field, format!("no link joins '{}' and '{}'", nodes[w[0]].name, nodes[w[1]].name)));
+        }
+    }
+    for &n in &path[1..path.len() - 1] {
+        if !nodes[n].router {
+            return Err(cx.err(&field, format!("'{}' is a host; only routers forward", nodes[n].name)));
+        }
+    }
+    let mut seen = BTreeSet::new();
+    if !path.iter().all(|n| seen.insert(*n)) {
+        return Err(cx.err(&field, "visits a node twice"));
+    }
+    Ok(path)
+}
+
+fn on_periods(
+    cx: &Ctx,
+    p: &str,
+    on: Option<&[Vec<Value>]>,
+    start: SimDuration,
+    duration: SimDuration,
+) -> Result<Vec<(SimDuration, SimDuration)>, ScenarioError> {
+    let field = format!("{p}.on");
+    let Some(on) = on else { return Ok(vec![(start, duration)]) };
+    let mut out: Vec<(SimDuration, SimDuration)> = Vec::new();
+    for pair in on {
+        let [a, b] = pair.as_slice() else {
+            return Err(cx.err(&field, "each on period is [start, end], e.g. [\"0s\", \"300s\"]"));
+        };
+        let (a, b) = (cx.time(&field, a)?, cx.time(&field, b)?);
+        if b <= a {
+            return Err(cx.err(&field, format!("period [{a}, {b}] must end after it starts")));
+        }
+        if let Some(&(_, prev_end)) = out.last() {
+            if a < prev_end {
+                return Err(cx.err(&field, "periods must be in time order and must not overlap"));
+            }
+        }
+        out.push((a.max(start), b.min(duration)));
+    }
+    out.retain(|(a, b)| a < b);
+    Ok(out)
+}
+
+fn int_param(cx: &Ctx, field: &str, v: &Value) -> Result<u32, ScenarioError> {
+    v.as_integer()
+        .and_then(|i| u32::try_from(i).ok())
+        .filter(|&i| i >= 1)
+        .ok_or_else(|| cx.err(field, format!("expected a whole number of at least 1, found {v}")))
+}
+
+fn float_param(cx: &Ctx, field: &str, v: &Value) -> Result<f64, ScenarioError> {
+    v.as_float()
+        .or_else(|| v.as_integer().map(|i| i as f64))
+        .filter(|f| f.is_finite() && *f > 0.0)
+        .ok_or_else(|| cx.err(field, format!("expected a positive number, found {v}")))
+}
+
+fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Table) -> Result<CcConfig, ScenarioError> {
+    let unknown = |k: &str, valid: &str| cx.err(format!("{pfield}.{k}"), format!("unknown parameter for cc '{name}'; valid: {valid}"));
+    match name {
+        "generic" => {
+            let mut c = GenericConfig::default();
+            for (k, v) in params {
+                let f = format!("{pfield}.{k}");
+                match k.as_str() {
+                    "window" => c.window = Some(int_param(cx, &f, v)?),
+                    "beta" => c.beta = float_param(cx, &f, v)?,
+                    "alpha" => {
+                        c.alpha = float_param(cx, &f, v)?;
+                        if c.alpha >= 1.0 {
+                            return Err(cx.err(f, "must be below 1"));
+                        }
+                    }
+                    "initial_rto" => c.initial_rto = cx.time(&f, v)?,
+                    _ => return Err(unknown(k, "window, beta, alpha, initial_rto")),
+                }
+            }
+            Ok(CcConfig::Generic(c))
+        }
+        "tahoe" | "jk" | "reno" => {
+            let (mut iw, mut iss, mut dup, mut rto) = (1u32, None, 3u32, JkRtoConfig::default());
+            for (k, v) in params {
+                let f = format!("{pfield}.{k}");
+                match k.as_str() {
+                    "initial_window" => iw = int_param(cx, &f, v)?,
+                    "initial_ssthresh" => iss = Some(int_param(cx, &f, v)?),
+                    "dupack_threshold" => dup = int_param(cx, &f, v)?,
+                    "initial_rto" => rto.initial_rto = cx.time(&f, v)?,
+                    "min_rto" => rto.min_rto = cx.time(&f, v)?,
+                    "max_rto" => rto.max_rto = cx.time(&f, v)?,
+                    "rto_k" => rto.k = int_param(cx, &f, v)?,
+                    _ => {
+                        return Err(unknown(
+                            k,
+                            "initial_window, initial_ssthresh, dupack_threshold, initial_rto, min_rto, max_rto, rto_k",
+                        ))
+                    }
+                }
+            }
+            if rto.max_rto < rto.min_rto {
+                return Err(cx.err(format!("{pfield}.max_rto"), "must not be below min_rto"));
+            }
+            if name == "reno" {
+                Ok(CcConfig::Reno(RenoConfig { initial_window: iw, initial_ssthresh: iss, dupack_threshold: dup, rto }))
+            } else {
+                Ok(CcConfig::Tahoe(TahoeConfig { initial_window: iw, initial_ssthresh: iss, dupack_threshold: dup, rto }))
+            }
+        }
+        _ => Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno"))),
+    }
+}
+
+fn check_series(cx: &Ctx, s: &str, flows: &[Flow], nodes: &[Node], links: &[Link]) -> Result<(), ScenarioError> {
+    let field = "measure.series";
+    let Some((entity, metric)) = s.rsplit_once('.') else {
+        return Err(cx.err(field, format!("'{s}' should be \"<flow>.<metric>\" or \"<a>-><b>.queue\"")));
+    };
+    if let Some(f) = flows.iter().find(|f| f.name == entity) {
+        let ok = match f.spec {
+            FlowSpec::Window { .. } => ["cwnd", "ssthresh", "outstanding", "rtt"].contains(&metric),
+            _ => false,
+        };
+        if !ok {
+            return Err(cx.err(field, format!("'{s}': flow '{entity}' has no series '{metric}' (window flows: cwnd, ssthresh, outstanding, rtt)")));
+        }
+        return Ok(());
+    }
+    if let Some((a, b)) = entity.split_once("->") {
+        let ia = nodes.iter().position(|n| n.name == a);
+        let ib = nodes.iter().position(|n| n.name == b);
+        let exists = match (ia, ib) {
+            (Some(x), Some(y)) => links.iter().any(|l| (l.a == x && l.b == y) || (l.a == y && l.b == x)),
+            _ => false,
+        };
+        if !exists {
+            return Err(cx.err(field, format!("'{s}': no channel '{entity}'")));
+        }
+        if metric != "queue" {
+            return Err(cx.err(field, format!("'{s}': channels have the series 'queue' only")));
+        }
+        return Ok(());
+    }
+    Err(cx.err(field, format!("'{s}': no flow or channel named '{entity}'")))
+}

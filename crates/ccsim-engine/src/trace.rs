@@ -1,0 +1,73 @@
+//! Time series, recorded on request only (style.md point 13). An entity holds an
+//! `Option<SeriesId>` per metric; `None` costs one branch. Values are recorded on change
+//! into per-series columnar vectors and handed out whole at the end of the run.
+
+use serde::Serialize;
+
+pub type SeriesId = u32;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Series {
+    /// "<entity>.<metric>", e.g. "ftp1.cwnd" or "sw->sink.queue".
+    pub name: String,
+    pub entity: String,
+    pub metric: String,
+    pub unit: String,
+    /// Sample times, seconds.
+    pub t: Vec<f64>,
+    pub v: Vec<f64>,
+    /// Record every sample (RTT) rather than only changes (windows, queues).
+    #[serde(skip)]
+    every_sample: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Recorder {
+    pub series: Vec<Series>,
+}
+
+impl Recorder {
+    pub fn add(&mut self, entity: &str, metric: &str, unit: &str, every_sample: bool) -> SeriesId {
+        self.series.push(Series {
+            name: format!("{entity}.{metric}"),
+            entity: entity.to_string(),
+            metric: metric.to_string(),
+            unit: unit.to_string(),
+            t: Vec::new(),
+            v: Vec::new(),
+            every_sample,
+        });
+        (self.series.len() - 1) as SeriesId
+    }
+
+    /// Records `v` at time `t_s` in series `id` if it is on and the value changed.
+    #[inline]
+    pub fn record(&mut self, id: Option<SeriesId>, t_s: f64, v: f64) {
+        if let Some(id) = id {
+            let s = &mut self.series[id as usize];
+            if s.every_sample || s.v.last() != Some(&v) {
+                s.t.push(t_s);
+                s.v.push(v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_only_changes_unless_every_sample() {
+        let mut r = Recorder::default();
+        let a = r.add("f", "cwnd", "pkts", false);
+        let b = r.add("f", "rtt", "s", true);
+        for (t, v) in [(0.0, 1.0), (1.0, 1.0), (2.0, 2.0)] {
+            r.record(Some(a), t, v);
+            r.record(Some(b), t, v);
+        }
+        r.record(None, 3.0, 9.0);
+        assert_eq!(r.series[0].t, vec![0.0, 2.0]);
+        assert_eq!(r.series[1].t, vec![0.0, 1.0, 2.0]);
+    }
+}

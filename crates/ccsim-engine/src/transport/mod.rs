@@ -1,0 +1,89 @@
+//! Endpoints: the window-based reliable transport (sender + receiver) parameterised by a
+//! congestion-control policy, and the unresponsive sources.
+//!
+//! Endpoints are sans-IO state machines: they are given the time and an arriving packet
+//! and push the packets they send into an output buffer owned by the simulation, and
+//! expose timer deadlines that the simulation schedules (lazily).
+
+pub mod rtt;
+pub mod seqmap;
+pub mod source;
+pub mod timer;
+pub mod window;
+
+/// Per-flow counters. Data packets unless named otherwise.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FlowCounters {
+    /// Data transmissions, including retransmissions.
+    pub sent: u64,
+    /// Retransmissions (transmissions of a sequence number sent before).
+    pub retransmitted: u64,
+    /// Data packets that reached the receiver (including duplicates).
+    pub arrived: u64,
+    /// Distinct packets delivered in order to the receiving application.
+    pub delivered: u64,
+    /// Data packets dropped in the network.
+    pub dropped: u64,
+    pub acks_sent: u64,
+    pub acks_arrived: u64,
+    pub acks_dropped: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+}
+
+impl FlowCounters {
+    /// Counter-wise difference (for phases and intervals).
+    pub fn minus(&self, o: &FlowCounters) -> FlowCounters {
+        FlowCounters {
+            sent: self.sent - o.sent,
+            retransmitted: self.retransmitted - o.retransmitted,
+            arrived: self.arrived - o.arrived,
+            delivered: self.delivered - o.delivered,
+            dropped: self.dropped - o.dropped,
+            acks_sent: self.acks_sent - o.acks_sent,
+            acks_arrived: self.acks_arrived - o.acks_arrived,
+            acks_dropped: self.acks_dropped - o.acks_dropped,
+            timeouts: self.timeouts - o.timeouts,
+            fast_retransmits: self.fast_retransmits - o.fast_retransmits,
+        }
+    }
+}
+
+/// Running RTT statistics over per-packet samples.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RttStats {
+    pub n: u64,
+    /// Sum of samples, picoseconds (u128: no overflow).
+    pub sum_ps: u128,
+    /// Sum of squares, in (microseconds)^2 to keep the range (for standard deviations).
+    pub sum_sq_us2: f64,
+    pub min_ps: u64,
+    pub max_ps: u64,
+}
+
+impl RttStats {
+    #[inline]
+    pub fn add(&mut self, ps: u64) {
+        if self.n == 0 || ps < self.min_ps {
+            self.min_ps = ps;
+        }
+        if ps > self.max_ps {
+            self.max_ps = ps;
+        }
+        self.n += 1;
+        self.sum_ps += ps as u128;
+        let us = ps as f64 / 1e6;
+        self.sum_sq_us2 += us * us;
+    }
+    pub fn mean_s(&self) -> Option<f64> {
+        (self.n > 0).then(|| (self.sum_ps as f64 / self.n as f64) / 1e12)
+    }
+    pub fn std_s(&self) -> Option<f64> {
+        if self.n == 0 {
+            return None;
+        }
+        let mean_us = self.sum_ps as f64 / self.n as f64 / 1e6;
+        let var = (self.sum_sq_us2 / self.n as f64 - mean_us * mean_us).max(0.0);
+        Some(var.sqrt() / 1e6)
+    }
+}

@@ -1,0 +1,380 @@
+//! The window-based reliable transport: one sender and one receiver per flow.
+//!
+//! Sender (after 4.3BSD `tcp_output`/`tcp_input`, simplified to whole packets):
+//! - Sequence numbers count packets from 0. `snd_una` is the first unacknowledged,
+//!   `snd_nxt` the next to send, `snd_max` one past the highest ever sent.
+//! - It sends while `snd_nxt < snd_una + min(cwnd / data_size, max_window)`; sending a
+//!   sequence number below `snd_max` is a retransmission.
+//! - A new cumulative ack advances `snd_una`, feeds the policy and re-arms the timer
+//!   (stopped when nothing is outstanding).
+//! - Duplicate acks (ack = `snd_una` with data outstanding) are counted; at the policy's
+//!   threshold the first unacknowledged packet is retransmitted at once (fast
+//!   retransmit) and the policy told `LossKind::FastRetransmit`; beyond it, the policy
+//!   sees `on_dup_ack`.
+//! - Timeout: back off the timer, tell the policy `LossKind::Timeout`, go back to
+//!   `snd_una` and resend as the window allows (every unacknowledged packet, in turn).
+//! - RTT: Jacobson/Karels policies time one packet at a time and discard the sample if
+//!   any retransmission happened meanwhile (Karn's rule, as 4.3BSD does); Generic
+//!   samples every new ack from the timestamp echo. Reported RTT statistics and the
+//!   `rtt` series use the echo of every ack (the true RTT of that transmission).
+//!
+//! Receiver: acknowledges every data packet with a cumulative ack carrying the next
+//! expected sequence number (Keshav 1991 section 4: "the sequence number of the highest
+//! in-sequence data packet received so far", shifted by one), echoing the data packet's
+//! timestamp. Out-of-order packets are kept (`SeqBitmap`).
+
+use super::rtt::RtoEstimator;
+use super::seqmap::SeqBitmap;
+use super::timer::LazyTimer;
+use super::{FlowCounters, RttStats};
+use crate::cc::{AckSample, AnyCc, CcConfig, CongestionControl, LossKind, LossSample};
+use crate::packet::{Packet, PacketKind, FLAG_RETX};
+use crate::time::SimTime;
+use crate::trace::{Recorder, SeriesId};
+
+/// Which time series this flow records.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowTrace {
+    pub cwnd: Option<SeriesId>,
+    pub ssthresh: Option<SeriesId>,
+    pub outstanding: Option<SeriesId>,
+    pub rtt: Option<SeriesId>,
+}
+
+#[derive(Clone, Debug)]
+pub struct WindowFlow {
+    /// Data segment size, bytes.
+    mss: u64,
+    /// Window cap (receiver's credit), packets.
+    max_window: u32,
+    /// No new data is sent from this time on (retransmissions continue).
+    stop: SimTime,
+    pub cc: AnyCc,
+    rto: RtoEstimator,
+    pub timer: LazyTimer,
+    /// Template of this flow's data packets (route, conversation, size).
+    data: Packet,
+    /// Template of this flow's acks.
+    ack: Packet,
+    snd_una: u32,
+    snd_nxt: u32,
+    snd_max: u32,
+    dupacks: u32,
+    /// The packet being timed for the Jacobson/Karels estimator: (seq, send time).
+    timed: Option<(u32, SimTime)>,
+    rcv: SeqBitmap,
+    pub counters: FlowCounters,
+    pub rtt: RttStats,
+    pub trace: FlowTrace,
+}
+
+impl WindowFlow {
+    pub fn new(cc: &CcConfig, data: Packet, ack: Packet, max_window: u32, stop: SimTime) -> Self {
+        let mss = data.size as u64;
+        WindowFlow {
+            mss,
+            max_window,
+            stop,
+            cc: cc.build(mss, max_window),
+            rto: RtoEstimator::new(cc.rto_style(), cc.initial_rto()),
+            timer: LazyTimer::default(),
+            data,
+            ack,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            dupacks: 0,
+            timed: None,
+            rcv: SeqBitmap::new(max_window.min(1 << 16) as usize),
+            counters: FlowCounters::default(),
+            rtt: RttStats::default(),
+            trace: FlowTrace::default(),
+        }
+    }
+
+    /// Window the sender may have outstanding, packets.
+    #[inline]
+    pub fn window_pkts(&self) -> u32 {
+        ((self.cc.cwnd() / self.mss) as u32).clamp(1, self.max_window)
+    }
+
+    /// Packets sent and not yet acknowledged.
+    pub fn outstanding(&self) -> u32 {
+        self.snd_max - self.snd_una
+    }
+
+    pub fn snd_una(&self) -> u32 {
+        self.snd_una
+    }
+
+    pub fn srtt_s(&self) -> Option<f64> {
+        self.rto.srtt().map(|d| d.as_secs_f64())
+    }
+
+    pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>, rec: &mut Recorder) {
+        self.record_window(now, rec);
+        self.try_send(now, out, rec);
+    }
+
+    fn send(&mut self, now: SimTime, seq: u32, out: &mut Vec<Packet>) {
+        let retx = seq < self.snd_max;
+        let mut p = self.data;
+        p.seq = seq;
+        p.ts = now;
+        p.flags = if retx { FLAG_RETX } else { 0 };
+        out.push(p);
+        self.counters.sent += 1;
+        if retx {
+            self.counters.retransmitted += 1;
+        } else if self.timed.is_none() && self.rto.timed_sampling() {
+            self.timed = Some((seq, now));
+        }
+        if self.timer.deadline.is_none() {
+            self.timer.deadline = Some(now + self.rto.rto());
+        }
+    }
+
+    fn try_send(&mut self, now: SimTime, out: &mut Vec<Packet>, rec: &mut Recorder) {
+        let limit = self.snd_una + self.window_pkts();
+        while self.snd_nxt < limit {
+            if self.snd_nxt >= self.snd_max && now >= self.stop {
+                break;
+            }
+            self.send(now, self.snd_nxt, out);
+            self.snd_nxt += 1;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+        }
+        rec.record(self.trace.outstanding, now.as_secs_f64(), self.outstanding() as f64);
+    }
+
+    fn record_window(&self, now: SimTime, rec: &mut Recorder) {
+        let t = now.as_secs_f64();
+        rec.record(self.trace.cwnd, t, self.cc.cwnd() as f64 / self.mss as f64);
+        if let Some(s) = self.cc.ssthresh() {
+            rec.record(self.trace.ssthresh, t, s as f64 / self.mss as f64);
+        }
+    }
+
+    /// An ack of this flow reached the sender.
+    pub fn on_ack(&mut self, now: SimTime, ack: &Packet, out: &mut Vec<Packet>, rec: &mut Recorder) {
+        self.counters.acks_arrived += 1;
+        let sample = now - ack.ts;
+        self.rtt.add(sample.as_ps());
+        rec.record(self.trace.rtt, now.as_secs_f64(), sample.as_secs_f64());
+
+        if ack.seq > self.snd_una {
+            let acked = ack.seq - self.snd_una;
+            self.snd_una = ack.seq;
+            self.dupacks = 0;
+            if self.snd_nxt < self.snd_una {
+                self.snd_nxt = self.snd_una;
+            }
+            if self.rto.timed_sampling() {
+                if let Some((seq, sent)) = self.timed {
+                    if ack.seq > seq {
+                        self.rto.sample(now - sent);
+                        self.timed = None;
+                    }
+                }
+            } else {
+                self.rto.sample(sample);
+            }
+            self.cc.on_ack(&AckSample { now, acked_pkts: acked, rtt: sample, in_flight_pkts: self.outstanding() });
+            self.timer.deadline = (self.snd_una < self.snd_max).then(|| now + self.rto.rto());
+            self.record_window(now, rec);
+            self.try_send(now, out, rec);
+        } else if ack.seq == self.snd_una && self.snd_max > self.snd_una {
+            self.dupacks += 1;
+            let Some(th) = self.cc.dupack_threshold() else { return };
+            if self.dupacks == th {
+                self.counters.fast_retransmits += 1;
+                self.timed = None;
+                self.cc.on_loss(&LossSample { now, kind: LossKind::FastRetransmit, in_flight_pkts: self.outstanding() });
+                self.send(now, self.snd_una, out);
+                self.timer.deadline = Some(now + self.rto.rto());
+                self.record_window(now, rec);
+                self.try_send(now, out, rec);
+            } else if self.dupacks > th {
+                self.cc.on_dup_ack(now);
+                self.record_window(now, rec);
+                self.try_send(now, out, rec);
+            }
+        }
+    }
+
+    /// The retransmission timer expired.
+    pub fn on_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>, rec: &mut Recorder) {
+        if self.snd_una == self.snd_max {
+            return;
+        }
+        self.counters.timeouts += 1;
+        self.timed = None;
+        self.dupacks = 0;
+        self.rto.on_timeout();
+        self.cc.on_loss(&LossSample { now, kind: LossKind::Timeout, in_flight_pkts: self.outstanding() });
+        self.snd_nxt = self.snd_una;
+        self.timer.deadline = None;
+        self.record_window(now, rec);
+        self.try_send(now, out, rec);
+    }
+
+    /// A data packet of this flow reached the receiver: deliver and acknowledge.
+    pub fn on_data(&mut self, now: SimTime, data: &Packet, out: &mut Vec<Packet>) {
+        self.counters.arrived += 1;
+        self.counters.delivered += self.rcv.insert(data.seq) as u64;
+        let mut a = self.ack;
+        a.kind = PacketKind::Ack;
+        a.seq = self.rcv.next_expected();
+        a.ts = data.ts;
+        a.flags = data.flags;
+        let _ = now;
+        out.push(a);
+        self.counters.acks_sent += 1;
+    }
+
+    /// A packet of this flow was dropped in the network.
+    pub fn on_drop(&mut self, p: &Packet) {
+        if p.is_data() {
+            self.counters.dropped += 1;
+        } else {
+            self.counters.acks_dropped += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{GenericConfig, TahoeConfig};
+    use crate::time::SimDuration;
+
+    fn templates() -> (Packet, Packet) {
+        let data = Packet {
+            flow: 0,
+            seq: 0,
+            size: 1000,
+            conv: 0,
+            route: 0,
+            hop: 0,
+            kind: PacketKind::Data,
+            flags: 0,
+            ts: SimTime::ZERO,
+        };
+        let mut ack = data;
+        ack.size = 40;
+        ack.kind = PacketKind::Ack;
+        (data, ack)
+    }
+
+    fn flow(cc: CcConfig, max_window: u32) -> WindowFlow {
+        let (d, a) = templates();
+        WindowFlow::new(&cc, d, a, max_window, SimTime::MAX)
+    }
+
+    fn ack_pkt(seq: u32, ts: SimTime) -> Packet {
+        let (_, mut a) = templates();
+        a.seq = seq;
+        a.ts = ts;
+        a
+    }
+
+    fn ms(v: u64) -> SimTime {
+        SimTime::from_millis(v)
+    }
+
+    #[test]
+    fn tahoe_starts_with_one_packet_and_opens_per_ack() {
+        let mut f = flow(CcConfig::Tahoe(TahoeConfig::default()), 40);
+        let mut out = Vec::new();
+        let mut rec = Recorder::default();
+        f.start(ms(0), &mut out, &mut rec);
+        assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![0]);
+        out.clear();
+        f.on_ack(ms(100), &ack_pkt(1, ms(0)), &mut out, &mut rec);
+        assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(f.counters.sent, 3);
+        assert_eq!(f.counters.retransmitted, 0);
+    }
+
+    #[test]
+    fn generic_sends_its_whole_window_at_once() {
+        let mut f = flow(CcConfig::Generic(GenericConfig::default()), 8);
+        let mut out = Vec::new();
+        f.start(ms(0), &mut out, &mut Recorder::default());
+        assert_eq!(out.len(), 8);
+        assert_eq!(f.timer.deadline, Some(ms(3000)));
+    }
+
+    #[test]
+    fn third_duplicate_ack_retransmits_first_unacknowledged_packet() {
+        let cfg = TahoeConfig { initial_window: 8, ..Default::default() };
+        let mut f = flow(CcConfig::Tahoe(cfg), 40);
+        let mut out = Vec::new();
+        let mut rec = Recorder::default();
+        f.start(ms(0), &mut out, &mut rec); // seq 0..8
+        out.clear();
+        f.on_ack(ms(100), &ack_pkt(2, ms(0)), &mut out, &mut rec); // 0,1 acked; cwnd 9 -> sends 8..11
+        out.clear();
+        for _ in 0..2 {
+            f.on_ack(ms(101), &ack_pkt(2, ms(0)), &mut out, &mut rec);
+        }
+        assert!(out.is_empty(), "two duplicates are not enough");
+        f.on_ack(ms(102), &ack_pkt(2, ms(0)), &mut out, &mut rec);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].seq, 2);
+        assert_eq!(out[0].flags & FLAG_RETX, FLAG_RETX);
+        assert_eq!(f.cc.cwnd(), 1000);
+        assert_eq!(f.counters.fast_retransmits, 1);
+        assert_eq!(f.counters.retransmitted, 1);
+    }
+
+    #[test]
+    fn timeout_goes_back_to_first_unacknowledged_packet() {
+        let mut f = flow(CcConfig::Generic(GenericConfig::default()), 4);
+        let mut out = Vec::new();
+        let mut rec = Recorder::default();
+        f.start(ms(0), &mut out, &mut rec); // 0..4
+        out.clear();
+        f.on_ack(ms(1000), &ack_pkt(1, ms(0)), &mut out, &mut rec); // sends 4
+        assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![4]);
+        // srtt = 1 s, rto = 2 s from the ack at 1 s.
+        assert_eq!(f.timer.deadline, Some(ms(3000)));
+        out.clear();
+        f.on_timeout(ms(3000), &mut out, &mut rec);
+        assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![1, 2, 3, 4]);
+        assert!(out.iter().all(|p| p.flags & FLAG_RETX != 0));
+        assert_eq!(f.counters.timeouts, 1);
+    }
+
+    #[test]
+    fn karn_rule_discards_timing_after_retransmission() {
+        let mut f = flow(CcConfig::Tahoe(TahoeConfig::default()), 40);
+        let mut out = Vec::new();
+        let mut rec = Recorder::default();
+        f.start(ms(0), &mut out, &mut rec); // seq 0 timed
+        f.on_timeout(ms(3000), &mut out, &mut rec); // retransmits 0; timing discarded
+        f.on_ack(ms(3500), &ack_pkt(1, ms(3000)), &mut out, &mut rec);
+        // No RTT sample was taken: the estimator still has no srtt.
+        assert_eq!(f.srtt_s(), None);
+        // The backed-off timer (6 s) is re-armed from the ack: 3.5 + 6 = 9.5 s.
+        assert_eq!(f.timer.deadline, Some(ms(9500)));
+    }
+
+    #[test]
+    fn receiver_acks_next_expected_and_buffers_out_of_order() {
+        let mut f = flow(CcConfig::Tahoe(TahoeConfig::default()), 40);
+        let (d, _) = templates();
+        let mut out = Vec::new();
+        for s in [0u32, 2, 3, 1] {
+            let mut p = d;
+            p.seq = s;
+            p.ts = ms(s as u64);
+            f.on_data(ms(10), &p, &mut out);
+        }
+        assert_eq!(out.iter().map(|a| a.seq).collect::<Vec<_>>(), vec![1, 1, 1, 4]);
+        assert_eq!(out[3].ts, ms(1));
+        assert_eq!(f.counters.delivered, 4);
+        assert_eq!(f.counters.arrived, 4);
+        let _ = SimDuration::ZERO;
+    }
+}

@@ -1,0 +1,129 @@
+//! Thin PyO3 binding of the ccsim engine: the API of `docs/architecture.md`.
+//!
+//! Strings in, JSON strings out. Simulations run with the GIL released. Scenario errors
+//! become `ccsim.ScenarioError` (a `ValueError`); an engine panic is caught and raised as
+//! `RuntimeError` so nothing unwinds across the boundary.
+
+use ccsim_engine::{bench, scenario, sim, units, Results, ScenarioError as EngineError};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Instant;
+
+create_exception!(_ccsim, ScenarioError, PyValueError, "A scenario (or argument) the user can fix.");
+
+fn scenario_err(e: EngineError) -> PyErr {
+    ScenarioError::new_err(e.to_string())
+}
+
+fn guarded<T>(f: impl FnOnce() -> Result<T, EngineError>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(scenario_err(e)),
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(PyRuntimeError::new_err(format!("internal error in the ccsim engine (please report): {msg}")))
+        }
+    }
+}
+
+fn timed_run(sc: scenario::Scenario, seed: Option<u64>) -> Results {
+    let t0 = Instant::now();
+    let mut s = sim::run_scenario(sc, seed);
+    let wall = t0.elapsed().as_secs_f64();
+    s.results(wall)
+}
+
+/// Validates a scenario; returns it with every default filled in, as JSON.
+#[pyfunction]
+#[pyo3(signature = (text, source, overrides=Vec::new()))]
+fn check(py: Python<'_>, text: String, source: String, overrides: Vec<String>) -> PyResult<String> {
+    py.detach(|| {
+        guarded(|| {
+            let sc = scenario::parse(&text, &source, &overrides)?;
+            Ok(serde_json::to_string(&sc).expect("scenario serialises"))
+        })
+    })
+}
+
+/// Runs a scenario; returns the results JSON.
+#[pyfunction]
+#[pyo3(signature = (text, source, overrides=Vec::new(), seed=None))]
+fn run(py: Python<'_>, text: String, source: String, overrides: Vec<String>, seed: Option<u64>) -> PyResult<String> {
+    py.detach(|| {
+        guarded(|| {
+            let sc = scenario::parse(&text, &source, &overrides)?;
+            Ok(timed_run(sc, seed).to_json())
+        })
+    })
+}
+
+/// Runs the dumbbell benchmark; returns its JSON report.
+#[pyfunction]
+#[pyo3(signature = (flows, bottleneck_bps, time_s, seed=1))]
+fn bench(py: Python<'_>, flows: u32, bottleneck_bps: u64, time_s: f64, seed: u64) -> PyResult<String> {
+    py.detach(|| {
+        guarded(|| {
+            if !(time_s > 0.0) || !time_s.is_finite() {
+                return Err(EngineError::new("bench", "time", format!("must be a positive time, got {time_s}")));
+            }
+            let sc = bench::dumbbell(flows, bottleneck_bps, ccsim_engine::time::SimDuration::from_secs_f64(time_s))?;
+            let r = timed_run(sc, Some(seed));
+            let delivered = r.delivered_pkts();
+            let wall = r.wall_time_s.max(1e-9);
+            let v = serde_json::json!({
+                "flows": flows,
+                "bottleneck_bps": bottleneck_bps,
+                "sim_time_s": r.sim_time_s,
+                "wall_time_s": r.wall_time_s,
+                "events": r.events,
+                "events_per_s": r.events as f64 / wall,
+                "delivered_pkts": delivered,
+                "delivered_pkts_per_s": delivered as f64 / wall,
+                "bottleneck_utilization": r.links.iter().find(|l| l.name == "left->right").map(|l| l.utilization),
+                "ccsim_version": r.ccsim_version,
+            });
+            Ok(v.to_string())
+        })
+    })
+}
+
+fn unit<T>(r: Result<T, String>, what: &str) -> PyResult<T> {
+    r.map_err(|m| ScenarioError::new_err(format!("{what}: {m}")))
+}
+
+/// "10Mbps" -> 10000000 (bits per second).
+#[pyfunction]
+fn parse_rate(s: &str) -> PyResult<u64> {
+    unit(units::parse_rate(s), "rate")
+}
+
+/// "100ms" -> 0.1 (seconds).
+#[pyfunction]
+fn parse_time(s: &str) -> PyResult<f64> {
+    unit(units::parse_time(s).map(|d| d.as_secs_f64()), "time")
+}
+
+/// "1.5kB" -> 1500 (bytes).
+#[pyfunction]
+fn parse_size(s: &str) -> PyResult<u64> {
+    unit(units::parse_size(s), "size")
+}
+
+#[pymodule]
+fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", ccsim_engine::VERSION)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(bench, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_time, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    Ok(())
+}
