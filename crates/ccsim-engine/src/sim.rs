@@ -139,7 +139,7 @@ impl Simulation {
                 ts: SimTime::ZERO,
             };
             match &f.spec {
-                FlowSpec::Window { cc, data_size, ack_size, max_window } => {
+                FlowSpec::Window { cc, data_size, ack_size, max_window, keep_out_of_order } => {
                     let mut d = data(*data_size);
                     d.conv = conv(f.from, f.to);
                     let mut a = d;
@@ -148,7 +148,7 @@ impl Simulation {
                     a.route = ack_route;
                     a.conv = conv(f.to, f.from);
                     let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
-                    let mut w = WindowFlow::new(cc, d, a, *max_window, stop);
+                    let mut w = WindowFlow::new(cc, d, a, *max_window, stop, *keep_out_of_order);
                     w.trace = FlowTrace {
                         cwnd: series(&mut rec, &scenario.series, &f.name, "cwnd", "pkts", false),
                         ssthresh: series(&mut rec, &scenario.series, &f.name, "ssthresh", "pkts", false),

@@ -84,7 +84,7 @@ pub struct Link {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FlowSpec {
-    Window { cc: CcConfig, data_size: u32, ack_size: u32, max_window: u32 },
+    Window { cc: CcConfig, data_size: u32, ack_size: u32, max_window: u32, keep_out_of_order: bool },
     Cbr { rate_bps: u64, packet_size: u32, on: Vec<(SimDuration, SimDuration)> },
     Poisson { mean_gap: SimDuration, packet_size: u32, on: Vec<(SimDuration, SimDuration)> },
 }

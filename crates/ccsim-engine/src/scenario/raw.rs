@@ -44,6 +44,7 @@ pub struct Defaults {
     pub data_size: Option<Value>,
     pub ack_size: Option<Value>,
     pub max_window: Option<Value>,
+    pub out_of_order: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -83,6 +84,7 @@ pub struct Flow {
     pub data_size: Option<Value>,
     pub ack_size: Option<Value>,
     pub max_window: Option<Value>,
+    pub out_of_order: Option<String>,
     pub params: Option<toml::Table>,
     // unresponsive sources
     pub rate: Option<Value>,

@@ -125,6 +125,11 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         None => DEFAULT_MAX_WINDOW as u32,
     };
 
+    let def_ooo = match &d.out_of_order {
+        Some(v) => out_of_order(&cx, "defaults.out_of_order", v)?,
+        None => true,
+    };
+
     // [nodes]
     let mut nodes: Vec<Node> = Vec::new();
     let mut node_idx: BTreeMap<String, usize> = BTreeMap::new();
@@ -269,11 +274,15 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     Some(v) => cx.packets(&format!("{p}.max_window"), v)?,
                     None => def_maxw,
                 };
+                let keep_out_of_order = match &fl.out_of_order {
+                    Some(v) => out_of_order(&cx, &format!("{p}.out_of_order"), v)?,
+                    None => def_ooo,
+                };
                 let cc_name = fl.cc.clone().unwrap_or_else(|| def_cc.clone());
                 let field = if fl.cc.is_some() { format!("{p}.cc") } else { "defaults.cc".to_string() };
                 let empty = toml::Table::new();
                 let cc = cc_config(&cx, &field, &format!("{p}.params"), &cc_name, fl.params.as_ref().unwrap_or(&empty))?;
-                FlowSpec::Window { cc, data_size, ack_size, max_window }
+                FlowSpec::Window { cc, data_size, ack_size, max_window, keep_out_of_order }
             }
             "cbr" | "poisson" => {
                 for (what, present) in [
@@ -282,6 +291,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     ("max_window", fl.max_window.is_some()),
                     ("ack_size", fl.ack_size.is_some()),
                     ("data_size", fl.data_size.is_some()),
+                    ("out_of_order", fl.out_of_order.is_some()),
                     ("stop", fl.stop.is_some()),
                 ] {
                     let hint = if what == "data_size" { " (use packet_size)" } else if what == "stop" { " (use on periods)" } else { "" };
@@ -485,6 +495,14 @@ fn on_periods(
     }
     out.retain(|(a, b)| a < b);
     Ok(out)
+}
+
+fn out_of_order(cx: &Ctx, field: &str, v: &str) -> Result<bool, ScenarioError> {
+    match v {
+        "keep" => Ok(true),
+        "discard" => Ok(false),
+        _ => Err(cx.err(field, format!("unknown value '{v}'; use \"keep\" (buffer out-of-order packets) or \"discard\""))),
+    }
 }
 
 fn int_param(cx: &Ctx, field: &str, v: &Value) -> Result<u32, ScenarioError> {

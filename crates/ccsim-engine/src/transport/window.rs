@@ -21,7 +21,9 @@
 //! Receiver: acknowledges every data packet with a cumulative ack carrying the next
 //! expected sequence number (Keshav 1991 section 4: "the sequence number of the highest
 //! in-sequence data packet received so far", shifted by one), echoing the data packet's
-//! timestamp. Out-of-order packets are kept (`SeqBitmap`).
+//! timestamp. Out-of-order packets are kept (`SeqBitmap`, as BSD TCP does) or, with
+//! `out_of_order = "discard"`, thrown away (a go-back-N receiver; our reading of the
+//! REAL simulator's sink in Keshav's and Dabbous's papers, see docs/reproductions).
 
 use super::rtt::RtoEstimator;
 use super::seqmap::SeqBitmap;
@@ -63,13 +65,15 @@ pub struct WindowFlow {
     /// The packet being timed for the Jacobson/Karels estimator: (seq, send time).
     timed: Option<(u32, SimTime)>,
     rcv: SeqBitmap,
+    /// Receiver keeps out-of-order packets (`true`, as BSD TCP) or discards them.
+    keep_out_of_order: bool,
     pub counters: FlowCounters,
     pub rtt: RttStats,
     pub trace: FlowTrace,
 }
 
 impl WindowFlow {
-    pub fn new(cc: &CcConfig, data: Packet, ack: Packet, max_window: u32, stop: SimTime) -> Self {
+    pub fn new(cc: &CcConfig, data: Packet, ack: Packet, max_window: u32, stop: SimTime, keep_out_of_order: bool) -> Self {
         let mss = data.size as u64;
         WindowFlow {
             mss,
@@ -86,6 +90,7 @@ impl WindowFlow {
             dupacks: 0,
             timed: None,
             rcv: SeqBitmap::new(max_window.min(1 << 16) as usize),
+            keep_out_of_order,
             counters: FlowCounters::default(),
             rtt: RttStats::default(),
             trace: FlowTrace::default(),
@@ -221,7 +226,9 @@ impl WindowFlow {
     /// A data packet of this flow reached the receiver: deliver and acknowledge.
     pub fn on_data(&mut self, now: SimTime, data: &Packet, out: &mut Vec<Packet>) {
         self.counters.arrived += 1;
-        self.counters.delivered += self.rcv.insert(data.seq) as u64;
+        if self.keep_out_of_order || data.seq == self.rcv.next_expected() {
+            self.counters.delivered += self.rcv.insert(data.seq) as u64;
+        }
         let mut a = self.ack;
         a.kind = PacketKind::Ack;
         a.seq = self.rcv.next_expected();
@@ -268,7 +275,7 @@ mod tests {
 
     fn flow(cc: CcConfig, max_window: u32) -> WindowFlow {
         let (d, a) = templates();
-        WindowFlow::new(&cc, d, a, max_window, SimTime::MAX)
+        WindowFlow::new(&cc, d, a, max_window, SimTime::MAX, true)
     }
 
     fn ack_pkt(seq: u32, ts: SimTime) -> Packet {
@@ -358,6 +365,22 @@ mod tests {
         assert_eq!(f.srtt_s(), None);
         // The backed-off timer (6 s) is re-armed from the ack: 3.5 + 6 = 9.5 s.
         assert_eq!(f.timer.deadline, Some(ms(9500)));
+    }
+
+    #[test]
+    fn discarding_receiver_keeps_only_the_next_expected_packet() {
+        let (d, a) = templates();
+        let mut f = WindowFlow::new(&CcConfig::Tahoe(TahoeConfig::default()), d, a, 40, SimTime::MAX, false);
+        let mut out = Vec::new();
+        for s in [0u32, 2, 1, 2] {
+            let mut p = d;
+            p.seq = s;
+            f.on_data(ms(10), &p, &mut out);
+        }
+        // 2 is thrown away the first time, so the ack after 1 is 2, and 2 is accepted again.
+        assert_eq!(out.iter().map(|a| a.seq).collect::<Vec<_>>(), vec![1, 1, 2, 3]);
+        assert_eq!(f.counters.delivered, 3);
+        assert_eq!(f.counters.arrived, 4);
     }
 
     #[test]
