@@ -148,6 +148,34 @@ mod tests {
     }
 
     #[test]
+    fn matches_a_sort_by_time_then_insertion_order() {
+        // Interleaved pushes and pops with many equal times; the popped sequence must be
+        // what sorting the pushed events by (time, push index) and merging gives.
+        let mut q = EventQueue::new();
+        let mut x: u64 = 12345;
+        let mut pending: Vec<(u64, u32)> = Vec::new(); // (time, push index)
+        let mut next_id = 0u32;
+        let mut now = 0u64;
+        for round in 0..2000 {
+            for _ in 0..(round % 7) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let t = now + x % 5; // few distinct times: many ties
+                q.schedule(SimTime(t), Event::TxDone(next_id));
+                pending.push((t, next_id));
+                next_id += 1;
+            }
+            for _ in 0..(round % 5) {
+                let Some((t, Event::TxDone(id))) = q.pop_until(SimTime::MAX) else { break };
+                let i = (0..pending.len()).min_by_key(|&i| pending[i]).unwrap();
+                assert_eq!((t.as_ps(), id), pending.remove(i));
+                now = t.as_ps();
+            }
+        }
+    }
+
+    #[test]
     fn pop_until_stops_at_horizon() {
         let mut q = EventQueue::new();
         q.schedule(SimTime(5), Event::Snapshot(0));

@@ -71,6 +71,9 @@ pub struct Channel {
     pub queue_max: u64,
     queue_last_change: SimTime,
     pub trace_queue: Option<SeriesId>,
+    /// Last (size, transmission time) computed: sizes repeat (data, acks), and the exact
+    /// u128 division is the costliest arithmetic on the per-packet path.
+    tx_cache: [(u32, SimDuration); 2],
 }
 
 impl Channel {
@@ -93,6 +96,7 @@ impl Channel {
             queue_max: 0,
             queue_last_change: SimTime::ZERO,
             trace_queue: None,
+            tx_cache: [(0, SimDuration::ZERO); 2],
         }
     }
 
@@ -109,8 +113,21 @@ impl Channel {
     }
 
     #[inline]
+    fn tx_time(&mut self, size: u32) -> SimDuration {
+        for &(s, d) in &self.tx_cache {
+            if s == size {
+                return d;
+            }
+        }
+        let d = tx_time(size, self.rate_bps);
+        self.tx_cache[1] = self.tx_cache[0];
+        self.tx_cache[0] = (size, d);
+        d
+    }
+
+    #[inline]
     fn start_tx(&mut self, id: u32, now: SimTime, pkt: Packet, ev: &mut EventQueue) {
-        let d = tx_time(pkt.size, self.rate_bps);
+        let d = self.tx_time(pkt.size);
         self.busy_until = now + d;
         self.counters.tx_pkts += 1;
         self.counters.tx_bytes += pkt.size as u64;
@@ -140,7 +157,7 @@ impl Channel {
         self.counters.drops += (dropped.len() - before) as u64;
         let len = self.qdisc.len_pkts() as u64;
         self.queue_max = self.queue_max.max(len);
-        rec.record(self.trace_queue, now.as_secs_f64(), len as f64);
+        rec.record(self.trace_queue, now, || len as f64);
         if !self.tx_pending && len > 0 {
             self.tx_pending = true;
             ev.schedule(self.busy_until.max(now), Event::TxDone(id));
@@ -155,7 +172,7 @@ impl Channel {
         if let Some(p) = self.qdisc.dequeue(now) {
             self.start_tx(id, now, p, ev);
             let len = self.qdisc.len_pkts();
-            rec.record(self.trace_queue, now.as_secs_f64(), len as f64);
+            rec.record(self.trace_queue, now, || len as f64);
             if len > 0 {
                 self.tx_pending = true;
                 ev.schedule(self.busy_until, Event::TxDone(id));
@@ -183,6 +200,7 @@ impl Channel {
                 fq.set_rate(now, r);
             }
             self.rate_bps = r;
+            self.tx_cache = [(0, SimDuration::ZERO); 2];
         }
         if let Some(d) = delay {
             self.delay = d;

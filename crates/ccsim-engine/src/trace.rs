@@ -2,6 +2,7 @@
 //! `Option<SeriesId>` per metric; `None` costs one branch. Values are recorded on change
 //! into per-series columnar vectors and handed out whole at the end of the run.
 
+use crate::time::SimTime;
 use serde::Serialize;
 
 pub type SeriesId = u32;
@@ -40,10 +41,12 @@ impl Recorder {
         (self.series.len() - 1) as SeriesId
     }
 
-    /// Records `v` at time `t_s` in series `id` if it is on and the value changed.
+    /// Records `v()` at time `now` in series `id` if it is on and the value changed.
+    /// Nothing is computed when the series is off.
     #[inline]
-    pub fn record(&mut self, id: Option<SeriesId>, t_s: f64, v: f64) {
+    pub fn record(&mut self, id: Option<SeriesId>, now: SimTime, v: impl FnOnce() -> f64) {
         if let Some(id) = id {
+            let (t_s, v) = (now.as_secs_f64(), v());
             let s = &mut self.series[id as usize];
             if s.every_sample || s.v.last() != Some(&v) {
                 s.t.push(t_s);
@@ -62,11 +65,11 @@ mod tests {
         let mut r = Recorder::default();
         let a = r.add("f", "cwnd", "pkts", false);
         let b = r.add("f", "rtt", "s", true);
-        for (t, v) in [(0.0, 1.0), (1.0, 1.0), (2.0, 2.0)] {
-            r.record(Some(a), t, v);
-            r.record(Some(b), t, v);
+        for (t, v) in [(0, 1.0), (1, 1.0), (2, 2.0)] {
+            r.record(Some(a), SimTime::from_secs(t), || v);
+            r.record(Some(b), SimTime::from_secs(t), || v);
         }
-        r.record(None, 3.0, 9.0);
+        r.record(None, SimTime::from_secs(3), || panic!("not evaluated when off"));
         assert_eq!(r.series[0].t, vec![0.0, 2.0]);
         assert_eq!(r.series[1].t, vec![0.0, 1.0, 2.0]);
     }

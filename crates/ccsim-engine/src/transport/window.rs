@@ -149,14 +149,13 @@ impl WindowFlow {
             self.snd_nxt += 1;
             self.snd_max = self.snd_max.max(self.snd_nxt);
         }
-        rec.record(self.trace.outstanding, now.as_secs_f64(), self.outstanding() as f64);
+        rec.record(self.trace.outstanding, now, || self.outstanding() as f64);
     }
 
     fn record_window(&self, now: SimTime, rec: &mut Recorder) {
-        let t = now.as_secs_f64();
-        rec.record(self.trace.cwnd, t, self.cc.cwnd() as f64 / self.mss as f64);
+        rec.record(self.trace.cwnd, now, || self.cc.cwnd() as f64 / self.mss as f64);
         if let Some(s) = self.cc.ssthresh() {
-            rec.record(self.trace.ssthresh, t, s as f64 / self.mss as f64);
+            rec.record(self.trace.ssthresh, now, || s as f64 / self.mss as f64);
         }
     }
 
@@ -165,7 +164,7 @@ impl WindowFlow {
         self.counters.acks_arrived += 1;
         let sample = now - ack.ts;
         self.rtt.add(sample.as_ps());
-        rec.record(self.trace.rtt, now.as_secs_f64(), sample.as_secs_f64());
+        rec.record(self.trace.rtt, now, || sample.as_secs_f64());
 
         if ack.seq > self.snd_una {
             let acked = ack.seq - self.snd_una;
