@@ -23,6 +23,7 @@ def assert_user_error(result, *words: str) -> None:
     assert "panicked" not in result.stderr
     assert result.stdout == ""
     assert result.stderr.startswith("ccsim: error: ")
+    assert len(result.stderr.splitlines()) == 1, result.stderr
     for word in words:
         assert word in result.stderr, (word, result.stderr)
 
@@ -81,7 +82,7 @@ def test_unknown_reproduction():
     ("args", "word"),
     [
         (["--bottleneck", "100"], "--bottleneck"),
-        (["--bottleneck", "-5Mbps"], "--bottleneck"),
+        (["--bottleneck=-5Mbps"], "--bottleneck"),
         (["--time", "ten"], "--time"),
         (["--flows", "0"], "--flows"),
     ],

@@ -37,7 +37,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _print_error(message: str) -> None:
-    print(f"ccsim: error: {message}", file=sys.stderr)
+    # One line, whatever the message: some engine messages (serde's unknown-field
+    # errors) contain line breaks.
+    one_line = " ".join(part.strip() for part in message.splitlines() if part.strip())
+    one_line = one_line.replace(" ;", ";")
+    print(f"ccsim: error: {one_line}", file=sys.stderr)
 
 
 def _nonneg_int(what: str):
@@ -202,7 +206,9 @@ def fmt_num(x: Any, digits: int = 2) -> str:
 
 
 def _table(title: str, headers: list[str]) -> Table:
-    table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, title_justify="left")
+    table = Table(
+        title=title or None, box=box.SIMPLE_HEAD, show_edge=False, title_justify="left"
+    )
     for i, header in enumerate(headers):
         table.add_column(header, justify="left" if i == 0 else "right")
     return table
@@ -387,8 +393,8 @@ def _cell(row: reproduce.Row | None) -> str:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    if args.flows < 1:
-        raise CliError(f"--flows {args.flows}: need at least one flow")
+    if not 1 <= args.flows < 2**32:
+        raise CliError(f"--flows: {args.flows} is out of range; give 1 to 4294967295 flows")
     bps = _parse("--bottleneck", args.bottleneck, _ccsim.parse_rate)
     time_s = _parse("--time", args.time, _ccsim.parse_time)
     if sys.stderr.isatty():
@@ -410,10 +416,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(json.dumps(raw, indent=2))
         return 0
     console = _stdout()
-    table = _table(
-        f"bench: {args.flows} flows, {fmt_rate(bps)} bottleneck, {time_s:g} s simulated",
-        ["", "value"],
+    console.print(
+        f"bench: {args.flows} Reno flows, {fmt_rate(bps)} bottleneck, {time_s:g} s simulated"
     )
+    table = _table("", ["", "value"])
     table.add_row("wall time", f"{raw['wall_time_s']:.3f} s")
     table.add_row("events", f"{raw['events']:,}")
     table.add_row("events per wall-second", _big(raw.get("events_per_s")))
@@ -435,4 +441,4 @@ def _parse(flag: str, text: str, parse) -> Any:
     try:
         return parse(text)
     except _ccsim.ScenarioError as exc:
-        raise CliError(f"{flag} {text!r}: {exc}") from None
+        raise CliError(f"{flag}: {exc}") from None

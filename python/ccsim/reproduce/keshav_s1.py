@@ -214,7 +214,7 @@ def figure2(results: ccsim.Results, path: Path, rtt_s: float, depth_pkts: float)
         label="source 1 window",
     )
     ax.set_xlim(0, results.sim_time_s / rtt_s)
-    ax.set_ylim(bottom=0)
+    ax.set_ylim(0, 1.3 * max([1.0, *(w / depth_pkts for w in cwnd)]))  # room for the legend
     ax.set_xlabel(f"time (round trips of {rtt_s:g} s)")
     ax.set_ylabel(f"window (pipeline depths of {depth_pkts:g} packets)")
     ax.set_title("Scenario 1: JK/FCFS window dynamics for source 1 (cf. Keshav 1991, Figure 2)")
