@@ -21,6 +21,8 @@ pub enum Event {
     PipeHead(u32),
     /// A flow's timer (retransmission timeout) with its generation.
     FlowTimer(u32, u32),
+    /// A flow's pacing timer (rate-based policies) with its generation.
+    PaceTimer(u32, u32),
     /// A window flow starts sending.
     FlowStart(u32),
     /// An unresponsive source emits its next packet.

@@ -13,6 +13,11 @@ pub enum PacketKind {
 
 /// Packet flag: this transmission is a retransmission.
 pub const FLAG_RETX: u8 = 1;
+/// Packet flag: first packet of a paced burst (Packet-Pair: first of a pair). The
+/// receiver echoes data flags in its ack.
+pub const FLAG_PAIR_FIRST: u8 = 2;
+/// Packet flag: second packet of a paced burst (Packet-Pair: second of a pair).
+pub const FLAG_PAIR_SECOND: u8 = 4;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {

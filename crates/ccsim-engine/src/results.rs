@@ -66,6 +66,8 @@ pub struct PhaseFlow {
     pub goodput_bps: f64,
     pub loss_pps: f64,
     pub retransmission_pps: f64,
+    /// Mean round-trip delay of the acks that arrived in the period (window flows).
+    pub delay_mean_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -141,6 +143,7 @@ fn phase(sim: &Simulation, name: String, a: usize, b: usize) -> Option<PhaseResu
                 goodput_bps: per_s(c.delivered) * flow_size(&f.spec) as f64 * 8.0,
                 loss_pps: per_s(c.dropped),
                 retransmission_pps: per_s(c.retransmitted),
+                delay_mean_s: (c.rtt_samples > 0).then(|| c.rtt_sum_ps as f64 / c.rtt_samples as f64 / PS_PER_S as f64),
             }
         })
         .collect();

@@ -243,6 +243,17 @@ impl Simulation {
                     }
                 }
             }
+            Event::PaceTimer(f, gen) => {
+                let Endpoint::Window(w) = &mut self.flows[f as usize] else { return };
+                match w.pace.fire(gen, now) {
+                    Fired::Ignore => {}
+                    Fired::Reschedule(t, g) => self.events.schedule(t, Event::PaceTimer(f, g)),
+                    Fired::Expire => {
+                        w.on_pace(now, &mut self.out, &mut self.recorder);
+                        self.flush(f, now);
+                    }
+                }
+            }
             Event::FlowStart(f) => {
                 if let Endpoint::Window(w) = &mut self.flows[f as usize] {
                     w.start(now, &mut self.out, &mut self.recorder);
@@ -313,6 +324,9 @@ impl Simulation {
         if let Endpoint::Window(w) = &mut self.flows[f as usize] {
             if let Some((t, g)) = w.timer.needs_event() {
                 self.events.schedule(t, Event::FlowTimer(f, g));
+            }
+            if let Some((t, g)) = w.pace.needs_event() {
+                self.events.schedule(t, Event::PaceTimer(f, g));
             }
         }
     }

@@ -6,10 +6,14 @@
 //! there). Windows are in bytes, as in 4.3BSD; the transport sends
 //! `min(cwnd / data_size, max_window)` packets.
 //!
+//! Rate-based policies (Packet-Pair) also answer `pacing_rate()` and `burst_pkts()`; the
+//! transport then paces bursts at that rate within the window.
+//!
 //! Adding an algorithm: one file here implementing `CongestionControl`, a variant in
 //! `AnyCc` and `CcConfig`, and its name in `CcConfig::from_params` (scenario parsing).
 
 pub mod generic;
+pub mod packet_pair;
 pub mod reno;
 pub mod tahoe;
 
@@ -17,6 +21,7 @@ use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
 pub use generic::{Generic, GenericConfig};
+pub use packet_pair::{PacketPair, PacketPairConfig};
 pub use reno::{Reno, RenoConfig};
 pub use tahoe::{Tahoe, TahoeConfig};
 
@@ -30,6 +35,10 @@ pub struct AckSample {
     pub rtt: SimDuration,
     /// Packets sent and not yet acknowledged, after this ack.
     pub in_flight_pkts: u32,
+    /// Send time of the data packet that triggered this ack (the echoed timestamp).
+    pub sent: SimTime,
+    /// `FLAG_*` bits of that data packet, echoed by the receiver (pair marks, RETX).
+    pub flags: u8,
 }
 
 /// Why the transport decided a packet was lost.
@@ -79,6 +88,17 @@ pub trait CongestionControl {
     fn dupack_threshold(&self) -> Option<u32> {
         None
     }
+    /// Pacing rate, bits/s, for rate-based policies (style.md point 5). `None` (default):
+    /// the transport sends whatever the window allows at once. `Some(r)`: it sends bursts
+    /// of `burst_pkts()` back-to-back packets, a burst of b packets of size s every
+    /// b*s*8/r seconds, within the window.
+    fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
+    /// Packets per paced burst (2 for Packet-Pair). Only used when pacing.
+    fn burst_pkts(&self) -> u32 {
+        1
+    }
 }
 
 /// Slow start or additive increase for one ack, in 4.3BSD integer arithmetic
@@ -103,6 +123,7 @@ pub enum CcConfig {
     Generic(GenericConfig),
     Tahoe(TahoeConfig),
     Reno(RenoConfig),
+    PacketPair(PacketPairConfig),
 }
 
 impl CcConfig {
@@ -111,6 +132,7 @@ impl CcConfig {
             CcConfig::Generic(_) => "generic",
             CcConfig::Tahoe(_) => "tahoe",
             CcConfig::Reno(_) => "reno",
+            CcConfig::PacketPair(_) => "pp",
         }
     }
 
@@ -120,6 +142,7 @@ impl CcConfig {
             CcConfig::Generic(c) => AnyCc::Generic(Generic::new(c, mss, max_window)),
             CcConfig::Tahoe(c) => AnyCc::Tahoe(Tahoe::new(c, mss, max_window)),
             CcConfig::Reno(c) => AnyCc::Reno(Reno::new(c, mss, max_window)),
+            CcConfig::PacketPair(c) => AnyCc::PacketPair(PacketPair::new(c, mss, max_window)),
         }
     }
 
@@ -128,6 +151,7 @@ impl CcConfig {
             CcConfig::Generic(c) => RtoStyle::Generic { alpha: c.alpha, beta: c.beta },
             CcConfig::Tahoe(c) => c.rto.style(),
             CcConfig::Reno(c) => c.rto.style(),
+            CcConfig::PacketPair(c) => c.rto.style(),
         }
     }
 
@@ -136,6 +160,7 @@ impl CcConfig {
             CcConfig::Generic(c) => c.initial_rto,
             CcConfig::Tahoe(c) => c.rto.initial_rto,
             CcConfig::Reno(c) => c.rto.initial_rto,
+            CcConfig::PacketPair(c) => c.rto.initial_rto,
         }
     }
 }
@@ -177,6 +202,7 @@ pub enum AnyCc {
     Generic(Generic),
     Tahoe(Tahoe),
     Reno(Reno),
+    PacketPair(PacketPair),
 }
 
 macro_rules! dispatch {
@@ -185,6 +211,7 @@ macro_rules! dispatch {
             AnyCc::Generic($c) => $e,
             AnyCc::Tahoe($c) => $e,
             AnyCc::Reno($c) => $e,
+            AnyCc::PacketPair($c) => $e,
         }
     };
 }
@@ -213,6 +240,14 @@ impl CongestionControl for AnyCc {
     fn dupack_threshold(&self) -> Option<u32> {
         dispatch!(self, c => c.dupack_threshold())
     }
+    #[inline]
+    fn pacing_rate(&self) -> Option<u64> {
+        dispatch!(self, c => c.pacing_rate())
+    }
+    #[inline]
+    fn burst_pkts(&self) -> u32 {
+        dispatch!(self, c => c.burst_pkts())
+    }
 }
 
 #[cfg(test)]
@@ -225,6 +260,8 @@ pub(crate) mod test_util {
             acked_pkts: 1,
             rtt: SimDuration::from_millis(100),
             in_flight_pkts: 0,
+            sent: SimTime::from_millis(t_ms.saturating_sub(100)),
+            flags: 0,
         });
     }
 

@@ -3,7 +3,7 @@
 
 use super::raw;
 use super::{Change, Flow, FlowSpec, Link, Node, Phase, QdiscKind, Scenario, ScenarioError};
-use crate::cc::{CcConfig, GenericConfig, JkRtoConfig, RenoConfig, TahoeConfig};
+use crate::cc::{CcConfig, GenericConfig, JkRtoConfig, PacketPairConfig, RenoConfig, TahoeConfig};
 use crate::time::SimDuration;
 use crate::units::{self, Limit};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -570,7 +570,32 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
                 Ok(CcConfig::Tahoe(TahoeConfig { initial_window: iw, initial_ssthresh: iss, dupack_threshold: dup, rto }))
             }
         }
-        _ => Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno"))),
+        "pp" | "packet_pair" => {
+            let mut c = PacketPairConfig::default();
+            for (k, v) in params {
+                let f = format!("{pfield}.{k}");
+                match k.as_str() {
+                    "setpoint" => c.setpoint_pkts = float_param(cx, &f, v)?,
+                    "alpha" => {
+                        let a = float_param(cx, &f, v)?;
+                        if a >= 1.0 {
+                            return Err(cx.err(f, "must be below 1 (the weight of the previous estimate)"));
+                        }
+                        c.alpha = Some(a);
+                    }
+                    "initial_rto" => c.rto.initial_rto = cx.time(&f, v)?,
+                    "min_rto" => c.rto.min_rto = cx.time(&f, v)?,
+                    "max_rto" => c.rto.max_rto = cx.time(&f, v)?,
+                    "rto_k" => c.rto.k = int_param(cx, &f, v)?,
+                    _ => return Err(unknown(k, "setpoint, alpha, initial_rto, min_rto, max_rto, rto_k")),
+                }
+            }
+            if c.rto.max_rto < c.rto.min_rto {
+                return Err(cx.err(format!("{pfield}.max_rto"), "must not be below min_rto"));
+            }
+            Ok(CcConfig::PacketPair(c))
+        }
+        _ => Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno, pp"))),
     }
 }
 

@@ -18,6 +18,15 @@
 //!   samples every new ack from the timestamp echo. Reported RTT statistics and the
 //!   `rtt` series use the echo of every ack (the true RTT of that transmission).
 //!
+//! Pacing (rate-based policies, `CongestionControl::pacing_rate`): when the policy
+//! returns a rate, the sender emits bursts of `burst_pkts()` back-to-back packets (the
+//! first marked `FLAG_PAIR_FIRST`, the second `FLAG_PAIR_SECOND`), one burst every
+//! `burst * data_size * 8 / rate` seconds, and only when the window has room for the
+//! whole burst (or the window is smaller than a burst). The next burst is due one gap
+//! after the previous one left; if the window held it back longer it leaves as soon as
+//! an ack makes room. The pacing deadline is a second `LazyTimer` (`pace`), scheduled by
+//! the simulation like the retransmission timer; it costs nothing for window policies.
+//!
 //! Receiver: acknowledges every data packet with a cumulative ack carrying the next
 //! expected sequence number (Keshav 1991 section 4: "the sequence number of the highest
 //! in-sequence data packet received so far", shifted by one), echoing the data packet's
@@ -30,8 +39,8 @@ use super::seqmap::SeqBitmap;
 use super::timer::LazyTimer;
 use super::{FlowCounters, RttStats};
 use crate::cc::{AckSample, AnyCc, CcConfig, CongestionControl, LossKind, LossSample};
-use crate::packet::{Packet, PacketKind, FLAG_RETX};
-use crate::time::SimTime;
+use crate::packet::{Packet, PacketKind, FLAG_PAIR_FIRST, FLAG_PAIR_SECOND, FLAG_RETX};
+use crate::time::{tx_time, SimTime};
 use crate::trace::{Recorder, SeriesId};
 
 /// Which time series this flow records.
@@ -54,6 +63,10 @@ pub struct WindowFlow {
     pub cc: AnyCc,
     rto: RtoEstimator,
     pub timer: LazyTimer,
+    /// Pacing timer: when the next paced burst is due (rate-based policies only).
+    pub pace: LazyTimer,
+    /// Earliest time the next paced burst may leave.
+    next_send: SimTime,
     /// Template of this flow's data packets (route, conversation, size).
     data: Packet,
     /// Template of this flow's acks.
@@ -82,6 +95,8 @@ impl WindowFlow {
             cc: cc.build(mss, max_window),
             rto: RtoEstimator::new(cc.rto_style(), cc.initial_rto()),
             timer: LazyTimer::default(),
+            pace: LazyTimer::default(),
+            next_send: SimTime::ZERO,
             data,
             ack,
             snd_una: 0,
@@ -122,11 +137,15 @@ impl WindowFlow {
     }
 
     fn send(&mut self, now: SimTime, seq: u32, out: &mut Vec<Packet>) {
+        self.send_marked(now, seq, 0, out)
+    }
+
+    fn send_marked(&mut self, now: SimTime, seq: u32, mark: u8, out: &mut Vec<Packet>) {
         let retx = seq < self.snd_max;
         let mut p = self.data;
         p.seq = seq;
         p.ts = now;
-        p.flags = if retx { FLAG_RETX } else { 0 };
+        p.flags = if retx { FLAG_RETX | mark } else { mark };
         out.push(p);
         self.counters.sent += 1;
         if retx {
@@ -140,6 +159,10 @@ impl WindowFlow {
     }
 
     fn try_send(&mut self, now: SimTime, out: &mut Vec<Packet>, rec: &mut Recorder) {
+        if let Some(rate) = self.cc.pacing_rate() {
+            self.try_send_paced(now, rate, out, rec);
+            return;
+        }
         let limit = self.snd_una + self.window_pkts();
         while self.snd_nxt < limit {
             if self.snd_nxt >= self.snd_max && now >= self.stop {
@@ -150,6 +173,46 @@ impl WindowFlow {
             self.snd_max = self.snd_max.max(self.snd_nxt);
         }
         rec.record(self.trace.outstanding, now, || self.outstanding() as f64);
+    }
+
+    /// Paced sending: bursts of `burst_pkts()` at the policy's rate, within the window.
+    fn try_send_paced(&mut self, now: SimTime, rate_bps: u64, out: &mut Vec<Packet>, rec: &mut Recorder) {
+        let window = self.window_pkts();
+        let burst = self.cc.burst_pkts().clamp(1, window);
+        let limit = self.snd_una + window;
+        self.pace.deadline = None;
+        while self.snd_nxt + burst <= limit {
+            if now < self.next_send {
+                self.pace.deadline = Some(self.next_send);
+                break;
+            }
+            let mut n = 0;
+            while n < burst {
+                if self.snd_nxt >= self.snd_max && now >= self.stop {
+                    break;
+                }
+                let mark = match (burst, n) {
+                    (1, _) => 0,
+                    (_, 0) => FLAG_PAIR_FIRST,
+                    (_, 1) => FLAG_PAIR_SECOND,
+                    _ => 0,
+                };
+                self.send_marked(now, self.snd_nxt, mark, out);
+                self.snd_nxt += 1;
+                self.snd_max = self.snd_max.max(self.snd_nxt);
+                n += 1;
+            }
+            if n == 0 {
+                break;
+            }
+            self.next_send = now + tx_time((n as u64 * self.mss).min(u32::MAX as u64) as u32, rate_bps);
+        }
+        rec.record(self.trace.outstanding, now, || self.outstanding() as f64);
+    }
+
+    /// The pacing timer expired: send the burst that is due.
+    pub fn on_pace(&mut self, now: SimTime, out: &mut Vec<Packet>, rec: &mut Recorder) {
+        self.try_send(now, out, rec);
     }
 
     fn record_window(&self, now: SimTime, rec: &mut Recorder) {
@@ -164,6 +227,8 @@ impl WindowFlow {
         self.counters.acks_arrived += 1;
         let sample = now - ack.ts;
         self.rtt.add(sample.as_ps());
+        self.counters.rtt_samples += 1;
+        self.counters.rtt_sum_ps += sample.as_ps() as u128;
         rec.record(self.trace.rtt, now, || sample.as_secs_f64());
 
         if ack.seq > self.snd_una {
@@ -183,7 +248,14 @@ impl WindowFlow {
             } else {
                 self.rto.sample(sample);
             }
-            self.cc.on_ack(&AckSample { now, acked_pkts: acked, rtt: sample, in_flight_pkts: self.outstanding() });
+            self.cc.on_ack(&AckSample {
+                now,
+                acked_pkts: acked,
+                rtt: sample,
+                in_flight_pkts: self.outstanding(),
+                sent: ack.ts,
+                flags: ack.flags,
+            });
             self.timer.deadline = (self.snd_una < self.snd_max).then(|| now + self.rto.rto());
             self.record_window(now, rec);
             self.try_send(now, out, rec);
