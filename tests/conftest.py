@@ -35,6 +35,7 @@ KESHAV_PAIRS = {
     "G/FQ": {"defaults.cc": "generic", "defaults.qdisc": "fq"},
     "JK/FCFS": {"defaults.cc": "tahoe", "defaults.qdisc": "fcfs"},
     "JK/FQ": {"defaults.cc": "tahoe", "defaults.qdisc": "fq"},
+    "PP/FQ": {"defaults.cc": "pp", "defaults.qdisc": "fq"},
 }
 
 

@@ -17,6 +17,8 @@ from typing import Any, Protocol
 # name -> module (in this package). Add a reproduction here.
 _REGISTRY: dict[str, str] = {
     "keshav-s1": "keshav_s1",
+    "keshav-s2": "keshav_s2",
+    "keshav-s3": "keshav_s3",
 }
 
 

@@ -4,7 +4,7 @@ Scenario 1: two FTP sources and an on/off CBR background source share an 80 kbps
 (10 pkt/s) bottleneck with 2 s propagation delay (``scenarios/keshav-s1.toml``). We run
 the scenario once per protocol pair (flow control / queueing discipline) and compare the
 per-phase throughput, loss and retransmission rates with Table 2, and plot Figure 2
-(JK/FCFS window of source 1). The set-up and the differences are discussed in
+(JK/FCFS window of source 1) and Figure 3 (PP/FQ packets outstanding of source 1). The set-up and the differences are discussed in
 docs/reproductions/keshav.md.
 """
 
@@ -20,8 +20,8 @@ from ccsim.reproduce import Progress, Report, Row, Table
 from ccsim.scenarios import scenario_path
 
 DESCRIPTION = (
-    "Keshav 1991, section 4.1, Scenario 1: Table 2 (G/FCFS, G/FQ, JK/FCFS, JK/FQ) "
-    "and Figure 2 (JK/FCFS window)"
+    "Keshav 1991, section 4.1, Scenario 1: Table 2 (G/FCFS, G/FQ, JK/FCFS, JK/FQ, PP/FQ), "
+    "Figure 2 (JK/FCFS window) and Figure 3 (PP/FQ packets outstanding)"
 )
 
 SCENARIO = "keshav-s1"
@@ -32,9 +32,8 @@ PAIRS: dict[str, dict[str, str]] = {
     "G/FQ": {"defaults.cc": "generic", "defaults.qdisc": "fq"},
     "JK/FCFS": {"defaults.cc": "tahoe", "defaults.qdisc": "fcfs"},
     "JK/FQ": {"defaults.cc": "tahoe", "defaults.qdisc": "fq"},
+    "PP/FQ": {"defaults.cc": "pp", "defaults.qdisc": "fq"},
 }
-# Rows of Table 2 we cannot run yet (Packet-Pair flow control is a later issue).
-NOT_IMPLEMENTED = {"PP/FQ": "not yet implemented"}
 ROWS = ["G/FCFS", "G/FQ", "JK/FCFS", "JK/FQ", "PP/FQ"]
 
 PHASES = ["bg-off", "bg-on"]
@@ -130,6 +129,9 @@ def reproduce(out_dir: Path, progress: Progress) -> Report:
     files.append(
         figure2(results["JK/FCFS"], out_dir / "figure2_jk_fcfs_window.png", rtt_s, depth_pkts)
     )
+    files.append(
+        figure3(results["PP/FQ"], out_dir / "figure3_pp_fq_outstanding.png", rtt_s, depth_pkts)
+    )
 
     tables = [
         Table(
@@ -141,8 +143,8 @@ def reproduce(out_dir: Path, progress: Progress) -> Report:
         for phase in PHASES
     ]
     notes = [
-        f"Figure 2 units: 1 round trip = {rtt_s:g} s, 1 pipeline depth = {depth_pkts:g} packets.",
-        "PP/FQ (Packet-Pair) is not yet implemented; its paper values are shown for reference.",
+        f"Figures 2 and 3 units: 1 round trip = {rtt_s:g} s, "
+        f"1 pipeline depth = {depth_pkts:g} packets.",
     ]
     return Report(SCENARIO, rows, tables, files, notes)
 
@@ -160,9 +162,7 @@ def table_rows(results: dict[str, ccsim.Results]) -> list[Row]:
                     if phases is not None:
                         flow = _flow(phases[phase], SOURCE_FLOW[source])
                         ours = float(flow[METRIC_KEY[metric]])
-                    rows.append(
-                        Row(label, col, ours, paper.get((label, col)), NOT_IMPLEMENTED.get(label))
-                    )
+                    rows.append(Row(label, col, ours, paper.get((label, col))))
     return rows
 
 
@@ -192,9 +192,42 @@ def write_csv(rows: list[Row], path: Path) -> Path:
 
 def figure2(results: ccsim.Results, path: Path, rtt_s: float, depth_pkts: float) -> Path:
     """Figure 2: source 1's window (JK/FCFS), time in round trips, window in pipeline depths."""
+    return _window_figure(
+        results,
+        "ftp1.cwnd",
+        path,
+        rtt_s,
+        depth_pkts,
+        "source 1 window",
+        "Scenario 1: JK/FCFS window dynamics for source 1 (cf. Keshav 1991, Figure 2)",
+    )
+
+
+def figure3(results: ccsim.Results, path: Path, rtt_s: float, depth_pkts: float) -> Path:
+    """Figure 3: source 1's packets outstanding (PP/FQ), in pipeline depths vs round trips."""
+    return _window_figure(
+        results,
+        "ftp1.outstanding",
+        path,
+        rtt_s,
+        depth_pkts,
+        "source 1 packets outstanding",
+        "Scenario 1: PP/FQ number of outstanding packets (cf. Keshav 1991, Figure 3)",
+    )
+
+
+def _window_figure(
+    results: ccsim.Results,
+    series: str,
+    path: Path,
+    rtt_s: float,
+    depth_pkts: float,
+    label: str,
+    title: str,
+) -> Path:
     from ccsim import plots
 
-    t, cwnd = plots.extend_to(results.series("ftp1.cwnd"), results.sim_time_s)
+    t, cwnd = plots.extend_to(results.series(series), results.sim_time_s)
     fig = plots.new_figure()
     ax = fig.add_subplot()
     for phase in results.raw.get("phases", []):
@@ -211,13 +244,13 @@ def figure2(results: ccsim.Results, path: Path, rtt_s: float, depth_pkts: float)
         where="post",
         linewidth=0.8,
         color="C0",
-        label="source 1 window",
+        label=label,
     )
     ax.set_xlim(0, results.sim_time_s / rtt_s)
     ax.set_ylim(0, 1.3 * max([1.0, *(w / depth_pkts for w in cwnd)]))  # room for the legend
     ax.set_xlabel(f"time (round trips of {rtt_s:g} s)")
     ax.set_ylabel(f"window (pipeline depths of {depth_pkts:g} packets)")
-    ax.set_title("Scenario 1: JK/FCFS window dynamics for source 1 (cf. Keshav 1991, Figure 2)")
+    ax.set_title(title)
     ax.legend(loc="upper right")
     plots.save(fig, path)
     return path

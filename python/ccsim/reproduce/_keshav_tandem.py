@@ -1,0 +1,237 @@
+"""Shared code of Keshav 1991 Scenarios 2 and 3 (sections 4.2 and 4.3).
+
+Both scenarios run two FTP sources across three tandem bottlenecks with Poisson cross
+traffic (``scenarios/keshav-s2.toml``, ``scenarios/keshav-s3.toml``; the topology is our
+reconstruction, see docs/reproductions/keshav-s2-s3.md). Each protocol pair is one run;
+the table values are, as in the paper, means over several large sub-intervals of that
+run (the scenario's ``[measure] interval``), with the standard deviation of those
+interval means beside them.
+"""
+
+from __future__ import annotations
+
+import csv
+import statistics
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import ccsim
+from ccsim import _ccsim
+from ccsim.reproduce import Progress, Report, Row, Table
+from ccsim.scenarios import scenario_path
+
+PAIRS: dict[str, dict[str, str]] = {
+    "G/FCFS": {"defaults.cc": "generic", "defaults.qdisc": "fcfs"},
+    "G/FQ": {"defaults.cc": "generic", "defaults.qdisc": "fq"},
+    "JK/FCFS": {"defaults.cc": "tahoe", "defaults.qdisc": "fcfs"},
+    "JK/FQ": {"defaults.cc": "tahoe", "defaults.qdisc": "fq"},
+    "PP/FQ": {"defaults.cc": "pp", "defaults.qdisc": "fq"},
+}
+ROWS = list(PAIRS)
+METRICS = ["throughput", "delay", "loss", "retransmission"]
+SOURCES = ["1", "2"]
+SOURCE_FLOW = {"1": "ftp1", "2": "ftp2"}
+# Interval counters behind each metric: packets/s, except delay (s, mean round trip of
+# the acks that arrived in the interval).
+METRIC_KEY = {
+    "throughput": "goodput_pps",
+    "delay": "delay_mean_s",
+    "loss": "loss_pps",
+    "retransmission": "retransmission_pps",
+}
+
+
+def column(metric: str, source: str, sd: bool = False) -> str:
+    return f"{metric} {source}{' sd' if sd else ''}"
+
+
+COLUMNS = [column(m, s, sd) for m in METRICS for s in SOURCES for sd in (False, True)]
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What differs between Scenario 2 and Scenario 3."""
+
+    scenario: str
+    table: str
+    # {row: {column: value}} of the paper's table, only cells we can read unambiguously.
+    paper: dict[str, dict[str, float]]
+    # Notes on rows whose paper cells are missing from our copy.
+    paper_notes: dict[str, str]
+    # (file name, pair, series, title, time window in round trips or None)
+    figures: list[tuple[str, str, list[str], str, tuple[float, float] | None]]
+
+
+def paper_row(
+    thr_delay: tuple[float | None, ...], loss_retx: tuple[float | None, ...] | None
+) -> dict[str, float]:
+    """Cells of one paper row.
+
+    ``thr_delay`` is the eight numbers printed in the throughput/delay table, read as
+    (mean, sd) pairs for throughput 1, throughput 2, delay 1, delay 2 (the italics of
+    Table 3 mark every second number as a standard deviation); None where the paper's
+    cell is empty. ``loss_retx``: loss 1, loss 2, retransmission 1, retransmission 2
+    means, or None where our copy of the table cannot be read unambiguously.
+    """
+    keys = [column(m, s, sd) for m in ("throughput", "delay") for s in SOURCES for sd in (False, True)]
+    cells = {k: v for k, v in zip(keys, thr_delay, strict=True) if v is not None}
+    if loss_retx is not None:
+        lk = [column(m, s) for m in ("loss", "retransmission") for s in SOURCES]
+        cells.update({k: v for k, v in zip(lk, loss_retx, strict=True) if v is not None})
+    return {k: float(v) for k, v in cells.items()}
+
+
+def figure_units(path: Path) -> tuple[float, float]:
+    """(minimum round trip in s, pipeline depth in packets) from the scenario file.
+
+    The minimum round trip is twice the sum of the slow lines' propagation delays
+    (2 x 3 x 2 s = 12 s); the pipeline depth is the slow-line rate in packets/s times it
+    (10 pkt/s x 12 s = 120 packets), as the paper states for Scenario 2.
+    """
+    doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    slow = [link for link in doc["links"] if str(link.get("name", "")).startswith("b")]
+    one_way = sum(_ccsim.parse_time(link.get("delay", "0s")) for link in slow)
+    rate_bps = _ccsim.parse_rate(slow[0]["rate"])
+    data_bytes = _ccsim.parse_size(doc.get("defaults", {}).get("data_size", "1000B"))
+    rtt_s = 2 * one_way
+    return rtt_s, rate_bps / (8 * data_bytes) * rtt_s
+
+
+def interval_stats(results: ccsim.Results, flow: str, key: str) -> tuple[float, float]:
+    """Mean and sample standard deviation of a counter over the run's intervals."""
+    values = []
+    for iv in results.raw["intervals"]:
+        entry = next(f for f in iv["flows"] if f["name"] == flow)
+        if entry[key] is not None:
+            values.append(float(entry[key]))
+    if len(values) < 2:
+        raise ValueError(
+            f"{results.raw['scenario']}: need at least two measure intervals with values of "
+            f"{key!r} for {flow!r}; set [measure] interval to a fraction of the duration"
+        )
+    return statistics.fmean(values), statistics.stdev(values)
+
+
+def table_rows(spec: Spec, results: dict[str, ccsim.Results]) -> list[Row]:
+    rows = []
+    for label in ROWS:
+        paper = spec.paper.get(label, {})
+        for metric in METRICS:
+            for source in SOURCES:
+                mean, sd = interval_stats(results[label], SOURCE_FLOW[source], METRIC_KEY[metric])
+                note = spec.paper_notes.get(label) if metric in ("loss", "retransmission") else None
+                for is_sd, ours in ((False, mean), (True, sd)):
+                    col = column(metric, source, is_sd)
+                    rows.append(Row(label, col, ours, paper.get(col), note))
+    return rows
+
+
+def write_csv(rows: list[Row], path: Path) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["row", "column", "ours", "paper", "note"])
+        for r in rows:
+            writer.writerow(
+                [
+                    r.row,
+                    r.column,
+                    "" if r.ours is None else repr(r.ours),
+                    "" if r.paper is None else repr(r.paper),
+                    r.note or "",
+                ]
+            )
+    return path
+
+
+def run_pairs(
+    spec: Spec, out_dir: Path, progress: Progress
+) -> tuple[dict[str, ccsim.Results], list[Path]]:
+    base = ccsim.load(scenario_path(spec.scenario))
+    runs_dir = out_dir / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    progress.start(len(PAIRS))
+    results: dict[str, ccsim.Results] = {}
+    files: list[Path] = []
+    for label, pair in PAIRS.items():
+        progress.step(f"{spec.scenario} {label}")
+        scenario = base
+        for key, value in pair.items():
+            scenario = scenario.set(key, value)
+        results[label] = ccsim.run(scenario)
+        run_file = runs_dir / f"{label.replace('/', '-')}.json"
+        run_file.write_text(results[label].to_json(indent=2) + "\n", encoding="utf-8")
+        files.append(run_file)
+    progress.done()
+    return results, files
+
+
+def reproduce(spec: Spec, out_dir: Path, progress: Progress) -> Report:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results, files = run_pairs(spec, out_dir, progress)
+    rows = table_rows(spec, results)
+    files.append(write_csv(rows, out_dir / f"{spec.table.lower().replace(' ', '')}.csv"))
+    rtt_s, depth = figure_units(scenario_path(spec.scenario))
+    for name, pair, series, title, window in spec.figures:
+        files.append(window_figure(results[pair], series, out_dir / name, rtt_s, depth, title, window))
+    n_iv = len(results["PP/FQ"].raw["intervals"])
+    iv_s = results["PP/FQ"].raw["intervals"][0]["end_s"] - results["PP/FQ"].raw["intervals"][0]["start_s"]
+    tables = [
+        Table(
+            title=f"{spec.table}: throughput (pkt/s) and delay (s, mean round trip): ours (paper)",
+            rows=ROWS,
+            columns=_headers(("throughput", "delay")),
+        ),
+        Table(
+            title=f"{spec.table}: loss and retransmission rates (pkt/s): ours (paper)",
+            rows=ROWS,
+            columns=_headers(("loss", "retransmission")),
+        ),
+    ]
+    notes = [
+        f"Means and standard deviations over {n_iv} intervals of {iv_s:g} s of one run "
+        "(the paper: 'mean values over several large subintervals of the same simulation run').",
+        f"Figure units: 1 round trip = {rtt_s:g} s, 1 pipeline depth = {depth:g} packets.",
+    ]
+    return Report(spec.scenario, rows, tables, files, notes)
+
+
+def _headers(metrics: tuple[str, ...]) -> list[tuple[str, str]]:
+    return [
+        (column(m, s, sd), f"{m}\n{s}{' sd' if sd else ''}")
+        for m in metrics
+        for s in SOURCES
+        for sd in (False, True)
+    ]
+
+
+def window_figure(
+    results: ccsim.Results,
+    series: list[str],
+    path: Path,
+    rtt_s: float,
+    depth_pkts: float,
+    title: str,
+    window: tuple[float, float] | None,
+) -> Path:
+    """Series in pipeline depths against time in round trips (the paper's axes)."""
+    from ccsim import plots
+
+    fig = plots.new_figure()
+    ax = fig.add_subplot()
+    peak = 0.5
+    for i, name in enumerate(series):
+        t, v = plots.extend_to(results.series(name), results.sim_time_s)
+        ys = [x / depth_pkts for x in v]
+        ax.step([x / rtt_s for x in t], ys, where="post", linewidth=0.8, color=f"C{i}", label=name)
+        peak = max(peak, *ys)
+    lo, hi = window if window is not None else (0.0, results.sim_time_s / rtt_s)
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(0, 1.3 * peak)
+    ax.set_xlabel(f"time (round trips of {rtt_s:g} s)")
+    ax.set_ylabel(f"pipeline depths of {depth_pkts:g} packets")
+    ax.set_title(title)
+    ax.legend(loc="upper right")
+    plots.save(fig, path)
+    return path
+
