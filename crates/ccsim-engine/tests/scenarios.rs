@@ -271,3 +271,68 @@ fn route_change_moves_the_round_trip_time() {
     assert!((before - 0.11144).abs() < 1e-6, "{before}");
     assert!((after - 0.31144).abs() < 1e-6, "{after}");
 }
+
+const PP_ALONE: &str = r#"
+# One Packet-Pair source alone on a Fair Queueing bottleneck: Keshav Scenario 1's line
+# (80 kbps = 10 pkt/s, 2 s each way) without the other sources. The window limit (60)
+# exceeds pipe + setpoint (41 + 4), so only the rate limits the source; the initial
+# timeout (6 s, 4.3BSD's initial value) exceeds the 4.1 s round trip, so the first pair
+# is not retransmitted before its acks return.
+[scenario]
+name = "pp-alone"
+duration = "400s"
+[defaults]
+cc = "pp"
+qdisc = "fq"
+buffer = "40pkt"
+max_window = "60pkt"
+[nodes]
+hosts = ["src", "dst"]
+routers = ["sw"]
+[[links]]
+between = ["src", "sw"]
+rate = "800kbps"
+[[links]]
+between = ["sw", "dst"]
+rate = "80kbps"
+delay = "2s"
+[[flows]]
+name = "pp"
+from = "src"
+to = "dst"
+[flows.params]
+initial_rto = "6s"
+[[phases]]
+name = "after-three-rtts"
+start = "12.8s"
+end = "400s"
+[measure]
+series = ["pp.outstanding"]
+"#;
+
+#[test]
+fn packet_pair_alone_reaches_the_bottleneck_rate_within_three_round_trips() {
+    // Round trip: 10 ms (access tx) + 100 ms (bottleneck tx) + 2 x 2 s + 0.4 + 4 ms (ack tx
+    // on 800 kbps and 80 kbps) = 4.1144 s. The first pair's acks return ~4.21 s after the
+    // start, 100 ms apart (one bottleneck service time), so the probe is 10 pkt/s and the
+    // source sends at 10 pkt/s from then on: the bottleneck is busy from ~4.3 s. Three
+    // round trips (12.35 s) later it must be fully used: goodput 10 pkt/s, no loss.
+    let r = run(PP_ALONE, &[], None);
+    let p = r.phases.iter().find(|p| p.name == "after-three-rtts").unwrap();
+    let f = &p.flows[0];
+    assert!((f.goodput_pps - 10.0).abs() < 0.05, "goodput {} pkt/s", f.goodput_pps);
+    assert_eq!(r.flows[0].dropped_pkts, 0);
+    assert_eq!(r.flows[0].retransmitted_pkts, 0);
+    // Queue: the control law aims at the setpoint of 4 packets. Sampled at every change,
+    // the outstanding count in steady state is the pipe (10 pkt/s x 4.1144 s = 41.1) plus
+    // the queue, so it stays between 41 + 4 - 2 and 41 + 4 + 2 (a pair adds two at once).
+    let bott = p.links.iter().find(|l| l.name == "sw->dst").unwrap();
+    assert!(bott.utilization > 0.995, "utilisation {}", bott.utilization);
+    assert!((bott.queue_mean_pkts - 4.0).abs() < 1.5, "mean queue {} packets", bott.queue_mean_pkts);
+    let s = r.series.iter().find(|s| s.name == "pp.outstanding").unwrap();
+    for (t, v) in s.t.iter().zip(&s.v) {
+        if *t > 40.0 {
+            assert!((42.0..=48.0).contains(v), "outstanding {v} at {t} s");
+        }
+    }
+}
