@@ -36,6 +36,12 @@ KESHAV_PAIRS = {
     "JK/FCFS": {"defaults.cc": "tahoe", "defaults.qdisc": "fcfs"},
     "JK/FQ": {"defaults.cc": "tahoe", "defaults.qdisc": "fq"},
     "PP/FQ": {"defaults.cc": "pp", "defaults.qdisc": "fq"},
+    "PP/FQ per-probe": {
+        "defaults.cc": "pp",
+        "defaults.qdisc": "fq",
+        "flows.ftp1.params.update": "probe",
+        "flows.ftp2.params.update": "probe",
+    },
 }
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import DATA, FLOW_KEYS, KESHAV, LINK_KEYS, TOP_KEYS, run_cli
 
-ROWS = ["G/FCFS", "G/FQ", "JK/FCFS", "JK/FQ", "PP/FQ"]
+ROWS = ["G/FCFS", "G/FQ", "JK/FCFS", "JK/FQ", "PP/FQ", "PP/FQ per-probe"]
 COLUMNS = [
     f"{phase} {metric} {source}"
     for phase in ("bg-off", "bg-on")
@@ -152,6 +152,10 @@ def test_reproduce_json_pp_fq_is_run_beside_the_paper(reproduction):
     assert pp["bg-off throughput 1"]["ours"] > 2.5
     assert pp["bg-on throughput 2"]["ours"] > 2.5
     assert all("note" not in r for r in rows)
+    # The per-probe variant is compared with the same paper row.
+    probe = {r["column"]: r for r in rows if r["row"] == "PP/FQ per-probe"}
+    assert {c: r["paper"] for c, r in probe.items()} == {c: r["paper"] for c, r in pp.items()}
+    assert all(r["ours"] is not None for r in probe.values())
 
 
 def test_reproduce_ours_are_the_phase_rates(reproduction, keshav_runs):
@@ -172,7 +176,11 @@ def test_reproduce_writes_table_and_figure(reproduction):
     with (out_dir / "table2.csv").open() as f:
         table = list(csv.DictReader(f))
     assert [(r["row"], r["column"]) for r in table] == [(r["row"], r["column"]) for r in rows]
-    for name in ("figure2_jk_fcfs_window.png", "figure3_pp_fq_outstanding.png"):
+    for name in (
+        "figure2_jk_fcfs_window.png",
+        "figure3_pp_fq_outstanding.png",
+        "figure3_pp_fq_per_probe_outstanding.png",
+    ):
         assert (out_dir / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

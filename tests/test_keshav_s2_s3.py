@@ -17,7 +17,7 @@ from ccsim.scenarios import scenario_path
 
 from conftest import run_cli
 
-ROWS = ["G/FCFS", "G/FQ", "JK/FCFS", "JK/FQ", "PP/FQ"]
+ROWS = ["G/FCFS", "G/FQ", "JK/FCFS", "JK/FQ", "PP/FQ", "PP/FQ per-probe"]
 COLUMNS = [
     f"{m} {s}{sd}"
     for m in ("throughput", "delay", "loss", "retransmission")
@@ -66,6 +66,9 @@ def test_paper_values(reproduction):
     assert cell[("G/FCFS", "loss 1")]["paper"] is None
     assert "ambiguous" in cell[("G/FCFS", "loss 1")]["note"]
     assert cell[("PP/FQ", "loss 1")]["paper"] == 0
+    # The per-probe variant is compared with the paper's PP/FQ row.
+    for col in COLUMNS:
+        assert cell[("PP/FQ per-probe", col)]["paper"] == cell[("PP/FQ", col)]["paper"]
 
 
 def test_ours_are_interval_means_and_deviations(reproduction):
@@ -98,7 +101,7 @@ def test_csv_and_figures_written(reproduction):
             (r["row"], r["column"]) for r in rows
         ]
     figures = sorted(out_dir.glob("*.png"))
-    assert len(figures) == (3 if name == "keshav-s2" else 2)
+    assert len(figures) == (4 if name == "keshav-s2" else 3)
     assert all(p.read_bytes()[:8] == PNG for p in figures)
 
 

@@ -26,6 +26,8 @@ DESCRIPTION = (
 
 SCENARIO = "keshav-s1"
 
+PP_PER_PROBE = "PP/FQ per-probe"
+
 # Protocol pairs we run: row label -> overrides of scenarios/keshav-s1.toml.
 PAIRS: dict[str, dict[str, str]] = {
     "G/FCFS": {"defaults.cc": "generic", "defaults.qdisc": "fcfs"},
@@ -33,8 +35,18 @@ PAIRS: dict[str, dict[str, str]] = {
     "JK/FCFS": {"defaults.cc": "tahoe", "defaults.qdisc": "fcfs"},
     "JK/FQ": {"defaults.cc": "tahoe", "defaults.qdisc": "fq"},
     "PP/FQ": {"defaults.cc": "pp", "defaults.qdisc": "fq"},
+    # Packet-Pair with its rate recomputed at every probe rather than once per round
+    # trip (see docs/reproductions/keshav-pp.md); compared with the same paper row.
+    PP_PER_PROBE: {
+        "defaults.cc": "pp",
+        "defaults.qdisc": "fq",
+        "flows.ftp1.params.update": "probe",
+        "flows.ftp2.params.update": "probe",
+    },
 }
-ROWS = ["G/FCFS", "G/FQ", "JK/FCFS", "JK/FQ", "PP/FQ"]
+ROWS = ["G/FCFS", "G/FQ", "JK/FCFS", "JK/FQ", "PP/FQ", PP_PER_PROBE]
+# Rows compared with another row of the paper's table.
+PAPER_ROW = {PP_PER_PROBE: "PP/FQ"}
 
 PHASES = ["bg-off", "bg-on"]
 METRICS = ["throughput", "loss", "retransmission"]
@@ -132,6 +144,15 @@ def reproduce(out_dir: Path, progress: Progress) -> Report:
     files.append(
         figure3(results["PP/FQ"], out_dir / "figure3_pp_fq_outstanding.png", rtt_s, depth_pkts)
     )
+    files.append(
+        figure3(
+            results[PP_PER_PROBE],
+            out_dir / "figure3_pp_fq_per_probe_outstanding.png",
+            rtt_s,
+            depth_pkts,
+            " (rate per probe)",
+        )
+    )
 
     tables = [
         Table(
@@ -145,6 +166,8 @@ def reproduce(out_dir: Path, progress: Progress) -> Report:
     notes = [
         f"Figures 2 and 3 units: 1 round trip = {rtt_s:g} s, "
         f"1 pipeline depth = {depth_pkts:g} packets.",
+        f"PP/FQ chooses its rate once per round trip; {PP_PER_PROBE} at every pair probe. "
+        "Both are compared with the paper's PP/FQ row.",
     ]
     return Report(SCENARIO, rows, tables, files, notes)
 
@@ -162,7 +185,8 @@ def table_rows(results: dict[str, ccsim.Results]) -> list[Row]:
                     if phases is not None:
                         flow = _flow(phases[phase], SOURCE_FLOW[source])
                         ours = float(flow[METRIC_KEY[metric]])
-                    rows.append(Row(label, col, ours, paper.get((label, col))))
+                    paper_cell = paper.get((PAPER_ROW.get(label, label), col))
+                    rows.append(Row(label, col, ours, paper_cell))
     return rows
 
 
@@ -203,7 +227,9 @@ def figure2(results: ccsim.Results, path: Path, rtt_s: float, depth_pkts: float)
     )
 
 
-def figure3(results: ccsim.Results, path: Path, rtt_s: float, depth_pkts: float) -> Path:
+def figure3(
+    results: ccsim.Results, path: Path, rtt_s: float, depth_pkts: float, variant: str = ""
+) -> Path:
     """Figure 3: source 1's packets outstanding (PP/FQ), in pipeline depths vs round trips."""
     return _window_figure(
         results,
@@ -212,7 +238,7 @@ def figure3(results: ccsim.Results, path: Path, rtt_s: float, depth_pkts: float)
         rtt_s,
         depth_pkts,
         "source 1 packets outstanding",
-        "Scenario 1: PP/FQ number of outstanding packets (cf. Keshav 1991, Figure 3)",
+        f"Scenario 1: PP/FQ{variant} number of outstanding packets (cf. Keshav 1991, Figure 3)",
     )
 
 

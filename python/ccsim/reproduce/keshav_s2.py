@@ -50,6 +50,9 @@ SPEC = Spec(
         ("figure7_pp_fq_outstanding.png", "PP/FQ", ["ftp1.outstanding"],
          "Scenario 2: PP/FQ packets outstanding of source 1, first 100 round trips "
          "(cf. Keshav 1991, Figure 7)", (0.0, 100.0)),
+        ("figure7_pp_fq_per_probe_outstanding.png", "PP/FQ per-probe", ["ftp1.outstanding"],
+         "Scenario 2: PP/FQ (rate per probe) packets outstanding of source 1, first 100 "
+         "round trips (cf. Figure 7)", (0.0, 100.0)),
     ],
 )  # fmt: skip
 

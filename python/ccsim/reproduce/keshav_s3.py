@@ -44,6 +44,9 @@ SPEC = Spec(
          "Scenario 3: JK/FCFS windows of sources 1 (12 s) and 2 (24 s)", None),
         ("s3_pp_fq_outstanding.png", "PP/FQ", ["ftp1.outstanding", "ftp2.outstanding"],
          "Scenario 3: PP/FQ packets outstanding of sources 1 (12 s) and 2 (24 s)", None),
+        ("s3_pp_fq_per_probe_outstanding.png", "PP/FQ per-probe",
+         ["ftp1.outstanding", "ftp2.outstanding"],
+         "Scenario 3: PP/FQ (rate per probe) packets outstanding of sources 1 and 2", None),
     ],
 )  # fmt: skip
 

@@ -21,7 +21,7 @@ use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
 pub use generic::{Generic, GenericConfig};
-pub use packet_pair::{PacketPair, PacketPairConfig};
+pub use packet_pair::{PacketPair, PacketPairConfig, RateUpdate};
 pub use reno::{Reno, RenoConfig};
 pub use tahoe::{Tahoe, TahoeConfig};
 

@@ -28,7 +28,7 @@
 //! smoothed hard, a 30% change is tracked almost at once. (Khedkar and Keshav's exact
 //! membership functions are not in our sources: these are our reconstruction.)
 //!
-//! ## Control law (once per round trip)
+//! ## Control law (once per round trip, or at every probe)
 //! Let `S` be the packets outstanding (sent, not acknowledged) at the decision, `mu` the
 //! predicted service rate, `R` the propagation round trip (estimated as the smallest RTT
 //! sample seen), `H` the current round trip (the RTT sample of the ack that triggers the
@@ -47,6 +47,13 @@
 //! outstanding count, as the issue asks). In steady state `lambda = mu` and
 //! `S = mu R + B`: for Scenario 1 with the background on, 10/3 pkt/s x 4 s + 4 = 17.3
 //! packets outstanding, the "about 18 packets" of the paper's Figure 3 discussion.
+//! By default (`update = "rtt"`, as our issue specifies) the rate is chosen once per
+//! round trip: at the first ack at least one RTT after the previous decision. With
+//! `update = "probe"` the same law is re-evaluated at every probe (each pair's second
+//! ack), with the then-current `S`, `mu` and `H`; this is the per-probe form in which
+//! the source "immediately" follows a change of the service rate (the 1991 paper's
+//! words on Figure 3). Re-evaluating does not count the correction twice: `S` already
+//! contains every packet sent under the previous rate.
 //! The rate is kept at least one pair per round trip, `lambda >= 2 / H`, so the source
 //! never stops probing (a negative rate from a large queue estimate would otherwise
 //! silence it and leave it without new measurements).
@@ -81,14 +88,25 @@ pub struct PacketPairConfig {
     pub setpoint_pkts: f64,
     /// Fixed averaging constant in (0, 1); `None` (default) adapts it by the fuzzy rules.
     pub alpha: Option<f64>,
+    /// When the rate is recomputed. Default once per round trip.
+    pub update: RateUpdate,
     /// Retransmission timer.
     pub rto: JkRtoConfig,
 }
 
 impl Default for PacketPairConfig {
     fn default() -> Self {
-        PacketPairConfig { setpoint_pkts: 4.0, alpha: None, rto: JkRtoConfig::default() }
+        PacketPairConfig { setpoint_pkts: 4.0, alpha: None, update: RateUpdate::RoundTrip, rto: JkRtoConfig::default() }
     }
+}
+
+/// When the control law is evaluated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RateUpdate {
+    /// Once per round trip (scenario value "rtt").
+    RoundTrip,
+    /// At every pair probe (scenario value "probe").
+    Probe,
 }
 
 /// Weight of the previous error in the smoothed relative prediction error.
@@ -127,6 +145,7 @@ pub struct PacketPair {
     max_window: u32,
     setpoint: f64,
     fixed_alpha: Option<f64>,
+    update: RateUpdate,
     pub phase: Phase,
     /// Predicted bottleneck service rate, packets/s (0 before the first probe).
     pub mu: f64,
@@ -153,6 +172,7 @@ impl PacketPair {
             max_window: max_window.max(2),
             setpoint: cfg.setpoint_pkts,
             fixed_alpha: cfg.alpha,
+            update: cfg.update,
             phase: Phase::Startup,
             mu: 0.0,
             err: 0.0,
@@ -186,6 +206,7 @@ impl CongestionControl for PacketPair {
             self.rtt_prop_s = rtt_s;
         }
         let sent = s.sent;
+        let mut probed = false;
         if s.flags & FLAG_PAIR_FIRST != 0 {
             self.first_ack = Some((sent, s.now));
         } else if s.flags & FLAG_PAIR_SECOND != 0 {
@@ -193,6 +214,7 @@ impl CongestionControl for PacketPair {
                 let gap = s.now - at;
                 if t == sent && gap > SimDuration::ZERO && s.acked_pkts == 1 {
                     self.observe(1.0 / gap.as_secs_f64());
+                    probed = true;
                 }
             }
         }
@@ -205,7 +227,11 @@ impl CongestionControl for PacketPair {
                 }
             }
             Phase::Running => {
-                if s.now >= self.next_decision {
+                let due = match self.update {
+                    RateUpdate::RoundTrip => s.now >= self.next_decision,
+                    RateUpdate::Probe => probed,
+                };
+                if due {
                     let h = rtt_s.max(1e-9);
                     self.rate = next_rate(self.mu, s.in_flight_pkts as f64, self.rtt_prop_s, h, self.setpoint);
                     self.next_decision = s.now + s.rtt;
@@ -329,6 +355,24 @@ mod tests {
         assert!((next_rate(10.0, 68.0, 4.0, 4.0, 4.0) - 4.0).abs() < 1e-12);
         // Far above: floored at one pair per round trip (2 / 4 s = 0.5 pkt/s).
         assert_eq!(next_rate(10.0, 200.0, 4.0, 4.0, 4.0), 0.5);
+    }
+
+    #[test]
+    fn per_probe_update_recomputes_at_every_pair() {
+        let cfg = PacketPairConfig { update: RateUpdate::Probe, alpha: Some(0.5), ..Default::default() };
+        let mut pp = PacketPair::new(&cfg, 1000, 60);
+        ack(&mut pp, 0.0, 4.0, FLAG_PAIR_FIRST, 1);
+        ack(&mut pp, 0.0, 4.1, FLAG_PAIR_SECOND, 0);
+        assert!((pp.rate - 10.0).abs() < 1e-9);
+        // Next pair, well within the round trip: acks 0.2 s apart -> probe 5 pkt/s,
+        // mu = 0.5*10 + 0.5*5 = 7.5; S = 30, R = 4.0, H = 4.0:
+        // queue = 30 - 30 = 0, lambda = 7.5 + 4/4 = 8.5.
+        ack(&mut pp, 0.2, 4.2, FLAG_PAIR_FIRST, 31);
+        assert!((pp.rate - 10.0).abs() < 1e-9, "the first ack of a pair is no probe");
+        ack(&mut pp, 0.2, 4.4, FLAG_PAIR_SECOND, 30);
+        assert!((pp.mu - 7.5).abs() < 1e-9);
+        // H is this ack's RTT, 4.2 s: lambda = 7.5 + (4 - 0)/4.2.
+        assert!((pp.rate - (7.5 + 4.0 / 4.2)).abs() < 1e-9, "rate = {}", pp.rate);
     }
 
     #[test]

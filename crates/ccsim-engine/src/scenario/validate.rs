@@ -3,7 +3,7 @@
 
 use super::raw;
 use super::{Change, Flow, FlowSpec, Link, Node, Phase, QdiscKind, Scenario, ScenarioError};
-use crate::cc::{CcConfig, GenericConfig, JkRtoConfig, PacketPairConfig, RenoConfig, TahoeConfig};
+use crate::cc::{CcConfig, GenericConfig, JkRtoConfig, PacketPairConfig, RateUpdate, RenoConfig, TahoeConfig};
 use crate::time::SimDuration;
 use crate::units::{self, Limit};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -583,11 +583,18 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
                         }
                         c.alpha = Some(a);
                     }
+                    "update" => {
+                        c.update = match v.as_str() {
+                            Some("rtt") => RateUpdate::RoundTrip,
+                            Some("probe") => RateUpdate::Probe,
+                            _ => return Err(cx.err(f, format!("expected \"rtt\" (once per round trip) or \"probe\" (every pair), found {v}"))),
+                        }
+                    }
                     "initial_rto" => c.rto.initial_rto = cx.time(&f, v)?,
                     "min_rto" => c.rto.min_rto = cx.time(&f, v)?,
                     "max_rto" => c.rto.max_rto = cx.time(&f, v)?,
                     "rto_k" => c.rto.k = int_param(cx, &f, v)?,
-                    _ => return Err(unknown(k, "setpoint, alpha, initial_rto, min_rto, max_rto, rto_k")),
+                    _ => return Err(unknown(k, "setpoint, alpha, update, initial_rto, min_rto, max_rto, rto_k")),
                 }
             }
             if c.rto.max_rto < c.rto.min_rto {
