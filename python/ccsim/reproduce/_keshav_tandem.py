@@ -169,7 +169,7 @@ def run_pairs(
         for key, value in pair.items():
             scenario = scenario.set(key, value)
         results[label] = ccsim.run(scenario)
-        run_file = runs_dir / f"{label.replace('/', '-')}.json"
+        run_file = runs_dir / f"{label.replace('/', '-').replace(' ', '-')}.json"
         run_file.write_text(results[label].to_json(indent=2) + "\n", encoding="utf-8")
         files.append(run_file)
     progress.done()

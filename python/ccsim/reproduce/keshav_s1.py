@@ -130,7 +130,7 @@ def reproduce(out_dir: Path, progress: Progress) -> Report:
         for key, value in overrides.items():
             scenario = scenario.set(key, value)
         results[label] = ccsim.run(scenario)
-        run_file = runs_dir / f"{label.replace('/', '-')}.json"
+        run_file = runs_dir / f"{label.replace('/', '-').replace(' ', '-')}.json"
         run_file.write_text(results[label].to_json(indent=2) + "\n", encoding="utf-8")
         files.append(run_file)
     progress.done()
