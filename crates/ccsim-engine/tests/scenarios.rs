@@ -248,7 +248,7 @@ fn intervals_add_up_to_the_whole_run() {
 #[test]
 fn keshav_s1_conserves_packets_for_every_protocol_pair() {
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/keshav-s1.toml")).unwrap();
-    for cc in ["generic", "tahoe", "reno"] {
+    for cc in ["generic", "tahoe", "reno", "pp"] {
         for q in ["fcfs", "fq"] {
             let r = run(&text, &[&format!("defaults.cc={cc}"), &format!("defaults.qdisc={q}")], None);
             // The bottleneck never carries more than its rate (10 pkt/s): at most 9000
@@ -335,4 +335,31 @@ fn packet_pair_alone_reaches_the_bottleneck_rate_within_three_round_trips() {
             assert!((42.0..=48.0).contains(v), "outstanding {v} at {t} s");
         }
     }
+}
+
+#[test]
+fn packet_pair_parameters_are_checked_by_name() {
+    let text = PP_ALONE.replace("initial_rto = \"6s\"", "alpha = 1.5");
+    let o: Vec<String> = vec![];
+    let e = run_text(&text, "t.toml", &o, None).err().expect("alpha 1.5 must be refused").to_string();
+    assert!(e.contains("flows.pp.params.alpha") && e.contains("below 1"), "{e}");
+    let text = PP_ALONE.replace("initial_rto = \"6s\"", "update = \"sometimes\"");
+    let e = run_text(&text, "t.toml", &o, None).err().expect("bad update must be refused").to_string();
+    assert!(e.contains("flows.pp.params.update") && e.contains("\"probe\""), "{e}");
+    let text = PP_ALONE.replace("initial_rto = \"6s\"", "window = 3");
+    let e = run_text(&text, "t.toml", &o, None).err().expect("unknown parameter must be refused").to_string();
+    assert!(e.contains("flows.pp.params.window") && e.contains("setpoint"), "{e}");
+}
+
+#[test]
+fn packet_pair_per_probe_update_also_fills_the_bottleneck() {
+    // The same single source with the rate recomputed at every pair: the law's fixed
+    // point is the same (rate = service rate, queue = setpoint), so the bottleneck is
+    // full and the queue near 4 packets.
+    let r = run(PP_ALONE, &["flows.pp.params.update=probe"], None);
+    let p = r.phases.iter().find(|p| p.name == "after-three-rtts").unwrap();
+    assert!((p.flows[0].goodput_pps - 10.0).abs() < 0.05, "goodput {}", p.flows[0].goodput_pps);
+    assert_eq!(r.flows[0].dropped_pkts, 0);
+    let bott = p.links.iter().find(|l| l.name == "sw->dst").unwrap();
+    assert!((bott.queue_mean_pkts - 4.0).abs() < 1.5, "mean queue {}", bott.queue_mean_pkts);
 }

@@ -439,6 +439,36 @@ mod tests {
     }
 
     #[test]
+    fn packet_pair_sends_marked_pairs_back_to_back_and_spaces_them_at_its_rate() {
+        use crate::cc::PacketPairConfig;
+        let mut f = flow(CcConfig::PacketPair(PacketPairConfig::default()), 40);
+        let mut out = Vec::new();
+        let mut rec = Recorder::default();
+        // Start-up: one pair, nothing more until its acks return.
+        f.start(ms(0), &mut out, &mut rec);
+        assert_eq!(out.iter().map(|p| (p.seq, p.flags)).collect::<Vec<_>>(), vec![(0, FLAG_PAIR_FIRST), (1, FLAG_PAIR_SECOND)]);
+        assert_eq!(f.pace.deadline, None, "held by the window, not by pacing");
+        out.clear();
+        let mut a0 = ack_pkt(1, ms(0));
+        a0.flags = FLAG_PAIR_FIRST;
+        f.on_ack(ms(4000), &a0, &mut out, &mut rec);
+        assert!(out.is_empty(), "still in start-up");
+        // Second ack 200 ms later: 5 pkt/s. The source starts at 5 pkt/s: a pair at once,
+        // the next one 2 packets / 5 pkt/s = 400 ms later.
+        let mut a1 = ack_pkt(2, ms(0));
+        a1.flags = FLAG_PAIR_SECOND;
+        f.on_ack(ms(4200), &a1, &mut out, &mut rec);
+        assert_eq!(out.iter().map(|p| (p.seq, p.flags)).collect::<Vec<_>>(), vec![(2, FLAG_PAIR_FIRST), (3, FLAG_PAIR_SECOND)]);
+        assert!(out.iter().all(|p| p.ts == ms(4200)), "back to back");
+        assert_eq!(f.pace.deadline, Some(ms(4600)));
+        out.clear();
+        f.on_pace(ms(4600), &mut out, &mut rec);
+        assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![4, 5]);
+        assert_eq!(f.pace.deadline, Some(ms(5000)));
+        assert_eq!(f.counters.retransmitted, 0);
+    }
+
+    #[test]
     fn discarding_receiver_keeps_only_the_next_expected_packet() {
         let (d, a) = templates();
         let mut f = WindowFlow::new(&CcConfig::Tahoe(TahoeConfig::default()), d, a, 40, SimTime::MAX, false);
