@@ -307,7 +307,7 @@ name = "after-three-rtts"
 start = "12.8s"
 end = "400s"
 [measure]
-series = ["pp.outstanding"]
+series = ["pp.outstanding", "pp.rate"]
 "#;
 
 #[test]
@@ -335,6 +335,12 @@ fn packet_pair_alone_reaches_the_bottleneck_rate_within_three_round_trips() {
             assert!((42.0..=48.0).contains(v), "outstanding {v} at {t} s");
         }
     }
+    // The rate series starts at the measured 10 pkt/s and ends within 5% of it (the
+    // queue correction (B - n) / H is at most a packet per round trip once settled).
+    let rate = r.series.iter().find(|s| s.name == "pp.rate").unwrap();
+    assert!((rate.v[0] - 10.0).abs() < 1e-6, "first rate {}", rate.v[0]);
+    let last = *rate.v.last().unwrap();
+    assert!((last - 10.0).abs() < 0.5, "last rate {last}");
 }
 
 #[test]

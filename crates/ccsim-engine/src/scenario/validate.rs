@@ -613,11 +613,11 @@ fn check_series(cx: &Ctx, s: &str, flows: &[Flow], nodes: &[Node], links: &[Link
     };
     if let Some(f) = flows.iter().find(|f| f.name == entity) {
         let ok = match f.spec {
-            FlowSpec::Window { .. } => ["cwnd", "ssthresh", "outstanding", "rtt"].contains(&metric),
+            FlowSpec::Window { .. } => ["cwnd", "ssthresh", "outstanding", "rtt", "rate"].contains(&metric),
             _ => false,
         };
         if !ok {
-            return Err(cx.err(field, format!("'{s}': flow '{entity}' has no series '{metric}' (window flows: cwnd, ssthresh, outstanding, rtt)")));
+            return Err(cx.err(field, format!("'{s}': flow '{entity}' has no series '{metric}' (window flows: cwnd, ssthresh, outstanding, rtt, rate)")));
         }
         return Ok(());
     }

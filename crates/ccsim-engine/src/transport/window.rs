@@ -50,6 +50,8 @@ pub struct FlowTrace {
     pub ssthresh: Option<SeriesId>,
     pub outstanding: Option<SeriesId>,
     pub rtt: Option<SeriesId>,
+    /// Pacing rate of rate-based policies, packets/s (nothing for window policies).
+    pub rate: Option<SeriesId>,
 }
 
 #[derive(Clone, Debug)]
@@ -219,6 +221,11 @@ impl WindowFlow {
         rec.record(self.trace.cwnd, now, || self.cc.cwnd() as f64 / self.mss as f64);
         if let Some(s) = self.cc.ssthresh() {
             rec.record(self.trace.ssthresh, now, || s as f64 / self.mss as f64);
+        }
+        if self.trace.rate.is_some() {
+            if let Some(r) = self.cc.pacing_rate().filter(|&r| r != u64::MAX) {
+                rec.record(self.trace.rate, now, || r as f64 / (self.mss as f64 * 8.0));
+            }
         }
     }
 
