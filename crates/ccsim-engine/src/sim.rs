@@ -154,6 +154,7 @@ impl Simulation {
                         ssthresh: series(&mut rec, &scenario.series, &f.name, "ssthresh", "pkts", false),
                         outstanding: series(&mut rec, &scenario.series, &f.name, "outstanding", "pkts", false),
                         rtt: series(&mut rec, &scenario.series, &f.name, "rtt", "s", true),
+                        reference_rtt: series(&mut rec, &scenario.series, &f.name, "reference_rtt", "s", false),
                     };
                     events.schedule(start, Event::FlowStart(fi as u32));
                     flows.push(Endpoint::Window(Box::new(w)));

@@ -9,6 +9,7 @@
 //! Adding an algorithm: one file here implementing `CongestionControl`, a variant in
 //! `AnyCc` and `CcConfig`, and its name in `CcConfig::from_params` (scenario parsing).
 
+pub mod da;
 pub mod generic;
 pub mod reno;
 pub mod tahoe;
@@ -16,6 +17,7 @@ pub mod tahoe;
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
+pub use da::{Da, DaConfig, NdgSampling};
 pub use generic::{Generic, GenericConfig};
 pub use reno::{Reno, RenoConfig};
 pub use tahoe::{Tahoe, TahoeConfig};
@@ -30,6 +32,18 @@ pub struct AckSample {
     pub rtt: SimDuration,
     /// Packets sent and not yet acknowledged, after this ack.
     pub in_flight_pkts: u32,
+    /// The cumulative ack number: every sequence number below it is acknowledged.
+    pub ack_seq: u32,
+}
+
+/// What the transport tells a policy about a data packet it just sent.
+#[derive(Clone, Copy, Debug)]
+pub struct SendSample {
+    pub now: SimTime,
+    /// Sequence number of the packet (packets, from 0).
+    pub seq: u32,
+    /// This sequence number was sent before.
+    pub retransmission: bool,
 }
 
 /// Why the transport decided a packet was lost.
@@ -63,6 +77,9 @@ pub enum RtoStyle {
 
 /// The interface of a congestion-control policy.
 pub trait CongestionControl {
+    /// A data packet was sent (delay-based policies time their "head of window" here).
+    #[inline]
+    fn on_packet_sent(&mut self, _s: &SendSample) {}
     /// A cumulative ack acknowledged new data.
     fn on_ack(&mut self, s: &AckSample);
     /// A duplicate ack beyond the fast-retransmit threshold (Reno inflates here).
@@ -77,6 +94,10 @@ pub trait CongestionControl {
     }
     /// Duplicate acks that trigger fast retransmit; `None` disables it.
     fn dupack_threshold(&self) -> Option<u32> {
+        None
+    }
+    /// The reference ("no queueing") round-trip time, for delay-based policies.
+    fn reference_rtt(&self) -> Option<SimDuration> {
         None
     }
 }
@@ -103,6 +124,7 @@ pub enum CcConfig {
     Generic(GenericConfig),
     Tahoe(TahoeConfig),
     Reno(RenoConfig),
+    Da(DaConfig),
 }
 
 impl CcConfig {
@@ -111,6 +133,7 @@ impl CcConfig {
             CcConfig::Generic(_) => "generic",
             CcConfig::Tahoe(_) => "tahoe",
             CcConfig::Reno(_) => "reno",
+            CcConfig::Da(_) => "da",
         }
     }
 
@@ -120,6 +143,7 @@ impl CcConfig {
             CcConfig::Generic(c) => AnyCc::Generic(Generic::new(c, mss, max_window)),
             CcConfig::Tahoe(c) => AnyCc::Tahoe(Tahoe::new(c, mss, max_window)),
             CcConfig::Reno(c) => AnyCc::Reno(Reno::new(c, mss, max_window)),
+            CcConfig::Da(c) => AnyCc::Da(Da::new(c, mss, max_window)),
         }
     }
 
@@ -128,6 +152,7 @@ impl CcConfig {
             CcConfig::Generic(c) => RtoStyle::Generic { alpha: c.alpha, beta: c.beta },
             CcConfig::Tahoe(c) => c.rto.style(),
             CcConfig::Reno(c) => c.rto.style(),
+            CcConfig::Da(c) => c.rto.style(),
         }
     }
 
@@ -136,6 +161,7 @@ impl CcConfig {
             CcConfig::Generic(c) => c.initial_rto,
             CcConfig::Tahoe(c) => c.rto.initial_rto,
             CcConfig::Reno(c) => c.rto.initial_rto,
+            CcConfig::Da(c) => c.rto.initial_rto,
         }
     }
 }
@@ -177,6 +203,7 @@ pub enum AnyCc {
     Generic(Generic),
     Tahoe(Tahoe),
     Reno(Reno),
+    Da(Da),
 }
 
 macro_rules! dispatch {
@@ -185,11 +212,16 @@ macro_rules! dispatch {
             AnyCc::Generic($c) => $e,
             AnyCc::Tahoe($c) => $e,
             AnyCc::Reno($c) => $e,
+            AnyCc::Da($c) => $e,
         }
     };
 }
 
 impl CongestionControl for AnyCc {
+    #[inline]
+    fn on_packet_sent(&mut self, s: &SendSample) {
+        dispatch!(self, c => c.on_packet_sent(s))
+    }
     #[inline]
     fn on_ack(&mut self, s: &AckSample) {
         dispatch!(self, c => c.on_ack(s))
@@ -213,6 +245,9 @@ impl CongestionControl for AnyCc {
     fn dupack_threshold(&self) -> Option<u32> {
         dispatch!(self, c => c.dupack_threshold())
     }
+    fn reference_rtt(&self) -> Option<SimDuration> {
+        dispatch!(self, c => c.reference_rtt())
+    }
 }
 
 #[cfg(test)]
@@ -225,6 +260,7 @@ pub(crate) mod test_util {
             acked_pkts: 1,
             rtt: SimDuration::from_millis(100),
             in_flight_pkts: 0,
+            ack_seq: 0,
         });
     }
 

@@ -29,7 +29,7 @@ use super::rtt::RtoEstimator;
 use super::seqmap::SeqBitmap;
 use super::timer::LazyTimer;
 use super::{FlowCounters, RttStats};
-use crate::cc::{AckSample, AnyCc, CcConfig, CongestionControl, LossKind, LossSample};
+use crate::cc::{AckSample, AnyCc, CcConfig, CongestionControl, LossKind, LossSample, SendSample};
 use crate::packet::{Packet, PacketKind, FLAG_RETX};
 use crate::time::SimTime;
 use crate::trace::{Recorder, SeriesId};
@@ -41,6 +41,7 @@ pub struct FlowTrace {
     pub ssthresh: Option<SeriesId>,
     pub outstanding: Option<SeriesId>,
     pub rtt: Option<SeriesId>,
+    pub reference_rtt: Option<SeriesId>,
 }
 
 #[derive(Clone, Debug)]
@@ -128,6 +129,7 @@ impl WindowFlow {
         p.ts = now;
         p.flags = if retx { FLAG_RETX } else { 0 };
         out.push(p);
+        self.cc.on_packet_sent(&SendSample { now, seq, retransmission: retx });
         self.counters.sent += 1;
         if retx {
             self.counters.retransmitted += 1;
@@ -157,6 +159,9 @@ impl WindowFlow {
         if let Some(s) = self.cc.ssthresh() {
             rec.record(self.trace.ssthresh, now, || s as f64 / self.mss as f64);
         }
+        if let Some(d) = self.cc.reference_rtt() {
+            rec.record(self.trace.reference_rtt, now, || d.as_secs_f64());
+        }
     }
 
     /// An ack of this flow reached the sender.
@@ -183,7 +188,7 @@ impl WindowFlow {
             } else {
                 self.rto.sample(sample);
             }
-            self.cc.on_ack(&AckSample { now, acked_pkts: acked, rtt: sample, in_flight_pkts: self.outstanding() });
+            self.cc.on_ack(&AckSample { now, acked_pkts: acked, rtt: sample, in_flight_pkts: self.outstanding(), ack_seq: self.snd_una });
             self.timer.deadline = (self.snd_una < self.snd_max).then(|| now + self.rto.rto());
             self.record_window(now, rec);
             self.try_send(now, out, rec);
