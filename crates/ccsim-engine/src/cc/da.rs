@@ -39,8 +39,23 @@
 //! ```
 //!
 //! Note that W^{i+2} follows from W^i, two epochs back: D_a^{i+1} measures the queueing
-//! caused by the W^i - 1 packets sent between X_i and X_{i+1}. The window never exceeds
-//! the flow's maximum window (the receiver's credit W_c) and never falls below 1.
+//! caused by the W^i - 1 packets sent between X_i and X_{i+1}. When the rule runs is a
+//! reading (`RuleWindow`, parameter `rule_window`):
+//!
+//! - `Alternate` (default): the window changes at most every other epoch. A head's
+//!   delay is used only if the epoch before it ran with the current window, so
+//!   W^i = W^{i+1} and the equation scales the window that caused the delay; the head
+//!   that follows a change only updates D_t. This is how Jain's CARD (the paper's
+//!   reference [12], its stated inspiration) adjusts "every two round trips".
+//! - `TwoBack`: the equation applied at every epoch, literally. Odd and even epochs
+//!   then form two independent controllers; with two sources they settle into
+//!   period-2 window oscillations (e.g. 23/32 and 1/2 packets) with losses, which
+//!   nothing in the paper shows (docs/reproductions/dabbous.md).
+//! - `Last`: every epoch, scaling the window in force (W^{i+1}) with a delay caused by
+//!   W^i; one packet of overshoot on a single path (settles at 24, not 22-23).
+//!
+//! The window never exceeds the flow's maximum window (the receiver's credit W_c) and
+//! never falls below 1.
 //!
 //! **Variants (section 5), each a parameter:**
 //! - `max_reduce` (5.1): after MAX-REDUCE consecutive decreases the reference is raised
@@ -80,6 +95,20 @@ use super::{AckSample, CongestionControl, JkRtoConfig, LossSample, SendSample};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
+/// Which window the avoidance rule scales (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleWindow {
+    /// W^{i+2} from W^i, the window that caused the measured delay (the paper's equation).
+    TwoBack,
+    /// W^{i+2} from W^{i+1}, the window in force when the measurement arrives.
+    Last,
+    /// The window changes at most every other epoch: a head's delay is used only if the
+    /// epoch before it had the current window (so W^i = W^{i+1} in the equation), as
+    /// in Jain's CARD, which adjusts the window every two round trips.
+    Alternate,
+}
+
 /// How the slow-start exit test samples dD and dW (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -98,6 +127,8 @@ pub struct DaConfig {
     pub ndg_threshold: f64,
     /// How NDG is sampled. Default `Ack`.
     pub ndg_sampling: NdgSampling,
+    /// Which window the rule scales and how often. Default `Alternate`.
+    pub rule_window: RuleWindow,
     /// Raise the reference after this many consecutive decreases (5.1). Default off.
     pub max_reduce: Option<u32>,
     /// Packets added to a decreased window (5.2: 1 or 2). Default 0.
@@ -118,6 +149,7 @@ impl Default for DaConfig {
             k: 1.25,
             ndg_threshold: 0.5,
             ndg_sampling: NdgSampling::Ack,
+            rule_window: RuleWindow::Alternate,
             max_reduce: None,
             min_buffer: 0,
             optimistic: false,
@@ -146,6 +178,7 @@ pub struct Da {
     k: f64,
     ndg_threshold: f64,
     ndg_sampling: NdgSampling,
+    rule_window: RuleWindow,
     max_reduce: Option<u32>,
     /// Minimal-buffer offset, bytes.
     min_buffer: u64,
@@ -172,6 +205,9 @@ pub struct Da {
     win_cur: u64,
     /// Consecutive decreases (MAX-REDUCE).
     reductions: u32,
+    /// `Alternate` only: the epoch that just ended had the current window throughout, so
+    /// the next head measures it.
+    settled: bool,
     /// Previous NDG sample: (window in packets, RTT in ps).
     ndg_last: Option<(u64, u64)>,
 }
@@ -188,6 +224,7 @@ impl Da {
             k: cfg.k,
             ndg_threshold: cfg.ndg_threshold,
             ndg_sampling: cfg.ndg_sampling,
+            rule_window: cfg.rule_window,
             max_reduce: cfg.max_reduce,
             min_buffer: cfg.min_buffer as u64 * mss,
             optimistic: cfg.optimistic,
@@ -203,6 +240,7 @@ impl Da {
             win_prev: mss,
             win_cur: mss,
             reductions: 0,
+            settled: false,
             ndg_last: None,
         }
     }
@@ -238,6 +276,7 @@ impl Da {
         self.win_prev = self.cwnd;
         self.win_cur = self.cwnd;
         self.reductions = 0;
+        self.settled = false;
         self.head = None;
         self.need_head = true;
     }
@@ -264,7 +303,10 @@ impl Da {
     /// RTT `d_a` (ps) that closes an epoch. Returns W^{i+2}, bytes.
     fn avoidance_window(&mut self, d_a: u64) -> u64 {
         let (old, new) = self.update_reference(d_a);
-        let w = self.win_prev;
+        let w = match self.rule_window {
+            RuleWindow::TwoBack => self.win_prev,
+            RuleWindow::Last | RuleWindow::Alternate => self.win_cur,
+        };
         let next = if d_a as f64 > self.k * old as f64 {
             self.reductions += 1;
             let reduced = (w as u128 * new as u128 / d_a as u128) as u64 + self.min_buffer;
@@ -332,7 +374,15 @@ impl CongestionControl for Da {
             }
             Phase::Avoidance => {
                 if let Some(d_a) = head_rtt {
+                    if self.rule_window == RuleWindow::Alternate && !self.settled {
+                        // This head was queued behind packets of an older window: its
+                        // delay still lowers the reference, but the window holds.
+                        self.update_reference(d_a);
+                        self.settled = true;
+                        return;
+                    }
                     let next = self.avoidance_window(d_a);
+                    self.settled = next == self.cwnd;
                     self.win_prev = self.win_cur;
                     self.win_cur = next;
                     self.cwnd = next;
@@ -396,6 +446,8 @@ mod tests {
         da.cwnd = w * MSS;
         da.d_t = Some(SimDuration::from_millis(d_t_ms).as_ps());
         da.enter_avoidance();
+        // As if the epoch before had this window throughout.
+        da.settled = true;
         da
     }
 
@@ -431,9 +483,37 @@ mod tests {
     }
 
     #[test]
-    fn new_window_follows_the_window_of_two_epochs_back() {
-        // Epoch closes: W^{i+2} from W^i. Start with W^i = W^{i+1} = 10, D_t = 200.
+    fn alternate_skips_the_epoch_after_a_window_change() {
         let mut da = in_avoidance(DaConfig::default(), 10, 200);
+        // Rule applied: 10 -> 11.
+        assert_eq!(epoch(&mut da, 0, 0, 200), 11_000);
+        // This head was queued behind the 10-packet epoch: no change, even at 300 ms.
+        assert_eq!(epoch(&mut da, 1, 1000, 300), 11_000);
+        // Now 300 ms > 250 ms measures W = 11: 11 * 200 / 300 = 7.333 packets.
+        assert_eq!(epoch(&mut da, 2, 2000, 300), 7333);
+        // A hold leaves the window unchanged, so the next epoch is measured again.
+        let mut da = in_avoidance(DaConfig::default(), 10, 200);
+        assert_eq!(epoch(&mut da, 0, 0, 240), 10_000);
+        assert_eq!(epoch(&mut da, 1, 1000, 200), 11_000);
+    }
+
+    #[test]
+    fn last_variant_scales_the_window_in_force() {
+        let cfg = DaConfig { rule_window: RuleWindow::Last, ..Default::default() };
+        let mut da = in_avoidance(cfg, 10, 200);
+        assert_eq!(epoch(&mut da, 0, 0, 200), 11_000);
+        // Every epoch applies the rule to the current window: 11 + 1 = 12.
+        assert_eq!(epoch(&mut da, 1, 1000, 200), 12_000);
+        // 12 * 200 / 300 = 8 packets.
+        assert_eq!(epoch(&mut da, 2, 2000, 300), 8000);
+    }
+
+    #[test]
+    fn new_window_follows_the_window_of_two_epochs_back() {
+        // The paper's equation applied every epoch: W^{i+2} from W^i.
+        // Start with W^i = W^{i+1} = 10, D_t = 200.
+        let cfg = DaConfig { rule_window: RuleWindow::TwoBack, ..Default::default() };
+        let mut da = in_avoidance(cfg, 10, 200);
         // X_{i+1} sees 200 ms: W^{i+2} = W^i + 1 = 11.
         assert_eq!(epoch(&mut da, 0, 0, 200), 11_000);
         // X_{i+2} sees 200 ms: W^{i+3} = W^{i+1} + 1 = 11 (not 12).
@@ -446,12 +526,14 @@ mod tests {
 
     #[test]
     fn reference_is_lowered_by_a_smaller_delay() {
-        // D_a = 150 < D_t = 200: increase, and D_t becomes 150, so 190 ms afterwards is
-        // 190 > 1.25 * 150 = 187.5: a decrease to 10 * 150 / 190 = 7.894 packets.
+        // D_a = 150 < D_t = 200: increase, and D_t becomes 150. The next epoch is skipped
+        // (window changed). Then 190 > 1.25 * 150 = 187.5: a decrease to
+        // 11 * 150 / 190 = 8.684 packets.
         let mut da = in_avoidance(DaConfig::default(), 10, 200);
         assert_eq!(epoch(&mut da, 0, 0, 150), 11_000);
         assert_eq!(da.reference_rtt(), Some(SimDuration::from_millis(150)));
-        assert_eq!(epoch(&mut da, 1, 1000, 190), 7894);
+        assert_eq!(epoch(&mut da, 1, 1000, 190), 11_000);
+        assert_eq!(epoch(&mut da, 2, 2000, 190), 8684);
     }
 
     #[test]
@@ -477,21 +559,23 @@ mod tests {
         // D_t = 100 ms; the path becomes 200 ms long. MAX-REDUCE = 2.
         let cfg = DaConfig { max_reduce: Some(2), ..Default::default() };
         let mut da = in_avoidance(cfg, 16, 100);
-        // 1st decrease: W^i = 16 -> 16 * 100 / 200 = 8.
+        // 1st decrease: 16 * 100 / 200 = 8; the next epoch is skipped.
         assert_eq!(epoch(&mut da, 0, 0, 200), 8000);
-        // 2nd decrease: W^{i+1} = 16 -> 8; now the reference is raised to 200 ms.
         assert_eq!(epoch(&mut da, 1, 1000, 200), 8000);
+        // 2nd decrease: 8 -> 4; now the reference is raised to 200 ms.
+        assert_eq!(epoch(&mut da, 2, 2000, 200), 4000);
         assert_eq!(da.reference_rtt(), Some(SimDuration::from_millis(200)));
-        // 200 ms is now no queueing: W^{i+4} = W^{i+2} + 1 = 9.
-        assert_eq!(epoch(&mut da, 2, 2000, 200), 9000);
+        // Skipped epoch, then 200 ms is no queueing: 4 + 1 = 5.
+        assert_eq!(epoch(&mut da, 3, 3000, 200), 4000);
+        assert_eq!(epoch(&mut da, 4, 4000, 200), 5000);
     }
 
     #[test]
     fn without_max_reduce_a_longer_path_keeps_cutting_the_window() {
         let mut da = in_avoidance(DaConfig::default(), 16, 100);
-        let windows: Vec<u64> = (0..4).map(|i| epoch(&mut da, i, 1000 * i as u64, 200)).collect();
-        // 16 -> 8 (from W^i = 16), 8 (from 16), 4 (from 8), 4 (from 8).
-        assert_eq!(windows, vec![8000, 8000, 4000, 4000]);
+        let windows: Vec<u64> = (0..6).map(|i| epoch(&mut da, i, 1000 * i as u64, 200)).collect();
+        // Halved on every measured epoch (every other one): 16 -> 8 -> 4 -> 2.
+        assert_eq!(windows, vec![8000, 8000, 4000, 4000, 2000, 2000]);
         assert_eq!(da.reference_rtt(), Some(SimDuration::from_millis(100)));
     }
 
@@ -500,8 +584,10 @@ mod tests {
         let cfg = DaConfig { max_reduce: Some(2), ..Default::default() };
         let mut da = in_avoidance(cfg, 16, 100);
         epoch(&mut da, 0, 0, 200); // decrease 1
-        epoch(&mut da, 1, 1000, 110); // hold: the count restarts
-        epoch(&mut da, 2, 2000, 200); // decrease 1 again
+        epoch(&mut da, 1, 1000, 200); // skipped (window changed)
+        epoch(&mut da, 2, 2000, 110); // hold: the count restarts
+        epoch(&mut da, 3, 3000, 200); // decrease 1 again
+        assert_eq!(da.cwnd(), 4000);
         assert_eq!(da.reference_rtt(), Some(SimDuration::from_millis(100)));
     }
 
@@ -538,8 +624,9 @@ mod tests {
         da.cwnd = 4 * MSS;
         da.d_t = Some(SimDuration::from_millis(100).as_ps());
         da.enter_avoidance();
+        da.settled = true;
         assert_eq!(epoch(&mut da, 0, 0, 100), 4000);
-        // W^i + 1 = 5 was capped at 4. Then 1000 ms > 125 ms: 4 * 100 / 1000 = 0.4
+        // 4 + 1 = 5 was capped at 4 (no change, so the next epoch counts). Then 1000 ms > 125 ms: 4 * 100 / 1000 = 0.4
         // packets, floored at 1 packet.
         assert_eq!(epoch(&mut da, 1, 1000, 1000), 1000);
     }

@@ -17,7 +17,7 @@ pub mod tahoe;
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
-pub use da::{Da, DaConfig, NdgSampling};
+pub use da::{Da, DaConfig, NdgSampling, RuleWindow};
 pub use generic::{Generic, GenericConfig};
 pub use reno::{Reno, RenoConfig};
 pub use tahoe::{Tahoe, TahoeConfig};

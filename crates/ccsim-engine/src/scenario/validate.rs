@@ -3,7 +3,7 @@
 
 use super::raw;
 use super::{Change, Flow, FlowSpec, Link, Node, Phase, QdiscKind, Scenario, ScenarioError};
-use crate::cc::{CcConfig, DaConfig, GenericConfig, JkRtoConfig, NdgSampling, RenoConfig, TahoeConfig};
+use crate::cc::{CcConfig, DaConfig, GenericConfig, JkRtoConfig, NdgSampling, RenoConfig, RuleWindow, TahoeConfig};
 use crate::time::SimDuration;
 use crate::units::{self, Limit};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -572,7 +572,7 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
         }
         "da" => {
             let mut c = DaConfig::default();
-            let valid = "k, ndg_threshold, ndg_sampling, max_reduce, min_buffer, optimistic, reference_window, \
+            let valid = "k, ndg_threshold, ndg_sampling, rule_window, max_reduce, min_buffer, optimistic, reference_window, \
                          dupack_threshold, initial_rto, min_rto, max_rto, rto_k";
             for (k, v) in params {
                 let f = format!("{pfield}.{k}");
@@ -589,6 +589,14 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
                             Some("ack") => NdgSampling::Ack,
                             Some("epoch") => NdgSampling::Epoch,
                             _ => return Err(cx.err(f, format!("expected \"ack\" or \"epoch\", found {v}"))),
+                        }
+                    }
+                    "rule_window" => {
+                        c.rule_window = match v.as_str() {
+                            Some("two_back") => RuleWindow::TwoBack,
+                            Some("last") => RuleWindow::Last,
+                            Some("alternate") => RuleWindow::Alternate,
+                            _ => return Err(cx.err(f, format!("expected \"two_back\", \"last\" or \"alternate\", found {v}"))),
                         }
                     }
                     "max_reduce" => c.max_reduce = Some(int_param(cx, &f, v)?),
