@@ -4,7 +4,7 @@
 //! become `ccsim.ScenarioError` (a `ValueError`); an engine panic is caught and raised as
 //! `RuntimeError` so nothing unwinds across the boundary.
 
-use ccsim_engine::{bench, scenario, sim, units, Results, ScenarioError as EngineError};
+use ccsim_engine::{scenario, sim, units, Results, ScenarioError as EngineError};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -65,14 +65,14 @@ fn run(py: Python<'_>, text: String, source: String, overrides: Vec<String>, see
 
 /// Runs the dumbbell benchmark; returns its JSON report.
 #[pyfunction]
-#[pyo3(signature = (flows, bottleneck_bps, time_s, seed=1))]
-fn bench(py: Python<'_>, flows: u32, bottleneck_bps: u64, time_s: f64, seed: u64) -> PyResult<String> {
+#[pyo3(name = "bench", signature = (flows, bottleneck_bps, time_s, seed=1))]
+fn bench_dumbbell(py: Python<'_>, flows: u32, bottleneck_bps: u64, time_s: f64, seed: u64) -> PyResult<String> {
     py.detach(|| {
         guarded(|| {
             if !(time_s > 0.0) || !time_s.is_finite() {
                 return Err(EngineError::new("bench", "time", format!("must be a positive time, got {time_s}")));
             }
-            let sc = bench::dumbbell(flows, bottleneck_bps, ccsim_engine::time::SimDuration::from_secs_f64(time_s))?;
+            let sc = ccsim_engine::bench::dumbbell(flows, bottleneck_bps, ccsim_engine::time::SimDuration::from_secs_f64(time_s))?;
             let r = timed_run(sc, Some(seed));
             let delivered = r.delivered_pkts();
             let wall = r.wall_time_s.max(1e-9);
@@ -121,7 +121,7 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
-    m.add_function(wrap_pyfunction!(bench, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_dumbbell, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
