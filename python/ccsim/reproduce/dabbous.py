@@ -115,13 +115,21 @@ def slow_start_exit(results: ccsim.Results, name: str, rtt_min_s: float) -> floa
     """The window at which slow start ended: the value before the first time the window
     stayed unchanged for more than 1.25 minimum round trips (in slow start it opens on
     every ack, so within one round trip; in avoidance it changes at most every other
-    epoch). ``None`` if that never happens."""
+    epoch). ``None`` if that never happens or if the window fell before it (a loss
+    ended slow start)."""
     frame = results.series(name)
     t, v = list(frame["t"]), list(frame["v"])
     for i in range(len(t) - 1):
+        if i > 0 and v[i] < v[i - 1]:
+            return None
         if t[i + 1] - t[i] > 1.25 * rtt_min_s:
             return v[i]
     return None
+
+
+def _paper(values: dict, key: tuple[str, str]) -> float | None:
+    value = values.get(key)
+    return None if value is None else float(value)
 
 
 def _ms(x: float | None) -> float | None:
@@ -159,9 +167,13 @@ def window_figure(
     fig.set_size_inches(8, 2.6 * len(panels))
     axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
     for ax, (panel_title, results, series) in zip(axes, panels, strict=True):
+        top = 0.0
         for name, label in series:
             t, v = plots.extend_to(results.series(name), results.sim_time_s)
-            ax.step(t, [x * scale for x in v], where="post", linewidth=0.9, label=label)
+            y = [x * scale for x in v]
+            top = max([top, *y])
+            ax.step(t, y, where="post", linewidth=0.9, label=label)
+        ax.set_ylim(0, 1.3 * top if top > 0 else 1.0)  # room for the legend
         ax.set_title(panel_title, fontsize=10)
         ax.set_xlim(0, results.sim_time_s)
         ax.set_ylabel(ylabel)
@@ -235,7 +247,7 @@ def single(out_dir: Path, progress: Progress) -> Report:
             values["window after loss threshold"] = float(ss[ss["t"] >= 10.0]["v"].median())
         for col, ours in values.items():
             rows.append(
-                Row(row, col, ours, PAPER_SINGLE.get((row, col)), SINGLE_NOTES.get(row))
+                Row(row, col, ours, _paper(PAPER_SINGLE, (row, col)), SINGLE_NOTES.get(row))
             )
     fig = window_figure(
         [
@@ -320,7 +332,7 @@ def _pair_rows(prefix: str, res: dict[str, ccsim.Results], paper, notes) -> list
             "B dropped": float(b["dropped_pkts"]),
         }
         for col, ours in values.items():
-            rows.append(Row(row, col, ours, paper.get((row, col)), notes.get(row)))
+            rows.append(Row(row, col, ours, _paper(paper, (row, col)), notes.get(row)))
     return rows
 
 
@@ -512,9 +524,12 @@ def minbuf(out_dir: Path, progress: Progress) -> Report:
 # ---------------------------------------------------------------------------------------
 # 6. DA against JK, FCFS vs FQ (section 6, Figures 10 and 11).
 
+VS_BASE = {"flows.a.cc": "da", "flows.b.cc": "tahoe", "links.b-gw.delay": "5ms"}
 VS_RUNS: list[Run] = [
-    (q.upper(), TWO, {"flows.a.cc": "da", "flows.b.cc": "tahoe", "links.b-gw.delay": "5ms", "links.gw-c.qdisc": q})
-    for q in ("fcfs", "fq")
+    (q.upper(), TWO, {**VS_BASE, "links.gw-c.qdisc": q}) for q in ("fcfs", "fq")
+] + [
+    # Sensitivity: DA with the reference update of section 5.1 (MAX-REDUCE = 4).
+    ("FCFS, DA max_reduce=4", TWO, {**VS_BASE, "links.gw-c.qdisc": "fcfs", "flows.a.params.max_reduce": "4"}),
 ]
 VS_COLUMNS = [
     "DA throughput (pkt/s)",
@@ -556,14 +571,14 @@ def vs_jk(out_dir: Path, progress: Progress) -> Report:
             "JK dropped": float(jk["dropped_pkts"]),
         }
         for col, ours in values.items():
-            rows.append(Row(row, col, ours, PAPER_VS.get((row, col)), VS_NOTES.get(row)))
+            rows.append(Row(row, col, ours, _paper(PAPER_VS, (row, col)), VS_NOTES.get(row)))
     figures = [
         window_figure(
             [(f"{label} gateway", r, [("a.cwnd", "A (DA)"), ("b.cwnd", "B (JK)")])],
             out_dir / f"dabbous-figure{n}-da-vs-jk-{label.lower()}.png",
             f"DA against JK, {label} gateway (cf. Dabbous 1992, Figure {n})",
         )
-        for (label, r), n in zip(res.items(), (10, 11), strict=True)
+        for (label, r), n in zip(list(res.items())[:2], (10, 11), strict=True)
     ]
     table = Table(
         "Section 6: one DA (A) and one JK (B) source, d_BG = 5 ms: ours (paper)",
