@@ -530,6 +530,8 @@ VS_RUNS: list[Run] = [
 ] + [
     # Sensitivity: DA with the reference update of section 5.1 (MAX-REDUCE = 4).
     ("FCFS, DA max_reduce=4", TWO, {**VS_BASE, "links.gw-c.qdisc": "fcfs", "flows.a.params.max_reduce": "4"}),
+    # Sensitivity: max window 64 (section 4.1's) lets JK overflow the buffer and lose.
+    ("FCFS, max window 64", TWO, {**VS_BASE, "links.gw-c.qdisc": "fcfs", "defaults.max_window": "64pkt"}),
 ]
 VS_COLUMNS = [
     "DA throughput (pkt/s)",
