@@ -88,7 +88,8 @@ def test_ours_are_the_runs(full):
     assert cell(rows, "single DA", "dropped")["ours"] == 0.0
     assert cell(rows, "single JK", "dropped")["ours"] > 0.0
     # Table 2 rows add up per interval to what the interval table says.
-    load = ccsim.run(ccsim.load(REPO / "scenarios" / "dabbous-load.toml").set("defaults.cc", "tahoe"))
+    scenario = ccsim.load(REPO / "scenarios" / "dabbous-load.toml").set("defaults.cc", "tahoe")
+    load = ccsim.run(scenario)
     intervals = load.intervals
     sent = intervals[(intervals["end_s"] == 60.0) & (intervals["name"] == "bg")]["sent_pkts"]
     assert cell(rows, "load 60s Bg", "JK sent")["ours"] == float(sent.iloc[0])

@@ -9,7 +9,12 @@ const SINGLE: &str = include_str!("../../../scenarios/dabbous-single.toml");
 fn run(text: &str, overrides: &[&str], seed: Option<u64>) -> Results {
     let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
     let mut sim = run_text(text, "dabbous-single.toml", &o, seed).unwrap_or_else(|e| panic!("{e}"));
-    sim.results(0.0)
+    let r = sim.results(0.0);
+    // Packet conservation: every data packet sent is delivered, dropped or in flight.
+    for f in &r.flows {
+        assert_eq!(f.sent_pkts, f.arrived_pkts + f.dropped_pkts + f.in_network_pkts, "flow {}", f.name);
+    }
+    r
 }
 
 fn series<'a>(r: &'a Results, name: &str) -> (&'a [f64], &'a [f64]) {

@@ -287,7 +287,11 @@ TWO_RUNS: list[Run] = [
     for cc, c in (("JK", "tahoe"), ("DA", "da"))
 ] + [
     # Sensitivity: the paper's window equation applied literally at every epoch.
-    (f"DA two_back d_BG={d}", TWO, {"defaults.cc": "da", "links.b-gw.delay": d, **_both("rule_window", "two_back")})
+    (
+        f"DA two_back d_BG={d}",
+        TWO,
+        {"defaults.cc": "da", "links.b-gw.delay": d, **_both("rule_window", "two_back")},
+    )
     for d in D_BG
 ]
 TWO_COLUMNS = [
@@ -529,9 +533,17 @@ VS_RUNS: list[Run] = [
     (q.upper(), TWO, {**VS_BASE, "links.gw-c.qdisc": q}) for q in ("fcfs", "fq")
 ] + [
     # Sensitivity: DA with the reference update of section 5.1 (MAX-REDUCE = 4).
-    ("FCFS, DA max_reduce=4", TWO, {**VS_BASE, "links.gw-c.qdisc": "fcfs", "flows.a.params.max_reduce": "4"}),
+    (
+        "FCFS, DA max_reduce=4",
+        TWO,
+        {**VS_BASE, "links.gw-c.qdisc": "fcfs", "flows.a.params.max_reduce": "4"},
+    ),
     # Sensitivity: max window 64 (section 4.1's) lets JK overflow the buffer and lose.
-    ("FCFS, max window 64", TWO, {**VS_BASE, "links.gw-c.qdisc": "fcfs", "defaults.max_window": "64pkt"}),
+    (
+        "FCFS, max window 64",
+        TWO,
+        {**VS_BASE, "links.gw-c.qdisc": "fcfs", "defaults.max_window": "64pkt"},
+    ),
 ]
 VS_COLUMNS = [
     "DA throughput (pkt/s)",
@@ -564,7 +576,9 @@ def vs_jk(out_dir: Path, progress: Progress) -> Report:
         values = {
             "DA throughput (pkt/s)": float(da["goodput_pps"]),
             "JK throughput (pkt/s)": float(jk["goodput_pps"]),
-            "JK/DA throughput": jk["goodput_pps"] / da["goodput_pps"] if da["goodput_pps"] else None,
+            "JK/DA throughput": (
+                jk["goodput_pps"] / da["goodput_pps"] if da["goodput_pps"] else None
+            ),
             "DA rtt mean (ms)": _ms(da["rtt_mean_s"]),
             "DA rtt std (ms)": _ms(da.get("rtt_std_s")),
             "JK rtt mean (ms)": _ms(jk["rtt_mean_s"]),

@@ -45,12 +45,14 @@
 //! - `Alternate` (default): the window changes at most every other epoch. A head's
 //!   delay is used only if the epoch before it ran with the current window, so
 //!   W^i = W^{i+1} and the equation scales the window that caused the delay; the head
-//!   that follows a change only updates D_t. This is how Jain's CARD (the paper's
-//!   reference [12], its stated inspiration) adjusts "every two round trips".
+//!   that follows a change only updates D_t. Jain's CARD (the paper's reference [12],
+//!   its stated inspiration) likewise adjusts the window "once every two round-trip
+//!   delays" (as Brakmo and Peterson describe it in the TCP Vegas paper).
 //! - `TwoBack`: the equation applied at every epoch, literally. Odd and even epochs
-//!   then form two independent controllers; with two sources they settle into
-//!   period-2 window oscillations (e.g. 23/32 and 1/2 packets) with losses, which
-//!   nothing in the paper shows (docs/reproductions/dabbous.md).
+//!   then form two independent controllers; with two sources on the Figure 4 network
+//!   they lock into period-2 oscillations that starve one source (window 1-2, under
+//!   10% of the bottleneck), which nothing in the paper shows
+//!   (docs/reproductions/dabbous.md).
 //! - `Last`: every epoch, scaling the window in force (W^{i+1}) with a delay caused by
 //!   W^i; one packet of overshoot on a single path (settles at 24, not 22-23).
 //!
