@@ -1,8 +1,10 @@
 //! Congestion-control policies of the window transport (style.md point 5).
 //!
 //! A policy owns its state and answers with a window; the transport (`transport::window`)
-//! owns sequence numbers, timers and retransmission. The policy sees new acks, duplicate
-//! acks and losses split by cause (fast retransmit vs timeout: Tahoe and Reno differ only
+//! owns sequence numbers, timers and retransmission. The policy sees every data packet
+//! sent (`on_packet_sent`, a no-op unless the policy times its own packets, as DA times
+//! its head of window), new acks (with the cumulative ack number), duplicate acks and
+//! losses split by cause (fast retransmit vs timeout: Tahoe and Reno differ only
 //! there). Windows are in bytes, as in 4.3BSD; the transport sends
 //! `min(cwnd / data_size, max_window)` packets.
 //!
