@@ -47,14 +47,19 @@ def check_conservation(results: ccsim.Results) -> None:
             assert 0 < f["rtt_min_s"] <= f["rtt_mean_s"] <= f["rtt_max_s"], name
 
     for c in links:
+        # Offered = transmitted (counted when transmission starts) + dropped + queued.
+        # (offered_pkts and queued_pkts are engine additions to the documented schema.)
+        assert c["offered_pkts"] == c["tx_pkts"] + c["drops"] + c["queued_pkts"], c["name"]
         assert c["tx_pkts"] >= 0 and c["drops"] >= 0, c["name"]
         assert 0 <= c["utilization"] <= 1 + 1e-9, c["name"]
         assert 0 <= c["queue_mean_pkts"] <= c["queue_max_pkts"], c["name"]
         if c["qdisc"] == "fcfs" and c.get("buffer_pkts") is not None:
             assert c["queue_max_pkts"] <= c["buffer_pkts"], c["name"]
 
-    # Every dropped data packet was dropped by some channel (acks may be dropped too).
-    assert sum(c["drops"] for c in links) >= sum(f["dropped_pkts"] for f in flows)
+    # Every packet a channel dropped was a flow's data packet or one of its acks.
+    assert sum(c["drops"] for c in links) == sum(
+        f["dropped_pkts"] + f["acks_dropped"] for f in flows
+    )
 
     # A host that sources no window flow receives only data: what the channels into it
     # transmitted has arrived, or is still propagating (so counted in flight).

@@ -39,9 +39,13 @@ def step_plot(
     """Series recorded on change, drawn as steps (the value holds until the next point)."""
     fig = new_figure()
     ax = fig.add_subplot()
+    top = 0.0
     for name in names:
         t, v = extend_to(results.series(name), results.sim_time_s)
         ax.step(t, v, where="post", label=name, linewidth=1)
+        top = max([top, *v])
+    if top > 0:
+        ax.set_ylim(0, 1.25 * top)  # room for the legend above the curves
     ax.set_title(title)
     ax.set_xlabel("time (s)")
     ax.set_ylabel(ylabel)

@@ -155,6 +155,7 @@ impl Simulation {
                         outstanding: series(&mut rec, &scenario.series, &f.name, "outstanding", "pkts", false),
                         rtt: series(&mut rec, &scenario.series, &f.name, "rtt", "s", true),
                         rate: series(&mut rec, &scenario.series, &f.name, "rate", "pkts/s", false),
+                        reference_rtt: series(&mut rec, &scenario.series, &f.name, "reference_rtt", "s", false),
                     };
                     events.schedule(start, Event::FlowStart(fi as u32));
                     flows.push(Endpoint::Window(Box::new(w)));

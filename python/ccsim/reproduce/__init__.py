@@ -1,8 +1,10 @@
 """Built-in reproductions of published results.
 
 A reproduction is one module in this package exposing ``DESCRIPTION`` (one line) and
-``reproduce(out_dir, progress) -> Report``, plus one line in ``_REGISTRY`` below.
-Modules are imported only when used, so ``ccsim list`` stays fast.
+``reproduce(out_dir, progress) -> Report``, plus one line in ``_REGISTRY`` below. A module
+that holds several experiments exposes ``EXPERIMENTS = {key: (description, reproduce)}``
+and is registered once per experiment as ``"module:key"``. Modules are imported only
+when used, so ``ccsim list`` stays fast.
 """
 
 from __future__ import annotations
@@ -19,6 +21,13 @@ _REGISTRY: dict[str, str] = {
     "keshav-s1": "keshav_s1",
     "keshav-s2": "keshav_s2",
     "keshav-s3": "keshav_s3",
+    "dabbous": "dabbous",
+    "dabbous-single": "dabbous:single",
+    "dabbous-two": "dabbous:two",
+    "dabbous-load": "dabbous:load",
+    "dabbous-route": "dabbous:route",
+    "dabbous-minbuf": "dabbous:minbuf",
+    "dabbous-vs-jk": "dabbous:vs-jk",
 }
 
 
@@ -105,19 +114,23 @@ def names() -> list[str]:
     return list(_REGISTRY)
 
 
-def _module(name: str) -> ModuleType:
+def _module(name: str) -> tuple[ModuleType, str]:
     try:
-        module = _REGISTRY[name]
+        target = _REGISTRY[name]
     except KeyError:
         known = ", ".join(_REGISTRY)
         raise UnknownReproduction(
             f"no reproduction named {name!r}; known: {known} (see `ccsim list`)"
         ) from None
-    return importlib.import_module(f"{__name__}.{module}")
+    module, _, key = target.partition(":")
+    return importlib.import_module(f"{__name__}.{module}"), key
 
 
 def get(name: str) -> Reproduction:
-    module = _module(name)
+    module, key = _module(name)
+    if key:
+        description, function = module.EXPERIMENTS[key]
+        return Reproduction(name, description, function)
     return Reproduction(name, module.DESCRIPTION, module.reproduce)
 
 

@@ -1,8 +1,10 @@
 //! Congestion-control policies of the window transport (style.md point 5).
 //!
 //! A policy owns its state and answers with a window; the transport (`transport::window`)
-//! owns sequence numbers, timers and retransmission. The policy sees new acks, duplicate
-//! acks and losses split by cause (fast retransmit vs timeout: Tahoe and Reno differ only
+//! owns sequence numbers, timers and retransmission. The policy sees every data packet
+//! sent (`on_packet_sent`, a no-op unless the policy times its own packets, as DA times
+//! its head of window), new acks (with the cumulative ack number), duplicate acks and
+//! losses split by cause (fast retransmit vs timeout: Tahoe and Reno differ only
 //! there). Windows are in bytes, as in 4.3BSD; the transport sends
 //! `min(cwnd / data_size, max_window)` packets.
 //!
@@ -12,6 +14,7 @@
 //! Adding an algorithm: one file here implementing `CongestionControl`, a variant in
 //! `AnyCc` and `CcConfig`, and its name in `CcConfig::from_params` (scenario parsing).
 
+pub mod da;
 pub mod generic;
 pub mod packet_pair;
 pub mod reno;
@@ -20,6 +23,7 @@ pub mod tahoe;
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
+pub use da::{Da, DaConfig, NdgSampling, RuleWindow};
 pub use generic::{Generic, GenericConfig};
 pub use packet_pair::{PacketPair, PacketPairConfig, RateUpdate};
 pub use reno::{Reno, RenoConfig};
@@ -39,6 +43,18 @@ pub struct AckSample {
     pub sent: SimTime,
     /// `FLAG_*` bits of that data packet, echoed by the receiver (pair marks, RETX).
     pub flags: u8,
+    /// The cumulative ack number: every sequence number below it is acknowledged.
+    pub ack_seq: u32,
+}
+
+/// What the transport tells a policy about a data packet it just sent.
+#[derive(Clone, Copy, Debug)]
+pub struct SendSample {
+    pub now: SimTime,
+    /// Sequence number of the packet (packets, from 0).
+    pub seq: u32,
+    /// This sequence number was sent before.
+    pub retransmission: bool,
 }
 
 /// Why the transport decided a packet was lost.
@@ -72,6 +88,9 @@ pub enum RtoStyle {
 
 /// The interface of a congestion-control policy.
 pub trait CongestionControl {
+    /// A data packet was sent (delay-based policies time their "head of window" here).
+    #[inline]
+    fn on_packet_sent(&mut self, _s: &SendSample) {}
     /// A cumulative ack acknowledged new data.
     fn on_ack(&mut self, s: &AckSample);
     /// A duplicate ack beyond the fast-retransmit threshold (Reno inflates here).
@@ -99,6 +118,10 @@ pub trait CongestionControl {
     fn burst_pkts(&self) -> u32 {
         1
     }
+    /// The reference ("no queueing") round-trip time, for delay-based policies.
+    fn reference_rtt(&self) -> Option<SimDuration> {
+        None
+    }
 }
 
 /// Slow start or additive increase for one ack, in 4.3BSD integer arithmetic
@@ -124,6 +147,7 @@ pub enum CcConfig {
     Tahoe(TahoeConfig),
     Reno(RenoConfig),
     PacketPair(PacketPairConfig),
+    Da(DaConfig),
 }
 
 impl CcConfig {
@@ -133,6 +157,7 @@ impl CcConfig {
             CcConfig::Tahoe(_) => "tahoe",
             CcConfig::Reno(_) => "reno",
             CcConfig::PacketPair(_) => "pp",
+            CcConfig::Da(_) => "da",
         }
     }
 
@@ -143,6 +168,7 @@ impl CcConfig {
             CcConfig::Tahoe(c) => AnyCc::Tahoe(Tahoe::new(c, mss, max_window)),
             CcConfig::Reno(c) => AnyCc::Reno(Reno::new(c, mss, max_window)),
             CcConfig::PacketPair(c) => AnyCc::PacketPair(PacketPair::new(c, mss, max_window)),
+            CcConfig::Da(c) => AnyCc::Da(Da::new(c, mss, max_window)),
         }
     }
 
@@ -152,6 +178,7 @@ impl CcConfig {
             CcConfig::Tahoe(c) => c.rto.style(),
             CcConfig::Reno(c) => c.rto.style(),
             CcConfig::PacketPair(c) => c.rto.style(),
+            CcConfig::Da(c) => c.rto.style(),
         }
     }
 
@@ -161,6 +188,7 @@ impl CcConfig {
             CcConfig::Tahoe(c) => c.rto.initial_rto,
             CcConfig::Reno(c) => c.rto.initial_rto,
             CcConfig::PacketPair(c) => c.rto.initial_rto,
+            CcConfig::Da(c) => c.rto.initial_rto,
         }
     }
 }
@@ -203,6 +231,7 @@ pub enum AnyCc {
     Tahoe(Tahoe),
     Reno(Reno),
     PacketPair(PacketPair),
+    Da(Da),
 }
 
 macro_rules! dispatch {
@@ -212,11 +241,16 @@ macro_rules! dispatch {
             AnyCc::Tahoe($c) => $e,
             AnyCc::Reno($c) => $e,
             AnyCc::PacketPair($c) => $e,
+            AnyCc::Da($c) => $e,
         }
     };
 }
 
 impl CongestionControl for AnyCc {
+    #[inline]
+    fn on_packet_sent(&mut self, s: &SendSample) {
+        dispatch!(self, c => c.on_packet_sent(s))
+    }
     #[inline]
     fn on_ack(&mut self, s: &AckSample) {
         dispatch!(self, c => c.on_ack(s))
@@ -248,6 +282,9 @@ impl CongestionControl for AnyCc {
     fn burst_pkts(&self) -> u32 {
         dispatch!(self, c => c.burst_pkts())
     }
+    fn reference_rtt(&self) -> Option<SimDuration> {
+        dispatch!(self, c => c.reference_rtt())
+    }
 }
 
 #[cfg(test)]
@@ -262,6 +299,7 @@ pub(crate) mod test_util {
             in_flight_pkts: 0,
             sent: SimTime::from_millis(t_ms.saturating_sub(100)),
             flags: 0,
+            ack_seq: 0,
         });
     }
 

@@ -283,6 +283,7 @@ mod tests {
             in_flight_pkts: in_flight,
             sent: s(sent),
             flags,
+            ack_seq: 0,
         });
     }
 

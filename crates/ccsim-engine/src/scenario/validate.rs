@@ -3,7 +3,9 @@
 
 use super::raw;
 use super::{Change, Flow, FlowSpec, Link, Node, Phase, QdiscKind, Scenario, ScenarioError};
-use crate::cc::{CcConfig, GenericConfig, JkRtoConfig, PacketPairConfig, RateUpdate, RenoConfig, TahoeConfig};
+use crate::cc::{
+    CcConfig, DaConfig, GenericConfig, JkRtoConfig, NdgSampling, PacketPairConfig, RateUpdate, RenoConfig, RuleWindow, TahoeConfig,
+};
 use crate::time::SimDuration;
 use crate::units::{self, Limit};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -570,6 +572,59 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
                 Ok(CcConfig::Tahoe(TahoeConfig { initial_window: iw, initial_ssthresh: iss, dupack_threshold: dup, rto }))
             }
         }
+        "da" => {
+            let mut c = DaConfig::default();
+            let valid = "k, ndg_threshold, ndg_sampling, rule_window, max_reduce, min_buffer, optimistic, reference_window, \
+                         dupack_threshold, initial_rto, min_rto, max_rto, rto_k";
+            for (k, v) in params {
+                let f = format!("{pfield}.{k}");
+                match k.as_str() {
+                    "k" => {
+                        c.k = float_param(cx, &f, v)?;
+                        if c.k < 1.0 {
+                            return Err(cx.err(f, "must be at least 1 (the paper uses 1.125 to 1.25)"));
+                        }
+                    }
+                    "ndg_threshold" => c.ndg_threshold = float_param(cx, &f, v)?,
+                    "ndg_sampling" => {
+                        c.ndg_sampling = match v.as_str() {
+                            Some("ack") => NdgSampling::Ack,
+                            Some("epoch") => NdgSampling::Epoch,
+                            _ => return Err(cx.err(f, format!("expected \"ack\" or \"epoch\", found {v}"))),
+                        }
+                    }
+                    "rule_window" => {
+                        c.rule_window = match v.as_str() {
+                            Some("two_back") => RuleWindow::TwoBack,
+                            Some("last") => RuleWindow::Last,
+                            Some("alternate") => RuleWindow::Alternate,
+                            _ => return Err(cx.err(f, format!("expected \"two_back\", \"last\" or \"alternate\", found {v}"))),
+                        }
+                    }
+                    "max_reduce" => c.max_reduce = Some(int_param(cx, &f, v)?),
+                    "min_buffer" => {
+                        c.min_buffer = v
+                            .as_integer()
+                            .and_then(|i| u32::try_from(i).ok())
+                            .ok_or_else(|| cx.err(&f, format!("expected a whole number of packets (0, 1 or 2 in the paper), found {v}")))?
+                    }
+                    "optimistic" => {
+                        c.optimistic = v.as_bool().ok_or_else(|| cx.err(&f, format!("expected true or false, found {v}")))?
+                    }
+                    "reference_window" => c.reference_window = Some(int_param(cx, &f, v)?),
+                    "dupack_threshold" => c.dupack_threshold = int_param(cx, &f, v)?,
+                    "initial_rto" => c.rto.initial_rto = cx.time(&f, v)?,
+                    "min_rto" => c.rto.min_rto = cx.time(&f, v)?,
+                    "max_rto" => c.rto.max_rto = cx.time(&f, v)?,
+                    "rto_k" => c.rto.k = int_param(cx, &f, v)?,
+                    _ => return Err(unknown(k, valid)),
+                }
+            }
+            if c.rto.max_rto < c.rto.min_rto {
+                return Err(cx.err(format!("{pfield}.max_rto"), "must not be below min_rto"));
+            }
+            Ok(CcConfig::Da(c))
+        }
         "pp" | "packet_pair" => {
             let mut c = PacketPairConfig::default();
             for (k, v) in params {
@@ -602,7 +657,7 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
             }
             Ok(CcConfig::PacketPair(c))
         }
-        _ => Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno, pp"))),
+        _ => Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno, da, pp"))),
     }
 }
 
@@ -613,11 +668,11 @@ fn check_series(cx: &Ctx, s: &str, flows: &[Flow], nodes: &[Node], links: &[Link
     };
     if let Some(f) = flows.iter().find(|f| f.name == entity) {
         let ok = match f.spec {
-            FlowSpec::Window { .. } => ["cwnd", "ssthresh", "outstanding", "rtt", "rate"].contains(&metric),
+            FlowSpec::Window { .. } => ["cwnd", "ssthresh", "outstanding", "rtt", "reference_rtt", "rate"].contains(&metric),
             _ => false,
         };
         if !ok {
-            return Err(cx.err(field, format!("'{s}': flow '{entity}' has no series '{metric}' (window flows: cwnd, ssthresh, outstanding, rtt, rate)")));
+            return Err(cx.err(field, format!("'{s}': flow '{entity}' has no series '{metric}' (window flows: cwnd, ssthresh, outstanding, rtt, reference_rtt, rate)")));
         }
         return Ok(());
     }

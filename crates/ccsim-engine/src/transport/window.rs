@@ -38,7 +38,7 @@ use super::rtt::RtoEstimator;
 use super::seqmap::SeqBitmap;
 use super::timer::LazyTimer;
 use super::{FlowCounters, RttStats};
-use crate::cc::{AckSample, AnyCc, CcConfig, CongestionControl, LossKind, LossSample};
+use crate::cc::{AckSample, AnyCc, CcConfig, CongestionControl, LossKind, LossSample, SendSample};
 use crate::packet::{Packet, PacketKind, FLAG_PAIR_FIRST, FLAG_PAIR_SECOND, FLAG_RETX};
 use crate::time::{tx_time, SimTime};
 use crate::trace::{Recorder, SeriesId};
@@ -52,6 +52,7 @@ pub struct FlowTrace {
     pub rtt: Option<SeriesId>,
     /// Pacing rate of rate-based policies, packets/s (nothing for window policies).
     pub rate: Option<SeriesId>,
+    pub reference_rtt: Option<SeriesId>,
 }
 
 #[derive(Clone, Debug)]
@@ -149,6 +150,7 @@ impl WindowFlow {
         p.ts = now;
         p.flags = if retx { FLAG_RETX | mark } else { mark };
         out.push(p);
+        self.cc.on_packet_sent(&SendSample { now, seq, retransmission: retx });
         self.counters.sent += 1;
         if retx {
             self.counters.retransmitted += 1;
@@ -227,6 +229,9 @@ impl WindowFlow {
                 rec.record(self.trace.rate, now, || r as f64 / (self.mss as f64 * 8.0));
             }
         }
+        if let Some(d) = self.cc.reference_rtt() {
+            rec.record(self.trace.reference_rtt, now, || d.as_secs_f64());
+        }
     }
 
     /// An ack of this flow reached the sender.
@@ -262,6 +267,7 @@ impl WindowFlow {
                 in_flight_pkts: self.outstanding(),
                 sent: ack.ts,
                 flags: ack.flags,
+                ack_seq: self.snd_una,
             });
             self.timer.deadline = (self.snd_una < self.snd_max).then(|| now + self.rto.rto());
             self.record_window(now, rec);

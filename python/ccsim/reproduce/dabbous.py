@@ -1,0 +1,654 @@
+"""Dabbous 1992, "Analysis of a delay based congestion avoidance algorithm".
+
+Six experiments, each also a reproduction of its own (``dabbous-<key>``); ``dabbous``
+runs them all. The scenarios are data in ``scenarios/dabbous-*.toml``; everything an
+experiment varies is an override listed here. JK is the ``tahoe`` policy (the same
+Jacobson/Karels source as in Keshav 1991: both papers used the REAL simulator).
+
+- ``single``  section 4.1, Figure 2/3, Table 1: one DA or JK source.
+- ``two``     section 4.2, Figures 5/6: two sources, d_BG = 9.8 ms and 3.5 ms.
+- ``load``    section 4.3, Table 2: two sources and an on/off background source.
+- ``route``   section 5.1, Figures 7/8: d_GC 50 ms -> 100 ms at 20 s, MAX-REDUCE = 4.
+- ``minbuf``  section 5.2, Figure 9: two DA sources with minimal buffer 2.
+- ``vs-jk``   section 6, Figures 10/11: one DA and one JK source, FCFS vs FQ.
+
+The set-up, every assumption and every difference: docs/reproductions/dabbous.md.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable
+from pathlib import Path
+
+import ccsim
+from ccsim.reproduce import Progress, Report, Row, Table
+from ccsim.scenarios import scenario_path
+
+DESCRIPTION = (
+    "Dabbous 1992 (Delay Algorithm vs JK): Tables 1 and 2, Figures 3 and 5-11 "
+    "(all six experiments)"
+)
+
+# A run: (label, scenario name, overrides).
+Run = tuple[str, str, dict[str, str]]
+
+
+def _both(key: str, value: str, flows: tuple[str, ...] = ("a", "b")) -> dict[str, str]:
+    return {f"flows.{f}.params.{key}": value for f in flows}
+
+
+# ---------------------------------------------------------------------------------------
+# Paper values, copied from the text and tables.
+
+# Table 1 (ms) and section 4.1 (pkt/s, windows).
+PAPER_SINGLE: dict[tuple[str, str], float] = {
+    ("single DA", "rtt min (ms)"): 260,
+    ("single DA", "rtt mean (ms)"): 260,
+    ("single DA", "rtt max (ms)"): 260,
+    ("single DA", "throughput (pkt/s)"): 100,  # "a throughput of 100 packets per second"
+    ("single DA", "slow-start exit window"): 13,  # "entered at W = 13"
+    ("single JK", "rtt min (ms)"): 221,
+    ("single JK", "rtt mean (ms)"): 287,
+    ("single JK", "rtt max (ms)"): 370,
+    ("single JK", "throughput (pkt/s)"): 90,  # "roughly 90 packets per second"
+    ("single JK", "window peak"): 37,  # "the maximum size of 37"
+    ("single JK", "window after loss threshold"): 18,  # "half the maximum size of 18"
+}
+SINGLE_NOTES = {
+    "single DA": "paper: window settles 'around 22 or 23'",
+}
+
+# Table 2: interval end (s) -> (source, DA sent, DA dropped, JK sent, JK dropped).
+PAPER_TABLE2: dict[int, list[tuple[str, int, int, int, int]]] = {
+    20: [("A", 976, 0, 905, 3), ("B", 965, 0, 883, 3), ("Bg", 0, 0, 0, 0)],
+    40: [("A", 996, 0, 927, 3), ("B", 1004, 0, 930, 3), ("Bg", 0, 0, 0, 0)],
+    60: [("A", 467, 0, 504, 7), ("B", 534, 0, 508, 7), ("Bg", 999, 0, 949, 44)],
+    80: [("A", 462, 0, 499, 7), ("B", 538, 0, 463, 7), ("Bg", 1000, 0, 991, 6)],
+    100: [("A", 932, 0, 901, 3), ("B", 1023, 0, 882, 3), ("Bg", 3, 0, 12, 0)],
+    120: [("A", 957, 0, 917, 3), ("B", 1043, 0, 928, 3), ("Bg", 0, 0, 0, 0)],
+}
+LOAD_FLOWS = {"A": "a", "B": "b", "Bg": "bg"}
+
+
+# ---------------------------------------------------------------------------------------
+# Helpers.
+
+
+def _run_all(runs: list[Run], progress: Progress) -> dict[str, ccsim.Results]:
+    progress.start(len(runs))
+    out: dict[str, ccsim.Results] = {}
+    cache: dict[str, ccsim.Scenario] = {}
+    for label, name, overrides in runs:
+        progress.step(f"{name} {label}")
+        if name not in cache:
+            cache[name] = ccsim.load(scenario_path(name))
+        scenario = cache[name]
+        for key, value in overrides.items():
+            scenario = scenario.set(key, value)
+        out[label] = ccsim.run(scenario)
+    progress.done()
+    return out
+
+
+def step_mean(results: ccsim.Results, name: str, t0: float, t1: float) -> float:
+    """Time average over [t0, t1] of a series recorded on change (a step function)."""
+    frame = results.series(name)
+    t, v = list(frame["t"]), list(frame["v"])
+    total, last_t, last_v = 0.0, t0, None
+    for ti, vi in zip(t, v, strict=True):
+        if ti <= t0:
+            last_v = vi
+            continue
+        if ti >= t1:
+            break
+        if last_v is not None:
+            total += last_v * (ti - last_t)
+        last_t, last_v = ti, vi
+    if last_v is None:
+        raise ValueError(f"series {name} has no value before {t1} s")
+    total += last_v * (t1 - last_t)
+    return total / (t1 - t0)
+
+
+def slow_start_exit(results: ccsim.Results, name: str, rtt_min_s: float) -> float | None:
+    """The window at which slow start ended: the value before the first time the window
+    stayed unchanged for more than 1.25 minimum round trips (in slow start it opens on
+    every ack, so within one round trip; in avoidance it changes at most every other
+    epoch). ``None`` if that never happens or if the window fell before it (a loss
+    ended slow start)."""
+    frame = results.series(name)
+    t, v = list(frame["t"]), list(frame["v"])
+    for i in range(len(t) - 1):
+        if i > 0 and v[i] < v[i - 1]:
+            return None
+        if t[i + 1] - t[i] > 1.25 * rtt_min_s:
+            return v[i]
+    return None
+
+
+def _paper(values: dict, key: tuple[str, str]) -> float | None:
+    value = values.get(key)
+    return None if value is None else float(value)
+
+
+def _ms(x: float | None) -> float | None:
+    return None if x is None else 1000.0 * x
+
+
+def write_csv(rows: list[Row], path: Path) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["row", "column", "ours", "paper", "note"])
+        for r in rows:
+            writer.writerow(
+                [
+                    r.row,
+                    r.column,
+                    "" if r.ours is None else repr(r.ours),
+                    "" if r.paper is None else repr(r.paper),
+                    r.note or "",
+                ]
+            )
+    return path
+
+
+def window_figure(
+    panels: list[tuple[str, ccsim.Results, list[tuple[str, str]]]],
+    path: Path,
+    title: str,
+    ylabel: str = "window (packets)",
+    scale: float = 1.0,
+) -> Path:
+    """One panel per (title, results, [(series, label)]), step plots over the run."""
+    from ccsim import plots
+
+    fig = plots.new_figure()
+    fig.set_size_inches(8, 2.6 * len(panels))
+    axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
+    for ax, (panel_title, results, series) in zip(axes, panels, strict=True):
+        top = 0.0
+        for name, label in series:
+            t, v = plots.extend_to(results.series(name), results.sim_time_s)
+            y = [x * scale for x in v]
+            top = max([top, *y])
+            ax.step(t, y, where="post", linewidth=0.9, label=label)
+        ax.set_ylim(0, 1.3 * top if top > 0 else 1.0)  # room for the legend
+        ax.set_title(panel_title, fontsize=10)
+        ax.set_xlim(0, results.sim_time_s)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="upper right", fontsize=8)
+    axes[-1].set_xlabel("time (s)")
+    fig.suptitle(title)
+    plots.save(fig, path)
+    return path
+
+
+def _report(
+    name: str,
+    rows: list[Row],
+    tables: list[Table],
+    out_dir: Path,
+    figures: list[Path],
+    notes: list[str],
+) -> Report:
+    files = [write_csv(rows, out_dir / f"{name}.csv"), *figures]
+    return Report(name, rows, tables, files, notes)
+
+
+# ---------------------------------------------------------------------------------------
+# 1. Single user (section 4.1).
+
+SINGLE = "dabbous-single"
+SINGLE_RUNS: list[Run] = [
+    ("DA", SINGLE, {"defaults.cc": "da"}),
+    ("JK", SINGLE, {"defaults.cc": "tahoe"}),
+    # Sensitivity: the other NDG sampling (per epoch, head of window).
+    ("DA epoch-NDG", SINGLE, {"defaults.cc": "da", "flows.src.params.ndg_sampling": "epoch"}),
+]
+SINGLE_COLUMNS = [
+    "rtt min (ms)",
+    "rtt mean (ms)",
+    "rtt max (ms)",
+    "rtt std (ms)",
+    "throughput (pkt/s)",
+    "dropped",
+    "slow-start exit window",
+    "window mean 50-100 s",
+    "window peak",
+    "window after loss threshold",
+]
+
+
+def single(out_dir: Path, progress: Progress) -> Report:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    res = _run_all(SINGLE_RUNS, progress)
+    rows: list[Row] = []
+    for label, r in res.items():
+        row = f"single {label}"
+        f = r.flow("src")
+        values: dict[str, float | None] = {
+            "rtt min (ms)": _ms(f["rtt_min_s"]),
+            "rtt mean (ms)": _ms(f["rtt_mean_s"]),
+            "rtt max (ms)": _ms(f["rtt_max_s"]),
+            "rtt std (ms)": _ms(f.get("rtt_std_s")),
+            "throughput (pkt/s)": float(f["goodput_pps"]),
+            "dropped": float(f["dropped_pkts"]),
+            "window mean 50-100 s": step_mean(r, "src.cwnd", 50.0, r.sim_time_s),
+        }
+        if f["cc"] == "da":
+            values["slow-start exit window"] = slow_start_exit(r, "src.cwnd", f["rtt_min_s"])
+        else:
+            cwnd = r.series("src.cwnd")
+            later = cwnd[cwnd["t"] >= 10.0]["v"]
+            values["window peak"] = float(later.max())
+            ss = r.series("src.ssthresh")
+            values["window after loss threshold"] = float(ss[ss["t"] >= 10.0]["v"].median())
+        for col, ours in values.items():
+            rows.append(
+                Row(row, col, ours, _paper(PAPER_SINGLE, (row, col)), SINGLE_NOTES.get(row))
+            )
+    fig = window_figure(
+        [
+            ("JK (tahoe)", res["JK"], [("src.cwnd", "JK window")]),
+            ("DA", res["DA"], [("src.cwnd", "DA window")]),
+        ],
+        out_dir / "dabbous-figure3-window.png",
+        "Single user: window vs time (cf. Dabbous 1992, Figure 3)",
+    )
+    rtt = window_figure(
+        [
+            ("JK (tahoe)", res["JK"], [("src.rtt", "JK RTT")]),
+            ("DA", res["DA"], [("src.rtt", "DA RTT")]),
+        ],
+        out_dir / "dabbous-single-rtt.png",
+        "Single user: RTT of every ack (Table 1)",
+        ylabel="RTT (ms)",
+        scale=1000.0,
+    )
+    table = Table(
+        "Section 4.1 / Table 1: one source on the Figure 2 network: ours (paper)",
+        [f"single {label}" for label, _, _ in SINGLE_RUNS],
+        [(c, c) for c in SINGLE_COLUMNS],
+    )
+    notes = ["Throughput is goodput over the whole 100 s run, start-up included."]
+    return _report("dabbous-single", rows, [table], out_dir, [fig, rtt], notes)
+
+
+# ---------------------------------------------------------------------------------------
+# 2. Two sources (section 4.2, Figures 5 and 6).
+
+TWO = "dabbous-two"
+D_BG = {"9.8ms": "Figure 5", "3.5ms": "Figure 6"}
+TWO_RUNS: list[Run] = [
+    (f"{cc} d_BG={d}", TWO, {"defaults.cc": c, "links.b-gw.delay": d})
+    for d in D_BG
+    for cc, c in (("JK", "tahoe"), ("DA", "da"))
+] + [
+    # Sensitivity: the paper's window equation applied literally at every epoch.
+    (
+        f"DA two_back d_BG={d}",
+        TWO,
+        {"defaults.cc": "da", "links.b-gw.delay": d, **_both("rule_window", "two_back")},
+    )
+    for d in D_BG
+]
+TWO_COLUMNS = [
+    "A throughput (pkt/s)",
+    "B throughput (pkt/s)",
+    "B share (%)",
+    "A window mean 50-100 s",
+    "B window mean 50-100 s",
+    "A dropped",
+    "B dropped",
+]
+PAPER_TWO: dict[tuple[str, str], float] = {
+    # "DA source A has a window size of 9 and 13, while DA source B has a window size of
+    # 15 and 10 respectively" (Figures 5 and 6).
+    ("two DA d_BG=9.8ms", "A window mean 50-100 s"): 9,
+    ("two DA d_BG=9.8ms", "B window mean 50-100 s"): 15,
+    ("two DA d_BG=3.5ms", "A window mean 50-100 s"): 13,
+    ("two DA d_BG=3.5ms", "B window mean 50-100 s"): 10,
+    # "Small variations of the round trip delay may cause node's B throughput to fall to
+    # about 10 % of the total throughput" (our reading: Figure 6, JK).
+    ("two JK d_BG=3.5ms", "B share (%)"): 10,
+}
+TWO_NOTES = {
+    "two JK d_BG=9.8ms": "paper: 'node B gets a significant part of the bandwidth'",
+    "two JK d_BG=3.5ms": "paper: B falls to 'about 10 %' (text, our reading: Figure 6)",
+}
+
+
+def _pair_rows(prefix: str, res: dict[str, ccsim.Results], paper, notes) -> list[Row]:
+    rows = []
+    for label, r in res.items():
+        row = f"{prefix} {label}"
+        a, b = r.flow("a"), r.flow("b")
+        total = a["goodput_pps"] + b["goodput_pps"]
+        values = {
+            "A throughput (pkt/s)": float(a["goodput_pps"]),
+            "B throughput (pkt/s)": float(b["goodput_pps"]),
+            "B share (%)": 100.0 * b["goodput_pps"] / total if total else None,
+            "A window mean 50-100 s": step_mean(r, "a.cwnd", 50.0, r.sim_time_s),
+            "B window mean 50-100 s": step_mean(r, "b.cwnd", 50.0, r.sim_time_s),
+            "A dropped": float(a["dropped_pkts"]),
+            "B dropped": float(b["dropped_pkts"]),
+        }
+        for col, ours in values.items():
+            rows.append(Row(row, col, ours, _paper(paper, (row, col)), notes.get(row)))
+    return rows
+
+
+def two(out_dir: Path, progress: Progress) -> Report:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    res = _run_all(TWO_RUNS, progress)
+    rows = _pair_rows("two", res, PAPER_TWO, TWO_NOTES)
+    figures = []
+    for d, fig_name in D_BG.items():
+        n = fig_name.split()[-1]
+        figures.append(
+            window_figure(
+                [
+                    (f"JK, d_BG = {d}", res[f"JK d_BG={d}"], [("a.cwnd", "A"), ("b.cwnd", "B")]),
+                    (f"DA, d_BG = {d}", res[f"DA d_BG={d}"], [("a.cwnd", "A"), ("b.cwnd", "B")]),
+                ],
+                out_dir / f"dabbous-figure{n}-two-sources-{d}.png",
+                f"Two sources, d_BG = {d} (cf. Dabbous 1992, {fig_name})",
+            )
+        )
+    table = Table(
+        "Section 4.2: two sources on the Figure 4 network (max window 32): ours (paper)",
+        [f"two {label}" for label, _, _ in TWO_RUNS],
+        [(c, c) for c in TWO_COLUMNS],
+    )
+    notes = [
+        "Window means are time averages of cwnd (packets) over 50-100 s.",
+        "'DA two_back' rows apply the paper's window equation literally at every epoch "
+        "(rule_window = two_back); the default rule changes the window at most every "
+        "other epoch (see dabbous.md).",
+    ]
+    return _report("dabbous-two", rows, [table], out_dir, figures, notes)
+
+
+# ---------------------------------------------------------------------------------------
+# 3. Adapting to load (section 4.3, Table 2).
+
+LOAD = "dabbous-load"
+LOAD_RUNS: list[Run] = [("DA", LOAD, {"defaults.cc": "da"}), ("JK", LOAD, {"defaults.cc": "tahoe"})]
+LOAD_COLUMNS = ["DA sent", "DA dropped", "JK sent", "JK dropped"]
+
+
+def load(out_dir: Path, progress: Progress) -> Report:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    res = _run_all(LOAD_RUNS, progress)
+    rows: list[Row] = []
+    row_names = []
+    for end, entries in PAPER_TABLE2.items():
+        for source, da_sent, da_drop, jk_sent, jk_drop in entries:
+            row = f"load {end}s {source}"
+            row_names.append(row)
+            paper = {
+                "DA sent": da_sent,
+                "DA dropped": da_drop,
+                "JK sent": jk_sent,
+                "JK dropped": jk_drop,
+            }
+            for kind in ("DA", "JK"):
+                r = res[kind]
+                interval = next(i for i in r.raw["intervals"] if abs(i["end_s"] - end) < 1e-9)
+                flow = next(f for f in interval["flows"] if f["name"] == LOAD_FLOWS[source])
+                for what, key in (("sent", "sent_pkts"), ("dropped", "dropped_pkts")):
+                    col = f"{kind} {what}"
+                    rows.append(Row(row, col, float(flow[key]), float(paper[col])))
+    fig = window_figure(
+        [
+            ("JK (tahoe)", res["JK"], [("a.cwnd", "A"), ("b.cwnd", "B")]),
+            ("DA", res["DA"], [("a.cwnd", "A"), ("b.cwnd", "B")]),
+        ],
+        out_dir / "dabbous-table2-windows.png",
+        "Two sources, background 50 pkt/s on 40-80 s (section 4.3)",
+    )
+    table = Table(
+        "Table 2: packets sent and dropped per 20 s interval ending at the time shown: "
+        "ours (paper)",
+        row_names,
+        [(c, c) for c in LOAD_COLUMNS],
+    )
+    return _report("dabbous-load", rows, [table], out_dir, [fig], [])
+
+
+# ---------------------------------------------------------------------------------------
+# 4. Route change (section 5.1, Figures 7 and 8).
+
+ROUTE = "dabbous-route"
+ROUTE_RUNS: list[Run] = [
+    ("MAX-REDUCE=4", ROUTE, {}),
+    # Without MAX-REDUCE the reference never rises (the problem of section 5.1).
+    ("no MAX-REDUCE", ROUTE, {"flows.src.params.max_reduce": "1000000"}),
+]
+ROUTE_COLUMNS = [
+    "reference before (ms)",
+    "reference after (ms)",
+    "reference raised at (s)",
+    "window mean 10-20 s",
+    "window mean 50-100 s",
+    "throughput 50-100 s (pkt/s)",
+    "dropped",
+]
+
+
+def _goodput_between(r: ccsim.Results, flow: str, t0: float, t1: float) -> float:
+    """Goodput (pkt/s) over [t0, t1] from the fixed measurement intervals."""
+    delivered = 0
+    for interval in r.raw["intervals"]:
+        if interval["start_s"] >= t0 - 1e-9 and interval["end_s"] <= t1 + 1e-9:
+            delivered += next(f for f in interval["flows"] if f["name"] == flow)["delivered_pkts"]
+    return delivered / (t1 - t0)
+
+
+def route(out_dir: Path, progress: Progress) -> Report:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    res = _run_all(ROUTE_RUNS, progress)
+    rows: list[Row] = []
+    for label, r in res.items():
+        row = f"route {label}"
+        ref = r.series("src.reference_rtt")
+        before = ref[ref["t"] < 20.0]["v"]
+        after = ref[ref["t"] >= 20.0]
+        values = {
+            "reference before (ms)": _ms(float(before.iloc[-1])) if len(before) else None,
+            "reference after (ms)": _ms(float(ref["v"].iloc[-1])),
+            "reference raised at (s)": float(after["t"].iloc[0]) if len(after) else None,
+            "window mean 10-20 s": step_mean(r, "src.cwnd", 10.0, 20.0),
+            "window mean 50-100 s": step_mean(r, "src.cwnd", 50.0, r.sim_time_s),
+            "throughput 50-100 s (pkt/s)": _goodput_between(r, "src", 50.0, r.sim_time_s),
+            "dropped": float(r.flow("src")["dropped_pkts"]),
+        }
+        for col, ours in values.items():
+            rows.append(Row(row, col, ours, None, "paper: Figures 7 and 8 only"))
+    main = res["MAX-REDUCE=4"]
+    fig7 = window_figure(
+        [("MAX-REDUCE = 4", main, [("src.reference_rtt", "reference delay D_t")])],
+        out_dir / "dabbous-figure7-reference.png",
+        "Route change at 20 s: reference delay (cf. Dabbous 1992, Figure 7)",
+        ylabel="D_t (s)",
+    )
+    fig8 = window_figure(
+        [
+            ("MAX-REDUCE = 4, optimistic", main, [("src.cwnd", "window")]),
+            ("no MAX-REDUCE", res["no MAX-REDUCE"], [("src.cwnd", "window")]),
+        ],
+        out_dir / "dabbous-figure8-window.png",
+        "Route change at 20 s: window (cf. Dabbous 1992, Figure 8)",
+    )
+    table = Table(
+        "Section 5.1: d_GC 50 ms -> 100 ms at 20 s, optimistic DA: ours (paper)",
+        [f"route {label}" for label, _, _ in ROUTE_RUNS],
+        [(c, c) for c in ROUTE_COLUMNS],
+    )
+    notes = [
+        "Without queueing the path is 121.44 ms before the change and 221.44 ms after.",
+        "'no MAX-REDUCE' sets max_reduce to 1000000 (never reached in 100 s).",
+    ]
+    return _report("dabbous-route", rows, [table], out_dir, [fig7, fig8], notes)
+
+
+# ---------------------------------------------------------------------------------------
+# 5. Minimal buffer = 2 (section 5.2, Figure 9).
+
+MINBUF_RUNS: list[Run] = [
+    ("DA min_buffer=2", TWO, {"links.b-gw.delay": "9.8ms", **_both("min_buffer", "2")}),
+    ("DA min_buffer=0", TWO, {"links.b-gw.delay": "9.8ms"}),
+]
+PAPER_MINBUF = {("minbuf DA min_buffer=2", "B share (%)"): 50.0}  # "equal share"
+MINBUF_NOTES = {"minbuf DA min_buffer=2": "paper: 'the bandwidth is equally shared'"}
+
+
+def minbuf(out_dir: Path, progress: Progress) -> Report:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    res = _run_all(MINBUF_RUNS, progress)
+    rows = _pair_rows("minbuf", res, PAPER_MINBUF, MINBUF_NOTES)
+    fig = window_figure(
+        [
+            ("minimal buffer = 2", res["DA min_buffer=2"], [("a.cwnd", "A"), ("b.cwnd", "B")]),
+            ("minimal buffer = 0", res["DA min_buffer=0"], [("a.cwnd", "A"), ("b.cwnd", "B")]),
+        ],
+        out_dir / "dabbous-figure9-minbuf.png",
+        "Two DA sources, d_BG = 9.8 ms (cf. Dabbous 1992, Figure 9)",
+    )
+    table = Table(
+        "Section 5.2: two DA sources, d_BG = 9.8 ms: ours (paper)",
+        [f"minbuf {label}" for label, _, _ in MINBUF_RUNS],
+        [(c, c) for c in TWO_COLUMNS],
+    )
+    return _report("dabbous-minbuf", rows, [table], out_dir, [fig], [])
+
+
+# ---------------------------------------------------------------------------------------
+# 6. DA against JK, FCFS vs FQ (section 6, Figures 10 and 11).
+
+VS_BASE = {"flows.a.cc": "da", "flows.b.cc": "tahoe", "links.b-gw.delay": "5ms"}
+VS_RUNS: list[Run] = [
+    (q.upper(), TWO, {**VS_BASE, "links.gw-c.qdisc": q}) for q in ("fcfs", "fq")
+] + [
+    # Sensitivity: DA with the reference update of section 5.1 (MAX-REDUCE = 4).
+    (
+        "FCFS, DA max_reduce=4",
+        TWO,
+        {**VS_BASE, "links.gw-c.qdisc": "fcfs", "flows.a.params.max_reduce": "4"},
+    ),
+    # Sensitivity: max window 64 (section 4.1's) lets JK overflow the buffer and lose.
+    (
+        "FCFS, max window 64",
+        TWO,
+        {**VS_BASE, "links.gw-c.qdisc": "fcfs", "defaults.max_window": "64pkt"},
+    ),
+]
+VS_COLUMNS = [
+    "DA throughput (pkt/s)",
+    "JK throughput (pkt/s)",
+    "JK/DA throughput",
+    "DA rtt mean (ms)",
+    "DA rtt std (ms)",
+    "JK rtt mean (ms)",
+    "JK rtt std (ms)",
+    "DA dropped",
+    "JK dropped",
+]
+PAPER_VS = {
+    ("vs-jk FCFS", "JK/DA throughput"): 2.0,  # "almost twice as much"
+    ("vs-jk FQ", "JK/DA throughput"): 1.0,  # "both connections evenly share"
+}
+VS_NOTES = {
+    "vs-jk FCFS": "paper: JK 'almost twice' DA; delays follow the same pattern",
+    "vs-jk FQ": "paper: even share; DA mean and std of delay smaller",
+}
+
+
+def vs_jk(out_dir: Path, progress: Progress) -> Report:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    res = _run_all(VS_RUNS, progress)
+    rows: list[Row] = []
+    for label, r in res.items():
+        row = f"vs-jk {label}"
+        da, jk = r.flow("a"), r.flow("b")
+        values = {
+            "DA throughput (pkt/s)": float(da["goodput_pps"]),
+            "JK throughput (pkt/s)": float(jk["goodput_pps"]),
+            "JK/DA throughput": (
+                jk["goodput_pps"] / da["goodput_pps"] if da["goodput_pps"] else None
+            ),
+            "DA rtt mean (ms)": _ms(da["rtt_mean_s"]),
+            "DA rtt std (ms)": _ms(da.get("rtt_std_s")),
+            "JK rtt mean (ms)": _ms(jk["rtt_mean_s"]),
+            "JK rtt std (ms)": _ms(jk.get("rtt_std_s")),
+            "DA dropped": float(da["dropped_pkts"]),
+            "JK dropped": float(jk["dropped_pkts"]),
+        }
+        for col, ours in values.items():
+            rows.append(Row(row, col, ours, _paper(PAPER_VS, (row, col)), VS_NOTES.get(row)))
+    figures = [
+        window_figure(
+            [(f"{label} gateway", r, [("a.cwnd", "A (DA)"), ("b.cwnd", "B (JK)")])],
+            out_dir / f"dabbous-figure{n}-da-vs-jk-{label.lower()}.png",
+            f"DA against JK, {label} gateway (cf. Dabbous 1992, Figure {n})",
+        )
+        for (label, r), n in zip(list(res.items())[:2], (10, 11), strict=True)
+    ]
+    table = Table(
+        "Section 6: one DA (A) and one JK (B) source, d_BG = 5 ms: ours (paper)",
+        [f"vs-jk {label}" for label, _, _ in VS_RUNS],
+        [(c, c) for c in VS_COLUMNS],
+    )
+    return _report("dabbous-vs-jk", rows, [table], out_dir, figures, [])
+
+
+# ---------------------------------------------------------------------------------------
+
+EXPERIMENTS: dict[str, tuple[str, Callable[[Path, Progress], Report]]] = {
+    "single": ("Dabbous 1992, section 4.1: Table 1 and Figure 3 (one DA or JK source)", single),
+    "two": ("Dabbous 1992, section 4.2: Figures 5 and 6 (two sources, phase effect)", two),
+    "load": ("Dabbous 1992, section 4.3: Table 2 (on/off background source)", load),
+    "route": ("Dabbous 1992, section 5.1: Figures 7 and 8 (route change, MAX-REDUCE)", route),
+    "minbuf": ("Dabbous 1992, section 5.2: Figure 9 (minimal buffer = 2)", minbuf),
+    "vs-jk": ("Dabbous 1992, section 6: Figures 10 and 11 (DA vs JK, FCFS and FQ)", vs_jk),
+}
+
+
+class _Nested:
+    """Forwards one experiment's progress into the whole run's bar."""
+
+    def __init__(self, outer: Progress) -> None:
+        self.outer = outer
+
+    def start(self, total: int) -> None:
+        pass
+
+    def step(self, description: str) -> None:
+        self.outer.step(description)
+
+    def done(self) -> None:
+        pass
+
+
+ALL_RUNS = [SINGLE_RUNS, TWO_RUNS, LOAD_RUNS, ROUTE_RUNS, MINBUF_RUNS, VS_RUNS]
+
+
+def reproduce(out_dir: Path, progress: Progress) -> Report:
+    """All six experiments; one CSV per experiment plus dabbous.csv with every row."""
+    progress.start(sum(len(r) for r in ALL_RUNS))
+    nested = _Nested(progress)
+    rows: list[Row] = []
+    tables: list[Table] = []
+    files: list[Path] = []
+    notes: list[str] = []
+    for _, function in EXPERIMENTS.values():
+        report = function(out_dir, nested)
+        rows += report.rows
+        tables += report.tables
+        files += report.files
+        notes += report.notes
+    progress.done()
+    files.insert(0, write_csv(rows, Path(out_dir) / "dabbous.csv"))
+    return Report("dabbous", rows, tables, files, notes)
