@@ -43,8 +43,10 @@
 //!     lambda = mu + (B - (S - mu R)) / H
 //! ```
 //!
-//! (Keshav 1991's discrete-time law with the queue estimate written in terms of the
-//! outstanding count, as the issue asks). In steady state `lambda = mu` and
+//! (the idea of Keshav's discrete-time law: choose the rate so that the predicted queue
+//! one round trip ahead equals the setpoint; here the queue is estimated from the
+//! outstanding count and the predicted rate times the propagation round trip, as our
+//! issue asks). In steady state `lambda = mu` and
 //! `S = mu R + B`: for Scenario 1 with the background on, 10/3 pkt/s x 4 s + 4 = 17.3
 //! packets outstanding, the "about 18 packets" of the paper's Figure 3 discussion.
 //! By default (`update = "rtt"`, as our issue specifies) the rate is chosen once per
@@ -75,6 +77,12 @@
 //! - The estimator uses our fuzzy rule base (above), not the published one.
 //! - A pacing rate change takes effect from the next pair: the gap already scheduled at
 //!   the old rate is not shortened.
+//! - The 1991 paper does not say how often its implementation recomputed the rate; the
+//!   default here is once per round trip (our issue's specification). Scenario 1 is
+//!   reproduced closely only with `update = "probe"` (docs/reproductions/keshav-pp.md).
+//! - The timer's initial value (3 s by default) is shorter than the 4-24 s round trips of
+//!   Keshav's scenarios, so the first pair may be retransmitted once before its acks
+//!   return (as for the window protocols with the same timer).
 
 use super::{AckSample, CongestionControl, JkRtoConfig, LossSample};
 use crate::packet::{FLAG_PAIR_FIRST, FLAG_PAIR_SECOND};
