@@ -9,13 +9,13 @@ __version__: str
 class ScenarioError(ValueError):
     """Invalid scenario or argument; message ``"<source>: <field>: <what is wrong>; <fix>"``."""
 
-def check(text: str, source: str, overrides: list[str]) -> str:
+def check(text: str, source: str, overrides: list[str] = ...) -> str:
     """Validate a scenario; return it with every default filled in, as JSON."""
 
-def run(text: str, source: str, overrides: list[str], seed: int | None) -> str:
+def run(text: str, source: str, overrides: list[str] = ..., seed: int | None = None) -> str:
     """Run a scenario; return the results JSON."""
 
-def bench(flows: int, bottleneck_bps: int, time_s: float, seed: int) -> str:
+def bench(flows: int, bottleneck_bps: int, time_s: float, seed: int = 1) -> str:
     """Run the dumbbell speed benchmark; return the bench JSON."""
 
 def parse_rate(s: str) -> int:

@@ -2,7 +2,7 @@
 
 Both scenarios run two FTP sources across three tandem bottlenecks with Poisson cross
 traffic (``scenarios/keshav-s2.toml``, ``scenarios/keshav-s3.toml``; the topology is our
-reconstruction, see docs/reproductions/keshav-s2-s3.md). Each protocol pair is one run;
+reconstruction, see docs/reproductions/keshav.md). Each protocol pair is one run;
 the table values are, as in the paper, means over several large sub-intervals of that
 run (the scenario's ``[measure] interval``), with the standard deviation of those
 interval means beside them.

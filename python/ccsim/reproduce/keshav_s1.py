@@ -36,7 +36,7 @@ PAIRS: dict[str, dict[str, str]] = {
     "JK/FQ": {"defaults.cc": "tahoe", "defaults.qdisc": "fq"},
     "PP/FQ": {"defaults.cc": "pp", "defaults.qdisc": "fq"},
     # Packet-Pair with its rate recomputed at every probe rather than once per round
-    # trip (see docs/reproductions/keshav-pp.md); compared with the same paper row.
+    # trip (see docs/reproductions/keshav.md); compared with the same paper row.
     PP_PER_PROBE: {
         "defaults.cc": "pp",
         "defaults.qdisc": "fq",

@@ -5,7 +5,7 @@ Poisson sources (2 pkt/s each) entering at every bottleneck; 120 buffers per swi
 window limit 60 (``scenarios/keshav-s2.toml``). Table 3 (throughput, delay, loss and
 retransmission rates per FTP source with standard deviations over sub-intervals) and
 Figures 5-7 (JK/FCFS and JK/FQ windows, PP/FQ packets outstanding of source 1). The
-topology is our reconstruction; see docs/reproductions/keshav-s2-s3.md.
+topology is our reconstruction; see docs/reproductions/keshav.md.
 """
 
 from __future__ import annotations

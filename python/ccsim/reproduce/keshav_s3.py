@@ -2,7 +2,7 @@
 
 Scenario 3: Scenario 2 with source 2's round trip doubled to 24 s
 (``scenarios/keshav-s3.toml``). Table 4 and, beyond the paper (whose Figure 8 is the
-topology, drawn in docs/reproductions/keshav-s2-s3.md), the windows of both sources for
+topology, drawn in docs/reproductions/keshav.md), the windows of both sources for
 JK/FCFS and the packets outstanding of both sources for PP/FQ.
 """
 

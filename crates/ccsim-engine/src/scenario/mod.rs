@@ -154,7 +154,7 @@ pub fn parse(text: &str, source: &str, overrides: &[String]) -> Result<Scenario,
         let de = toml::Value::Table(table.clone());
         serde_path_to_error::deserialize(de).map_err(|e| {
             let field = validate::readable_path(&table, e.path());
-            ScenarioError::new(source, field, explain_serde(e.inner().to_string()))
+            ScenarioError::new(source, field, explain_serde(e.inner().message().trim().to_string()))
         })?
     };
     validate::validate(raw, source)
@@ -178,5 +178,42 @@ fn explain_serde(msg: String) -> String {
         format!("{msg}; add it (see docs/scenario-format.md)")
     } else {
         msg
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIN: &str = "[scenario]\nname = \"x\"\nduration = \"1s\"\n[nodes]\nhosts = [\"a\", \"b\"]\n";
+
+    #[test]
+    fn unknown_key_error_is_one_line_naming_the_field() {
+        let e = parse(&MIN.replace("duration = \"1s\"", "duration = \"1s\"\ncolour = \"red\""), "f.toml", &[]).unwrap_err();
+        assert_eq!(e.source, "f.toml");
+        assert_eq!(e.field, "scenario.colour");
+        assert!(e.message.starts_with("unknown field `colour`"), "{}", e.message);
+        assert!(!e.to_string().contains('\n'), "{e}");
+    }
+
+    #[test]
+    fn syntax_error_names_line_and_column() {
+        let e = parse("[scenario\nname = 1", "f.toml", &[]).unwrap_err();
+        assert!(e.message.starts_with("TOML syntax error at line 1"), "{}", e.message);
+        assert!(!e.to_string().contains('\n'), "{e}");
+    }
+
+    #[test]
+    fn unitless_rate_and_unknown_node_are_explained() {
+        let base = format!("{MIN}routers = [\"r\"]\n[[links]]\nbetween = [\"a\", \"r\"]\nrate = \"1Mbps\"\n");
+        let e = parse(&format!("{base}[[links]]\nbetween = [\"r\", \"b\"]\nrate = 1000000\n"), "f.toml", &[]).unwrap_err();
+        assert_eq!(e.field, "links.r-b.rate");
+        assert!(e.message.contains("has no unit"), "{}", e.message);
+        let e = parse(&format!("{base}[[links]]\nbetween = [\"r\", \"zz\"]\nrate = \"1Mbps\"\n"), "f.toml", &[]).unwrap_err();
+        assert_eq!(e.field, "links.r-zz.between");
+        assert!(e.message.contains("unknown node 'zz'"), "{}", e.message);
+        let e = parse(&format!("{base}[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\n"), "f.toml", &[]).unwrap_err();
+        assert_eq!(e.field, "flows.f.to");
+        assert!(e.message.contains("no route from 'a' to 'b'"), "{}", e.message);
     }
 }
