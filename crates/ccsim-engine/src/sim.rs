@@ -1,8 +1,9 @@
 //! The simulation: builds arenas from a `Scenario` and runs the event loop.
 //!
 //! All state lives in one owned `Simulation` value (no globals), in vectors indexed by
-//! dense ids: channels, routes (lists of channel ids), flows. Packets carry their route
-//! id and hop index; forwarding is `routes[p.route][p.hop]`.
+//! dense ids: channels, routes (lists of channel ids), flows. All routes are stored in
+//! one flat array, each followed by the sentinel `ROUTE_END`; a packet carries the offset
+//! of its route and its hop index, so forwarding is one load: `route_chans[p.route + p.hop]`.
 
 use crate::event::{Event, EventQueue};
 use crate::link::{Channel, ChannelCounters};
@@ -18,6 +19,9 @@ use crate::transport::timer::Fired;
 use crate::transport::window::{FlowTrace, WindowFlow};
 use crate::transport::FlowCounters;
 use std::collections::BTreeMap;
+
+/// Marks the end of a route in `Simulation::route_chans`.
+const ROUTE_END: u32 = u32::MAX;
 
 /// A flow's endpoint state.
 #[derive(Debug, Clone)]
@@ -48,7 +52,8 @@ pub struct Simulation {
     pub seed: u64,
     events: EventQueue,
     pub channels: Vec<Channel>,
-    routes: Vec<Box<[u32]>>,
+    /// Every route's channel ids, each route terminated by `ROUTE_END`.
+    route_chans: Vec<u32>,
     pub flows: Vec<Endpoint>,
     /// Scratch: packets emitted by an endpoint, injected right after the call.
     out: Vec<Packet>,
@@ -76,7 +81,7 @@ impl Simulation {
             for (from, to) in [(l.a, l.b), (l.b, l.a)] {
                 let q = match l.qdisc {
                     QdiscKind::Fcfs => AnyQdisc::Fcfs(Fcfs::new(l.buffer)),
-                    QdiscKind::Fq => AnyQdisc::Fq(FairQueueing::new(l.buffer, l.rate_bps)),
+                    QdiscKind::Fq => AnyQdisc::Fq(Box::new(FairQueueing::new(l.buffer, l.rate_bps))),
                 };
                 let name = format!("{}->{}", scenario.nodes[from].name, scenario.nodes[to].name);
                 let delay = l.delay + scenario.nodes[to].processing_delay;
@@ -92,7 +97,7 @@ impl Simulation {
             *convs.entry((a, b)).or_insert(n)
         };
 
-        let mut routes: Vec<Box<[u32]>> = Vec::new();
+        let mut route_chans: Vec<u32> = Vec::new();
         let mut flows = Vec::with_capacity(scenario.flows.len());
         // Measurement boundaries (phase edges, fixed intervals) and scheduled changes are
         // scheduled before anything else, so at equal times they run first.
@@ -120,12 +125,12 @@ impl Simulation {
             events.schedule(SimTime::ZERO + c.at, Event::Change(i as u32));
         }
         for (fi, f) in scenario.flows.iter().enumerate() {
-            let fwd: Box<[u32]> = f.path.windows(2).map(|w| chan_of[&(w[0], w[1])]).collect();
-            let rev: Box<[u32]> = f.path.windows(2).rev().map(|w| chan_of[&(w[1], w[0])]).collect();
-            let data_route = routes.len() as u32;
-            routes.push(fwd);
-            let ack_route = routes.len() as u32;
-            routes.push(rev);
+            let data_route = route_chans.len() as u32;
+            route_chans.extend(f.path.windows(2).map(|w| chan_of[&(w[0], w[1])]));
+            route_chans.push(ROUTE_END);
+            let ack_route = route_chans.len() as u32;
+            route_chans.extend(f.path.windows(2).rev().map(|w| chan_of[&(w[1], w[0])]));
+            route_chans.push(ROUTE_END);
             let start = SimTime::ZERO + f.start;
             let data = |size: u32| Packet {
                 flow: fi as u32,
@@ -195,7 +200,7 @@ impl Simulation {
             seed,
             events,
             channels,
-            routes,
+            route_chans,
             flows,
             out: Vec::with_capacity(64),
             dropped: Vec::with_capacity(8),
@@ -286,9 +291,8 @@ impl Simulation {
     #[inline]
     fn arrive(&mut self, now: SimTime, mut p: Packet) {
         p.hop += 1;
-        let route = &self.routes[p.route as usize];
-        if (p.hop as usize) < route.len() {
-            let c = route[p.hop as usize];
+        let c = self.route_chans[p.route as usize + p.hop as usize];
+        if c != ROUTE_END {
             self.enqueue(c, now, p);
             return;
         }
@@ -319,7 +323,7 @@ impl Simulation {
     fn flush(&mut self, f: u32, now: SimTime) {
         for i in 0..self.out.len() {
             let p = self.out[i];
-            let c = self.routes[p.route as usize][0];
+            let c = self.route_chans[p.route as usize];
             self.enqueue(c, now, p);
         }
         self.out.clear();

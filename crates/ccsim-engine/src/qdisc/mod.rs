@@ -39,11 +39,12 @@ pub fn fits(limit: Limit, pkts: usize, bytes: u64, size: u32) -> bool {
     }
 }
 
-/// Enum dispatch of the built-in disciplines: no vtable on the per-packet path.
+/// Enum dispatch of the built-in disciplines: no vtable on the per-packet path. Large
+/// disciplines are boxed so that a channel's hot fields stay on few cache lines.
 #[derive(Debug, Clone)]
 pub enum AnyQdisc {
     Fcfs(Fcfs),
-    Fq(FairQueueing),
+    Fq(Box<FairQueueing>),
 }
 
 macro_rules! dispatch {
