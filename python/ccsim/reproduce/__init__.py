@@ -9,6 +9,7 @@ when used, so ``ccsim list`` stays fast.
 
 from __future__ import annotations
 
+import csv
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -136,3 +137,21 @@ def get(name: str) -> Reproduction:
 
 def all_reproductions() -> list[Reproduction]:
     return [get(name) for name in _REGISTRY]
+
+
+def write_csv(rows: list[Row], path: Path) -> Path:
+    """Write reproduced rows as CSV (row, column, ours, paper, note); returns the path."""
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["row", "column", "ours", "paper", "note"])
+        for r in rows:
+            writer.writerow(
+                [
+                    r.row,
+                    r.column,
+                    "" if r.ours is None else repr(r.ours),
+                    "" if r.paper is None else repr(r.paper),
+                    r.note or "",
+                ]
+            )
+    return path

@@ -10,7 +10,6 @@ interval means beside them.
 
 from __future__ import annotations
 
-import csv
 import statistics
 import tomllib
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import ccsim
 from ccsim import _ccsim
-from ccsim.reproduce import Progress, Report, Row, Table
+from ccsim.reproduce import Progress, Report, Row, Table, write_csv
 from ccsim.scenarios import scenario_path
 
 PAIRS: dict[str, dict[str, str]] = {
@@ -135,23 +134,6 @@ def table_rows(spec: Spec, results: dict[str, ccsim.Results]) -> list[Row]:
                     col = column(metric, source, is_sd)
                     rows.append(Row(label, col, ours, paper.get(col), note))
     return rows
-
-
-def write_csv(rows: list[Row], path: Path) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["row", "column", "ours", "paper", "note"])
-        for r in rows:
-            writer.writerow(
-                [
-                    r.row,
-                    r.column,
-                    "" if r.ours is None else repr(r.ours),
-                    "" if r.paper is None else repr(r.paper),
-                    r.note or "",
-                ]
-            )
-    return path
 
 
 def run_pairs(

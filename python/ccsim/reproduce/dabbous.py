@@ -17,12 +17,11 @@ The set-up, every assumption and every difference: docs/reproductions/dabbous.md
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable
 from pathlib import Path
 
 import ccsim
-from ccsim.reproduce import Progress, Report, Row, Table
+from ccsim.reproduce import Progress, Report, Row, Table, write_csv
 from ccsim.scenarios import scenario_path
 
 DESCRIPTION = (
@@ -134,23 +133,6 @@ def _paper(values: dict, key: tuple[str, str]) -> float | None:
 
 def _ms(x: float | None) -> float | None:
     return None if x is None else 1000.0 * x
-
-
-def write_csv(rows: list[Row], path: Path) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["row", "column", "ours", "paper", "note"])
-        for r in rows:
-            writer.writerow(
-                [
-                    r.row,
-                    r.column,
-                    "" if r.ours is None else repr(r.ours),
-                    "" if r.paper is None else repr(r.paper),
-                    r.note or "",
-                ]
-            )
-    return path
 
 
 def window_figure(

@@ -10,13 +10,12 @@ docs/reproductions/keshav.md.
 
 from __future__ import annotations
 
-import csv
 import tomllib
 from pathlib import Path
 
 import ccsim
 from ccsim import _ccsim
-from ccsim.reproduce import Progress, Report, Row, Table
+from ccsim.reproduce import Progress, Report, Row, Table, write_csv
 from ccsim.scenarios import scenario_path
 
 DESCRIPTION = (
@@ -195,23 +194,6 @@ def _flow(phase: dict, name: str) -> dict:
         if flow["name"] == name:
             return flow
     raise KeyError(f"phase {phase['name']!r} has no flow {name!r}")
-
-
-def write_csv(rows: list[Row], path: Path) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["row", "column", "ours", "paper", "note"])
-        for r in rows:
-            writer.writerow(
-                [
-                    r.row,
-                    r.column,
-                    "" if r.ours is None else repr(r.ours),
-                    "" if r.paper is None else repr(r.paper),
-                    r.note or "",
-                ]
-            )
-    return path
 
 
 def figure2(results: ccsim.Results, path: Path, rtt_s: float, depth_pkts: float) -> Path:

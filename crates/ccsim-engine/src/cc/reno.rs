@@ -10,26 +10,12 @@
 //! Deviations: plain Reno (no NewReno partial-ack handling): a partial ack ends
 //! recovery, as in 4.3BSD-Reno.
 
-use super::{bsd_open_window, bsd_ssthresh_after_loss, AckSample, CongestionControl, JkRtoConfig, LossKind, LossSample};
+use super::{bsd_open_window, bsd_ssthresh_after_loss, AckSample, CongestionControl, LossKind, LossSample, TahoeConfig};
 use crate::time::SimTime;
-use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RenoConfig {
-    /// Initial window, packets. Default 1.
-    pub initial_window: u32,
-    /// Initial slow-start threshold, packets; `None` means the maximum window.
-    pub initial_ssthresh: Option<u32>,
-    /// Duplicate acks that trigger fast retransmit. Default 3.
-    pub dupack_threshold: u32,
-    pub rto: JkRtoConfig,
-}
-
-impl Default for RenoConfig {
-    fn default() -> Self {
-        RenoConfig { initial_window: 1, initial_ssthresh: None, dupack_threshold: 3, rto: JkRtoConfig::default() }
-    }
-}
+/// Reno takes the same parameters as Tahoe (initial window and ssthresh, duplicate-ack
+/// threshold, Jacobson/Karels timer).
+pub type RenoConfig = TahoeConfig;
 
 #[derive(Clone, Debug)]
 pub struct Reno {
