@@ -15,7 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import ccsim
 
 # name -> module (in this package). Add a reproduction here.
 _REGISTRY: dict[str, str] = {
@@ -155,3 +158,35 @@ def write_csv(rows: list[Row], path: Path) -> Path:
                 ]
             )
     return path
+
+
+def run_variants(
+    base: ccsim.Scenario,
+    name: str,
+    variants: dict[str, dict[str, str]],
+    out_dir: Path,
+    progress: Progress,
+) -> tuple[dict[str, ccsim.Results], list[Path]]:
+    """Run ``base`` once per variant (label -> ``--set`` overrides), reporting progress.
+
+    Each run's results JSON is written to ``out_dir/runs/<label>.json`` (``/`` and spaces
+    become ``-``). Returns the results by label and the files written.
+    """
+    import ccsim
+
+    runs_dir = out_dir / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    progress.start(len(variants))
+    results: dict[str, ccsim.Results] = {}
+    files: list[Path] = []
+    for label, overrides in variants.items():
+        progress.step(f"{name} {label}")
+        scenario = base
+        for key, value in overrides.items():
+            scenario = scenario.set(key, value)
+        results[label] = ccsim.run(scenario)
+        run_file = runs_dir / f"{label.replace('/', '-').replace(' ', '-')}.json"
+        run_file.write_text(results[label].to_json(indent=2) + "\n", encoding="utf-8")
+        files.append(run_file)
+    progress.done()
+    return results, files

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import ccsim
 from ccsim import _ccsim
-from ccsim.reproduce import Progress, Report, Row, Table, write_csv
+from ccsim.reproduce import Progress, Report, Row, Table, run_variants, write_csv
 from ccsim.scenarios import scenario_path
 
 PAIRS: dict[str, dict[str, str]] = {
@@ -140,22 +140,7 @@ def run_pairs(
     spec: Spec, out_dir: Path, progress: Progress
 ) -> tuple[dict[str, ccsim.Results], list[Path]]:
     base = ccsim.load(scenario_path(spec.scenario))
-    runs_dir = out_dir / "runs"
-    runs_dir.mkdir(parents=True, exist_ok=True)
-    progress.start(len(PAIRS))
-    results: dict[str, ccsim.Results] = {}
-    files: list[Path] = []
-    for label, pair in PAIRS.items():
-        progress.step(f"{spec.scenario} {label}")
-        scenario = base
-        for key, value in pair.items():
-            scenario = scenario.set(key, value)
-        results[label] = ccsim.run(scenario)
-        run_file = runs_dir / f"{label.replace('/', '-').replace(' ', '-')}.json"
-        run_file.write_text(results[label].to_json(indent=2) + "\n", encoding="utf-8")
-        files.append(run_file)
-    progress.done()
-    return results, files
+    return run_variants(base, spec.scenario, PAIRS, out_dir, progress)
 
 
 def reproduce(spec: Spec, out_dir: Path, progress: Progress) -> Report:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import ccsim
 from ccsim import _ccsim
-from ccsim.reproduce import Progress, Report, Row, Table, write_csv
+from ccsim.reproduce import Progress, Report, Row, Table, run_variants, write_csv
 from ccsim.scenarios import scenario_path
 
 DESCRIPTION = (
@@ -117,22 +117,7 @@ def reproduce(out_dir: Path, progress: Progress) -> Report:
     path = scenario_path(SCENARIO)
     base = ccsim.load(path)
     out_dir.mkdir(parents=True, exist_ok=True)
-    runs_dir = out_dir / "runs"
-    runs_dir.mkdir(exist_ok=True)
-
-    progress.start(len(PAIRS))
-    results: dict[str, ccsim.Results] = {}
-    files: list[Path] = []
-    for label, overrides in PAIRS.items():
-        progress.step(f"{SCENARIO} {label}")
-        scenario = base
-        for key, value in overrides.items():
-            scenario = scenario.set(key, value)
-        results[label] = ccsim.run(scenario)
-        run_file = runs_dir / f"{label.replace('/', '-').replace(' ', '-')}.json"
-        run_file.write_text(results[label].to_json(indent=2) + "\n", encoding="utf-8")
-        files.append(run_file)
-    progress.done()
+    results, files = run_variants(base, SCENARIO, PAIRS, out_dir, progress)
 
     rows = table_rows(results)
     files.append(write_csv(rows, out_dir / "table2.csv"))
