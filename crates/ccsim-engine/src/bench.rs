@@ -7,7 +7,7 @@
 //! are 1000 B, acks 40 B. Flows start 1 ms apart so they do not move in lock step.
 
 use crate::cc::{CcConfig, RenoConfig};
-use crate::scenario::{Flow, FlowSpec, Link, Node, QdiscKind, Scenario, ScenarioError};
+use crate::scenario::{Flow, FlowSpec, Link, Node, QdiscConfig, Scenario, ScenarioError};
 use crate::time::SimDuration;
 use crate::units::Limit;
 
@@ -42,7 +42,7 @@ pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Sc
         rate_bps: bottleneck_bps,
         delay: SimDuration::from_millis(40),
         buffer: Limit::Packets(bdp_pkts),
-        qdisc: QdiscKind::Fcfs,
+        qdisc: QdiscConfig::Fcfs,
     }];
     for i in 0..n {
         for (host, router) in [(2 + i, 0), (2 + n + i, 1)] {
@@ -53,7 +53,7 @@ pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Sc
                 rate_bps: access,
                 delay: SimDuration::from_millis(5),
                 buffer: Limit::Packets(bdp_pkts.max(100)),
-                qdisc: QdiscKind::Fcfs,
+                qdisc: QdiscConfig::Fcfs,
             });
         }
     }
@@ -80,5 +80,6 @@ pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Sc
         interval: None,
         series: vec![],
         changes: vec![],
+        elements: vec![],
     })
 }

@@ -31,6 +31,8 @@ pub enum Event {
     Snapshot(u32),
     /// Apply scheduled network change number i.
     Change(u32),
+    /// The periodic timer of element k on channel c: (c, k).
+    ElementTimer(u32, u32),
 }
 
 #[derive(Clone, Copy, Debug)]

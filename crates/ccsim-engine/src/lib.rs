@@ -5,17 +5,21 @@
 //! Layers (data flows down, results flow up):
 //! - `scenario`: TOML text + overrides -> validated, typed `Scenario` (units resolved).
 //! - `sim`: builds arenas (channels, routes, flows) and runs the event loop
-//!   (`event`: (time, seq)-ordered queue; `link`: channel = qdisc + transmitter + pipe;
-//!   `qdisc`: FCFS, Fair Queueing; `transport`: window transport and sources;
-//!   `cc`: congestion-control policies).
+//!   (`event`: (time, seq)-ordered queue; `link`: channel = elements + qdisc +
+//!   transmitter + pipe; `element`: per-channel actors (loss, statistics, stamping);
+//!   `qdisc`: FCFS, Fair Queueing, RED; `packet` + `meta`: the 32-byte packet and its
+//!   metadata slab; `transport`: window transport and sources; `cc`:
+//!   congestion-control policies).
 //! - `results`: per-flow / per-channel summaries, phases, intervals, time series.
 //!
 //! Time is integer picoseconds (`time`), sizes bytes, rates bits/s.
 
 pub mod bench;
 pub mod cc;
+pub mod element;
 pub mod event;
 pub mod link;
+pub mod meta;
 pub mod packet;
 pub mod qdisc;
 pub mod results;

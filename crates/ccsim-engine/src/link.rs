@@ -1,11 +1,24 @@
-//! A unidirectional channel: a queue discipline, a transmitter of fixed rate and a
-//! propagation pipe of fixed delay (htsim `Queue` + `Pipe`).
+//! A unidirectional channel: a chain of elements, a queue discipline, a transmitter of
+//! fixed rate and a propagation pipe of fixed delay (htsim `Queue` + `Pipe`).
+//!
+//! The path of a packet through a channel:
+//!
+//! 1. `enqueue`: counted as offered; each element's `on_arrival` may rewrite or drop it;
+//!    then, if the transmitter is idle and nothing waits (and the discipline allows the
+//!    shortcut), it starts transmission at once; otherwise the discipline answers with a
+//!    verdict (queued / marked / dropped with a reason) and may evict queued packets.
+//! 2. `start_tx`: each element's `on_transmit` sees the packet and the channel; the
+//!    transmission time is computed from the packet's size in bits; the packet enters the
+//!    pipe with its arrival time at the far end.
+//! 3. `on_pipe_head`: the packet leaves the pipe and is handed back to the simulation.
 //!
 //! The channel keeps at most two events in the simulation's queue: `TxDone` (the
 //! transmitter frees up while packets wait) and `PipeHead` (the first packet in the pipe
 //! arrives at the far end). A packet that finds the transmitter idle and nothing queued
 //! starts at once and goes straight into the pipe with its arrival time, so an
-//! uncongested hop costs a single event per packet.
+//! uncongested hop costs a single event per packet. Disciplines that must see every
+//! arrival (RED's average) do not take that shortcut: the packet is enqueued and, the
+//! transmitter being idle, dequeued at once, still without an event.
 //!
 //! The pipe is FIFO: if the delay is lowered by a scheduled change, a packet never
 //! overtakes one sent before it (its arrival is max(own arrival, previous arrival)).
@@ -14,11 +27,14 @@
 //! transmitted (as in ns-2's drop-tail).
 //!
 //! Counters (the shared layer of style.md point 8): offered = dropped + transmitted +
-//! queued + in transmission, checked in debug builds.
+//! queued, checked in debug builds after every enqueue and departure; drops are also
+//! counted per reason, and every packet's sojourn time in the discipline is summed.
 
+use crate::element::{AnyElement, ChannelView, ElemCx, ElemVerdict, Element, Emit, QueueEvent};
 use crate::event::{Event, EventQueue};
+use crate::meta::MetaSlab;
 use crate::packet::Packet;
-use crate::qdisc::{AnyQdisc, Qdisc};
+use crate::qdisc::{AnyQdisc, DropReason, Qdisc, Verdict, N_DROP_REASONS};
 use crate::time::{tx_time, SimDuration, SimTime};
 use crate::trace::{Recorder, SeriesId};
 use crate::units::Limit;
@@ -30,25 +46,63 @@ pub struct ChannelCounters {
     pub offered: u64,
     /// Packets whose transmission started.
     pub tx_pkts: u64,
-    pub tx_bytes: u64,
+    pub tx_bits: u64,
+    /// Packets dropped (all reasons).
     pub drops: u64,
+    /// Drops per `DropReason`.
+    pub drops_by_reason: [u64; N_DROP_REASONS],
+    /// Packets ECN-marked by the discipline.
+    pub marks: u64,
     /// Time the transmitter was busy, ps (counted at the start of each transmission).
     pub busy_ps: u128,
     /// Integral of the queue length over time, packet-picoseconds.
     pub queue_integral: u128,
+    /// Sum of the sojourn times in the discipline of the packets transmitted, ps.
+    pub sojourn_ps: u128,
 }
 
 impl ChannelCounters {
     pub fn minus(&self, o: &ChannelCounters) -> ChannelCounters {
+        let mut by_reason = self.drops_by_reason;
+        for (a, b) in by_reason.iter_mut().zip(o.drops_by_reason) {
+            *a -= b;
+        }
         ChannelCounters {
             offered: self.offered - o.offered,
             tx_pkts: self.tx_pkts - o.tx_pkts,
-            tx_bytes: self.tx_bytes - o.tx_bytes,
+            tx_bits: self.tx_bits - o.tx_bits,
             drops: self.drops - o.drops,
+            drops_by_reason: by_reason,
+            marks: self.marks - o.marks,
             busy_ps: self.busy_ps - o.busy_ps,
             queue_integral: self.queue_integral - o.queue_integral,
+            sojourn_ps: self.sojourn_ps - o.sojourn_ps,
         }
     }
+
+    /// Bytes transmitted (bits / 8, rounded down).
+    pub fn tx_bytes(&self) -> u64 {
+        self.tx_bits / 8
+    }
+}
+
+/// The simulation's shared state that channels work with, in one struct so that a
+/// channel method takes one pointer to it.
+#[derive(Debug, Default)]
+pub struct Net {
+    pub ev: EventQueue,
+    /// Scratch: packets dropped by a channel, with the reason (the simulation notifies
+    /// the flows and frees their metadata).
+    pub drops: Vec<(Packet, DropReason)>,
+    pub rec: Recorder,
+    /// Metadata of packets in flight.
+    pub meta: MetaSlab,
+    /// Scratch: packets emitted by elements (the simulation routes them).
+    pub emitted: Vec<Emit>,
+    /// Every route: its conversation id, its channel ids, then `ROUTE_END`.
+    pub routes: Vec<u32>,
+    /// Something was pushed to `drops` or `emitted` (one check on the hot path).
+    pub pending: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -63,14 +117,24 @@ pub struct Channel {
     pub delay: SimDuration,
     pub limit: Limit,
     pub qdisc: AnyQdisc,
+    /// The chain of elements, in order (`add_element`).
+    elements: Vec<AnyElement>,
+    /// An arrival to an idle, empty channel may skip the discipline.
+    bypass: bool,
+    /// No elements and the shortcut allowed: the hot path needs no other check.
+    plain: bool,
     busy_until: SimTime,
     tx_pending: bool,
     pipe: VecDeque<(SimTime, Packet)>,
     pipe_pending: bool,
     pub counters: ChannelCounters,
     pub queue_max: u64,
+    /// Longest sojourn of a packet in the discipline, ps.
+    pub sojourn_max_ps: u64,
     queue_last_change: SimTime,
     pub trace_queue: Option<SeriesId>,
+    /// Sojourn time of each packet leaving the discipline, seconds.
+    pub trace_sojourn: Option<SeriesId>,
     /// Last (size, transmission time) computed: sizes repeat (data, acks), and the exact
     /// u128 division is the costliest arithmetic on the per-packet path.
     tx_cache: [(u32, SimDuration); 2],
@@ -79,6 +143,7 @@ pub struct Channel {
 impl Channel {
     #[allow(clippy::too_many_arguments)]
     pub fn new(name: String, link: String, from: u32, to: u32, rate_bps: u64, delay: SimDuration, limit: Limit, qdisc: AnyQdisc) -> Self {
+        let bypass = !matches!(qdisc, AnyQdisc::Red(_));
         Channel {
             name,
             link,
@@ -88,16 +153,32 @@ impl Channel {
             delay,
             limit,
             qdisc,
+            elements: Vec::new(),
+            bypass,
+            plain: bypass,
             busy_until: SimTime::ZERO,
             tx_pending: false,
             pipe: VecDeque::new(),
             pipe_pending: false,
             counters: ChannelCounters::default(),
             queue_max: 0,
+            sojourn_max_ps: 0,
             queue_last_change: SimTime::ZERO,
             trace_queue: None,
+            trace_sojourn: None,
             tx_cache: [(0, SimDuration::ZERO); 2],
         }
+    }
+
+    /// Appends an element to the chain.
+    pub fn add_element(&mut self, e: AnyElement) {
+        self.elements.push(e);
+        self.plain = false;
+    }
+
+    /// The chain of elements, in order.
+    pub fn elements(&self) -> &[AnyElement] {
+        &self.elements
     }
 
     #[inline]
@@ -113,24 +194,28 @@ impl Channel {
     }
 
     #[inline]
-    fn tx_time(&mut self, size: u32) -> SimDuration {
+    fn tx_time(&mut self, bits: u32) -> SimDuration {
         for &(s, d) in &self.tx_cache {
-            if s == size {
+            if s == bits {
                 return d;
             }
         }
-        let d = tx_time(size, self.rate_bps);
+        let d = tx_time(bits, self.rate_bps);
         self.tx_cache[1] = self.tx_cache[0];
-        self.tx_cache[0] = (size, d);
+        self.tx_cache[0] = (bits, d);
         d
     }
 
-    #[inline]
-    fn start_tx(&mut self, id: u32, now: SimTime, pkt: Packet, ev: &mut EventQueue) {
-        let d = self.tx_time(pkt.size);
+    /// Starts transmitting `pkt`; `HOOKS`: the channel may have elements.
+    #[inline(always)]
+    fn start_tx<const HOOKS: bool>(&mut self, id: u32, now: SimTime, mut pkt: Packet, cx: &mut Net) {
+        if HOOKS && !self.elements.is_empty() {
+            self.transmit_elements(id, now, &mut pkt, cx);
+        }
+        let d = self.tx_time(pkt.bits);
         self.busy_until = now + d;
         self.counters.tx_pkts += 1;
-        self.counters.tx_bytes += pkt.size as u64;
+        self.counters.tx_bits += pkt.bits as u64;
         self.counters.busy_ps += d.as_ps() as u128;
         let mut arrival = self.busy_until + self.delay;
         if let Some(&(last, _)) = self.pipe.back() {
@@ -139,45 +224,174 @@ impl Channel {
         self.pipe.push_back((arrival, pkt));
         if !self.pipe_pending {
             self.pipe_pending = true;
-            ev.schedule(arrival, Event::PipeHead(id));
+            cx.ev.schedule(arrival, Event::PipeHead(id));
         }
     }
 
-    /// Offers a packet; drops (if any) are appended to `dropped`.
-    #[inline]
-    pub fn enqueue(&mut self, id: u32, now: SimTime, pkt: Packet, ev: &mut EventQueue, dropped: &mut Vec<Packet>, rec: &mut Recorder) {
+    /// Runs the elements' `on_arrival` in order until one drops the packet.
+    #[inline(never)]
+    fn arrival_elements(&mut self, id: u32, now: SimTime, pkt: &mut Packet, cx: &mut Net) -> ElemVerdict {
+        cx.pending = true;
+        let mut ecx = ElemCx { now, channel: id, node: self.from, meta: &mut cx.meta, emitted: &mut cx.emitted };
+        for e in self.elements.iter_mut() {
+            let v = e.on_arrival(&mut ecx, pkt);
+            if v != ElemVerdict::Pass {
+                return v;
+            }
+        }
+        ElemVerdict::Pass
+    }
+
+    /// Runs the elements' `on_transmit` in order.
+    #[inline(never)]
+    fn transmit_elements(&mut self, id: u32, now: SimTime, pkt: &mut Packet, cx: &mut Net) {
+        let view = ChannelView {
+            rate_bps: self.rate_bps,
+            tx_bytes: self.counters.tx_bytes(),
+            tx_pkts: self.counters.tx_pkts,
+            queued_pkts: self.qdisc.len_pkts(),
+            queued_bits: self.qdisc.len_bits(),
+        };
+        cx.pending = true;
+        let mut ecx = ElemCx { now, channel: id, node: self.from, meta: &mut cx.meta, emitted: &mut cx.emitted };
+        for e in self.elements.iter_mut() {
+            e.on_transmit(&mut ecx, pkt, &view);
+        }
+    }
+
+    /// Counts a drop and tells the elements; the packet goes to `cx.drops`.
+    #[cold]
+    #[inline(never)]
+    fn drop_pkt(&mut self, id: u32, now: SimTime, pkt: Packet, reason: DropReason, cx: &mut Net) {
+        self.counters.drops += 1;
+        self.counters.drops_by_reason[reason as usize] += 1;
+        self.queue_event(id, now, &pkt, QueueEvent::Dropped(reason), cx);
+        cx.drops.push((pkt, reason));
+        cx.pending = true;
+    }
+
+    fn queue_event(&mut self, id: u32, now: SimTime, pkt: &Packet, ev: QueueEvent, cx: &mut Net) {
+        if !self.elements.is_empty() {
+            cx.pending = true;
+            let mut ecx = ElemCx { now, channel: id, node: self.from, meta: &mut cx.meta, emitted: &mut cx.emitted };
+            for e in self.elements.iter_mut() {
+                e.on_queue_event(&mut ecx, pkt, ev);
+            }
+        }
+    }
+
+    /// Offers a packet; drops (if any) are appended to `cx.drops`.
+    #[inline(always)]
+    pub fn enqueue(&mut self, id: u32, now: SimTime, pkt: Packet, cx: &mut Net) {
         self.counters.offered += 1;
-        if now >= self.busy_until && !self.tx_pending && self.qdisc.len_pkts() == 0 {
-            self.start_tx(id, now, pkt, ev);
+        if self.plain {
+            if now >= self.busy_until && !self.tx_pending && self.qdisc.len_pkts() == 0 {
+                self.start_tx::<false>(id, now, pkt, cx);
+                return;
+            }
+            self.enqueue_queued(id, now, pkt, false, cx);
+        } else {
+            self.enqueue_hooked(id, now, pkt, cx);
+        }
+    }
+
+    /// Enqueue on a channel with elements or without the idle shortcut.
+    #[inline(never)]
+    fn enqueue_hooked(&mut self, id: u32, now: SimTime, mut pkt: Packet, cx: &mut Net) {
+        if !self.elements.is_empty() {
+            if let ElemVerdict::Drop(reason) = self.arrival_elements(id, now, &mut pkt, cx) {
+                self.drop_pkt(id, now, pkt, reason, cx);
+                return;
+            }
+        }
+        let idle = now >= self.busy_until && !self.tx_pending;
+        if idle && self.bypass && self.qdisc.len_pkts() == 0 {
+            self.start_tx::<true>(id, now, pkt, cx);
             return;
         }
+        self.enqueue_queued(id, now, pkt, idle && !self.bypass, cx);
+    }
+
+    /// Offers the packet to the discipline; `serve_now`: the transmitter is idle and the
+    /// discipline saw the arrival, so start the next packet at once.
+    #[inline(always)]
+    fn enqueue_queued(&mut self, id: u32, now: SimTime, pkt: Packet, serve_now: bool, cx: &mut Net) {
         self.account_queue(now);
-        let before = dropped.len();
-        self.qdisc.enqueue(now, pkt, dropped);
-        self.counters.drops += (dropped.len() - before) as u64;
-        let len = self.qdisc.len_pkts() as u64;
-        self.queue_max = self.queue_max.max(len);
-        rec.record(self.trace_queue, now, || len as f64);
-        if !self.tx_pending && len > 0 {
-            self.tx_pending = true;
-            ev.schedule(self.busy_until.max(now), Event::TxDone(id));
+        let before = cx.drops.len();
+        let conv = cx.routes[pkt.route as usize - 1];
+        let verdict = self.qdisc.enqueue(now, pkt, conv, &mut cx.drops);
+        if cx.drops.len() > before {
+            cx.pending = true;
+            self.evicted(id, now, before, cx);
+        }
+        match verdict {
+            Verdict::Queued => {}
+            Verdict::Marked => {
+                self.counters.marks += 1;
+                self.queue_event(id, now, &pkt, QueueEvent::Marked, cx);
+            }
+            Verdict::Dropped(reason) => self.drop_pkt(id, now, pkt, reason, cx),
+        }
+        if serve_now {
+            self.serve(id, now, cx);
+        } else {
+            let len = self.qdisc.len_pkts() as u64;
+            self.queue_max = self.queue_max.max(len);
+            cx.rec.record(self.trace_queue, now, || len as f64);
+            if !self.tx_pending && len > 0 {
+                self.tx_pending = true;
+                cx.ev.schedule(self.busy_until.max(now), Event::TxDone(id));
+            }
+        }
+        debug_assert!(self.check_conservation(), "{}: offered != drops + transmitted + queued", self.name);
+    }
+
+    /// Counts the packets the discipline pushed to `cx.drops` from index `from` on.
+    #[cold]
+    fn evicted(&mut self, id: u32, now: SimTime, from: usize, cx: &mut Net) {
+        for i in from..cx.drops.len() {
+            let (p, reason) = cx.drops[i];
+            self.counters.drops += 1;
+            self.counters.drops_by_reason[reason as usize] += 1;
+            self.queue_event(id, now, &p, QueueEvent::Dropped(reason), cx);
         }
     }
 
     /// The transmitter is free: start the next queued packet.
     #[inline]
-    pub fn on_tx_done(&mut self, id: u32, now: SimTime, ev: &mut EventQueue, rec: &mut Recorder) {
+    pub fn on_tx_done(&mut self, id: u32, now: SimTime, cx: &mut Net) {
         self.tx_pending = false;
         self.account_queue(now);
-        if let Some(p) = self.qdisc.dequeue(now) {
-            self.start_tx(id, now, p, ev);
+        self.serve(id, now, cx);
+    }
+
+    /// Starts the next packet the discipline gives (the transmitter is free).
+    #[inline(always)]
+    fn serve(&mut self, id: u32, now: SimTime, cx: &mut Net) {
+        let before = cx.drops.len();
+        let next = self.qdisc.dequeue(now, &mut cx.drops);
+        if cx.drops.len() > before {
+            cx.pending = true;
+            self.evicted(id, now, before, cx);
+        }
+        if let Some((p, enqueued)) = next {
+            let sojourn = (now - enqueued).as_ps();
+            self.counters.sojourn_ps += sojourn as u128;
+            self.sojourn_max_ps = self.sojourn_max_ps.max(sojourn);
+            cx.rec.record(self.trace_sojourn, now, || sojourn as f64 / 1e12);
+            if self.plain {
+                self.start_tx::<false>(id, now, p, cx);
+            } else {
+                self.start_tx::<true>(id, now, p, cx);
+            }
             let len = self.qdisc.len_pkts();
-            rec.record(self.trace_queue, now, || len as f64);
+            cx.rec.record(self.trace_queue, now, || len as f64);
             if len > 0 {
                 self.tx_pending = true;
-                ev.schedule(self.busy_until, Event::TxDone(id));
+                cx.ev.schedule(self.busy_until, Event::TxDone(id));
             }
         }
+        debug_assert!(self.check_conservation(), "{}: offered != drops + transmitted + queued", self.name);
     }
 
     /// The head of the pipe arrives at the far end: returns it.
@@ -193,12 +407,16 @@ impl Channel {
         p
     }
 
+    /// An element's timer fired.
+    pub fn on_element_timer(&mut self, id: u32, k: u32, now: SimTime, meta: &mut MetaSlab, emit: &mut Vec<Emit>) -> Option<SimTime> {
+        let mut ecx = ElemCx { now, channel: id, node: self.from, meta, emitted: emit };
+        self.elements[k as usize].on_timer(&mut ecx)
+    }
+
     /// Scheduled change of rate and/or delay. A packet in transmission keeps its timing.
     pub fn change(&mut self, now: SimTime, rate_bps: Option<u64>, delay: Option<SimDuration>) {
         if let Some(r) = rate_bps {
-            if let AnyQdisc::Fq(fq) = &mut self.qdisc {
-                fq.set_rate(now, r);
-            }
+            self.qdisc.set_rate(now, r);
             self.rate_bps = r;
             self.tx_cache = [(0, SimDuration::ZERO); 2];
         }
@@ -224,8 +442,9 @@ impl Channel {
         self.pipe.len()
     }
 
-    /// Debug check of the conservation identity: offered = drops + transmitted + queued.
+    /// The conservation identity: offered = drops + transmitted + queued.
     pub fn check_conservation(&self) -> bool {
         self.counters.offered == self.counters.drops + self.counters.tx_pkts + self.qdisc.len_pkts() as u64
+            && self.counters.drops == self.counters.drops_by_reason.iter().sum::<u64>()
     }
 }

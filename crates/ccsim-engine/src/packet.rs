@@ -1,7 +1,27 @@
 //! The packet: a small `Copy` struct moved by value through queues and pipes
-//! (no per-packet heap allocation). It carries a source route (route id + hop index)
+//! (no per-packet heap allocation). It carries a source route (route offset + hop index)
 //! rather than being looked up in routing tables at each node (htsim).
+//!
+//! ## Layout (32 bytes, settled for the speed issue)
+//!
+//! | bytes | field | |
+//! |---|---|---|
+//! | 0-3 | `flow` | flow index (`NO_FLOW` for packets of no flow) |
+//! | 4-7 | `seq` | data: sequence number; ack: cumulative ack |
+//! | 8-11 | `bits` | size on the wire in **bits** (Heybey's 10-bit control packets) |
+//! | 12-15 | `route` | offset of the route in the simulation's flat route array |
+//! | 16-17 | `hop` | index into the route of the channel the packet is on |
+//! | 18 | `kind` | data / ack / control |
+//! | 19 | `flags` | `FLAG_*` bits: retransmission, pair marks, ECN (ECT, CE, ECE, CWR) |
+//! | 20-23 | `meta` | handle into the per-simulation metadata slab (`meta::NO_META`: none) |
+//! | 24-31 | `ts` | data: send time; ack: echo of the data packet's `ts` |
+//!
+//! There is no conversation field: Fair Queueing classifies by the route's end points,
+//! which the simulation stores in the word before each route (`sim::conversation`).
+//! Variable-size data (SACK blocks, PTP stamps, control payloads) lives in the
+//! metadata slab (`meta.rs`), recycled when the packet is consumed or dropped.
 
+use crate::meta::NO_META;
 use crate::time::SimTime;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -9,6 +29,9 @@ use crate::time::SimTime;
 pub enum PacketKind {
     Data = 0,
     Ack = 1,
+    /// A control packet: feedback, a PTP request, a voice user's control packet, or a
+    /// packet emitted by a network element. Its payload, if any, is in the metadata.
+    Control = 2,
 }
 
 /// Packet flag: this transmission is a retransmission.
@@ -18,40 +41,71 @@ pub const FLAG_RETX: u8 = 1;
 pub const FLAG_PAIR_FIRST: u8 = 2;
 /// Packet flag: second packet of a paced burst (Packet-Pair: second of a pair).
 pub const FLAG_PAIR_SECOND: u8 = 4;
+/// ECN (RFC 3168): the sender is ECN-capable (ECT codepoint).
+pub const FLAG_ECT: u8 = 8;
+/// ECN: congestion experienced, set by a marking queue on an ECT packet.
+pub const FLAG_CE: u8 = 16;
+/// ECN: ECN-Echo, set by the receiver in acks after it saw CE.
+pub const FLAG_ECE: u8 = 32;
+/// ECN: congestion window reduced, set by the sender on the first data packet after it
+/// reacted to ECE.
+pub const FLAG_CWR: u8 = 64;
+
+/// The flags a receiver echoes from a data packet into its ack.
+pub const ECHOED_FLAGS: u8 = FLAG_RETX | FLAG_PAIR_FIRST | FLAG_PAIR_SECOND;
+
+/// `flow` of a packet that belongs to no flow (emitted by an element on its own).
+pub const NO_FLOW: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
-    /// Index of the flow this packet belongs to.
+    /// Index of the flow this packet belongs to (`NO_FLOW` if none).
     pub flow: u32,
     /// Data: sequence number (in packets, from 0). Ack: cumulative ack = next expected seq.
     pub seq: u32,
-    /// Size on the wire, bytes.
-    pub size: u32,
-    /// Fair Queueing conversation id: one per (source host, destination host) pair.
-    pub conv: u32,
-    /// Index of the route (list of channels) the packet follows.
+    /// Size on the wire, bits.
+    pub bits: u32,
+    /// Offset of the packet's route in the simulation's route array.
     pub route: u32,
     /// Index into the route of the channel the packet is on or about to enter.
     pub hop: u16,
     pub kind: PacketKind,
     /// `FLAG_*` bits.
     pub flags: u8,
+    /// Handle of the packet's metadata (`NO_META`: none).
+    pub meta: u32,
     /// Data: time this transmission left the sender. Ack: echo of the data packet's `ts`.
     pub ts: SimTime,
 }
 
 impl Packet {
+    /// A packet of `bytes` bytes with every other field zero (tests and templates).
+    pub fn new(kind: PacketKind, flow: u32, bytes: u32) -> Packet {
+        Packet { flow, seq: 0, bits: bytes * 8, route: 0, hop: 0, kind, flags: 0, meta: NO_META, ts: SimTime::ZERO }
+    }
+
     #[inline]
     pub fn is_data(&self) -> bool {
         self.kind == PacketKind::Data
+    }
+
+    /// Size in bytes, rounded up (for byte counters).
+    #[inline]
+    pub fn bytes(&self) -> u32 {
+        self.bits.div_ceil(8)
+    }
+
+    #[inline]
+    pub fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
     }
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
-    fn packet_is_small() {
+    fn packet_is_32_bytes() {
         // Packets are moved by value through every queue and pipe; keep them compact.
-        assert!(std::mem::size_of::<super::Packet>() <= 32);
+        assert_eq!(std::mem::size_of::<super::Packet>(), 32);
     }
 }

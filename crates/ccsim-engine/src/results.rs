@@ -7,7 +7,12 @@ use crate::time::{SimTime, PS_PER_S};
 use crate::trace::Series;
 use crate::transport::FlowCounters;
 use crate::units::Limit;
+use crate::element::AnyElement;
+use crate::qdisc::DropReason;
+use crate::scenario::Scenario;
 use serde::Serialize;
+use serde_json::json;
+use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowResult {
@@ -23,6 +28,8 @@ pub struct FlowResult {
     pub arrived_pkts: u64,
     pub in_network_pkts: u64,
     pub acks_dropped: u64,
+    /// Control packets of this flow that reached one of its end points.
+    pub control_pkts: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
     pub goodput_bps: f64,
@@ -47,12 +54,31 @@ pub struct LinkResult {
     pub offered_pkts: u64,
     pub tx_pkts: u64,
     pub tx_bytes: u64,
+    pub tx_bits: u64,
     pub drops: u64,
+    /// Drops by reason (overflow, pushed_out, red_early, red_forced, random_loss, element).
+    pub drops_by_reason: BTreeMap<&'static str, u64>,
+    /// Packets ECN-marked by the discipline.
+    pub marks: u64,
     pub queued_pkts: u64,
     pub in_pipe_pkts: u64,
     pub utilization: f64,
     pub queue_mean_pkts: f64,
     pub queue_max_pkts: u64,
+    /// Mean time a transmitted packet spent in the discipline (0 for packets that found
+    /// the line idle), and the longest.
+    pub sojourn_mean_s: Option<f64>,
+    pub sojourn_max_s: f64,
+    /// What the channel's elements measured, in chain order.
+    pub elements: Vec<serde_json::Value>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeResult {
+    pub name: String,
+    pub router: bool,
+    /// Control packets of no flow that reached this node (emitted by elements).
+    pub control_received_pkts: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -76,8 +102,10 @@ pub struct PhaseLink {
     pub tx_pkts: u64,
     pub tx_bytes: u64,
     pub drops: u64,
+    pub marks: u64,
     pub utilization: f64,
     pub queue_mean_pkts: f64,
+    pub sojourn_mean_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -99,6 +127,7 @@ pub struct Results {
     pub events: u64,
     pub flows: Vec<FlowResult>,
     pub links: Vec<LinkResult>,
+    pub nodes: Vec<NodeResult>,
     pub phases: Vec<PhaseResult>,
     pub intervals: Vec<PhaseResult>,
     pub series: Vec<Series>,
@@ -156,10 +185,12 @@ fn phase(sim: &Simulation, name: String, a: usize, b: usize) -> Option<PhaseResu
             PhaseLink {
                 name: ch.name.clone(),
                 tx_pkts: c.tx_pkts,
-                tx_bytes: c.tx_bytes,
+                tx_bytes: c.tx_bytes(),
                 drops: c.drops,
-                utilization: if dur > 0.0 { (c.tx_bytes as f64 * 8.0 / (ch.rate_bps as f64 * dur)).min(1.0) } else { 0.0 },
+                marks: c.marks,
+                utilization: if dur > 0.0 { (c.tx_bits as f64 / (ch.rate_bps as f64 * dur)).min(1.0) } else { 0.0 },
                 queue_mean_pkts: if dur_ps > 0 { c.queue_integral as f64 / dur_ps as f64 } else { 0.0 },
+                sojourn_mean_s: (c.tx_pkts > 0).then(|| c.sojourn_ps as f64 / c.tx_pkts as f64 / PS_PER_S as f64),
             }
         })
         .collect();
@@ -198,6 +229,7 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
                 arrived_pkts: c.arrived,
                 in_network_pkts: in_net[i],
                 acks_dropped: c.acks_dropped,
+                control_pkts: c.control_arrived,
                 timeouts: c.timeouts,
                 fast_retransmits: c.fast_retransmits,
                 goodput_bps: rate(c.delivered) * size * 8.0,
@@ -227,21 +259,24 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
                 to: node(ch.to as usize),
                 rate_bps: ch.rate_bps,
                 delay_s: ch.delay.as_secs_f64(),
-                qdisc: match ch.qdisc {
-                    crate::qdisc::AnyQdisc::Fcfs(_) => "fcfs".into(),
-                    crate::qdisc::AnyQdisc::Fq(_) => "fq".into(),
-                },
+                qdisc: ch.qdisc.name().into(),
                 buffer_pkts: bp,
                 buffer_bytes: bb,
                 offered_pkts: c.offered,
                 tx_pkts: c.tx_pkts,
-                tx_bytes: c.tx_bytes,
+                tx_bytes: c.tx_bytes(),
+                tx_bits: c.tx_bits,
                 drops: c.drops,
+                drops_by_reason: DropReason::ALL.iter().map(|r| (r.name(), c.drops_by_reason[*r as usize])).collect(),
+                marks: c.marks,
                 queued_pkts: ch.queued_pkts() as u64,
                 in_pipe_pkts: ch.in_pipe() as u64,
                 utilization: busy,
                 queue_mean_pkts: c.queue_integral as f64 / total_ps as f64,
                 queue_max_pkts: ch.queue_max,
+                sojourn_mean_s: (c.tx_pkts > 0).then(|| c.sojourn_ps as f64 / c.tx_pkts as f64 / PS_PER_S as f64),
+                sojourn_max_s: ch.sojourn_max_ps as f64 / PS_PER_S as f64,
+                elements: ch.elements().iter().map(|e| element_result(e, sc)).collect(),
             }
         })
         .collect();
@@ -281,8 +316,42 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
         events: sim.events_processed(),
         flows,
         links,
+        nodes: sc
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| NodeResult { name: n.name.clone(), router: n.router, control_received_pkts: sim.node_control_rx[i] })
+            .collect(),
         phases,
         intervals,
-        series: sim.recorder.series.clone(),
+        series: sim.net.rec.series.clone(),
+    }
+}
+
+/// What an element measured, as JSON (`kind` plus its counters).
+fn element_result(e: &AnyElement, sc: &Scenario) -> serde_json::Value {
+    let kinds = |a: &[u64; 3]| json!({"data": a[0], "ack": a[1], "control": a[2]});
+    match e {
+        AnyElement::Counter(c) => json!({
+            "kind": "counter",
+            "arrived": kinds(&c.arrived),
+            "transmitted": kinds(&c.transmitted),
+            "tx_bits": c.tx_bits,
+        }),
+        AnyElement::FlowStats(s) => {
+            let flows: Vec<serde_json::Value> = s
+                .rows
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.forwarded + r.dropped + r.marked > 0)
+                .map(|(i, r)| {
+                    json!({"flow": sc.flows[i].name, "forwarded_pkts": r.forwarded, "forwarded_bits": r.forwarded_bits,
+                           "dropped_pkts": r.dropped, "marked_pkts": r.marked})
+                })
+                .collect();
+            json!({"kind": "flow_stats", "flows": flows})
+        }
+        AnyElement::RandomLoss(l) => json!({"kind": "random_loss", "lost_pkts": l.lost}),
+        AnyElement::Beacon(b) => json!({"kind": "beacon", "sent_pkts": b.sent}),
     }
 }

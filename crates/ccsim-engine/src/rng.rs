@@ -8,6 +8,24 @@ use rand_pcg::Pcg64Mcg;
 #[derive(Clone, Debug)]
 pub struct Rng(Pcg64Mcg);
 
+/// Component ids of the random streams: one namespace per kind of component, so that
+/// no two components ever share a stream.
+pub mod stream {
+    const SHIFT: u32 = 40;
+    /// Flow `i`'s own stream (Poisson gaps).
+    pub fn flow(i: usize) -> u64 {
+        i as u64
+    }
+    /// The queue discipline of channel `c` (RED).
+    pub fn qdisc(c: usize) -> u64 {
+        (1 << SHIFT) | c as u64
+    }
+    /// Element `k` on channel `c` (random loss).
+    pub fn element(c: usize, k: usize) -> u64 {
+        (2 << SHIFT) | ((c as u64) << 8) | k as u64
+    }
+}
+
 fn splitmix64(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -23,6 +41,11 @@ impl Rng {
 
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
+    }
+
+    /// Uniform in [0, 1) (53 random bits).
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// Uniform in (0, 1]: never zero, so `ln` is finite.

@@ -2,16 +2,26 @@
 //!
 //! All state lives in one owned `Simulation` value (no globals), in vectors indexed by
 //! dense ids: channels, routes (lists of channel ids), flows. All routes are stored in
-//! one flat array, each followed by the sentinel `ROUTE_END`; a packet carries the offset
-//! of its route and its hop index, so forwarding is one load: `route_chans[p.route + p.hop]`.
+//! one flat array: each route is its conversation id (the Fair Queueing class of its
+//! (first node, last node) pair), then its channel ids, then the sentinel `ROUTE_END`.
+//! A packet carries the offset of its route's first channel and its hop index, so
+//! forwarding is one load, `route_chans[p.route + p.hop]`, and the conversation is
+//! `route_chans[p.route - 1]`.
+//!
+//! Packets that reach the end of their route go to the flow's endpoint (data to the
+//! receiver side, acks to the sender side); control packets of no flow are counted by
+//! the host they reach. Either way their metadata slot is given back, as it is for every
+//! dropped packet.
 
+use crate::element::Element;
 use crate::event::{Event, EventQueue};
-use crate::link::{Channel, ChannelCounters};
-use crate::packet::{Packet, PacketKind};
-use crate::qdisc::{AnyQdisc, FairQueueing, Fcfs};
+use crate::link::{Channel, ChannelCounters, Net};
+use crate::meta::MetaSlab;
+use crate::packet::{Packet, PacketKind, NO_FLOW};
+use crate::qdisc::{AnyQdisc, FairQueueing, Fcfs, Red};
 use crate::results::{self, Results};
-use crate::rng::Rng;
-use crate::scenario::{FlowSpec, QdiscKind, Scenario};
+use crate::rng::{stream, Rng};
+use crate::scenario::{FlowSpec, QdiscConfig, Scenario};
 use crate::time::{tx_time, SimDuration, SimTime};
 use crate::trace::Recorder;
 use crate::transport::source::{Gaps, Source};
@@ -50,16 +60,22 @@ pub struct Snapshot {
 pub struct Simulation {
     pub scenario: Scenario,
     pub seed: u64,
-    events: EventQueue,
+    /// Events, routes, metadata, recorder and scratch buffers shared with the channels.
+    pub net: Net,
     pub channels: Vec<Channel>,
-    /// Every route's channel ids, each route terminated by `ROUTE_END`.
-    route_chans: Vec<u32>,
     pub flows: Vec<Endpoint>,
     /// Scratch: packets emitted by an endpoint, injected right after the call.
     out: Vec<Packet>,
-    /// Scratch: packets dropped by a channel.
-    dropped: Vec<Packet>,
-    pub recorder: Recorder,
+    /// Routes of element-emitted packets, by (from node, to node): route offset.
+    emit_routes: BTreeMap<(u32, u32), u32>,
+    /// Conversation ids by (first node, last node) of a route.
+    convs: BTreeMap<(usize, usize), u32>,
+    /// Adjacency (node -> neighbours, in link order) for routing emitted packets.
+    adj: Vec<Vec<usize>>,
+    /// Control packets of no flow received, per node.
+    pub node_control_rx: Vec<u64>,
+    /// Emitted packets for which no route existed.
+    pub unroutable: u64,
     /// Boundary times of phases and intervals, sorted, with their snapshots once taken.
     pub boundaries: Vec<SimTime>,
     pub snapshots: Vec<Option<Snapshot>>,
@@ -79,20 +95,35 @@ impl Simulation {
         let mut chan_of: BTreeMap<(usize, usize), u32> = BTreeMap::new();
         for l in &scenario.links {
             for (from, to) in [(l.a, l.b), (l.b, l.a)] {
-                let q = match l.qdisc {
-                    QdiscKind::Fcfs => AnyQdisc::Fcfs(Fcfs::new(l.buffer)),
-                    QdiscKind::Fq => AnyQdisc::Fq(Box::new(FairQueueing::new(l.buffer, l.rate_bps))),
+                let id = channels.len();
+                let q = match &l.qdisc {
+                    QdiscConfig::Fcfs => AnyQdisc::Fcfs(Fcfs::new(l.buffer)),
+                    QdiscConfig::Fq => AnyQdisc::Fq(Box::new(FairQueueing::new(l.buffer, l.rate_bps))),
+                    QdiscConfig::Red(c) => {
+                        AnyQdisc::Red(Box::new(Red::new(c.clone(), l.buffer, l.rate_bps, Rng::new(seed, stream::qdisc(id)))))
+                    }
                 };
                 let name = format!("{}->{}", scenario.nodes[from].name, scenario.nodes[to].name);
                 let delay = l.delay + scenario.nodes[to].processing_delay;
-                chan_of.insert((from, to), channels.len() as u32);
+                chan_of.insert((from, to), id as u32);
                 channels.push(Channel::new(name, l.name.clone(), from as u32, to as u32, l.rate_bps, delay, l.buffer, q));
             }
         }
+        for e in &scenario.elements {
+            let k = channels[e.channel].elements().len();
+            let el = e.config.build(Rng::new(seed, stream::element(e.channel, k)), e.to.map(|n| n as u32));
+            channels[e.channel].add_element(el);
+        }
+        let mut adj: Vec<Vec<usize>> = vec![Vec::new(); scenario.nodes.len()];
+        for l in &scenario.links {
+            adj[l.a].push(l.b);
+            adj[l.b].push(l.a);
+        }
 
-        // Conversations (Fair Queueing): one id per (source host, destination host).
+        // Conversations (Fair Queueing): one id per (source host, destination host),
+        // numbered in the order flows need them.
         let mut convs: BTreeMap<(usize, usize), u32> = BTreeMap::new();
-        let mut conv = |a: usize, b: usize| -> u32 {
+        let conv = |convs: &mut BTreeMap<(usize, usize), u32>, a: usize, b: usize| -> u32 {
             let n = convs.len() as u32;
             *convs.entry((a, b)).or_insert(n)
         };
@@ -124,34 +155,33 @@ impl Simulation {
         for (i, c) in scenario.changes.iter().enumerate() {
             events.schedule(SimTime::ZERO + c.at, Event::Change(i as u32));
         }
+        // Ack routes of flows that send no acks get their conversation after all others.
+        let mut unnumbered: Vec<(usize, usize, usize)> = Vec::new();
         for (fi, f) in scenario.flows.iter().enumerate() {
+            route_chans.push(ROUTE_END); // the data route's conversation, set below
             let data_route = route_chans.len() as u32;
             route_chans.extend(f.path.windows(2).map(|w| chan_of[&(w[0], w[1])]));
             route_chans.push(ROUTE_END);
+            route_chans.push(ROUTE_END); // the ack route's conversation
             let ack_route = route_chans.len() as u32;
             route_chans.extend(f.path.windows(2).rev().map(|w| chan_of[&(w[1], w[0])]));
             route_chans.push(ROUTE_END);
+            route_chans[data_route as usize - 1] = conv(&mut convs, f.from, f.to);
             let start = SimTime::ZERO + f.start;
-            let data = |size: u32| Packet {
-                flow: fi as u32,
-                seq: 0,
-                size,
-                conv: 0,
-                route: data_route,
-                hop: 0,
-                kind: PacketKind::Data,
-                flags: 0,
-                ts: SimTime::ZERO,
+            let data = |bits: u32| {
+                let mut p = Packet::new(PacketKind::Data, fi as u32, 0);
+                p.bits = bits;
+                p.route = data_route;
+                p
             };
             match &f.spec {
                 FlowSpec::Window { cc, data_size, ack_size, max_window, keep_out_of_order } => {
-                    let mut d = data(*data_size);
-                    d.conv = conv(f.from, f.to);
+                    route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
+                    let d = data(*data_size * 8);
                     let mut a = d;
-                    a.size = *ack_size;
+                    a.bits = *ack_size * 8;
                     a.kind = PacketKind::Ack;
                     a.route = ack_route;
-                    a.conv = conv(f.to, f.from);
                     let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
                     let mut w = WindowFlow::new(cc, d, a, *max_window, stop, *keep_out_of_order);
                     w.trace = FlowTrace {
@@ -166,18 +196,21 @@ impl Simulation {
                     flows.push(Endpoint::Window(Box::new(w)));
                 }
                 FlowSpec::Cbr { rate_bps, packet_size, on } => {
-                    let mut d = data(*packet_size);
-                    d.conv = conv(f.from, f.to);
-                    let gap = tx_time(*packet_size, *rate_bps);
+                    unnumbered.push((ack_route as usize - 1, f.to, f.from));
+                    let d = data(*packet_size * 8);
+                    let gap = tx_time(*packet_size * 8, *rate_bps);
                     flows.push(Endpoint::Source(Source::new(d, Gaps::Constant(gap), periods(on))));
                 }
                 FlowSpec::Poisson { mean_gap, packet_size, on } => {
-                    let mut d = data(*packet_size);
-                    d.conv = conv(f.from, f.to);
-                    let rng = Rng::new(seed, fi as u64);
+                    unnumbered.push((ack_route as usize - 1, f.to, f.from));
+                    let d = data(*packet_size * 8);
+                    let rng = Rng::new(seed, stream::flow(fi));
                     flows.push(Endpoint::Source(Source::new(d, Gaps::Exponential { mean: *mean_gap, rng }, periods(on))));
                 }
             }
+        }
+        for (slot, a, b) in unnumbered {
+            route_chans[slot] = conv(&mut convs, a, b);
         }
         for (fi, ep) in flows.iter_mut().enumerate() {
             if let Endpoint::Source(s) = ep {
@@ -188,23 +221,43 @@ impl Simulation {
         }
 
         for c in channels.iter_mut() {
-            let name = format!("{}.queue", c.name);
-            if scenario.series.contains(&name) {
+            if scenario.series.contains(&format!("{}.queue", c.name)) {
                 c.trace_queue = Some(rec.add(&c.name, "queue", "pkts", false));
             }
+            if scenario.series.contains(&format!("{}.sojourn", c.name)) {
+                c.trace_sojourn = Some(rec.add(&c.name, "sojourn", "s", true));
+            }
         }
+        for (ci, c) in channels.iter().enumerate() {
+            for (k, e) in c.elements().iter().enumerate() {
+                if let Some(t) = e.first_timer() {
+                    events.schedule(t, Event::ElementTimer(ci as u32, k as u32));
+                }
+            }
+        }
+        let n_nodes = scenario.nodes.len();
 
         let n_b = b.len();
         Simulation {
             scenario,
             seed,
-            events,
+            net: Net {
+                ev: events,
+                drops: Vec::with_capacity(8),
+                rec,
+                meta: MetaSlab::default(),
+                emitted: Vec::new(),
+                routes: route_chans,
+                pending: false,
+            },
             channels,
-            route_chans,
             flows,
             out: Vec::with_capacity(64),
-            dropped: Vec::with_capacity(8),
-            recorder: rec,
+            emit_routes: BTreeMap::new(),
+            convs,
+            adj,
+            node_control_rx: vec![0; n_nodes],
+            unroutable: 0,
             boundaries: b,
             snapshots: vec![None; n_b],
             end,
@@ -214,7 +267,7 @@ impl Simulation {
 
     /// Number of events processed so far.
     pub fn events_processed(&self) -> u64 {
-        self.events.events_processed()
+        self.net.ev.events_processed()
     }
 
     /// Runs until the end of the scenario (events at exactly the end time included).
@@ -226,7 +279,7 @@ impl Simulation {
     /// Runs all events up to and including `until` (capped at the scenario's end).
     pub fn run_until(&mut self, until: SimTime) {
         let until = until.min(self.end);
-        while let Some((now, e)) = self.events.pop_until(until) {
+        while let Some((now, e)) = self.net.ev.pop_until(until) {
             self.dispatch(now, e);
         }
     }
@@ -234,18 +287,29 @@ impl Simulation {
     #[inline]
     fn dispatch(&mut self, now: SimTime, e: Event) {
         match e {
-            Event::TxDone(c) => self.channels[c as usize].on_tx_done(c, now, &mut self.events, &mut self.recorder),
+            Event::TxDone(c) => {
+                self.channels[c as usize].on_tx_done(c, now, &mut self.net);
+                self.after_channel(now);
+            }
             Event::PipeHead(c) => {
-                let p = self.channels[c as usize].on_pipe_head(c, now, &mut self.events);
-                self.arrive(now, p);
+                let p = self.channels[c as usize].on_pipe_head(c, now, &mut self.net.ev);
+                self.arrive(c, now, p);
+            }
+            Event::ElementTimer(c, k) => {
+                let next = self.channels[c as usize].on_element_timer(c, k, now, &mut self.net.meta, &mut self.net.emitted);
+                self.net.pending = true;
+                if let Some(t) = next {
+                    self.net.ev.schedule(t.max(now), Event::ElementTimer(c, k));
+                }
+                self.after_channel(now);
             }
             Event::FlowTimer(f, gen) => {
                 let Endpoint::Window(w) = &mut self.flows[f as usize] else { return };
                 match w.timer.fire(gen, now) {
                     Fired::Ignore => {}
-                    Fired::Reschedule(t, g) => self.events.schedule(t, Event::FlowTimer(f, g)),
+                    Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::FlowTimer(f, g)),
                     Fired::Expire => {
-                        w.on_timeout(now, &mut self.out, &mut self.recorder);
+                        w.on_timeout(now, &mut self.out, &mut self.net.rec);
                         self.flush(f, now);
                     }
                 }
@@ -254,16 +318,16 @@ impl Simulation {
                 let Endpoint::Window(w) = &mut self.flows[f as usize] else { return };
                 match w.pace.fire(gen, now) {
                     Fired::Ignore => {}
-                    Fired::Reschedule(t, g) => self.events.schedule(t, Event::PaceTimer(f, g)),
+                    Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::PaceTimer(f, g)),
                     Fired::Expire => {
-                        w.on_pace(now, &mut self.out, &mut self.recorder);
+                        w.on_pace(now, &mut self.out, &mut self.net.rec);
                         self.flush(f, now);
                     }
                 }
             }
             Event::FlowStart(f) => {
                 if let Endpoint::Window(w) = &mut self.flows[f as usize] {
-                    w.start(now, &mut self.out, &mut self.recorder);
+                    w.start(now, &mut self.out, &mut self.net.rec);
                     self.flush(f, now);
                 }
             }
@@ -271,14 +335,14 @@ impl Simulation {
                 if let Endpoint::Source(s) = &mut self.flows[f as usize] {
                     let next = s.tick(now, &mut self.out);
                     if let Some(t) = next {
-                        self.events.schedule(t, Event::SourceTick(f));
+                        self.net.ev.schedule(t, Event::SourceTick(f));
                     }
                     self.flush(f, now);
                 }
             }
             Event::Snapshot(k) => self.snapshot(k as usize, now),
             Event::Change(i) => {
-                let c = self.scenario.changes[i as usize].clone();
+                let c = &self.scenario.changes[i as usize];
                 for ch in [2 * c.link, 2 * c.link + 1] {
                     let extra = self.scenario.nodes[self.channels[ch].to as usize].processing_delay;
                     self.channels[ch].change(now, c.rate_bps, c.delay.map(|d| d + extra));
@@ -287,35 +351,117 @@ impl Simulation {
         }
     }
 
-    /// A packet reached the far end of the channel it was on.
+    /// A packet reached the far end of channel `c`.
     #[inline]
-    fn arrive(&mut self, now: SimTime, mut p: Packet) {
+    fn arrive(&mut self, c: u32, now: SimTime, mut p: Packet) {
         p.hop += 1;
-        let c = self.route_chans[p.route as usize + p.hop as usize];
-        if c != ROUTE_END {
-            self.enqueue(c, now, p);
+        let next = self.net.routes[p.route as usize + p.hop as usize];
+        if next != ROUTE_END {
+            self.enqueue(next, now, p);
             return;
         }
         let f = p.flow;
+        if f == NO_FLOW {
+            self.node_control_rx[self.channels[c as usize].to as usize] += 1;
+            self.net.meta.free(p.meta);
+            return;
+        }
         match (&mut self.flows[f as usize], p.kind) {
             (Endpoint::Window(w), PacketKind::Data) => w.on_data(now, &p, &mut self.out),
-            (Endpoint::Window(w), PacketKind::Ack) => w.on_ack(now, &p, &mut self.out, &mut self.recorder),
+            (Endpoint::Window(w), PacketKind::Ack) => w.on_ack(now, &p, &mut self.out, &mut self.net.rec),
+            (Endpoint::Window(w), PacketKind::Control) => w.counters.control_arrived += 1,
+            (Endpoint::Source(s), PacketKind::Control) => s.counters.control_arrived += 1,
             (Endpoint::Source(s), _) => s.on_arrival(),
         }
+        self.net.meta.free(p.meta);
         self.flush(f, now);
     }
 
     #[inline]
     fn enqueue(&mut self, c: u32, now: SimTime, p: Packet) {
-        self.channels[c as usize].enqueue(c, now, p, &mut self.events, &mut self.dropped, &mut self.recorder);
-        if !self.dropped.is_empty() {
-            for d in self.dropped.drain(..) {
-                match &mut self.flows[d.flow as usize] {
-                    Endpoint::Window(w) => w.on_drop(&d),
-                    Endpoint::Source(s) => s.on_drop(),
-                }
+        self.channels[c as usize].enqueue(c, now, p, &mut self.net);
+        self.after_channel(now);
+    }
+
+    /// Settles what a channel left behind: notifies the flows of drops and sends the
+    /// packets its elements emitted.
+    #[inline]
+    fn after_channel(&mut self, now: SimTime) {
+        if self.net.pending {
+            self.net.pending = false;
+            if !self.net.drops.is_empty() {
+                self.drops_out();
+            }
+            if !self.net.emitted.is_empty() {
+                self.send_emitted(now);
             }
         }
+    }
+
+    #[cold]
+    fn drops_out(&mut self) {
+        for i in 0..self.net.drops.len() {
+            let (d, _) = self.net.drops[i];
+            self.net.meta.free(d.meta);
+            if d.flow == NO_FLOW {
+                continue;
+            }
+            match &mut self.flows[d.flow as usize] {
+                Endpoint::Window(w) => w.on_drop(&d),
+                Endpoint::Source(s) => s.on_drop(&d),
+            }
+        }
+        self.net.drops.clear();
+    }
+
+    /// Routes and injects the packets elements emitted (from the sending node of the
+    /// element's channel to the host they name, on the fewest-hops path).
+    #[cold]
+    fn send_emitted(&mut self, now: SimTime) {
+        let emitted = std::mem::take(&mut self.net.emitted);
+        for e in &emitted {
+            let mut p = e.pkt;
+            if e.from == e.to {
+                self.node_control_rx[e.to as usize] += 1;
+                self.net.meta.free(p.meta);
+                continue;
+            }
+            let Some(route) = self.emit_route(e.from, e.to) else {
+                self.unroutable += 1;
+                self.net.meta.free(p.meta);
+                continue;
+            };
+            p.route = route;
+            p.hop = 0;
+            let c = self.net.routes[route as usize];
+            self.enqueue(c, now, p);
+        }
+        // Keep the scratch buffer's capacity (nothing was emitted meanwhile: emitted
+        // packets are injected with `enqueue`, whose own emissions land in `emitted`).
+        if self.net.emitted.is_empty() {
+            let mut v = emitted;
+            v.clear();
+            self.net.emitted = v;
+        }
+    }
+
+    /// The route from node `from` to host `to` (computed once per pair).
+    fn emit_route(&mut self, from: u32, to: u32) -> Option<u32> {
+        if let Some(&r) = self.emit_routes.get(&(from, to)) {
+            return Some(r);
+        }
+        let path = crate::scenario::shortest_path(from as usize, to as usize, &self.scenario.nodes, &self.adj)?;
+        let n = self.convs.len() as u32;
+        let conv = *self.convs.entry((from as usize, to as usize)).or_insert(n);
+        self.net.routes.push(conv);
+        let route = self.net.routes.len() as u32;
+        for w in path.windows(2) {
+            let c = self.channels.iter().position(|c| c.from as usize == w[0] && c.to as usize == w[1]).expect("adjacent");
+            self.net.routes.push(c as u32);
+        }
+        self.net.routes.push(ROUTE_END);
+        self.emit_routes.insert((from, to), route);
+        Some(route)
     }
 
     /// Injects the packets flow `f` just emitted and (re)schedules its timer.
@@ -323,16 +469,16 @@ impl Simulation {
     fn flush(&mut self, f: u32, now: SimTime) {
         for i in 0..self.out.len() {
             let p = self.out[i];
-            let c = self.route_chans[p.route as usize];
+            let c = self.net.routes[p.route as usize];
             self.enqueue(c, now, p);
         }
         self.out.clear();
         if let Endpoint::Window(w) = &mut self.flows[f as usize] {
             if let Some((t, g)) = w.timer.needs_event() {
-                self.events.schedule(t, Event::FlowTimer(f, g));
+                self.net.ev.schedule(t, Event::FlowTimer(f, g));
             }
             if let Some((t, g)) = w.pace.needs_event() {
-                self.events.schedule(t, Event::PaceTimer(f, g));
+                self.net.ev.schedule(t, Event::PaceTimer(f, g));
             }
         }
     }
@@ -364,7 +510,7 @@ impl Simulation {
     /// Summarises the run (call after `run`). `wall_time_s` is supplied by the caller:
     /// the engine reads no clock.
     pub fn results(&mut self, wall_time_s: f64) -> Results {
-        let now = if self.finished { self.end } else { self.events.now() };
+        let now = if self.finished { self.end } else { self.net.ev.now() };
         for c in self.channels.iter_mut() {
             c.settle(now);
         }

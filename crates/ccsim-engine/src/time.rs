@@ -110,11 +110,11 @@ impl fmt::Display for SimDuration {
     }
 }
 
-/// Time to serialise `bytes` onto a line of `rate_bps`, rounded up to a whole picosecond:
-/// ceil(bytes * 8 * 1e12 / rate) in `u128` integer arithmetic (design.md, "Time").
-pub fn tx_time(bytes: u32, rate_bps: u64) -> SimDuration {
+/// Time to serialise `bits` onto a line of `rate_bps`, rounded up to a whole picosecond:
+/// ceil(bits * 1e12 / rate) in `u128` integer arithmetic (design.md, "Time").
+pub fn tx_time(bits: u32, rate_bps: u64) -> SimDuration {
     debug_assert!(rate_bps > 0);
-    let num = bytes as u128 * 8 * PS_PER_S as u128;
+    let num = bits as u128 * PS_PER_S as u128;
     let r = rate_bps as u128;
     SimDuration(num.div_ceil(r) as u64)
 }
@@ -125,19 +125,21 @@ mod tests {
 
     #[test]
     fn tx_time_of_1000_bytes_at_80kbps_is_100ms() {
-        assert_eq!(tx_time(1000, 80_000), SimDuration::from_millis(100));
+        assert_eq!(tx_time(8000, 80_000), SimDuration::from_millis(100));
     }
 
     #[test]
     fn tx_time_of_64_byte_ack_at_400gbps_is_exact() {
         // 64 B * 8 / 400e9 = 1.28 ns = 1280 ps, exactly representable.
-        assert_eq!(tx_time(64, 400_000_000_000), SimDuration::from_ps(1280));
+        assert_eq!(tx_time(512, 400_000_000_000), SimDuration::from_ps(1280));
     }
 
     #[test]
     fn tx_time_rounds_up() {
         // 1 byte at 3 bps = 8/3 s = 2.666.. s -> rounded up to the next picosecond.
-        assert_eq!(tx_time(1, 3).as_ps(), 2_666_666_666_667);
+        assert_eq!(tx_time(8, 3).as_ps(), 2_666_666_666_667);
+        // Heybey's 10-bit control packet at 40 kbps: 250 us exactly.
+        assert_eq!(tx_time(10, 40_000), SimDuration::from_micros(250));
     }
 
     #[test]

@@ -2,13 +2,23 @@
 //! "40pkt". Bare numbers are rejected so that a missing unit is never guessed.
 
 use crate::time::{SimDuration, PS_PER_S};
+use std::fmt;
 
-/// A buffer limit: a count of packets or a number of bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// A buffer limit: a count of packets or a number of bytes. Written "40pkt" or
+/// "64000B" in scenario files and in `Scenario` JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limit {
     Packets(u64),
     Bytes(u64),
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Limit::Packets(n) => write!(f, "{n}pkt"),
+            Limit::Bytes(b) => write!(f, "{b}B"),
+        }
+    }
 }
 
 fn split_number(s: &str) -> Option<(f64, &str)> {
@@ -122,6 +132,175 @@ pub fn parse_limit(s: &str) -> Result<Limit, String> {
     }
 }
 
+/// Parses a packet size as bits: "1000B", "1.5kB" (bytes) or "44bit" (bits, for
+/// Heybey's voice and control packets). Must be positive and below 2^32 bits.
+pub fn parse_bits(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    if let Some(num) = t.strip_suffix("bits").or_else(|| t.strip_suffix("bit")) {
+        let v: f64 = num.trim().parse().map_err(|_| need_unit(s, "size", "bit, B, kB, MB", "1000B"))?;
+        if !(v >= 1.0) || v.fract() != 0.0 {
+            return Err(format!("size '{s}' must be a whole number of bits, at least 1"));
+        }
+        if v > u32::MAX as f64 {
+            return Err(format!("size '{s}' is too large"));
+        }
+        return Ok(v as u64);
+    }
+    let b = parse_size(s)?;
+    if b * 8 > u32::MAX as u64 {
+        return Err(format!("size '{s}' is too large (at most 536870911B)"));
+    }
+    Ok(b * 8)
+}
+
+/// Writes a time so that `parse_time` reads back exactly the same value.
+pub fn fmt_time(d: SimDuration) -> String {
+    let ps = d.as_ps();
+    for (unit, per) in [("s", PS_PER_S), ("ms", 1_000_000_000), ("us", 1_000_000), ("ns", 1000)] {
+        if ps % per == 0 && (ps / per) < (1 << 52) {
+            return format!("{}{unit}", ps / per);
+        }
+    }
+    format!("{ps}ps")
+}
+
+/// Writes a rate so that `parse_rate` reads it back.
+pub fn fmt_rate(bps: u64) -> String {
+    for (unit, per) in [("Gbps", 1_000_000_000u64), ("Mbps", 1_000_000), ("kbps", 1000)] {
+        if bps % per == 0 {
+            return format!("{}{unit}", bps / per);
+        }
+    }
+    format!("{bps}bps")
+}
+
+/// Writes a size in bits as bytes when whole ("1000B"), else as bits ("44bit").
+pub fn fmt_bits(bits: u64) -> String {
+    if bits % 8 == 0 {
+        format!("{}B", bits / 8)
+    } else {
+        format!("{bits}bit")
+    }
+}
+
+/// Serde adapters for quantities written with units ("100ms", "10Mbps", "1000B",
+/// "40pkt"): they read the strings scenario files use (a bare number is an error saying
+/// which unit to add) and write them back the same way, so a checked scenario's JSON
+/// can be loaded again.
+pub mod serde_units {
+    use super::*;
+    use serde::de::{self, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    struct UnitStr {
+        what: &'static str,
+        example: &'static str,
+    }
+
+    impl<'de> Visitor<'de> for UnitStr {
+        type Value = String;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(f, "a quoted {} with a unit, e.g. \"{}\"", self.what, self.example)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<String, E> {
+            Err(E::custom(format!("{v} has no unit; write it as a quoted string with a unit, e.g. \"{}\"", self.example)))
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<String, E> {
+            self.visit_i64(v as i64)
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<String, E> {
+            Err(E::custom(format!("{v} has no unit; write it as a quoted string with a unit, e.g. \"{}\"", self.example)))
+        }
+    }
+
+    pub(super) fn text<'de, D: Deserializer<'de>>(d: D, what: &'static str, example: &'static str) -> Result<String, D::Error> {
+        d.deserialize_any(UnitStr { what, example })
+    }
+
+    pub mod time {
+        use super::*;
+        pub fn serialize<S: Serializer>(v: &SimDuration, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(&fmt_time(*v))
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SimDuration, D::Error> {
+            parse_time(&text(d, "time", "100ms")?).map_err(de::Error::custom)
+        }
+    }
+
+    pub mod opt_time {
+        use super::*;
+        pub fn serialize<S: Serializer>(v: &Option<SimDuration>, s: S) -> Result<S::Ok, S::Error> {
+            match v {
+                Some(v) => s.serialize_str(&fmt_time(*v)),
+                None => s.serialize_none(),
+            }
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SimDuration>, D::Error> {
+            parse_time(&text(d, "time", "100ms")?).map(Some).map_err(de::Error::custom)
+        }
+    }
+
+    pub mod rate {
+        use super::*;
+        pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(&fmt_rate(*v))
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+            parse_rate(&text(d, "rate", "10Mbps")?).map_err(de::Error::custom)
+        }
+    }
+
+    /// A packet size held in bits, written "1000B" or "44bit".
+    pub mod bits {
+        use super::*;
+        pub fn serialize<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(&fmt_bits(*v as u64))
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+            parse_bits(&text(d, "size", "1000B")?).map(|b| b as u32).map_err(de::Error::custom)
+        }
+    }
+
+    /// A size held in bytes, written "500B".
+    pub mod bytes {
+        use super::*;
+        pub fn serialize<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(&format!("{v}B"))
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+            parse_size(&text(d, "size", "1000B")?).map(|b| b as u32).map_err(de::Error::custom)
+        }
+    }
+
+    /// A packet count, written "40pkt".
+    pub mod packets {
+        use super::*;
+        pub fn serialize<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(&format!("{v}pkt"))
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+            let n = parse_packets(&text(d, "packet count", "40pkt")?).map_err(de::Error::custom)?;
+            u32::try_from(n).map_err(|_| de::Error::custom("too many packets (at most 4294967295)"))
+        }
+    }
+}
+
+impl serde::Serialize for Limit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Limit {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Limit, D::Error> {
+        let t = serde_units::text(d, "buffer size", "40pkt")?;
+        parse_limit(&t).map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,5 +337,24 @@ mod tests {
         assert_eq!(parse_limit("64000B"), Ok(Limit::Bytes(64000)));
         assert!(parse_limit("40").is_err());
         assert!(parse_packets("0pkt").is_err());
+    }
+
+    #[test]
+    fn bits_and_round_trips() {
+        assert_eq!(parse_bits("44bit"), Ok(44));
+        assert_eq!(parse_bits("10bits"), Ok(10));
+        assert_eq!(parse_bits("1000B"), Ok(8000));
+        assert!(parse_bits("0bit").is_err());
+        assert!(parse_bits("1.5bit").is_err());
+        for t in ["100ms", "3s", "2us", "7ps", "1.25s"] {
+            let d = parse_time(t).unwrap();
+            assert_eq!(parse_time(&fmt_time(d)), Ok(d), "{t}");
+        }
+        assert_eq!(fmt_time(SimDuration::from_millis(1500)), "1500ms");
+        assert_eq!(fmt_rate(10_000_000), "10Mbps");
+        assert_eq!(fmt_rate(1_500_000), "1500kbps");
+        assert_eq!(fmt_bits(8000), "1000B");
+        assert_eq!(fmt_bits(44), "44bit");
+        assert_eq!(Limit::Packets(40).to_string(), "40pkt");
     }
 }

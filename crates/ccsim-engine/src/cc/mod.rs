@@ -74,6 +74,17 @@ pub struct LossSample {
     pub in_flight_pkts: u32,
 }
 
+/// Typed feedback from the receiver or the network, delivered to the flow's sender by
+/// a control packet (`meta::Control::Feedback`) and passed to `on_feedback`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Feedback {
+    /// An explicit rate, bits/s (a router's control rate, a receiver's computed rate).
+    Rate { bps: f64 },
+    /// A bottleneck report: its nominal capacity and the traffic measured on it over an
+    /// interval (Welzl's PTP: B, lambda and the time between the two stamped packets).
+    Bandwidth { capacity_bps: f64, traffic_bps: f64, interval: SimDuration },
+}
+
 /// How the transport computes its retransmission timeout for this policy.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum RtoStyle {

@@ -1,7 +1,8 @@
 //! First-come first-served with drop-tail: an arriving packet that does not fit the
-//! buffer (in packets or bytes) is dropped; nothing queued is ever dropped.
+//! buffer (in packets or bytes) is dropped (`DropReason::Overflow`); nothing queued is
+//! ever dropped.
 
-use super::{fits, Qdisc};
+use super::{fits, DropReason, Qdisc, Verdict};
 use crate::packet::Packet;
 use crate::time::SimTime;
 use crate::units::Limit;
@@ -10,8 +11,9 @@ use std::collections::VecDeque;
 #[derive(Debug, Clone)]
 pub struct Fcfs {
     limit: Limit,
-    queue: VecDeque<Packet>,
-    bytes: u64,
+    /// Queued packets with their enqueue times.
+    queue: VecDeque<(SimTime, Packet)>,
+    bits: u64,
 }
 
 impl Fcfs {
@@ -20,34 +22,35 @@ impl Fcfs {
             Limit::Packets(n) => n.min(1 << 16) as usize,
             Limit::Bytes(b) => (b / 1000).min(1 << 16) as usize,
         };
-        Fcfs { limit, queue: VecDeque::with_capacity(cap), bytes: 0 }
+        Fcfs { limit, queue: VecDeque::with_capacity(cap), bits: 0 }
     }
 }
 
 impl Qdisc for Fcfs {
     #[inline]
-    fn enqueue(&mut self, _now: SimTime, pkt: Packet, dropped: &mut Vec<Packet>) {
-        if fits(self.limit, self.queue.len(), self.bytes, pkt.size) {
-            self.bytes += pkt.size as u64;
-            self.queue.push_back(pkt);
+    fn enqueue(&mut self, now: SimTime, pkt: Packet, _conv: u32, _drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
+        if fits(self.limit, self.queue.len(), self.bits, pkt.bits) {
+            self.bits += pkt.bits as u64;
+            self.queue.push_back((now, pkt));
+            Verdict::Queued
         } else {
-            dropped.push(pkt);
+            Verdict::Dropped(DropReason::Overflow)
         }
     }
     #[inline]
-    fn dequeue(&mut self, _now: SimTime) -> Option<Packet> {
-        let p = self.queue.pop_front()?;
-        self.bytes -= p.size as u64;
-        Some(p)
+    fn dequeue(&mut self, _now: SimTime, _drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
+        let (t, p) = self.queue.pop_front()?;
+        self.bits -= p.bits as u64;
+        Some((p, t))
     }
     fn len_pkts(&self) -> usize {
         self.queue.len()
     }
-    fn len_bytes(&self) -> u64 {
-        self.bytes
+    fn len_bits(&self) -> u64 {
+        self.bits
     }
     fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        self.queue.iter().for_each(f)
+        self.queue.iter().for_each(|(_, p)| f(p))
     }
 }
 
@@ -59,27 +62,27 @@ mod tests {
     #[test]
     fn drops_arrivals_beyond_packet_limit_and_serves_in_order() {
         let mut q = Fcfs::new(Limit::Packets(2));
-        let mut dropped = Vec::new();
-        for s in 0..4 {
-            q.enqueue(SimTime::ZERO, pkt(0, s, 100), &mut dropped);
-        }
-        assert_eq!(dropped.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![2, 3]);
+        let mut d = Vec::new();
+        let verdicts: Vec<Verdict> = (0..4).map(|s| q.enqueue(SimTime(s as u64), pkt(0, s, 100), 0, &mut d)).collect();
+        assert_eq!(
+            verdicts,
+            vec![Verdict::Queued, Verdict::Queued, Verdict::Dropped(DropReason::Overflow), Verdict::Dropped(DropReason::Overflow)]
+        );
+        assert!(d.is_empty(), "drop-tail never evicts a queued packet");
         assert_eq!(q.len_pkts(), 2);
-        assert_eq!(q.len_bytes(), 200);
-        assert_eq!(q.dequeue(SimTime::ZERO).unwrap().seq, 0);
-        assert_eq!(q.dequeue(SimTime::ZERO).unwrap().seq, 1);
-        assert!(q.dequeue(SimTime::ZERO).is_none());
+        assert_eq!(q.len_bits(), 1600);
+        assert_eq!(q.dequeue(SimTime(9), &mut d).map(|(p, t)| (p.seq, t)), Some((0, SimTime(0))));
+        assert_eq!(q.dequeue(SimTime(9), &mut d).map(|(p, t)| (p.seq, t)), Some((1, SimTime(1))));
+        assert!(q.dequeue(SimTime(9), &mut d).is_none());
     }
 
     #[test]
     fn byte_limit_admits_small_packet_after_large_one_is_refused() {
         let mut q = Fcfs::new(Limit::Bytes(1040));
-        let mut dropped = Vec::new();
-        q.enqueue(SimTime::ZERO, pkt(0, 0, 1000), &mut dropped);
-        q.enqueue(SimTime::ZERO, pkt(0, 1, 1000), &mut dropped);
-        q.enqueue(SimTime::ZERO, pkt(0, 2, 40), &mut dropped);
-        assert_eq!(dropped.len(), 1);
-        assert_eq!(dropped[0].seq, 1);
-        assert_eq!(q.len_bytes(), 1040);
+        let mut d = Vec::new();
+        assert_eq!(q.enqueue(SimTime::ZERO, pkt(0, 0, 1000), 0, &mut d), Verdict::Queued);
+        assert_eq!(q.enqueue(SimTime::ZERO, pkt(0, 1, 1000), 0, &mut d), Verdict::Dropped(DropReason::Overflow));
+        assert_eq!(q.enqueue(SimTime::ZERO, pkt(0, 2, 40), 0, &mut d), Verdict::Queued);
+        assert_eq!(q.len_bits(), 1040 * 8);
     }
 }

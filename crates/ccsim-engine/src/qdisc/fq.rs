@@ -2,8 +2,9 @@
 //! Queueing Algorithm" (SIGCOMM 1989), the discipline of Keshav's and Dabbous's papers.
 //!
 //! - One queue per conversation. A conversation is a (source host, destination host)
-//!   pair; the engine assigns each pair a dense id carried in `Packet::conv`, so a flow's
-//!   acks (destination -> source) are a conversation of their own.
+//!   pair: the engine gives each pair of route end points a dense id (stored with the
+//!   route, `sim::conversation`), so a flow's acks (destination -> source) are a
+//!   conversation of their own.
 //! - Round number R(t) of the emulated bit-by-bit round robin: dR/dt = mu / N_ac(t), with
 //!   mu the line rate in bits/s and N_ac the number of conversations active in the fluid
 //!   system (those whose last finish number exceeds R). R is advanced exactly, crossing
@@ -11,7 +12,8 @@
 //! - A packet of P bits arriving at t on conversation a gets start S = max(F_a, R(t)) and
 //!   finish F = S + P; packets are sent in increasing F (ties: earlier arrival first).
 //! - Buffer full: the packet dropped is the last one of the conversation with the most
-//!   bytes queued (which is the arrival itself when its own conversation is longest);
+//!   bits queued (which is the arrival itself when its own conversation is longest:
+//!   `DropReason::Overflow`; another conversation's tail: `DropReason::PushedOut`);
 //!   the victim's conversation finish number is rolled back to the dropped packet's start.
 //!
 //! Arithmetic is integer: R and finish numbers are in units of 1e-12 bit (bits x
@@ -20,7 +22,7 @@
 //! Deviations from DKS: no preference parameter delta (their "FQ with delta = 0" is what
 //! Keshav simulates); the round number is exact rather than approximated.
 
-use super::Qdisc;
+use super::{DropReason, Qdisc, Verdict};
 use crate::packet::Packet;
 use crate::time::{SimTime, PS_PER_S};
 use crate::units::Limit;
@@ -30,6 +32,8 @@ use std::collections::{BinaryHeap, VecDeque};
 #[derive(Debug, Clone)]
 struct Queued {
     pkt: Packet,
+    /// Enqueue time.
+    at: SimTime,
     start: u128,
     finish: u128,
     uid: u64,
@@ -42,8 +46,8 @@ struct Conv {
     last_finish: u128,
     /// Whether the conversation is active in the fluid system (last_finish > R).
     fluid_active: bool,
-    /// Bytes queued.
-    bytes: u64,
+    /// Bits queued.
+    bits: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -61,7 +65,7 @@ pub struct FairQueueing {
     /// Number of fluid-active conversations.
     active: u64,
     pkts: usize,
-    bytes: u64,
+    bits: u64,
     next_uid: u64,
 }
 
@@ -77,15 +81,9 @@ impl FairQueueing {
             round_time: SimTime::ZERO,
             active: 0,
             pkts: 0,
-            bytes: 0,
+            bits: 0,
             next_uid: 0,
         }
-    }
-
-    /// The line rate changed (scheduled change): advance R under the old rate first.
-    pub fn set_rate(&mut self, now: SimTime, rate_bps: u64) {
-        self.advance(now);
-        self.rate_bps = rate_bps;
     }
 
     /// Current round number, in bits (for tests and traces).
@@ -124,85 +122,96 @@ impl FairQueueing {
     fn over_limit(&self) -> bool {
         match self.limit {
             Limit::Packets(n) => self.pkts as u64 > n,
-            Limit::Bytes(b) => self.bytes > b,
+            Limit::Bytes(b) => self.bits > b.saturating_mul(8),
         }
     }
 
-    /// The conversation with the most bytes queued; ties go to `prefer`, then lowest id.
+    /// The conversation with the most bits queued; ties go to `prefer`, then lowest id.
     fn longest(&self, prefer: u32) -> u32 {
         let mut best = prefer;
-        let mut best_bytes = self.convs[prefer as usize].bytes;
+        let mut best_bits = self.convs[prefer as usize].bits;
         for (i, c) in self.convs.iter().enumerate() {
-            if c.bytes > best_bytes {
+            if c.bits > best_bits {
                 best = i as u32;
-                best_bytes = c.bytes;
+                best_bits = c.bits;
             }
         }
         best
     }
-}
 
-impl Qdisc for FairQueueing {
-    fn enqueue(&mut self, now: SimTime, pkt: Packet, dropped: &mut Vec<Packet>) {
+    /// Enqueue for conversation `conv` (the `Qdisc` impl's body; tests call it directly).
+    pub fn enqueue_conv(&mut self, now: SimTime, pkt: Packet, conv: u32, drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
         self.advance(now);
-        let c = pkt.conv as usize;
+        let c = conv as usize;
         if c >= self.convs.len() {
             self.convs.resize_with(c + 1, Conv::default);
         }
         let round = self.round;
-        let conv = &mut self.convs[c];
-        let start = conv.last_finish.max(round);
-        let finish = start + pkt.size as u128 * 8 * PS_PER_S as u128;
-        if !conv.fluid_active {
-            conv.fluid_active = true;
+        let cv = &mut self.convs[c];
+        let start = cv.last_finish.max(round);
+        let finish = start + pkt.bits as u128 * PS_PER_S as u128;
+        if !cv.fluid_active {
+            cv.fluid_active = true;
             self.active += 1;
         }
-        conv.last_finish = finish;
-        self.fluid.push(Reverse((finish, c as u32)));
+        cv.last_finish = finish;
+        self.fluid.push(Reverse((finish, conv)));
         let uid = self.next_uid;
         self.next_uid += 1;
-        conv.queue.push_back(Queued { pkt, start, finish, uid });
-        conv.bytes += pkt.size as u64;
-        if conv.queue.len() == 1 {
-            self.heads.push(Reverse((finish, uid, c as u32)));
+        cv.queue.push_back(Queued { pkt, at: now, start, finish, uid });
+        cv.bits += pkt.bits as u64;
+        if cv.queue.len() == 1 {
+            self.heads.push(Reverse((finish, uid, conv)));
         }
         self.pkts += 1;
-        self.bytes += pkt.size as u64;
+        self.bits += pkt.bits as u64;
 
+        let mut verdict = Verdict::Queued;
         while self.over_limit() {
-            let v = self.longest(c as u32);
-            let conv = &mut self.convs[v as usize];
-            let q = conv.queue.pop_back().expect("longest conversation has packets");
-            conv.bytes -= q.pkt.size as u64;
-            conv.last_finish = q.start;
-            if conv.last_finish <= self.round {
-                if conv.fluid_active {
-                    conv.fluid_active = false;
+            let v = self.longest(conv);
+            let cv = &mut self.convs[v as usize];
+            let q = cv.queue.pop_back().expect("longest conversation has packets");
+            cv.bits -= q.pkt.bits as u64;
+            cv.last_finish = q.start;
+            if cv.last_finish <= self.round {
+                if cv.fluid_active {
+                    cv.fluid_active = false;
                     self.active -= 1;
                 }
             } else {
-                self.fluid.push(Reverse((conv.last_finish, v)));
+                self.fluid.push(Reverse((cv.last_finish, v)));
             }
             self.pkts -= 1;
-            self.bytes -= q.pkt.size as u64;
-            dropped.push(q.pkt);
+            self.bits -= q.pkt.bits as u64;
+            if q.uid == uid {
+                verdict = Verdict::Dropped(DropReason::Overflow);
+            } else {
+                drops.push((q.pkt, DropReason::PushedOut));
+            }
         }
+        verdict
+    }
+}
+
+impl Qdisc for FairQueueing {
+    fn enqueue(&mut self, now: SimTime, pkt: Packet, conv: u32, drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
+        self.enqueue_conv(now, pkt, conv, drops)
     }
 
-    fn dequeue(&mut self, _now: SimTime) -> Option<Packet> {
+    fn dequeue(&mut self, _now: SimTime, _drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
         while let Some(Reverse((_, uid, c))) = self.heads.pop() {
             let conv = &mut self.convs[c as usize];
             if conv.queue.front().map(|q| q.uid) != Some(uid) {
                 continue; // stale: that head was dropped
             }
             let q = conv.queue.pop_front().expect("checked");
-            conv.bytes -= q.pkt.size as u64;
+            conv.bits -= q.pkt.bits as u64;
             if let Some(next) = conv.queue.front() {
                 self.heads.push(Reverse((next.finish, next.uid, c)));
             }
             self.pkts -= 1;
-            self.bytes -= q.pkt.size as u64;
-            return Some(q.pkt);
+            self.bits -= q.pkt.bits as u64;
+            return Some((q.pkt, q.at));
         }
         None
     }
@@ -210,8 +219,8 @@ impl Qdisc for FairQueueing {
     fn len_pkts(&self) -> usize {
         self.pkts
     }
-    fn len_bytes(&self) -> u64 {
-        self.bytes
+    fn len_bits(&self) -> u64 {
+        self.bits
     }
     fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
         for c in &self.convs {
@@ -219,6 +228,11 @@ impl Qdisc for FairQueueing {
                 f(&q.pkt)
             }
         }
+    }
+    /// The line rate changed (scheduled change): advance R under the old rate first.
+    fn set_rate(&mut self, now: SimTime, rate_bps: u64) {
+        self.advance(now);
+        self.rate_bps = rate_bps;
     }
 }
 
@@ -230,7 +244,12 @@ mod tests {
     const T0: SimTime = SimTime::ZERO;
 
     fn drain(q: &mut FairQueueing) -> Vec<(u32, u32)> {
-        std::iter::from_fn(|| q.dequeue(T0)).map(|p| (p.conv, p.seq)).collect()
+        std::iter::from_fn(|| q.dequeue(T0, &mut Vec::new())).map(|(p, _)| (p.flow, p.seq)).collect()
+    }
+
+    /// Enqueue with the conversation = the test packet's flow; returns the verdict.
+    fn put(q: &mut FairQueueing, t: SimTime, p: Packet, d: &mut Vec<(Packet, DropReason)>) -> Verdict {
+        q.enqueue_conv(t, p, p.flow, d)
     }
 
     #[test]
@@ -239,10 +258,10 @@ mod tests {
         let mut d = Vec::new();
         // Conversation 0 arrives first with three packets, then conversation 1 with three.
         for s in 0..3 {
-            q.enqueue(T0, pkt(0, s, 1000), &mut d);
+            put(&mut q, T0, pkt(0, s, 1000), &mut d);
         }
         for s in 0..3 {
-            q.enqueue(T0, pkt(1, s, 1000), &mut d);
+            put(&mut q, T0, pkt(1, s, 1000), &mut d);
         }
         // Finish numbers: conv 0: 8000, 16000, 24000 bits; conv 1 the same; ties by arrival.
         assert_eq!(drain(&mut q), vec![(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]);
@@ -255,10 +274,10 @@ mod tests {
         let mut d = Vec::new();
         // Conv 0: two 1000 B packets (F = 8000, 16000 bits). Conv 1: four 500 B packets
         // (F = 4000, 8000, 12000, 16000). Order by F, ties by arrival (conv 0 first).
-        q.enqueue(T0, pkt(0, 0, 1000), &mut d);
-        q.enqueue(T0, pkt(0, 1, 1000), &mut d);
+        put(&mut q, T0, pkt(0, 0, 1000), &mut d);
+        put(&mut q, T0, pkt(0, 1, 1000), &mut d);
         for s in 0..4 {
-            q.enqueue(T0, pkt(1, s, 500), &mut d);
+            put(&mut q, T0, pkt(1, s, 500), &mut d);
         }
         assert_eq!(drain(&mut q), vec![(1, 0), (0, 0), (1, 1), (1, 2), (0, 1), (1, 3)]);
     }
@@ -269,8 +288,8 @@ mod tests {
         // both fluid-active, so R grows at 8000/2 = 4000 bits/s; after 1 s R = 4000.
         let mut q = FairQueueing::new(Limit::Packets(100), 8000);
         let mut d = Vec::new();
-        q.enqueue(T0, pkt(0, 0, 1000), &mut d);
-        q.enqueue(T0, pkt(1, 0, 1000), &mut d);
+        put(&mut q, T0, pkt(0, 0, 1000), &mut d);
+        put(&mut q, T0, pkt(1, 0, 1000), &mut d);
         assert_eq!(q.round_bits(SimTime::from_secs(1)), 4000.0);
         // At t = 2 s both reach F = 8000 and leave the fluid system; R stays at 8000.
         assert_eq!(q.round_bits(SimTime::from_secs(3)), 8000.0);
@@ -284,12 +303,12 @@ mod tests {
         let mut q = FairQueueing::new(Limit::Packets(100), 8000);
         let mut d = Vec::new();
         for s in 0..10 {
-            q.enqueue(T0, pkt(0, s, 1000), &mut d); // F = 8000 * (s + 1)
+            put(&mut q, T0, pkt(0, s, 1000), &mut d); // F = 8000 * (s + 1)
         }
         for _ in 0..3 {
-            q.dequeue(T0);
+            q.dequeue(T0, &mut d);
         }
-        q.enqueue(SimTime::from_secs(3), pkt(1, 0, 1000), &mut d);
+        put(&mut q, SimTime::from_secs(3), pkt(1, 0, 1000), &mut d);
         let order = drain(&mut q);
         // conv 0 seq 3 has F = 32000 (tie with conv 1; conv 0 arrived first), then conv 1.
         assert_eq!(&order[..3], &[(0, 3), (1, 0), (0, 4)]);
@@ -300,16 +319,17 @@ mod tests {
         let mut q = FairQueueing::new(Limit::Packets(4), 8000);
         let mut d = Vec::new();
         for s in 0..3 {
-            q.enqueue(T0, pkt(0, s, 1000), &mut d);
+            put(&mut q, T0, pkt(0, s, 1000), &mut d);
         }
-        q.enqueue(T0, pkt(1, 0, 1000), &mut d);
+        put(&mut q, T0, pkt(1, 0, 1000), &mut d);
         // Buffer full (4). A packet of conversation 1 arrives: conversation 0 is longest,
         // so conv 0's last packet (seq 2) is dropped and the arrival is kept.
-        q.enqueue(T0, pkt(1, 1, 1000), &mut d);
-        assert_eq!(d.iter().map(|p| (p.conv, p.seq)).collect::<Vec<_>>(), vec![(0, 2)]);
+        put(&mut q, T0, pkt(1, 1, 1000), &mut d);
+        assert_eq!(d.iter().map(|(p, _)| (p.flow, p.seq)).collect::<Vec<_>>(), vec![(0, 2)]);
         // Now conv 0 and conv 1 hold two each; a conv-1 arrival ties: its own tail goes.
-        q.enqueue(T0, pkt(1, 2, 1000), &mut d);
-        assert_eq!(d.last().map(|p| (p.conv, p.seq)), Some((1, 2)));
+        assert_eq!(put(&mut q, T0, pkt(1, 2, 1000), &mut d), Verdict::Dropped(DropReason::Overflow));
+        assert_eq!(d.len(), 1, "the arrival itself is the verdict, not an eviction");
+        assert_eq!(d[0].1, DropReason::PushedOut);
         assert_eq!(q.len_pkts(), 4);
         assert_eq!(drain(&mut q), vec![(0, 0), (1, 0), (0, 1), (1, 1)]);
     }
@@ -318,14 +338,14 @@ mod tests {
     fn dropped_tail_rolls_back_finish_number() {
         let mut q = FairQueueing::new(Limit::Packets(2), 8000);
         let mut d = Vec::new();
-        q.enqueue(T0, pkt(0, 0, 1000), &mut d); // F = 8000
-        q.enqueue(T0, pkt(0, 1, 1000), &mut d); // F = 16000
-        q.enqueue(T0, pkt(0, 2, 1000), &mut d); // dropped (own conv longest), F back to 16000
-        assert_eq!(d.len(), 1);
-        q.dequeue(T0);
-        q.enqueue(T0, pkt(0, 3, 1000), &mut d); // F = 24000, not 32000
-        q.enqueue(T0, pkt(1, 0, 1000), &mut d); // full: conv 0 longest -> seq 3 dropped
-        assert_eq!(d.last().map(|p| p.seq), Some(3));
+        put(&mut q, T0, pkt(0, 0, 1000), &mut d); // F = 8000
+        put(&mut q, T0, pkt(0, 1, 1000), &mut d); // F = 16000
+        // Dropped (own conv longest), F back to 16000.
+        assert_eq!(put(&mut q, T0, pkt(0, 2, 1000), &mut d), Verdict::Dropped(DropReason::Overflow));
+        q.dequeue(T0, &mut d);
+        put(&mut q, T0, pkt(0, 3, 1000), &mut d); // F = 24000, not 32000
+        put(&mut q, T0, pkt(1, 0, 1000), &mut d); // full: conv 0 longest -> seq 3 pushed out
+        assert_eq!(d.iter().map(|(p, r)| (p.seq, *r)).collect::<Vec<_>>(), vec![(3, DropReason::PushedOut)]);
         // conv 1's packet F = 8000 precedes conv 0's seq 1 (F = 16000).
         assert_eq!(drain(&mut q), vec![(1, 0), (0, 1)]);
     }

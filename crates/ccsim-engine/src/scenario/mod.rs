@@ -10,12 +10,15 @@ pub mod raw;
 mod validate;
 
 use crate::cc::CcConfig;
+use crate::element::ElementConfig;
+use crate::qdisc::RedConfig;
 use crate::time::SimDuration;
 use crate::units::Limit;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
 pub use overrides::apply_overrides;
+pub use validate::shortest_path;
 
 /// A user error in a scenario: `source: field: message`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,18 +49,21 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum QdiscKind {
+/// A queue discipline and its parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum QdiscConfig {
     Fcfs,
     Fq,
+    Red(RedConfig),
 }
 
-impl QdiscKind {
-    pub fn name(self) -> &'static str {
+impl QdiscConfig {
+    pub fn name(&self) -> &'static str {
         match self {
-            QdiscKind::Fcfs => "fcfs",
-            QdiscKind::Fq => "fq",
+            QdiscConfig::Fcfs => "fcfs",
+            QdiscConfig::Fq => "fq",
+            QdiscConfig::Red(_) => "red",
         }
     }
 }
@@ -78,7 +84,7 @@ pub struct Link {
     pub rate_bps: u64,
     pub delay: SimDuration,
     pub buffer: Limit,
-    pub qdisc: QdiscKind,
+    pub qdisc: QdiscConfig,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -128,6 +134,16 @@ pub struct Change {
     pub delay: Option<SimDuration>,
 }
 
+/// An element placed on a channel.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ElementSpec {
+    /// Channel index: link i gives channels 2i (a->b) and 2i+1 (b->a).
+    pub channel: usize,
+    pub config: ElementConfig,
+    /// Destination node of elements that send packets (resolved from the config).
+    pub to: Option<usize>,
+}
+
 /// A validated scenario.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Scenario {
@@ -144,6 +160,7 @@ pub struct Scenario {
     /// Requested time series, "<entity>.<metric>".
     pub series: Vec<String>,
     pub changes: Vec<Change>,
+    pub elements: Vec<ElementSpec>,
 }
 
 /// Parses, overrides and validates a scenario file's text.

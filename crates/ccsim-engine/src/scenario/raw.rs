@@ -23,6 +23,9 @@ pub struct File {
     pub measure: Measure,
     #[serde(default)]
     pub changes: Vec<Change>,
+    /// `[[elements]]`: `at` (channel "a->b", link name, or a list of them), `kind`, params.
+    #[serde(default)]
+    pub elements: Vec<toml::Table>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -38,7 +41,8 @@ pub struct Header {
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Defaults {
-    pub qdisc: Option<String>,
+    /// "fcfs", "fq", "red" or a table `{ kind = "red", min_th = "5pkt", ... }`.
+    pub qdisc: Option<Value>,
     pub buffer: Option<Value>,
     pub cc: Option<String>,
     pub data_size: Option<Value>,
@@ -65,7 +69,7 @@ pub struct Link {
     pub rate: Value,
     pub delay: Option<Value>,
     pub buffer: Option<Value>,
-    pub qdisc: Option<String>,
+    pub qdisc: Option<Value>,
     pub name: Option<String>,
 }
 

@@ -2,7 +2,8 @@
 //! the same dotted names as `--set` (`links.bottleneck.rate`, `flows.ftp1.cc`).
 
 use super::raw;
-use super::{Change, Flow, FlowSpec, Link, Node, Phase, QdiscKind, Scenario, ScenarioError};
+use super::{Change, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Scenario, ScenarioError};
+use crate::element::ElementConfig;
 use crate::cc::{
     CcConfig, DaConfig, GenericConfig, JkRtoConfig, NdgSampling, PacketPairConfig, RateUpdate, RenoConfig, RuleWindow, TahoeConfig,
 };
@@ -82,12 +83,58 @@ impl Ctx<'_> {
     fn limit(&self, field: &str, v: &Value) -> Result<Limit, ScenarioError> {
         units::parse_limit(self.text(field, v, "40pkt")?).map_err(|m| self.err(field, m))
     }
-    fn qdisc(&self, field: &str, s: &str) -> Result<QdiscKind, ScenarioError> {
-        match s {
-            "fcfs" | "droptail" => Ok(QdiscKind::Fcfs),
-            "fq" => Ok(QdiscKind::Fq),
-            _ => Err(self.err(field, format!("unknown queue discipline '{s}'; use \"fcfs\" or \"fq\""))),
+    /// A queue discipline: a name ("fcfs", "fq", "red") or a table with `kind` and the
+    /// discipline's parameters.
+    fn qdisc(&self, field: &str, v: &Value) -> Result<QdiscConfig, ScenarioError> {
+        const KNOWN: &str = "use \"fcfs\" (drop-tail), \"fq\" (Fair Queueing) or \"red\"";
+        let table = match v {
+            Value::String(s) => {
+                let mut t = toml::Table::new();
+                t.insert("kind".into(), Value::String(if s == "droptail" { "fcfs".into() } else { s.clone() }));
+                t
+            }
+            Value::Table(t) => t.clone(),
+            _ => return Err(self.err(field, format!("expected a discipline name or table, found {v}; {KNOWN}"))),
+        };
+        match table.get("kind").and_then(Value::as_str) {
+            Some("fcfs" | "fq" | "red") => {}
+            Some(k) => return Err(self.err(format!("{field}.kind"), format!("unknown queue discipline '{k}'; {KNOWN}"))),
+            None => return Err(self.err(format!("{field}.kind"), format!("missing; {KNOWN}"))),
         }
+        let mut table = table;
+        let kind = table.remove("kind");
+        let q = match kind.as_ref().and_then(Value::as_str) {
+            Some("red") => QdiscConfig::Red(self.from_table(field, table)?),
+            other => {
+                if let Some(k) = table.keys().next() {
+                    return Err(self.err(format!("{field}.{k}"), format!("'{}' takes no parameters", other.unwrap_or(""))));
+                }
+                if other == Some("fq") {
+                    QdiscConfig::Fq
+                } else {
+                    QdiscConfig::Fcfs
+                }
+            }
+        };
+        if let QdiscConfig::Red(r) = &q {
+            r.check().map_err(|(f, m)| self.err(format!("{field}.{f}"), m))?;
+        }
+        Ok(q)
+    }
+
+    /// Deserialises a config table with serde; errors name the field inside `field`.
+    fn from_table<T: serde::de::DeserializeOwned>(&self, field: &str, table: toml::Table) -> Result<T, ScenarioError> {
+        serde_path_to_error::deserialize(Value::Table(table.clone())).map_err(|e| {
+            let inner = readable_path(&table, e.path());
+            let path = if inner.is_empty() || inner == "?" { field.to_string() } else { format!("{field}.{inner}") };
+            let msg = e.inner().message().trim().to_string();
+            let msg = if msg.starts_with("unknown field") || msg.starts_with("missing field") {
+                format!("{msg}; see docs/scenario-format.md")
+            } else {
+                msg
+            };
+            self.err(path, msg)
+        })
     }
 }
 
@@ -107,7 +154,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     let d = &f.defaults;
     let def_qdisc = match &d.qdisc {
         Some(q) => cx.qdisc("defaults.qdisc", q)?,
-        None => QdiscKind::Fcfs,
+        None => QdiscConfig::Fcfs,
     };
     let def_buffer = match &d.buffer {
         Some(v) => cx.limit("defaults.buffer", v)?,
@@ -195,7 +242,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         };
         let qdisc = match &l.qdisc {
             Some(q) => cx.qdisc(&format!("{p}.qdisc"), q)?,
-            None => def_qdisc,
+            None => def_qdisc.clone(),
         };
         links.push(Link { name, a, b, rate_bps, delay, buffer, qdisc });
     }
@@ -386,6 +433,72 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         changes.push(Change { at, link, rate_bps, delay });
     }
 
+    // [[elements]]
+    let mut elements = Vec::new();
+    for (i, t) in f.elements.iter().enumerate() {
+        let kind = t.get("kind").and_then(Value::as_str).unwrap_or("");
+        let p = format!("elements.{i}");
+        let mut table = t.clone();
+        let at = table.remove("at").ok_or_else(|| {
+            cx.err(format!("{p}.at"), "missing; name a channel (\"a->b\"), a link (both directions) or a list of them")
+        })?;
+        table.remove("kind");
+        let config: ElementConfig = match kind {
+            "counter" | "flow_stats" => {
+                if let Some(k) = table.keys().next() {
+                    return Err(cx.err(format!("{p}.{k}"), format!("'{kind}' takes no parameters")));
+                }
+                if kind == "counter" {
+                    ElementConfig::Counter
+                } else {
+                    ElementConfig::FlowStats
+                }
+            }
+            "random_loss" => ElementConfig::RandomLoss(cx.from_table(&p, table)?),
+            "beacon" => ElementConfig::Beacon(cx.from_table(&p, table)?),
+            "" => return Err(cx.err(format!("{p}.kind"), "missing; use counter, flow_stats, random_loss or beacon")),
+            k => return Err(cx.err(format!("{p}.kind"), format!("unknown element '{k}'; use counter, flow_stats, random_loss or beacon"))),
+        };
+        let mut to = None;
+        match &config {
+            ElementConfig::RandomLoss(c) => c.check().map_err(|(f, m)| cx.err(format!("{p}.{f}"), m))?,
+            ElementConfig::Beacon(c) => {
+                let n = find_node(&format!("{p}.to"), &c.to)?;
+                if nodes[n].router {
+                    return Err(cx.err(format!("{p}.to"), format!("'{}' is a router; packets are sent to hosts", c.to)));
+                }
+                if c.period == SimDuration::ZERO {
+                    return Err(cx.err(format!("{p}.period"), "must be positive"));
+                }
+                to = Some(n);
+            }
+            _ => {}
+        }
+        let names: Vec<&Value> = match &at {
+            Value::Array(a) => a.iter().collect(),
+            v => vec![v],
+        };
+        for v in names {
+            let Some(name) = v.as_str() else {
+                return Err(cx.err(format!("{p}.at"), format!("expected a channel or link name, found {v}")));
+            };
+            for ch in channels_named(&links, &nodes, name).ok_or_else(|| {
+                cx.err(format!("{p}.at"), format!("no channel or link named '{name}'; write a channel as \"a->b\" or give a link's name"))
+            })? {
+                if let ElementConfig::Beacon(c) = &config {
+                    let from = if ch % 2 == 0 { links[ch / 2].a } else { links[ch / 2].b };
+                    if shortest_path(from, to.unwrap(), &nodes, &adj).is_none() {
+                        return Err(cx.err(format!("{p}.to"), format!("no route from '{}' to '{}'", nodes[from].name, c.to)));
+                    }
+                }
+                if elements.iter().filter(|e: &&ElementSpec| e.channel == ch).count() >= 255 {
+                    return Err(cx.err(format!("{p}.at"), "at most 255 elements per channel"));
+                }
+                elements.push(ElementSpec { channel: ch, config: config.clone(), to });
+            }
+        }
+    }
+
     Ok(Scenario {
         name: f.scenario.name,
         description: f.scenario.description,
@@ -398,7 +511,20 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         interval,
         series: f.measure.series,
         changes,
+        elements,
     })
+}
+
+/// The channels a name stands for: "a->b" is one channel, a link's name both.
+fn channels_named(links: &[Link], nodes: &[Node], name: &str) -> Option<Vec<usize>> {
+    if let Some((a, b)) = name.split_once("->") {
+        let ia = nodes.iter().position(|n| n.name == a)?;
+        let ib = nodes.iter().position(|n| n.name == b)?;
+        let (i, l) = links.iter().enumerate().find(|(_, l)| (l.a == ia && l.b == ib) || (l.a == ib && l.b == ia))?;
+        return Some(vec![if l.a == ia { 2 * i } else { 2 * i + 1 }]);
+    }
+    let i = links.iter().position(|l| l.name == name)?;
+    Some(vec![2 * i, 2 * i + 1])
 }
 
 /// Fewest-hops path by breadth-first search; neighbours are explored in link
@@ -686,8 +812,8 @@ fn check_series(cx: &Ctx, s: &str, flows: &[Flow], nodes: &[Node], links: &[Link
         if !exists {
             return Err(cx.err(field, format!("'{s}': no channel '{entity}'")));
         }
-        if metric != "queue" {
-            return Err(cx.err(field, format!("'{s}': channels have the series 'queue' only")));
+        if metric != "queue" && metric != "sojourn" {
+            return Err(cx.err(field, format!("'{s}': channels have the series 'queue' (packets waiting) and 'sojourn' (each packet's time in the queue)")));
         }
         return Ok(());
     }

@@ -29,6 +29,8 @@ pub struct FlowCounters {
     pub acks_dropped: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Control packets of this flow that reached one of its end points.
+    pub control_arrived: u64,
     /// RTT samples taken at the sender (one per arriving ack, window flows).
     pub rtt_samples: u64,
     /// Sum of those samples, picoseconds (mean delay per phase or interval).
@@ -49,6 +51,7 @@ impl FlowCounters {
             acks_dropped: self.acks_dropped - o.acks_dropped,
             timeouts: self.timeouts - o.timeouts,
             fast_retransmits: self.fast_retransmits - o.fast_retransmits,
+            control_arrived: self.control_arrived - o.control_arrived,
             rtt_samples: self.rtt_samples - o.rtt_samples,
             rtt_sum_ps: self.rtt_sum_ps - o.rtt_sum_ps,
         }

@@ -93,8 +93,10 @@ impl Source {
         self.counters.delivered += 1;
     }
 
-    pub fn on_drop(&mut self) {
-        self.counters.dropped += 1;
+    pub fn on_drop(&mut self, p: &Packet) {
+        if p.is_data() {
+            self.counters.dropped += 1;
+        }
     }
 }
 
@@ -104,7 +106,7 @@ mod tests {
     use crate::packet::PacketKind;
 
     fn tmpl() -> Packet {
-        Packet { flow: 0, seq: 0, size: 1000, conv: 0, route: 0, hop: 0, kind: PacketKind::Data, flags: 0, ts: SimTime::ZERO }
+        Packet::new(PacketKind::Data, 0, 1000)
     }
 
     fn times(s: &mut Source) -> Vec<f64> {

@@ -90,7 +90,7 @@ pub struct WindowFlow {
 
 impl WindowFlow {
     pub fn new(cc: &CcConfig, data: Packet, ack: Packet, max_window: u32, stop: SimTime, keep_out_of_order: bool) -> Self {
-        let mss = data.size as u64;
+        let mss = (data.bits / 8) as u64;
         WindowFlow {
             mss,
             max_window,
@@ -209,7 +209,7 @@ impl WindowFlow {
             if n == 0 {
                 break;
             }
-            self.next_send = now + tx_time((n as u64 * self.mss).min(u32::MAX as u64) as u32, rate_bps);
+            self.next_send = now + tx_time((n as u64 * self.mss * 8).min(u32::MAX as u64) as u32, rate_bps);
         }
         rec.record(self.trace.outstanding, now, || self.outstanding() as f64);
     }
@@ -340,19 +340,9 @@ mod tests {
     use crate::time::SimDuration;
 
     fn templates() -> (Packet, Packet) {
-        let data = Packet {
-            flow: 0,
-            seq: 0,
-            size: 1000,
-            conv: 0,
-            route: 0,
-            hop: 0,
-            kind: PacketKind::Data,
-            flags: 0,
-            ts: SimTime::ZERO,
-        };
+        let data = Packet::new(PacketKind::Data, 0, 1000);
         let mut ack = data;
-        ack.size = 40;
+        ack.bits = 320;
         ack.kind = PacketKind::Ack;
         (data, ack)
     }

@@ -1,0 +1,399 @@
+//! Random Early Detection: S. Floyd and V. Jacobson, "Random Early Detection Gateways for
+//! Congestion Avoidance", IEEE/ACM ToN 1(4), 1993 (FJ93 below), with ECN marking
+//! (RFC 3168 section 7) and the "gentle" variant (Floyd, 2000).
+//!
+//! For each arriving packet (FJ93 Figure 2):
+//!
+//! ```text
+//!     avg <- (1 - w_q) avg + w_q q               if the queue is not empty
+//!     avg <- (1 - w_q)^m avg,  m = idle / s      if it is empty (idle since q_time)
+//!     min_th <= avg < max_th:  count += 1
+//!                              p_b = max_p (avg - min_th) / (max_th - min_th)
+//!                              [byte mode: p_b = p_b * size / max_packet_size]
+//!                              p_a = p_b / (1 - count p_b)
+//!                              with probability p_a: mark or drop, count = 0
+//!     avg >= max_th:           drop (gentle: p_b = max_p + (1 - max_p)(avg - max_th)/max_th
+//!                              up to 2 max_th, treated as above; beyond, drop)
+//!     avg < min_th:            count = -1
+//! ```
+//!
+//! `q` is the instantaneous queue in packets (packet mode) or bytes (byte mode), not
+//! counting the packet in transmission (as `link.rs`'s buffer). `s` is the transmission
+//! time of a packet of `mean_packet_size` at the line rate (ns-2's `ptc`).
+//!
+//! ECN: with `ecn` on, an ECN-capable packet (`FLAG_ECT`) that would be dropped early
+//! is marked (`FLAG_CE`) and queued instead; above max_th (forced drops, gentle region
+//! included) it is dropped unless `ecn_above_max_th` is on. A packet that does not fit
+//! the hard buffer limit is always dropped (`DropReason::Overflow`), as is a non-ECT one.
+//!
+//! Defaults are FJ93's simulation values: w_q = 0.002, max_p = 1/50, min_th = 5 and
+//! max_th = 15 packets; gentle off; mean packet size 500 B for the idle correction
+//! (ns-2's default).
+//!
+//! Deviations: `count` is kept as in FJ93's Figure 2 (not ns-2's "wait" option); the
+//! uniform draw compares `u < p_a` with u in [0, 1) from the channel's own RNG stream.
+
+use super::{fits, DropReason, Qdisc, Verdict};
+use crate::packet::{Packet, FLAG_CE, FLAG_ECT};
+use crate::rng::Rng;
+use crate::time::{tx_time, SimTime};
+use crate::units::{serde_units, Limit};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// RED parameters. Thresholds are in packets or bytes (`Limit`); in packet mode a byte
+/// threshold is converted with `mean_packet_size`, and in byte mode a packet threshold.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RedConfig {
+    /// Queue weight of the average. Default 0.002 (FJ93).
+    pub w_q: f64,
+    /// Lower threshold of the average queue. Default 5 packets (FJ93).
+    pub min_th: Limit,
+    /// Upper threshold. Default 15 packets (FJ93).
+    pub max_th: Limit,
+    /// Marking probability at max_th. Default 0.02 (FJ93's 1/50).
+    pub max_p: f64,
+    /// Gentle RED: the probability rises from max_p to 1 between max_th and 2 max_th.
+    pub gentle: bool,
+    /// Byte mode: the queue is measured in bytes and p_b is scaled by size / max size.
+    pub byte_mode: bool,
+    /// Mark ECN-capable packets instead of dropping them early.
+    pub ecn: bool,
+    /// With `ecn`, mark ECN-capable packets above max_th as well (instead of dropping).
+    pub ecn_above_max_th: bool,
+    /// Packet size for the idle-time correction (and for converting units). Default 500 B.
+    #[serde(with = "serde_units::bytes")]
+    pub mean_packet_size: u32,
+    /// Largest packet size, bytes, for byte mode. Default 1500 B.
+    #[serde(with = "serde_units::bytes")]
+    pub max_packet_size: u32,
+}
+
+impl Default for RedConfig {
+    fn default() -> Self {
+        RedConfig {
+            w_q: 0.002,
+            min_th: Limit::Packets(5),
+            max_th: Limit::Packets(15),
+            max_p: 0.02,
+            gentle: false,
+            byte_mode: false,
+            ecn: false,
+            ecn_above_max_th: false,
+            mean_packet_size: 500,
+            max_packet_size: 1500,
+        }
+    }
+}
+
+impl RedConfig {
+    /// Checks the parameters; returns (field, message) for the first bad one.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if !(self.w_q > 0.0 && self.w_q <= 1.0) {
+            return Err(("w_q", format!("{} is not a weight; give a number in (0, 1], e.g. 0.002", self.w_q)));
+        }
+        if !(self.max_p > 0.0 && self.max_p <= 1.0) {
+            return Err(("max_p", format!("{} is not a probability; give a number in (0, 1], e.g. 0.02", self.max_p)));
+        }
+        if self.threshold(self.min_th) >= self.threshold(self.max_th) {
+            return Err(("max_th", format!("must be above min_th ({} is not above {})", self.max_th, self.min_th)));
+        }
+        Ok(())
+    }
+
+    /// A threshold in the queue's unit (packets or bytes).
+    fn threshold(&self, l: Limit) -> f64 {
+        match (l, self.byte_mode) {
+            (Limit::Packets(n), false) => n as f64,
+            (Limit::Packets(n), true) => n as f64 * self.mean_packet_size as f64,
+            (Limit::Bytes(b), true) => b as f64,
+            (Limit::Bytes(b), false) => b as f64 / self.mean_packet_size as f64,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Red {
+    cfg: RedConfig,
+    min_th: f64,
+    max_th: f64,
+    /// Hard buffer limit (the link's buffer).
+    limit: Limit,
+    queue: VecDeque<(SimTime, Packet)>,
+    bits: u64,
+    /// Average queue (packets or bytes).
+    avg: f64,
+    /// Packets since the last mark or drop (-1: avg below min_th).
+    count: i64,
+    /// Start of the current idle period, if the queue is empty.
+    q_time: Option<SimTime>,
+    /// Transmission time of a `mean_packet_size` packet, seconds.
+    s: f64,
+    rng: Rng,
+}
+
+impl Red {
+    pub fn new(cfg: RedConfig, limit: Limit, rate_bps: u64, rng: Rng) -> Self {
+        let s = tx_time(cfg.mean_packet_size.saturating_mul(8), rate_bps).as_secs_f64();
+        Red {
+            min_th: cfg.threshold(cfg.min_th),
+            max_th: cfg.threshold(cfg.max_th),
+            cfg,
+            limit,
+            queue: VecDeque::new(),
+            bits: 0,
+            avg: 0.0,
+            count: -1,
+            q_time: Some(SimTime::ZERO),
+            s,
+            rng,
+        }
+    }
+
+    /// The average queue (packets or bytes, as configured).
+    pub fn avg(&self) -> f64 {
+        self.avg
+    }
+
+    fn q(&self) -> f64 {
+        if self.cfg.byte_mode {
+            (self.bits / 8) as f64
+        } else {
+            self.queue.len() as f64
+        }
+    }
+
+    /// Updates the average for an arrival at `now`.
+    fn update_avg(&mut self, now: SimTime) {
+        let w = self.cfg.w_q;
+        match self.q_time {
+            Some(idle_since) if self.queue.is_empty() => {
+                let m = if self.s > 0.0 { (now - idle_since).as_secs_f64() / self.s } else { 0.0 };
+                self.avg *= (1.0 - w).powf(m);
+            }
+            _ => self.avg = (1.0 - w) * self.avg + w * self.q(),
+        }
+    }
+
+    /// The marking/dropping probability p_b for the current average, if in the
+    /// probabilistic region; `None` above it (forced).
+    fn p_b(&self, bytes: u32) -> Option<f64> {
+        let (min, max, maxp) = (self.min_th, self.max_th, self.cfg.max_p);
+        let mut pb = if self.avg < max {
+            maxp * (self.avg - min) / (max - min)
+        } else if self.cfg.gentle && self.avg < 2.0 * max {
+            maxp + (1.0 - maxp) * (self.avg - max) / max
+        } else {
+            return None;
+        };
+        if self.cfg.byte_mode {
+            pb *= bytes as f64 / self.cfg.max_packet_size as f64;
+        }
+        Some(pb)
+    }
+
+    fn accept(&mut self, now: SimTime, pkt: Packet) {
+        self.bits += pkt.bits as u64;
+        self.queue.push_back((now, pkt));
+        self.q_time = None;
+    }
+}
+
+impl Qdisc for Red {
+    fn enqueue(&mut self, now: SimTime, mut pkt: Packet, _conv: u32, _drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
+        self.update_avg(now);
+        // Early-detection decision: None = accept, Some(forced) = mark or drop.
+        let mut decision: Option<bool> = None;
+        if self.avg >= self.min_th {
+            match self.p_b(pkt.bytes()) {
+                Some(pb) => {
+                    self.count += 1;
+                    let denom = 1.0 - self.count as f64 * pb;
+                    let pa = if denom <= 0.0 { 1.0 } else { (pb / denom).min(1.0) };
+                    let u = self.rng.next_f64();
+                    if u < pa {
+                        decision = Some(self.avg >= self.max_th);
+                        self.count = 0;
+                    }
+                }
+                None => {
+                    decision = Some(true);
+                    self.count = 0;
+                }
+            }
+        } else {
+            self.count = -1;
+        }
+        let fits = fits(self.limit, self.queue.len(), self.bits, pkt.bits);
+        match decision {
+            None if fits => {
+                self.accept(now, pkt);
+                Verdict::Queued
+            }
+            None => Verdict::Dropped(DropReason::Overflow),
+            Some(forced) => {
+                let may_mark = self.cfg.ecn && pkt.has(FLAG_ECT) && (!forced || self.cfg.ecn_above_max_th);
+                if may_mark && fits {
+                    pkt.flags |= FLAG_CE;
+                    self.accept(now, pkt);
+                    Verdict::Marked
+                } else if may_mark {
+                    Verdict::Dropped(DropReason::Overflow)
+                } else if forced {
+                    Verdict::Dropped(DropReason::RedForced)
+                } else {
+                    Verdict::Dropped(DropReason::RedEarly)
+                }
+            }
+        }
+    }
+
+    fn dequeue(&mut self, now: SimTime, _drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
+        let (t, p) = self.queue.pop_front()?;
+        self.bits -= p.bits as u64;
+        if self.queue.is_empty() {
+            self.q_time = Some(now);
+        }
+        Some((p, t))
+    }
+    fn len_pkts(&self) -> usize {
+        self.queue.len()
+    }
+    fn len_bits(&self) -> u64 {
+        self.bits
+    }
+    fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
+        self.queue.iter().for_each(|(_, p)| f(p))
+    }
+    fn set_rate(&mut self, _now: SimTime, rate_bps: u64) {
+        self.s = tx_time(self.cfg.mean_packet_size.saturating_mul(8), rate_bps).as_secs_f64();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qdisc::test_util::pkt;
+
+    fn red(cfg: RedConfig) -> Red {
+        Red::new(cfg, Limit::Packets(1000), 10_000_000, Rng::new(1, 1))
+    }
+
+    #[test]
+    fn average_follows_the_ewma_by_hand_under_constant_overload() {
+        // Arrivals only (no departures): the queue before the k-th arrival holds k-1
+        // packets (k >= 2), so avg_k = (1-w) avg_{k-1} + w (k-1); the first arrival finds
+        // the queue empty at t = 0 (m = 0: avg stays 0).
+        let cfg = RedConfig { w_q: 0.5, min_th: Limit::Packets(100), max_th: Limit::Packets(200), ..Default::default() };
+        let mut q = red(cfg);
+        let mut d = Vec::new();
+        let mut want = 0.0;
+        for k in 1..=6u32 {
+            q.enqueue(SimTime::ZERO, pkt(0, k, 1000), 0, &mut d);
+            if k >= 2 {
+                want = 0.5 * want + 0.5 * (k - 1) as f64;
+            }
+            assert!((q.avg() - want).abs() < 1e-12, "k={k}: {} vs {want}", q.avg());
+        }
+        // By hand: 0, 0.5, 1.25, 2.125, 3.0625, 4.03125.
+        assert!((q.avg() - 4.03125).abs() < 1e-12);
+    }
+
+    #[test]
+    fn idle_period_decays_the_average_by_w_to_the_m() {
+        // 10 Mbps, mean packet 500 B: s = 400 us. After 4 ms idle, m = 10.
+        let cfg = RedConfig { w_q: 0.1, min_th: Limit::Packets(100), max_th: Limit::Packets(200), ..Default::default() };
+        let mut q = red(cfg);
+        let mut d = Vec::new();
+        for k in 0..20 {
+            q.enqueue(SimTime::ZERO, pkt(0, k, 1000), 0, &mut d);
+        }
+        while q.dequeue(SimTime::from_millis(1), &mut d).is_some() {}
+        let before = q.avg();
+        q.enqueue(SimTime::from_millis(5), pkt(0, 99, 1000), 0, &mut d);
+        let want = before * 0.9f64.powi(10);
+        assert!((q.avg() - want).abs() < 1e-9 * before, "{} vs {want}", q.avg());
+    }
+
+    #[test]
+    fn below_min_th_nothing_is_dropped_and_above_max_th_everything_is() {
+        let cfg = RedConfig { w_q: 1.0, min_th: Limit::Packets(3), max_th: Limit::Packets(6), ..Default::default() };
+        let mut q = red(cfg);
+        let mut d = Vec::new();
+        // With w_q = 1 the average is the queue seen by the arrival.
+        let verdicts: Vec<Verdict> = (0..12).map(|k| q.enqueue(SimTime::ZERO, pkt(0, k, 1000), 0, &mut d)).collect();
+        assert!(verdicts[..4].iter().all(|v| *v == Verdict::Queued), "{verdicts:?}");
+        // Once six are queued, every arrival is a forced drop and the queue stays at six.
+        assert_eq!(q.len_pkts(), 6);
+        assert_eq!(verdicts.last(), Some(&Verdict::Dropped(DropReason::RedForced)));
+    }
+
+    #[test]
+    fn measured_drop_probability_follows_the_red_curve() {
+        // Hold the average at a fixed point between the thresholds (w_q = 1 and a queue
+        // kept at 10 packets): p_b = 0.1 (10 - 5) / (15 - 5) = 0.05. With count raised
+        // before p_a = p_b / (1 - count p_b) (FJ93 Figure 2), the gap X between drops
+        // has P(X = n) = p_b / (1 - p_b) for n = 1 .. 1/p_b - 1 = 19: uniform, mean 10,
+        // so a drop rate of 0.1 (twice p_b, the point of the count spacing).
+        let cfg = RedConfig { w_q: 1.0, max_p: 0.1, ..Default::default() };
+        let mut q = red(cfg);
+        let mut d = Vec::new();
+        for k in 0..10 {
+            q.enqueue(SimTime::ZERO, pkt(0, k, 1000), 0, &mut d);
+        }
+        // Reset the count: the fill-up above may have dropped at 5..9.
+        while q.len_pkts() < 10 {
+            q.enqueue(SimTime::ZERO, pkt(0, 0, 1000), 0, &mut d);
+        }
+        let n = 200_000;
+        let mut drops = 0;
+        for k in 0..n {
+            match q.enqueue(SimTime::ZERO, pkt(0, k, 1000), 0, &mut d) {
+                Verdict::Dropped(DropReason::RedEarly) => drops += 1,
+                Verdict::Queued => {
+                    q.dequeue(SimTime::ZERO, &mut d);
+                }
+                v => panic!("{v:?}"),
+            }
+        }
+        let rate = drops as f64 / n as f64;
+        // Binomial-like bound: sd about sqrt(p/n) = 0.0007; allow 5 sd.
+        assert!((rate - 0.1).abs() < 0.0035, "{rate}");
+    }
+
+    #[test]
+    fn ecn_capable_packets_are_marked_not_dropped_below_max_th() {
+        let cfg = RedConfig { w_q: 1.0, max_p: 0.5, ecn: true, ..Default::default() };
+        let mut q = red(cfg);
+        let mut d = Vec::new();
+        let mut marked = 0;
+        for k in 0..14 {
+            let mut p = pkt(0, k, 1000);
+            p.flags |= FLAG_ECT;
+            match q.enqueue(SimTime::ZERO, p, 0, &mut d) {
+                Verdict::Marked => marked += 1,
+                Verdict::Queued => {}
+                v => panic!("an ECT packet below max_th must not be dropped: {v:?}"),
+            }
+        }
+        assert!(marked > 0);
+        let mut ce = 0;
+        while let Some((p, _)) = q.dequeue(SimTime::ZERO, &mut d) {
+            ce += p.has(FLAG_CE) as u32;
+        }
+        assert_eq!(ce, marked);
+    }
+
+    #[test]
+    fn gentle_red_drops_with_rising_probability_between_max_th_and_twice_it() {
+        let cfg = RedConfig { w_q: 1.0, gentle: true, max_p: 0.1, ..Default::default() };
+        let mut q = red(cfg);
+        assert_eq!(q.p_b(1000), Some(-0.05), "below min_th the formula is not used");
+        q.avg = 22.5;
+        // max_p + (1 - max_p) (22.5 - 15) / 15 = 0.1 + 0.9 * 0.5 = 0.55
+        assert!((q.p_b(1000).unwrap() - 0.55).abs() < 1e-12);
+        q.avg = 30.0;
+        assert_eq!(q.p_b(1000), None);
+    }
+}
