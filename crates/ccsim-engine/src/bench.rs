@@ -65,7 +65,14 @@ pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Sc
             start: SimDuration::from_millis(i as u64 % 1000),
             stop: None,
             path: vec![2 + i, 0, 1, 2 + n + i],
-            spec: FlowSpec::Window { cc: CcConfig::Reno(RenoConfig::default()), data_size: 1000, ack_size: 40, max_window: 1_000_000, keep_out_of_order: true },
+            spec: FlowSpec::Window {
+                cc: CcConfig::Reno(RenoConfig::default()),
+                data_size: 1000,
+                ack_size: 40,
+                max_window: 1_000_000,
+                receiver: Default::default(),
+                sender: Default::default(),
+            },
         })
         .collect();
     Ok(Scenario {

@@ -23,6 +23,8 @@ pub enum Event {
     FlowTimer(u32, u32),
     /// A flow's pacing timer (rate-based policies) with its generation.
     PaceTimer(u32, u32),
+    /// A flow's receiver timer (delayed ack) with its generation.
+    RecvTimer(u32, u32),
     /// A window flow starts sending.
     FlowStart(u32),
     /// An unresponsive source emits its next packet.

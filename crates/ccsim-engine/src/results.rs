@@ -2,7 +2,7 @@
 
 use crate::link::ChannelCounters;
 use crate::scenario::FlowSpec;
-use crate::sim::{Endpoint, Simulation};
+use crate::sim::Simulation;
 use crate::time::{SimTime, PS_PER_S};
 use crate::trace::Series;
 use crate::transport::FlowCounters;
@@ -27,9 +27,15 @@ pub struct FlowResult {
     pub dropped_pkts: u64,
     pub arrived_pkts: u64,
     pub in_network_pkts: u64,
+    pub acks_sent: u64,
+    pub acks_arrived: u64,
     pub acks_dropped: u64,
-    /// Control packets of this flow that reached one of its end points.
+    /// Control packets of this flow that reached one of its end points, and dropped.
     pub control_pkts: u64,
+    pub control_dropped: u64,
+    /// Data packets that arrived marked CE, and the sender's ECN window reductions.
+    pub ce_marked_pkts: u64,
+    pub ecn_reductions: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
     pub goodput_bps: f64,
@@ -211,8 +217,8 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
             let active_s = (now.as_secs_f64() - f.start.as_secs_f64()).max(0.0);
             let size = flow_size(&f.spec) as f64;
             let rate = |n: u64| if active_s > 0.0 { n as f64 / active_s } else { 0.0 };
-            let (cc, rtt) = match (ep, &f.spec) {
-                (Endpoint::Window(w), FlowSpec::Window { cc, .. }) => (Some(cc.name().to_string()), Some(w.rtt)),
+            let (cc, rtt) = match (ep.window(), &f.spec) {
+                (Some(w), FlowSpec::Window { cc, .. }) => (Some(cc.name().to_string()), Some(w.rtt)),
                 _ => (None, None),
             };
             let rtt = rtt.filter(|r| r.n > 0);
@@ -228,8 +234,13 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
                 dropped_pkts: c.dropped,
                 arrived_pkts: c.arrived,
                 in_network_pkts: in_net[i],
+                acks_sent: c.acks_sent,
+                acks_arrived: c.acks_arrived,
                 acks_dropped: c.acks_dropped,
                 control_pkts: c.control_arrived,
+                control_dropped: c.control_dropped,
+                ce_marked_pkts: c.ce_received,
+                ecn_reductions: c.ecn_reductions,
                 timeouts: c.timeouts,
                 fast_retransmits: c.fast_retransmits,
                 goodput_bps: rate(c.delivered) * size * 8.0,

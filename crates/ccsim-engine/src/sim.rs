@@ -13,6 +13,7 @@
 //! the host they reach. Either way their metadata slot is given back, as it is for every
 //! dropped packet.
 
+use crate::cc::{CcConfig, CongestionControl};
 use crate::element::Element;
 use crate::event::{Event, EventQueue};
 use crate::link::{Channel, ChannelCounters, Net};
@@ -24,27 +25,55 @@ use crate::rng::{stream, Rng};
 use crate::scenario::{FlowSpec, QdiscConfig, Scenario};
 use crate::time::{tx_time, SimDuration, SimTime};
 use crate::trace::Recorder;
+use crate::transport::receiver::{AckReceiver, Sink};
+use crate::transport::sender::{FlowTrace, WindowSender};
 use crate::transport::source::{Gaps, Source};
 use crate::transport::timer::Fired;
-use crate::transport::window::{FlowTrace, WindowFlow};
 use crate::transport::FlowCounters;
 use std::collections::BTreeMap;
 
 /// Marks the end of a route in `Simulation::route_chans`.
 const ROUTE_END: u32 = u32::MAX;
 
-/// A flow's endpoint state.
-#[derive(Debug, Clone)]
-pub enum Endpoint {
-    Window(Box<WindowFlow>),
+/// A flow's two ends: a sender policy and a receiver policy, and the counters both
+/// keep.
+#[derive(Debug)]
+pub struct Endpoint {
+    pub sender: Sender,
+    pub receiver: Receiver,
+    pub counters: FlowCounters,
+    /// The flow's source host (control packets arriving there go to the sender).
+    pub src: u32,
+}
+
+/// Sender policies.
+#[derive(Debug)]
+pub enum Sender {
+    /// The window transport with a congestion-control policy.
+    Window(WindowSender),
+    /// An unresponsive source (CBR, Poisson).
     Source(Source),
+}
+
+/// Receiver policies.
+#[derive(Debug)]
+pub enum Receiver {
+    /// Acknowledges data (every packet or delayed; SACK, ECN echo).
+    Ack(AckReceiver),
+    /// Counts what arrives.
+    Sink(Sink),
 }
 
 impl Endpoint {
     pub fn counters(&self) -> &FlowCounters {
-        match self {
-            Endpoint::Window(w) => &w.counters,
-            Endpoint::Source(s) => &s.counters,
+        &self.counters
+    }
+
+    /// The window sender, if this flow has one.
+    pub fn window(&self) -> Option<&WindowSender> {
+        match &self.sender {
+            Sender::Window(w) => Some(w),
+            Sender::Source(_) => None,
         }
     }
 }
@@ -63,7 +92,7 @@ pub struct Simulation {
     /// Events, routes, metadata, recorder and scratch buffers shared with the channels.
     pub net: Net,
     pub channels: Vec<Channel>,
-    pub flows: Vec<Endpoint>,
+    pub flows: Vec<Box<Endpoint>>,
     /// Scratch: packets emitted by an endpoint, injected right after the call.
     out: Vec<Packet>,
     /// Routes of element-emitted packets, by (from node, to node): route offset.
@@ -174,8 +203,8 @@ impl Simulation {
                 p.route = data_route;
                 p
             };
-            match &f.spec {
-                FlowSpec::Window { cc, data_size, ack_size, max_window, keep_out_of_order } => {
+            let (sender, receiver) = match &f.spec {
+                FlowSpec::Window { cc, data_size, ack_size, max_window, receiver, sender } => {
                     route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
                     let d = data(*data_size * 8);
                     let mut a = d;
@@ -183,37 +212,55 @@ impl Simulation {
                     a.kind = PacketKind::Ack;
                     a.route = ack_route;
                     let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
-                    let mut w = WindowFlow::new(cc, d, a, *max_window, stop, *keep_out_of_order);
-                    w.trace = FlowTrace {
+                    let mut w = WindowSender::new(cc, *sender, d, *max_window, stop);
+                    let mut trace = FlowTrace {
                         cwnd: series(&mut rec, &scenario.series, &f.name, "cwnd", "pkts", false),
                         ssthresh: series(&mut rec, &scenario.series, &f.name, "ssthresh", "pkts", false),
                         outstanding: series(&mut rec, &scenario.series, &f.name, "outstanding", "pkts", false),
                         rtt: series(&mut rec, &scenario.series, &f.name, "rtt", "s", true),
                         rate: series(&mut rec, &scenario.series, &f.name, "rate", "pkts/s", false),
-                        reference_rtt: series(&mut rec, &scenario.series, &f.name, "reference_rtt", "s", false),
+                        extra: [None, None],
                     };
+                    // The policy's own series: every known name requested gets a series
+                    // (empty unless this policy produces it), in a fixed order.
+                    let own = cc.extra_series();
+                    let mut names: Vec<&str> = CcConfig::ALL_EXTRA_SERIES.to_vec();
+                    for n in own {
+                        if !names.contains(n) {
+                            names.push(n);
+                        }
+                    }
+                    for m in names {
+                        let id = series(&mut rec, &scenario.series, &f.name, m, extra_unit(m), false);
+                        if let Some(slot) = own.iter().position(|n| *n == m) {
+                            trace.extra[slot] = id;
+                        }
+                    }
+                    w.set_trace(trace);
                     events.schedule(start, Event::FlowStart(fi as u32));
-                    flows.push(Endpoint::Window(Box::new(w)));
+                    let r = AckReceiver::new(*receiver, a, (*max_window).min(1 << 16) as usize);
+                    (Sender::Window(w), Receiver::Ack(r))
                 }
                 FlowSpec::Cbr { rate_bps, packet_size, on } => {
                     unnumbered.push((ack_route as usize - 1, f.to, f.from));
                     let d = data(*packet_size * 8);
                     let gap = tx_time(*packet_size * 8, *rate_bps);
-                    flows.push(Endpoint::Source(Source::new(d, Gaps::Constant(gap), periods(on))));
+                    (Sender::Source(Source::new(d, Gaps::Constant(gap), periods(on))), Receiver::Sink(Sink))
                 }
                 FlowSpec::Poisson { mean_gap, packet_size, on } => {
                     unnumbered.push((ack_route as usize - 1, f.to, f.from));
                     let d = data(*packet_size * 8);
                     let rng = Rng::new(seed, stream::flow(fi));
-                    flows.push(Endpoint::Source(Source::new(d, Gaps::Exponential { mean: *mean_gap, rng }, periods(on))));
+                    (Sender::Source(Source::new(d, Gaps::Exponential { mean: *mean_gap, rng }, periods(on))), Receiver::Sink(Sink))
                 }
-            }
+            };
+            flows.push(Box::new(Endpoint { sender, receiver, counters: FlowCounters::default(), src: f.from as u32 }));
         }
         for (slot, a, b) in unnumbered {
             route_chans[slot] = conv(&mut convs, a, b);
         }
         for (fi, ep) in flows.iter_mut().enumerate() {
-            if let Endpoint::Source(s) = ep {
+            if let Sender::Source(s) = &mut ep.sender {
                 if let Some(t) = s.first() {
                     events.schedule(t, Event::SourceTick(fi as u32));
                 }
@@ -304,36 +351,52 @@ impl Simulation {
                 self.after_channel(now);
             }
             Event::FlowTimer(f, gen) => {
-                let Endpoint::Window(w) = &mut self.flows[f as usize] else { return };
+                let ep = &mut *self.flows[f as usize];
+                let Sender::Window(w) = &mut ep.sender else { return };
                 match w.timer.fire(gen, now) {
                     Fired::Ignore => {}
                     Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::FlowTimer(f, g)),
                     Fired::Expire => {
-                        w.on_timeout(now, &mut self.out, &mut self.net.rec);
+                        w.on_timeout(now, &mut ep.counters, &mut self.out, &mut self.net.rec);
                         self.flush(f, now);
                     }
                 }
             }
             Event::PaceTimer(f, gen) => {
-                let Endpoint::Window(w) = &mut self.flows[f as usize] else { return };
+                let ep = &mut *self.flows[f as usize];
+                let Sender::Window(w) = &mut ep.sender else { return };
                 match w.pace.fire(gen, now) {
                     Fired::Ignore => {}
                     Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::PaceTimer(f, g)),
                     Fired::Expire => {
-                        w.on_pace(now, &mut self.out, &mut self.net.rec);
+                        w.on_pace(now, &mut ep.counters, &mut self.out, &mut self.net.rec);
+                        self.flush(f, now);
+                    }
+                }
+            }
+            Event::RecvTimer(f, gen) => {
+                let ep = &mut *self.flows[f as usize];
+                let Receiver::Ack(r) = &mut ep.receiver else { return };
+                match r.timer.fire(gen, now) {
+                    Fired::Ignore => {}
+                    Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::RecvTimer(f, g)),
+                    Fired::Expire => {
+                        r.on_timer(now, &mut ep.counters, &mut self.out, &mut self.net.meta);
                         self.flush(f, now);
                     }
                 }
             }
             Event::FlowStart(f) => {
-                if let Endpoint::Window(w) = &mut self.flows[f as usize] {
-                    w.start(now, &mut self.out, &mut self.net.rec);
+                let ep = &mut *self.flows[f as usize];
+                if let Sender::Window(w) = &mut ep.sender {
+                    w.start(now, &mut ep.counters, &mut self.out, &mut self.net.rec);
                     self.flush(f, now);
                 }
             }
             Event::SourceTick(f) => {
-                if let Endpoint::Source(s) = &mut self.flows[f as usize] {
-                    let next = s.tick(now, &mut self.out);
+                let ep = &mut *self.flows[f as usize];
+                if let Sender::Source(s) = &mut ep.sender {
+                    let next = s.tick(now, &mut ep.counters, &mut self.out);
                     if let Some(t) = next {
                         self.net.ev.schedule(t, Event::SourceTick(f));
                     }
@@ -366,12 +429,18 @@ impl Simulation {
             self.net.meta.free(p.meta);
             return;
         }
-        match (&mut self.flows[f as usize], p.kind) {
-            (Endpoint::Window(w), PacketKind::Data) => w.on_data(now, &p, &mut self.out),
-            (Endpoint::Window(w), PacketKind::Ack) => w.on_ack(now, &p, &mut self.out, &mut self.net.rec),
-            (Endpoint::Window(w), PacketKind::Control) => w.counters.control_arrived += 1,
-            (Endpoint::Source(s), PacketKind::Control) => s.counters.control_arrived += 1,
-            (Endpoint::Source(s), _) => s.on_arrival(),
+        if p.kind == PacketKind::Control {
+            self.control(c, now, &p);
+        } else {
+            let ep = &mut *self.flows[f as usize];
+            if p.kind == PacketKind::Data {
+                match &mut ep.receiver {
+                    Receiver::Ack(r) => r.on_data(now, &p, &mut ep.counters, &mut self.out, &mut self.net.meta),
+                    Receiver::Sink(s) => s.on_data(&mut ep.counters),
+                }
+            } else if let Sender::Window(w) = &mut ep.sender {
+                w.on_ack(now, &p, &mut ep.counters, &mut self.out, &mut self.net.rec, &self.net.meta);
+            }
         }
         self.net.meta.free(p.meta);
         self.flush(f, now);
@@ -406,10 +475,7 @@ impl Simulation {
             if d.flow == NO_FLOW {
                 continue;
             }
-            match &mut self.flows[d.flow as usize] {
-                Endpoint::Window(w) => w.on_drop(&d),
-                Endpoint::Source(s) => s.on_drop(&d),
-            }
+            self.flows[d.flow as usize].counters.on_drop(&d);
         }
         self.net.drops.clear();
     }
@@ -464,7 +530,23 @@ impl Simulation {
         Some(route)
     }
 
-    /// Injects the packets flow `f` just emitted and (re)schedules its timer.
+    /// A control packet of flow `p.flow` reached the end of channel `c`: its feedback
+    /// goes to the flow's sender if it arrived at the flow's source.
+    #[cold]
+    fn control(&mut self, c: u32, now: SimTime, p: &Packet) {
+        let at = self.channels[c as usize].to;
+        let ep = &mut *self.flows[p.flow as usize];
+        ep.counters.control_arrived += 1;
+        if at == ep.src {
+            if let (Sender::Window(w), Some(m)) = (&mut ep.sender, self.net.meta.get(p.meta)) {
+                if let crate::meta::Control::Feedback(fb) = m.control {
+                    w.cc.on_feedback(now, &fb);
+                }
+            }
+        }
+    }
+
+    /// Injects the packets flow `f` just emitted and (re)schedules its timers.
     #[inline]
     fn flush(&mut self, f: u32, now: SimTime) {
         for i in 0..self.out.len() {
@@ -473,12 +555,18 @@ impl Simulation {
             self.enqueue(c, now, p);
         }
         self.out.clear();
-        if let Endpoint::Window(w) = &mut self.flows[f as usize] {
+        let ep = &mut *self.flows[f as usize];
+        if let Sender::Window(w) = &mut ep.sender {
             if let Some((t, g)) = w.timer.needs_event() {
                 self.net.ev.schedule(t, Event::FlowTimer(f, g));
             }
             if let Some((t, g)) = w.pace.needs_event() {
                 self.net.ev.schedule(t, Event::PaceTimer(f, g));
+            }
+        }
+        if let Receiver::Ack(r) = &mut ep.receiver {
+            if let Some((t, g)) = r.timer.needs_event() {
+                self.net.ev.schedule(t, Event::RecvTimer(f, g));
             }
         }
     }
@@ -524,6 +612,15 @@ impl Simulation {
 
 fn periods(on: &[(SimDuration, SimDuration)]) -> Vec<(SimTime, SimTime)> {
     on.iter().map(|&(a, b)| (SimTime::ZERO + a, SimTime::ZERO + b)).collect()
+}
+
+/// Unit of a policy's own series.
+fn extra_unit(name: &str) -> &'static str {
+    if name.ends_with("rtt") {
+        "s"
+    } else {
+        "pkts"
+    }
 }
 
 fn series(rec: &mut Recorder, wanted: &[String], entity: &str, metric: &str, unit: &str, every: bool) -> Option<u32> {

@@ -96,7 +96,7 @@
 //!   is not below W^i (the paper does not say; it calls the offset "a more aggressive
 //!   increase condition").
 
-use super::{AckSample, CongestionControl, JkRtoConfig, LossSample, SendSample};
+use super::{AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, SendSample};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -396,7 +396,9 @@ impl CongestionControl for Da {
         }
     }
 
-    fn on_loss(&mut self, _s: &LossSample) {
+    /// Any congestion signal (a loss, or an ECN echo: the paper has no ECN, so it gets
+    /// the loss response) returns to slow start with one packet.
+    fn on_congestion(&mut self, _s: &CongestionSample) {
         self.cwnd = self.mss;
         self.phase = Phase::SlowStart;
         self.ndg_last = None;
@@ -405,15 +407,22 @@ impl CongestionControl for Da {
         self.reductions = 0;
     }
 
-    fn cwnd(&self) -> u64 {
-        self.cwnd
+    fn metrics(&self) -> CcMetrics {
+        let m = CcMetrics::window(self.cwnd);
+        match self.d_t {
+            Some(d) => m.with_extra(0, "reference_rtt", d as f64 / 1e12),
+            None => m,
+        }
     }
 
     fn dupack_threshold(&self) -> Option<u32> {
         Some(self.dupack_threshold)
     }
+}
 
-    fn reference_rtt(&self) -> Option<SimDuration> {
+impl Da {
+    /// The reference ("no queueing") round-trip time D_t.
+    pub fn reference_rtt(&self) -> Option<SimDuration> {
         self.d_t.map(SimDuration::from_ps)
     }
 }
@@ -421,7 +430,7 @@ impl CongestionControl for Da {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::LossKind;
+    use crate::cc::Cause;
 
     const MSS: u64 = 1000;
 
@@ -456,6 +465,7 @@ mod tests {
             ack_seq,
             sent: SimTime::ZERO + SimDuration::from_millis(t_ms.saturating_sub(rtt_ms)),
             flags: 0,
+            recovery: Default::default(),
         });
     }
 
@@ -716,7 +726,7 @@ mod tests {
     #[test]
     fn loss_returns_to_slow_start_with_one_packet_and_keeps_reference() {
         let mut da = in_avoidance(k125(), 20, 200);
-        da.on_loss(&LossSample { now: ms(0), kind: LossKind::FastRetransmit, in_flight_pkts: 0 });
+        da.on_congestion(&CongestionSample { now: ms(0), cause: Cause::FastRetransmit, in_flight_pkts: 0, pipe: false });
         assert_eq!(da.cwnd(), 1000);
         assert!(!da.in_avoidance());
         assert_eq!(da.reference_rtt(), Some(SimDuration::from_millis(200)));

@@ -11,7 +11,7 @@
 //! every ack of new data from the timestamp echo of the packet that triggered it, and we
 //! do not back the timer off.
 
-use super::{AckSample, CongestionControl, LossSample};
+use super::{AckSample, CcMetrics, CongestionControl, CongestionSample};
 use crate::time::SimDuration;
 use serde::{Deserialize, Serialize};
 
@@ -48,9 +48,10 @@ impl Generic {
 
 impl CongestionControl for Generic {
     fn on_ack(&mut self, _s: &AckSample) {}
-    fn on_loss(&mut self, _s: &LossSample) {}
-    fn cwnd(&self) -> u64 {
-        self.cwnd
+    fn on_congestion(&mut self, _s: &CongestionSample) {}
+    #[inline]
+    fn metrics(&self) -> CcMetrics {
+        CcMetrics::window(self.cwnd)
     }
 }
 
@@ -58,14 +59,15 @@ impl CongestionControl for Generic {
 mod tests {
     use super::*;
     use crate::cc::test_util::{ack, loss};
-    use crate::cc::LossKind;
+    use crate::cc::Cause;
 
     #[test]
     fn window_is_fixed_through_acks_and_losses() {
         let mut g = Generic::new(&GenericConfig::default(), 1000, 40);
         assert_eq!(g.cwnd(), 40_000);
         ack(&mut g, 1);
-        loss(&mut g, LossKind::Timeout);
+        loss(&mut g, Cause::Timeout);
+        loss(&mut g, Cause::Ecn);
         assert_eq!(g.cwnd(), 40_000);
         assert_eq!(g.dupack_threshold(), None);
     }

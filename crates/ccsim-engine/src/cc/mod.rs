@@ -8,11 +8,16 @@
 //! there). Windows are in bytes, as in 4.3BSD; the transport sends
 //! `min(cwnd / data_size, max_window)` packets.
 //!
-//! Rate-based policies (Packet-Pair) also answer `pacing_rate()` and `burst_pkts()`; the
-//! transport then paces bursts at that rate within the window.
+//! The policy's one output is `metrics()` (`CcMetrics`: window, ssthresh, pacing rate and
+//! send quantum, and up to two named values of its own for series). Rate-based policies
+//! (Packet-Pair) answer a pacing rate and a send quantum; the transport then paces
+//! bursts at that rate within the window. Congestion arrives with its cause
+//! (`Cause::FastRetransmit`, `Timeout`, `Ecn`); typed feedback from the receiver or the
+//! network through `on_feedback`.
 //!
 //! Adding an algorithm: one file here implementing `CongestionControl`, a variant in
-//! `AnyCc` and `CcConfig`, and its name in `CcConfig::from_params` (scenario parsing).
+//! `AnyCc` and `CcConfig`, and its parameters in `scenario/validate.rs` (`cc_config`).
+//! docs/extending.md walks through it.
 
 pub mod da;
 pub mod generic;
@@ -35,16 +40,33 @@ pub struct AckSample {
     pub now: SimTime,
     /// Packets newly acknowledged by this cumulative ack.
     pub acked_pkts: u32,
-    /// Round-trip time of the data packet that triggered this ack (timestamp echo).
+    /// Round-trip time sample for the policy: by default the timestamp echo (RFC 1323:
+    /// the oldest packet the ack covers); with the sender's `rtt_sample = "newest"`, the
+    /// time since the newest packet acknowledged was sent.
     pub rtt: SimDuration,
     /// Packets sent and not yet acknowledged, after this ack.
     pub in_flight_pkts: u32,
-    /// Send time of the data packet that triggered this ack (the echoed timestamp).
+    /// Send time of the data packet whose timestamp the ack echoes.
     pub sent: SimTime,
     /// `FLAG_*` bits of that data packet, echoed by the receiver (pair marks, RETX).
     pub flags: u8,
     /// The cumulative ack number: every sequence number below it is acknowledged.
     pub ack_seq: u32,
+    /// Where this ack leaves the transport's loss recovery.
+    pub recovery: RecoveryAck,
+}
+
+/// An ack's place in loss recovery (NewReno and SACK recovery, RFC 6582 / RFC 6675).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum RecoveryAck {
+    /// Not in recovery, or plain Reno (whose first new ack ends recovery).
+    #[default]
+    None,
+    /// A partial ack: new data acknowledged, recovery goes on (NewReno deflates by the
+    /// amount acknowledged and adds one segment back).
+    Partial,
+    /// The ack covers the recovery point: recovery ends.
+    Exit,
 }
 
 /// What the transport tells a policy about a data packet it just sent.
@@ -57,21 +79,26 @@ pub struct SendSample {
     pub retransmission: bool,
 }
 
-/// Why the transport decided a packet was lost.
+/// Why the transport signals congestion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LossKind {
-    /// The duplicate-ack threshold was reached.
+pub enum Cause {
+    /// The duplicate-ack threshold was reached (or SACK marked the first hole lost).
     FastRetransmit,
     /// The retransmission timer expired.
     Timeout,
+    /// An ack carried an ECN echo (RFC 3168; at most once per window).
+    Ecn,
 }
 
 #[derive(Clone, Copy, Debug)]
-pub struct LossSample {
+pub struct CongestionSample {
     pub now: SimTime,
-    pub kind: LossKind,
-    /// Packets sent and not yet acknowledged when the loss was detected.
+    pub cause: Cause,
+    /// Packets sent and not yet acknowledged when congestion was detected.
     pub in_flight_pkts: u32,
+    /// The transport recovers with the SACK pipe algorithm (RFC 6675): the window is not
+    /// inflated by duplicate acks, so a policy sets cwnd = ssthresh at once.
+    pub pipe: bool,
 }
 
 /// Typed feedback from the receiver or the network, delivered to the flow's sender by
@@ -83,6 +110,57 @@ pub enum Feedback {
     /// A bottleneck report: its nominal capacity and the traffic measured on it over an
     /// interval (Welzl's PTP: B, lambda and the time between the two stamped packets).
     Bandwidth { capacity_bps: f64, traffic_bps: f64, interval: SimDuration },
+}
+
+/// How the transport recovers from a fast retransmit (without SACK).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// 4.3BSD-Reno: the first new ack ends recovery.
+    Reno,
+    /// RFC 6582: partial acks retransmit the next hole and recovery lasts until the
+    /// highest packet sent at its start is acknowledged.
+    NewReno,
+}
+
+/// A policy's outputs, read by the transport and the recorder (quinn's
+/// `ControllerMetrics`). Build with `CcMetrics::window(cwnd)` and the `with_*` setters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct CcMetrics {
+    /// Congestion window, bytes.
+    pub cwnd: u64,
+    /// Slow-start threshold, bytes, where the policy has one.
+    pub ssthresh: Option<u64>,
+    /// Pacing rate, bits/s, for rate-based policies (style.md point 5). `None`: the
+    /// transport sends whatever the window allows at once. `Some(r)`: bursts of
+    /// `send_quantum` back-to-back packets, a burst of b packets of size s every b*s*8/r
+    /// seconds, within the window (`u64::MAX`: no spacing).
+    pub pacing_rate: Option<u64>,
+    /// Packets per paced burst (2 for Packet-Pair). Only used when pacing.
+    pub send_quantum: u32,
+    /// Named values of the policy's own, recordable as series `<flow>.<name>` (names
+    /// listed by `CcConfig::extra_series`).
+    pub extra: [Option<(&'static str, f64)>; 2],
+}
+
+impl CcMetrics {
+    /// A window-based policy's metrics: `cwnd` bytes, nothing else.
+    pub const fn window(cwnd: u64) -> Self {
+        CcMetrics { cwnd, ssthresh: None, pacing_rate: None, send_quantum: 1, extra: [None, None] }
+    }
+    pub const fn with_ssthresh(mut self, s: u64) -> Self {
+        self.ssthresh = Some(s);
+        self
+    }
+    pub const fn with_pacing(mut self, rate_bps: u64, quantum: u32) -> Self {
+        self.pacing_rate = Some(rate_bps);
+        self.send_quantum = quantum;
+        self
+    }
+    pub const fn with_extra(mut self, i: usize, name: &'static str, v: f64) -> Self {
+        self.extra[i] = Some((name, v));
+        self
+    }
 }
 
 /// How the transport computes its retransmission timeout for this policy.
@@ -97,41 +175,43 @@ pub enum RtoStyle {
     JacobsonKarels { k: u32, min_rto: SimDuration, max_rto: SimDuration },
 }
 
-/// The interface of a congestion-control policy.
+/// The interface of a congestion-control policy: event callbacks (all but `on_ack` and
+/// `on_congestion` optional) and one required output, `metrics`.
 pub trait CongestionControl {
     /// A data packet was sent (delay-based policies time their "head of window" here).
     #[inline]
     fn on_packet_sent(&mut self, _s: &SendSample) {}
     /// A cumulative ack acknowledged new data.
     fn on_ack(&mut self, s: &AckSample);
-    /// A duplicate ack beyond the fast-retransmit threshold (Reno inflates here).
+    /// A duplicate ack beyond the fast-retransmit threshold (Reno inflates here; not
+    /// called during SACK recovery).
     fn on_dup_ack(&mut self, _now: SimTime) {}
-    /// A loss was detected.
-    fn on_loss(&mut self, s: &LossSample);
-    /// Congestion window, bytes.
-    fn cwnd(&self) -> u64;
-    /// Slow-start threshold, bytes, where the policy has one.
-    fn ssthresh(&self) -> Option<u64> {
-        None
-    }
+    /// Congestion was detected (a loss or an ECN echo), with its cause.
+    fn on_congestion(&mut self, s: &CongestionSample);
+    /// Feedback from the receiver or the network (rate-based and router-fed policies).
+    fn on_feedback(&mut self, _now: SimTime, _fb: &Feedback) {}
+    /// The policy's outputs.
+    fn metrics(&self) -> CcMetrics;
     /// Duplicate acks that trigger fast retransmit; `None` disables it.
     fn dupack_threshold(&self) -> Option<u32> {
         None
     }
-    /// Pacing rate, bits/s, for rate-based policies (style.md point 5). `None` (default):
-    /// the transport sends whatever the window allows at once. `Some(r)`: it sends bursts
-    /// of `burst_pkts()` back-to-back packets, a burst of b packets of size s every
-    /// b*s*8/r seconds, within the window.
+    /// How the transport recovers after a fast retransmit (without SACK).
+    fn recovery(&self) -> Recovery {
+        Recovery::Reno
+    }
+    /// Congestion window, bytes (`metrics().cwnd`).
+    #[inline]
+    fn cwnd(&self) -> u64 {
+        self.metrics().cwnd
+    }
+    /// Slow-start threshold, bytes (`metrics().ssthresh`).
+    fn ssthresh(&self) -> Option<u64> {
+        self.metrics().ssthresh
+    }
+    /// Pacing rate, bits/s (`metrics().pacing_rate`).
     fn pacing_rate(&self) -> Option<u64> {
-        None
-    }
-    /// Packets per paced burst (2 for Packet-Pair). Only used when pacing.
-    fn burst_pkts(&self) -> u32 {
-        1
-    }
-    /// The reference ("no queueing") round-trip time, for delay-based policies.
-    fn reference_rtt(&self) -> Option<SimDuration> {
-        None
+        self.metrics().pacing_rate
     }
 }
 
@@ -157,6 +237,8 @@ pub enum CcConfig {
     Generic(GenericConfig),
     Tahoe(TahoeConfig),
     Reno(RenoConfig),
+    /// Reno with RFC 6582's partial-ack recovery.
+    NewReno(RenoConfig),
     PacketPair(PacketPairConfig),
     Da(DaConfig),
 }
@@ -167,6 +249,7 @@ impl CcConfig {
             CcConfig::Generic(_) => "generic",
             CcConfig::Tahoe(_) => "tahoe",
             CcConfig::Reno(_) => "reno",
+            CcConfig::NewReno(_) => "newreno",
             CcConfig::PacketPair(_) => "pp",
             CcConfig::Da(_) => "da",
         }
@@ -178,8 +261,9 @@ impl CcConfig {
             CcConfig::Generic(c) => AnyCc::Generic(Generic::new(c, mss, max_window)),
             CcConfig::Tahoe(c) => AnyCc::Tahoe(Tahoe::new(c, mss, max_window)),
             CcConfig::Reno(c) => AnyCc::Reno(Reno::new(c, mss, max_window)),
+            CcConfig::NewReno(c) => AnyCc::Reno(Reno::new_reno(c, mss, max_window)),
             CcConfig::PacketPair(c) => AnyCc::PacketPair(PacketPair::new(c, mss, max_window)),
-            CcConfig::Da(c) => AnyCc::Da(Da::new(c, mss, max_window)),
+            CcConfig::Da(c) => AnyCc::Da(Box::new(Da::new(c, mss, max_window))),
         }
     }
 
@@ -187,7 +271,7 @@ impl CcConfig {
         match self {
             CcConfig::Generic(c) => RtoStyle::Generic { alpha: c.alpha, beta: c.beta },
             CcConfig::Tahoe(c) => c.rto.style(),
-            CcConfig::Reno(c) => c.rto.style(),
+            CcConfig::Reno(c) | CcConfig::NewReno(c) => c.rto.style(),
             CcConfig::PacketPair(c) => c.rto.style(),
             CcConfig::Da(c) => c.rto.style(),
         }
@@ -197,9 +281,22 @@ impl CcConfig {
         match self {
             CcConfig::Generic(c) => c.initial_rto,
             CcConfig::Tahoe(c) => c.rto.initial_rto,
-            CcConfig::Reno(c) => c.rto.initial_rto,
+            CcConfig::Reno(c) | CcConfig::NewReno(c) => c.rto.initial_rto,
             CcConfig::PacketPair(c) => c.rto.initial_rto,
             CcConfig::Da(c) => c.rto.initial_rto,
+        }
+    }
+
+    /// Every name a policy's own series may have (`extra_series` of all policies), so a
+    /// scenario may request one whatever policy an override selects; it stays empty for
+    /// the others.
+    pub const ALL_EXTRA_SERIES: &'static [&'static str] = &["reference_rtt"];
+
+    /// The names of the policy's own series (`CcMetrics::extra`), in slot order.
+    pub fn extra_series(&self) -> &'static [&'static str] {
+        match self {
+            CcConfig::Da(_) => &["reference_rtt"],
+            _ => &[],
         }
     }
 }
@@ -235,17 +332,30 @@ impl JkRtoConfig {
     }
 }
 
-/// Enum dispatch of the built-in policies (smoltcp `AnyController`): no vtable, no box.
-#[derive(Clone, Debug)]
+/// A policy defined outside the engine (the escape hatch of style.md point 6, used by
+/// congestion control written in Python): dynamic dispatch, one box.
+pub struct CustomCc(pub Box<dyn CongestionControl + Send>);
+
+impl std::fmt::Debug for CustomCc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CustomCc(cwnd {})", self.0.metrics().cwnd)
+    }
+}
+
+/// Enum dispatch of the built-in policies (smoltcp `AnyController`): no vtable, no box;
+/// `Custom` is the boxed escape hatch. Large policies are boxed so every flow does not
+/// pay for the largest.
+#[derive(Debug)]
 pub enum AnyCc {
     Generic(Generic),
     Tahoe(Tahoe),
     Reno(Reno),
     PacketPair(PacketPair),
-    Da(Da),
+    Da(Box<Da>),
+    Custom(CustomCc),
 }
 
-macro_rules! dispatch {
+macro_rules! dispatch_mut {
     ($self:ident, $c:ident => $e:expr) => {
         match $self {
             AnyCc::Generic($c) => $e,
@@ -253,6 +363,26 @@ macro_rules! dispatch {
             AnyCc::Reno($c) => $e,
             AnyCc::PacketPair($c) => $e,
             AnyCc::Da($c) => $e,
+            AnyCc::Custom(x) => {
+                let $c = x.0.as_mut();
+                $e
+            }
+        }
+    };
+}
+
+macro_rules! dispatch_ref {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            AnyCc::Generic($c) => $e,
+            AnyCc::Tahoe($c) => $e,
+            AnyCc::Reno($c) => $e,
+            AnyCc::PacketPair($c) => $e,
+            AnyCc::Da($c) => $e,
+            AnyCc::Custom(x) => {
+                let $c = x.0.as_ref();
+                $e
+            }
         }
     };
 }
@@ -260,41 +390,34 @@ macro_rules! dispatch {
 impl CongestionControl for AnyCc {
     #[inline]
     fn on_packet_sent(&mut self, s: &SendSample) {
-        dispatch!(self, c => c.on_packet_sent(s))
+        dispatch_mut!(self, c => c.on_packet_sent(s))
     }
     #[inline]
     fn on_ack(&mut self, s: &AckSample) {
-        dispatch!(self, c => c.on_ack(s))
+        dispatch_mut!(self, c => c.on_ack(s))
     }
     #[inline]
     fn on_dup_ack(&mut self, now: SimTime) {
-        dispatch!(self, c => c.on_dup_ack(now))
+        dispatch_mut!(self, c => c.on_dup_ack(now))
     }
     #[inline]
-    fn on_loss(&mut self, s: &LossSample) {
-        dispatch!(self, c => c.on_loss(s))
+    fn on_congestion(&mut self, s: &CongestionSample) {
+        dispatch_mut!(self, c => c.on_congestion(s))
     }
-    #[inline]
-    fn cwnd(&self) -> u64 {
-        dispatch!(self, c => c.cwnd())
+    fn on_feedback(&mut self, now: SimTime, fb: &Feedback) {
+        dispatch_mut!(self, c => c.on_feedback(now, fb))
     }
-    fn ssthresh(&self) -> Option<u64> {
-        dispatch!(self, c => c.ssthresh())
+    #[inline(always)]
+    fn metrics(&self) -> CcMetrics {
+        dispatch_ref!(self, c => c.metrics())
     }
     #[inline]
     fn dupack_threshold(&self) -> Option<u32> {
-        dispatch!(self, c => c.dupack_threshold())
+        dispatch_ref!(self, c => c.dupack_threshold())
     }
     #[inline]
-    fn pacing_rate(&self) -> Option<u64> {
-        dispatch!(self, c => c.pacing_rate())
-    }
-    #[inline]
-    fn burst_pkts(&self) -> u32 {
-        dispatch!(self, c => c.burst_pkts())
-    }
-    fn reference_rtt(&self) -> Option<SimDuration> {
-        dispatch!(self, c => c.reference_rtt())
+    fn recovery(&self) -> Recovery {
+        dispatch_ref!(self, c => c.recovery())
     }
 }
 
@@ -311,11 +434,12 @@ pub(crate) mod test_util {
             sent: SimTime::from_millis(t_ms.saturating_sub(100)),
             flags: 0,
             ack_seq: 0,
+            recovery: RecoveryAck::None,
         });
     }
 
-    pub fn loss(cc: &mut impl CongestionControl, kind: LossKind) {
-        cc.on_loss(&LossSample { now: SimTime::ZERO, kind, in_flight_pkts: 0 });
+    pub fn loss(cc: &mut impl CongestionControl, cause: Cause) {
+        cc.on_congestion(&CongestionSample { now: SimTime::ZERO, cause, in_flight_pkts: 0, pipe: false });
     }
 }
 

@@ -6,7 +6,7 @@
 //!
 //! ## Probe
 //! All data leaves as pairs of back-to-back packets (the transport paces bursts of
-//! `burst_pkts() = 2` and marks them `FLAG_PAIR_FIRST` / `FLAG_PAIR_SECOND`; the sink
+//! `send_quantum = 2` packets and marks them `FLAG_PAIR_FIRST` / `FLAG_PAIR_SECOND`; the sink
 //! echoes the flags in its acks). Behind a round-robin-like server (Fair Queueing) the
 //! second packet of a pair leaves the bottleneck one service interval of this
 //! conversation after the first, so the acks arrive `Δ` apart with
@@ -84,7 +84,7 @@
 //!   Keshav's scenarios, so the first pair may be retransmitted once before its acks
 //!   return (as for the window protocols with the same timer).
 
-use super::{AckSample, CongestionControl, JkRtoConfig, LossSample};
+use super::{AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig};
 use crate::packet::{FLAG_PAIR_FIRST, FLAG_PAIR_SECOND};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
@@ -248,28 +248,18 @@ impl CongestionControl for PacketPair {
         }
     }
 
-    fn on_loss(&mut self, _s: &LossSample) {
+    fn on_congestion(&mut self, _s: &CongestionSample) {
         // A lost packet of a pair spoils that probe only.
         self.first_ack = None;
     }
 
-    fn cwnd(&self) -> u64 {
-        match self.phase {
-            Phase::Startup => 2 * self.mss,
-            Phase::Running => self.max_window as u64 * self.mss,
-        }
-    }
-
-    fn pacing_rate(&self) -> Option<u64> {
+    fn metrics(&self) -> CcMetrics {
         match self.phase {
             // The first pair goes at once; the window (one pair) holds the rest back.
-            Phase::Startup => Some(u64::MAX),
-            Phase::Running => Some(((self.rate * self.mss as f64 * 8.0).round() as u64).max(1)),
+            Phase::Startup => CcMetrics::window(2 * self.mss).with_pacing(u64::MAX, 2),
+            Phase::Running => CcMetrics::window(self.max_window as u64 * self.mss)
+                .with_pacing(((self.rate * self.mss as f64 * 8.0).round() as u64).max(1), 2),
         }
-    }
-
-    fn burst_pkts(&self) -> u32 {
-        2
     }
 }
 
@@ -292,6 +282,7 @@ mod tests {
             sent: s(sent),
             flags,
             ack_seq: 0,
+            recovery: Default::default(),
         });
     }
 

@@ -1,20 +1,34 @@
-//! Reno: Tahoe plus fast recovery (4.3BSD-Reno; Jacobson 1990; RFC 5681 section 3.2).
+//! Reno and NewReno: Tahoe plus fast recovery (4.3BSD-Reno; Jacobson 1990; RFC 5681
+//! section 3.2), and NewReno's partial-ack recovery (RFC 6582).
 //!
 //! - Slow start and congestion avoidance as Tahoe (`bsd_open_window`).
-//! - Third duplicate ack: ssthresh = max(min(cwnd, maxwin)/2, 2) segments, the lost
-//!   packet is retransmitted by the transport, cwnd = ssthresh + 3 segments (inflate for
-//!   the three packets that left the network); each further duplicate ack adds one
-//!   segment; the first new ack deflates cwnd to ssthresh and ends recovery.
+//! - Fast retransmit (third duplicate ack): ssthresh = max(min(cwnd, maxwin)/2, 2)
+//!   segments, the lost packet is retransmitted by the transport, cwnd = ssthresh + 3
+//!   segments (inflate for the three packets that left the network); each further
+//!   duplicate ack adds one segment.
+//! - Reno: the first new ack deflates cwnd to ssthresh and ends recovery (a partial ack
+//!   too, as in 4.3BSD-Reno).
+//! - NewReno (RFC 6582 section 3.2): the transport stays in recovery until the highest
+//!   packet sent before it is acknowledged. A partial ack (step 5) retransmits the next
+//!   hole (transport) and deflates cwnd by the amount acknowledged, adding back one
+//!   segment; the full ack (step 6) sets cwnd = ssthresh (option 2 of the RFC).
+//! - SACK recovery (`CongestionSample::pipe`, RFC 6675): cwnd = ssthresh at once and no
+//!   inflation: the transport's pipe estimate decides what may be sent.
+//! - ECN echo (RFC 3168 section 6.1.2): ssthresh as for a loss, cwnd = ssthresh, no
+//!   recovery.
 //! - Timeout: as Tahoe (cwnd = 1 segment), recovery abandoned.
 //!
-//! Deviations: plain Reno (no NewReno partial-ack handling): a partial ack ends
-//! recovery, as in 4.3BSD-Reno.
+//! Deviations: ssthresh halves min(cwnd, maximum window) as 4.3BSD does, not RFC 6582's
+//! FlightSize; windows are whole packets of the flow's data size.
 
-use super::{bsd_open_window, bsd_ssthresh_after_loss, AckSample, CongestionControl, LossKind, LossSample, TahoeConfig};
+use super::{
+    bsd_open_window, bsd_ssthresh_after_loss, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, Recovery,
+    RecoveryAck, TahoeConfig,
+};
 use crate::time::SimTime;
 
-/// Reno takes the same parameters as Tahoe (initial window and ssthresh, duplicate-ack
-/// threshold, Jacobson/Karels timer).
+/// Reno and NewReno take the same parameters as Tahoe (initial window and ssthresh,
+/// duplicate-ack threshold, Jacobson/Karels timer).
 pub type RenoConfig = TahoeConfig;
 
 #[derive(Clone, Debug)]
@@ -30,6 +44,10 @@ pub struct Reno {
     dupack_threshold: u32,
     /// In fast recovery.
     recovering: bool,
+    /// The current recovery uses SACK's pipe (no inflation, no deflation).
+    pipe: bool,
+    /// RFC 6582 partial-ack handling.
+    newreno: bool,
 }
 
 impl Reno {
@@ -42,7 +60,14 @@ impl Reno {
             max,
             dupack_threshold: cfg.dupack_threshold,
             recovering: false,
+            pipe: false,
+            newreno: false,
         }
+    }
+
+    /// NewReno (RFC 6582).
+    pub fn new_reno(cfg: &RenoConfig, mss: u64, max_window: u32) -> Self {
+        Reno { newreno: true, ..Reno::new(cfg, mss, max_window) }
     }
 
     pub fn in_recovery(&self) -> bool {
@@ -51,8 +76,16 @@ impl Reno {
 }
 
 impl CongestionControl for Reno {
-    fn on_ack(&mut self, _s: &AckSample) {
+    fn on_ack(&mut self, s: &AckSample) {
         if self.recovering {
+            if s.recovery == RecoveryAck::Partial {
+                if !self.pipe {
+                    // RFC 6582 step 5: deflate by the amount acked, add back one segment.
+                    let acked = s.acked_pkts as u64 * self.mss;
+                    self.cwnd = self.cwnd.saturating_sub(acked).max(self.mss) + if acked >= self.mss { self.mss } else { 0 };
+                }
+                return;
+            }
             self.cwnd = self.ssthresh;
             self.recovering = false;
         } else {
@@ -60,31 +93,40 @@ impl CongestionControl for Reno {
         }
     }
     fn on_dup_ack(&mut self, _now: SimTime) {
-        if self.recovering {
+        if self.recovering && !self.pipe {
             self.cwnd += self.mss;
         }
     }
-    fn on_loss(&mut self, s: &LossSample) {
+    fn on_congestion(&mut self, s: &CongestionSample) {
         self.ssthresh = bsd_ssthresh_after_loss(self.cwnd, self.mss, self.max);
-        match s.kind {
-            LossKind::FastRetransmit => {
-                self.cwnd = self.ssthresh + self.dupack_threshold as u64 * self.mss;
+        match s.cause {
+            Cause::FastRetransmit => {
+                self.pipe = s.pipe;
+                self.cwnd = if s.pipe { self.ssthresh } else { self.ssthresh + self.dupack_threshold as u64 * self.mss };
                 self.recovering = true;
             }
-            LossKind::Timeout => {
+            Cause::Ecn => {
+                self.cwnd = self.ssthresh;
+            }
+            Cause::Timeout => {
                 self.cwnd = self.mss;
                 self.recovering = false;
             }
         }
     }
-    fn cwnd(&self) -> u64 {
-        self.cwnd
-    }
-    fn ssthresh(&self) -> Option<u64> {
-        Some(self.ssthresh)
+    #[inline]
+    fn metrics(&self) -> CcMetrics {
+        CcMetrics::window(self.cwnd).with_ssthresh(self.ssthresh)
     }
     fn dupack_threshold(&self) -> Option<u32> {
         Some(self.dupack_threshold)
+    }
+    fn recovery(&self) -> Recovery {
+        if self.newreno {
+            Recovery::NewReno
+        } else {
+            Recovery::Reno
+        }
     }
 }
 
@@ -92,6 +134,8 @@ impl CongestionControl for Reno {
 mod tests {
     use super::*;
     use crate::cc::test_util::{ack, loss};
+    use crate::cc::CongestionSample;
+    use crate::time::{SimDuration, SimTime};
 
     fn reno_at(window_pkts: u32) -> Reno {
         let mut r = Reno::new(&RenoConfig::default(), 1000, 64);
@@ -102,10 +146,23 @@ mod tests {
         r
     }
 
+    fn ack_with(r: &mut Reno, acked: u32, recovery: RecoveryAck) {
+        r.on_ack(&AckSample {
+            now: SimTime::ZERO,
+            acked_pkts: acked,
+            rtt: SimDuration::from_millis(100),
+            in_flight_pkts: 0,
+            sent: SimTime::ZERO,
+            flags: 0,
+            ack_seq: 0,
+            recovery,
+        });
+    }
+
     #[test]
     fn fast_retransmit_halves_and_inflates_by_three() {
         let mut r = reno_at(10);
-        loss(&mut r, LossKind::FastRetransmit);
+        loss(&mut r, Cause::FastRetransmit);
         assert_eq!(r.ssthresh(), Some(5000));
         assert_eq!(r.cwnd(), 8000);
         assert!(r.in_recovery());
@@ -114,7 +171,7 @@ mod tests {
     #[test]
     fn duplicate_acks_inflate_and_new_ack_deflates() {
         let mut r = reno_at(10);
-        loss(&mut r, LossKind::FastRetransmit);
+        loss(&mut r, Cause::FastRetransmit);
         r.on_dup_ack(SimTime::ZERO);
         r.on_dup_ack(SimTime::ZERO);
         assert_eq!(r.cwnd(), 10_000);
@@ -128,8 +185,8 @@ mod tests {
     #[test]
     fn timeout_collapses_window_and_leaves_recovery() {
         let mut r = reno_at(10);
-        loss(&mut r, LossKind::FastRetransmit);
-        loss(&mut r, LossKind::Timeout);
+        loss(&mut r, Cause::FastRetransmit);
+        loss(&mut r, Cause::Timeout);
         assert_eq!(r.cwnd(), 1000);
         assert!(!r.in_recovery());
         // ssthresh computed from the inflated window 8000 -> 4000.
@@ -141,5 +198,46 @@ mod tests {
         let mut r = reno_at(4);
         r.on_dup_ack(SimTime::ZERO);
         assert_eq!(r.cwnd(), 4000);
+    }
+
+    #[test]
+    fn newreno_partial_ack_deflates_by_the_amount_acked_plus_one_and_stays_in_recovery() {
+        let mut r = Reno::new_reno(&RenoConfig::default(), 1000, 64);
+        for _ in 1..20 {
+            ack(&mut r, 0);
+        }
+        loss(&mut r, Cause::FastRetransmit); // ssthresh 10, cwnd 13
+        for _ in 0..4 {
+            r.on_dup_ack(SimTime::ZERO); // 17
+        }
+        ack_with(&mut r, 5, RecoveryAck::Partial); // 17 - 5 + 1 = 13
+        assert_eq!(r.cwnd(), 13_000);
+        assert!(r.in_recovery());
+        ack_with(&mut r, 3, RecoveryAck::Exit);
+        assert_eq!(r.cwnd(), 10_000, "the full ack deflates to ssthresh");
+        assert!(!r.in_recovery());
+        assert_eq!(r.recovery(), Recovery::NewReno);
+    }
+
+    #[test]
+    fn sack_recovery_sets_cwnd_to_ssthresh_without_inflation() {
+        let mut r = reno_at(10);
+        r.on_congestion(&CongestionSample { now: SimTime::ZERO, cause: Cause::FastRetransmit, in_flight_pkts: 10, pipe: true });
+        assert_eq!(r.cwnd(), 5000);
+        r.on_dup_ack(SimTime::ZERO);
+        ack_with(&mut r, 2, RecoveryAck::Partial);
+        assert_eq!(r.cwnd(), 5000);
+        ack_with(&mut r, 2, RecoveryAck::Exit);
+        assert_eq!(r.cwnd(), 5000);
+    }
+
+    #[test]
+    fn ecn_echo_halves_the_window_without_recovery() {
+        let mut r = reno_at(10);
+        loss(&mut r, Cause::Ecn);
+        assert_eq!((r.cwnd(), r.ssthresh()), (5000, Some(5000)));
+        assert!(!r.in_recovery());
+        ack(&mut r, 1);
+        assert_eq!(r.cwnd(), 6000, "congestion avoidance goes on at once");
     }
 }

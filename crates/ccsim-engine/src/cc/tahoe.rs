@@ -13,7 +13,7 @@
 //! Deviations from the BSD code: no 500 ms timer granularity, no delayed acks, windows
 //! counted in whole packets of the flow's data size.
 
-use super::{bsd_open_window, bsd_ssthresh_after_loss, AckSample, CongestionControl, JkRtoConfig, LossSample};
+use super::{bsd_open_window, bsd_ssthresh_after_loss, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -64,15 +64,14 @@ impl CongestionControl for Tahoe {
     fn on_ack(&mut self, _s: &AckSample) {
         self.cwnd = bsd_open_window(self.cwnd, self.ssthresh, self.mss, self.max);
     }
-    fn on_loss(&mut self, _s: &LossSample) {
+    fn on_congestion(&mut self, s: &CongestionSample) {
         self.ssthresh = bsd_ssthresh_after_loss(self.cwnd, self.mss, self.max);
-        self.cwnd = self.mss;
+        // RFC 3168 section 6.1.2: an ECN echo halves the window without a loss.
+        self.cwnd = if s.cause == Cause::Ecn { self.ssthresh } else { self.mss };
     }
-    fn cwnd(&self) -> u64 {
-        self.cwnd
-    }
-    fn ssthresh(&self) -> Option<u64> {
-        Some(self.ssthresh)
+    #[inline]
+    fn metrics(&self) -> CcMetrics {
+        CcMetrics::window(self.cwnd).with_ssthresh(self.ssthresh)
     }
     fn dupack_threshold(&self) -> Option<u32> {
         Some(self.dupack_threshold)
@@ -83,7 +82,7 @@ impl CongestionControl for Tahoe {
 mod tests {
     use super::*;
     use crate::cc::test_util::{ack, loss};
-    use crate::cc::LossKind;
+    use crate::cc::Cause;
 
     fn tahoe(max_window: u32) -> Tahoe {
         Tahoe::new(&TahoeConfig::default(), 1000, max_window)
@@ -109,7 +108,7 @@ mod tests {
         for _ in 0..9 {
             ack(&mut t, 0);
         } // cwnd = 10 segments
-        loss(&mut t, LossKind::FastRetransmit);
+        loss(&mut t, Cause::FastRetransmit);
         assert_eq!(t.cwnd(), 1000);
         assert_eq!(t.ssthresh(), Some(5000));
     }
@@ -120,7 +119,7 @@ mod tests {
         for _ in 0..9 {
             ack(&mut t, 0);
         }
-        loss(&mut t, LossKind::Timeout); // ssthresh 5000, cwnd 1000
+        loss(&mut t, Cause::Timeout); // ssthresh 5000, cwnd 1000
         for _ in 0..4 {
             ack(&mut t, 0);
         } // 2000, 3000, 4000, 5000: slow start up to and at ssthresh
@@ -143,8 +142,8 @@ mod tests {
     #[test]
     fn repeated_losses_hold_ssthresh_at_two_segments() {
         let mut t = tahoe(64);
-        loss(&mut t, LossKind::Timeout);
-        loss(&mut t, LossKind::Timeout);
+        loss(&mut t, Cause::Timeout);
+        loss(&mut t, Cause::Timeout);
         assert_eq!(t.ssthresh(), Some(2000));
         assert_eq!(t.cwnd(), 1000);
     }

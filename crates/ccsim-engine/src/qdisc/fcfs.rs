@@ -43,6 +43,7 @@ impl Qdisc for Fcfs {
         self.bits -= p.bits as u64;
         Some((p, t))
     }
+    #[inline]
     fn len_pkts(&self) -> usize {
         self.queue.len()
     }

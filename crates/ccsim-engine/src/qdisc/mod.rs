@@ -137,15 +137,15 @@ macro_rules! dispatch {
 }
 
 impl Qdisc for AnyQdisc {
-    #[inline]
+    #[inline(always)]
     fn enqueue(&mut self, now: SimTime, pkt: Packet, conv: u32, drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
         dispatch!(self, q => q.enqueue(now, pkt, conv, drops))
     }
-    #[inline]
+    #[inline(always)]
     fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
         dispatch!(self, q => q.dequeue(now, drops))
     }
-    #[inline]
+    #[inline(always)]
     fn len_pkts(&self) -> usize {
         dispatch!(self, q => q.len_pkts())
     }

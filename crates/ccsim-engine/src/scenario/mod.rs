@@ -12,6 +12,8 @@ mod validate;
 use crate::cc::CcConfig;
 use crate::element::ElementConfig;
 use crate::qdisc::RedConfig;
+use crate::transport::receiver::ReceiverConfig;
+use crate::transport::sender::SenderConfig;
 use crate::time::SimDuration;
 use crate::units::Limit;
 use serde::{Deserialize, Serialize};
@@ -90,7 +92,7 @@ pub struct Link {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FlowSpec {
-    Window { cc: CcConfig, data_size: u32, ack_size: u32, max_window: u32, keep_out_of_order: bool },
+    Window { cc: CcConfig, data_size: u32, ack_size: u32, max_window: u32, receiver: ReceiverConfig, sender: SenderConfig },
     Cbr { rate_bps: u64, packet_size: u32, on: Vec<(SimDuration, SimDuration)> },
     Poisson { mean_gap: SimDuration, packet_size: u32, on: Vec<(SimDuration, SimDuration)> },
 }

@@ -49,6 +49,11 @@ pub struct Defaults {
     pub ack_size: Option<Value>,
     pub max_window: Option<Value>,
     pub out_of_order: Option<String>,
+    pub delayed_ack: Option<bool>,
+    pub ack_delay: Option<Value>,
+    pub sack: Option<bool>,
+    pub ecn: Option<bool>,
+    pub rtt_sample: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -89,6 +94,11 @@ pub struct Flow {
     pub ack_size: Option<Value>,
     pub max_window: Option<Value>,
     pub out_of_order: Option<String>,
+    pub delayed_ack: Option<bool>,
+    pub ack_delay: Option<Value>,
+    pub sack: Option<bool>,
+    pub ecn: Option<bool>,
+    pub rtt_sample: Option<String>,
     pub params: Option<toml::Table>,
     // unresponsive sources
     pub rate: Option<Value>,

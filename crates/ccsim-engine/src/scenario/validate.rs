@@ -4,6 +4,8 @@
 use super::raw;
 use super::{Change, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Scenario, ScenarioError};
 use crate::element::ElementConfig;
+use crate::transport::receiver::{DelayedAck, ReceiverConfig};
+use crate::transport::sender::{RttSample, SenderConfig};
 use crate::cc::{
     CcConfig, DaConfig, GenericConfig, JkRtoConfig, NdgSampling, PacketPairConfig, RateUpdate, RenoConfig, RuleWindow, TahoeConfig,
 };
@@ -178,6 +180,14 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         Some(v) => out_of_order(&cx, "defaults.out_of_order", v)?,
         None => true,
     };
+    let def_ack_delay = match &d.ack_delay {
+        Some(v) => Some(positive_time(&cx, "defaults.ack_delay", v)?),
+        None => None,
+    };
+    let def_rtt_sample = match &d.rtt_sample {
+        Some(v) => rtt_sample(&cx, "defaults.rtt_sample", v)?,
+        None => RttSample::Oldest,
+    };
 
     // [nodes]
     let mut nodes: Vec<Node> = Vec::new();
@@ -327,11 +337,37 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     Some(v) => out_of_order(&cx, &format!("{p}.out_of_order"), v)?,
                     None => def_ooo,
                 };
+                let ack_delay = match &fl.ack_delay {
+                    Some(v) => Some(positive_time(&cx, &format!("{p}.ack_delay"), v)?),
+                    None => def_ack_delay,
+                };
+                let delayed = fl.delayed_ack.or(d.delayed_ack).unwrap_or(false);
+                if fl.ack_delay.is_some() && !delayed {
+                    return Err(cx.err(format!("{p}.ack_delay"), "applies to delayed acks; add delayed_ack = true"));
+                }
+                let delayed_ack = delayed.then(|| {
+                    let mut d = DelayedAck::default();
+                    if let Some(t) = ack_delay {
+                        d.delay = t;
+                    }
+                    d
+                });
+                let sack = fl.sack.or(d.sack).unwrap_or(false);
+                let ecn = fl.ecn.or(d.ecn).unwrap_or(false);
+                let rtt_sample = match &fl.rtt_sample {
+                    Some(v) => rtt_sample(&cx, &format!("{p}.rtt_sample"), v)?,
+                    None => def_rtt_sample,
+                };
+                let receiver = ReceiverConfig { keep_out_of_order, delayed_ack, sack_blocks: if sack { 3 } else { 0 }, ecn };
+                let sender = SenderConfig { sack, ecn, rtt_sample };
                 let cc_name = fl.cc.clone().unwrap_or_else(|| def_cc.clone());
                 let field = if fl.cc.is_some() { format!("{p}.cc") } else { "defaults.cc".to_string() };
                 let empty = toml::Table::new();
                 let cc = cc_config(&cx, &field, &format!("{p}.params"), &cc_name, fl.params.as_ref().unwrap_or(&empty))?;
-                FlowSpec::Window { cc, data_size, ack_size, max_window, keep_out_of_order }
+                if sack && !matches!(cc, CcConfig::Reno(_) | CcConfig::NewReno(_)) {
+                    return Err(cx.err(format!("{p}.sack"), format!("SACK recovery works with the Reno family; cc '{cc_name}' is not one (use reno or newreno)")));
+                }
+                FlowSpec::Window { cc, data_size, ack_size, max_window, receiver, sender }
             }
             "cbr" | "poisson" => {
                 for (what, present) in [
@@ -341,6 +377,11 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     ("ack_size", fl.ack_size.is_some()),
                     ("data_size", fl.data_size.is_some()),
                     ("out_of_order", fl.out_of_order.is_some()),
+                    ("delayed_ack", fl.delayed_ack.is_some()),
+                    ("ack_delay", fl.ack_delay.is_some()),
+                    ("sack", fl.sack.is_some()),
+                    ("ecn", fl.ecn.is_some()),
+                    ("rtt_sample", fl.rtt_sample.is_some()),
                     ("stop", fl.stop.is_some()),
                 ] {
                     let hint = if what == "data_size" { " (use packet_size)" } else if what == "stop" { " (use on periods)" } else { "" };
@@ -625,6 +666,22 @@ fn on_periods(
     Ok(out)
 }
 
+fn positive_time(cx: &Ctx, field: &str, v: &Value) -> Result<SimDuration, ScenarioError> {
+    let t = cx.time(field, v)?;
+    if t == SimDuration::ZERO {
+        return Err(cx.err(field, "must be positive, e.g. \"200ms\""));
+    }
+    Ok(t)
+}
+
+fn rtt_sample(cx: &Ctx, field: &str, v: &str) -> Result<RttSample, ScenarioError> {
+    match v {
+        "oldest" => Ok(RttSample::Oldest),
+        "newest" => Ok(RttSample::Newest),
+        _ => Err(cx.err(field, format!("unknown value '{v}'; use \"oldest\" (RFC 1323 timestamp echo) or \"newest\" (newest packet acknowledged)"))),
+    }
+}
+
 fn out_of_order(cx: &Ctx, field: &str, v: &str) -> Result<bool, ScenarioError> {
     match v {
         "keep" => Ok(true),
@@ -669,7 +726,7 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
             }
             Ok(CcConfig::Generic(c))
         }
-        "tahoe" | "jk" | "reno" => {
+        "tahoe" | "jk" | "reno" | "newreno" => {
             let (mut iw, mut iss, mut dup, mut rto) = (1u32, None, 3u32, JkRtoConfig::default());
             for (k, v) in params {
                 let f = format!("{pfield}.{k}");
@@ -692,8 +749,11 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
             if rto.max_rto < rto.min_rto {
                 return Err(cx.err(format!("{pfield}.max_rto"), "must not be below min_rto"));
             }
+            let c = RenoConfig { initial_window: iw, initial_ssthresh: iss, dupack_threshold: dup, rto };
             if name == "reno" {
-                Ok(CcConfig::Reno(RenoConfig { initial_window: iw, initial_ssthresh: iss, dupack_threshold: dup, rto }))
+                Ok(CcConfig::Reno(c))
+            } else if name == "newreno" {
+                Ok(CcConfig::NewReno(c))
             } else {
                 Ok(CcConfig::Tahoe(TahoeConfig { initial_window: iw, initial_ssthresh: iss, dupack_threshold: dup, rto }))
             }
@@ -783,7 +843,14 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
             }
             Ok(CcConfig::PacketPair(c))
         }
-        _ => Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno, da, pp"))),
+        _ => Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno, newreno, da, pp"))),
+    }
+}
+
+fn cc_extra(flows: &[Flow], name: &str) -> String {
+    match flows.iter().find(|f| f.name == name).map(|f| &f.spec) {
+        Some(FlowSpec::Window { cc, .. }) if !cc.extra_series().is_empty() => cc.extra_series().join(", "),
+        _ => "none".into(),
     }
 }
 
@@ -793,12 +860,16 @@ fn check_series(cx: &Ctx, s: &str, flows: &[Flow], nodes: &[Node], links: &[Link
         return Err(cx.err(field, format!("'{s}' should be \"<flow>.<metric>\" or \"<a>-><b>.queue\"")));
     };
     if let Some(f) = flows.iter().find(|f| f.name == entity) {
-        let ok = match f.spec {
-            FlowSpec::Window { .. } => ["cwnd", "ssthresh", "outstanding", "rtt", "reference_rtt", "rate"].contains(&metric),
+        let ok = match &f.spec {
+            FlowSpec::Window { cc, .. } => {
+                ["cwnd", "ssthresh", "outstanding", "rtt", "rate"].contains(&metric)
+                    || cc.extra_series().contains(&metric)
+                    || CcConfig::ALL_EXTRA_SERIES.contains(&metric)
+            }
             _ => false,
         };
         if !ok {
-            return Err(cx.err(field, format!("'{s}': flow '{entity}' has no series '{metric}' (window flows: cwnd, ssthresh, outstanding, rtt, reference_rtt, rate)")));
+            return Err(cx.err(field, format!("'{s}': flow '{entity}' has no series '{metric}' (window flows: cwnd, ssthresh, outstanding, rtt, rate, and their policy's own: {})", cc_extra(flows, entity))));
         }
         return Ok(());
     }

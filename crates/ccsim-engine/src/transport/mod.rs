@@ -1,15 +1,20 @@
-//! Endpoints: the window-based reliable transport (sender + receiver) parameterised by a
-//! congestion-control policy, and the unresponsive sources.
+//! Endpoints: a sender policy and a receiver policy per flow. Senders: the window-based
+//! reliable transport parameterised by a congestion-control policy (`sender`), and the
+//! unresponsive sources (`source`). Receivers: the acknowledging receiver with its
+//! options (delayed ack, SACK, ECN echo, out-of-order handling) and the counting sink
+//! (`receiver`).
 //!
 //! Endpoints are sans-IO state machines: they are given the time and an arriving packet
 //! and push the packets they send into an output buffer owned by the simulation, and
 //! expose timer deadlines that the simulation schedules (lazily).
 
+pub mod receiver;
 pub mod rtt;
+pub mod scoreboard;
+pub mod sender;
 pub mod seqmap;
 pub mod source;
 pub mod timer;
-pub mod window;
 
 /// Per-flow counters. Data packets unless named otherwise.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -27,10 +32,16 @@ pub struct FlowCounters {
     pub acks_sent: u64,
     pub acks_arrived: u64,
     pub acks_dropped: u64,
+    /// Control packets of the flow dropped in the network.
+    pub control_dropped: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
     /// Control packets of this flow that reached one of its end points.
     pub control_arrived: u64,
+    /// Data packets that arrived marked CE (ECN).
+    pub ce_received: u64,
+    /// Window reductions in response to ECN echoes.
+    pub ecn_reductions: u64,
     /// RTT samples taken at the sender (one per arriving ack, window flows).
     pub rtt_samples: u64,
     /// Sum of those samples, picoseconds (mean delay per phase or interval).
@@ -49,11 +60,26 @@ impl FlowCounters {
             acks_sent: self.acks_sent - o.acks_sent,
             acks_arrived: self.acks_arrived - o.acks_arrived,
             acks_dropped: self.acks_dropped - o.acks_dropped,
+            control_dropped: self.control_dropped - o.control_dropped,
             timeouts: self.timeouts - o.timeouts,
             fast_retransmits: self.fast_retransmits - o.fast_retransmits,
             control_arrived: self.control_arrived - o.control_arrived,
+            ce_received: self.ce_received - o.ce_received,
+            ecn_reductions: self.ecn_reductions - o.ecn_reductions,
             rtt_samples: self.rtt_samples - o.rtt_samples,
             rtt_sum_ps: self.rtt_sum_ps - o.rtt_sum_ps,
+        }
+    }
+}
+
+impl FlowCounters {
+    /// A packet of this flow was dropped in the network.
+    #[inline]
+    pub fn on_drop(&mut self, p: &crate::packet::Packet) {
+        match p.kind {
+            crate::packet::PacketKind::Data => self.dropped += 1,
+            crate::packet::PacketKind::Ack => self.acks_dropped += 1,
+            crate::packet::PacketKind::Control => self.control_dropped += 1,
         }
     }
 }

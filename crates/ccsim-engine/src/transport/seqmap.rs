@@ -7,12 +7,14 @@ pub struct SeqBitmap {
     bits: Vec<u64>,
     /// Next expected sequence number (everything below was delivered in order).
     next: u32,
+    /// Out-of-order packets held above `next`.
+    held: u32,
 }
 
 impl SeqBitmap {
     pub fn new(capacity_pkts: usize) -> Self {
         let words = capacity_pkts.max(64).next_power_of_two() / 64;
-        SeqBitmap { bits: vec![0; words], next: 0 }
+        SeqBitmap { bits: vec![0; words], next: 0, held: 0 }
     }
 
     #[inline]
@@ -47,21 +49,51 @@ impl SeqBitmap {
         }
         if seq != self.next {
             let (w, b) = self.slot(seq);
-            self.bits[w] |= b;
+            if self.bits[w] & b == 0 {
+                self.bits[w] |= b;
+                self.held += 1;
+            }
             return 0;
         }
         let start = self.next;
         self.next += 1;
-        while self.get(self.next) {
+        while self.held > 0 && self.get(self.next) {
             let (w, b) = self.slot(self.next);
             self.bits[w] &= !b;
+            self.held -= 1;
             self.next += 1;
         }
         self.next - start
     }
 
+    /// Out-of-order packets held above the next expected one.
+    pub fn held(&self) -> u32 {
+        self.held
+    }
+
+    /// Whether `seq` (at or above the next expected) is held.
+    pub fn holds(&self, seq: u32) -> bool {
+        seq >= self.next && seq - self.next < self.cap() && self.get(seq)
+    }
+
+    /// The run [start, end) of held packets that contains `seq`, if `seq` is held.
+    pub fn block_around(&self, seq: u32) -> Option<(u32, u32)> {
+        if !self.holds(seq) {
+            return None;
+        }
+        let mut start = seq;
+        while start > self.next && self.holds(start - 1) {
+            start -= 1;
+        }
+        let mut end = seq + 1;
+        while self.holds(end) {
+            end += 1;
+        }
+        Some((start, end))
+    }
+
     fn grow(&mut self) {
-        let old = std::mem::replace(self, SeqBitmap { bits: vec![0; self.bits.len() * 2], next: self.next });
+        let old = std::mem::replace(self, SeqBitmap { bits: vec![0; self.bits.len() * 2], next: self.next, held: self.held });
         for s in old.next..old.next + old.cap() {
             if old.get(s) {
                 let (w, b) = self.slot(s);
@@ -85,6 +117,22 @@ mod tests {
         assert_eq!(m.insert(1), 3); // fills the gap: 1, 2, 3
         assert_eq!(m.next_expected(), 4);
         assert_eq!(m.insert(0), 0);
+        assert_eq!(m.held(), 0);
+    }
+
+    #[test]
+    fn blocks_of_held_packets() {
+        let mut m = SeqBitmap::new(64);
+        for s in [0u32, 3, 4, 5, 8, 10, 11] {
+            m.insert(s);
+        }
+        assert_eq!(m.next_expected(), 1);
+        assert_eq!(m.held(), 6);
+        assert_eq!(m.block_around(4), Some((3, 6)));
+        assert_eq!(m.block_around(8), Some((8, 9)));
+        assert_eq!(m.block_around(11), Some((10, 12)));
+        assert_eq!(m.block_around(9), None);
+        assert_eq!(m.block_around(0), None, "delivered, not held");
     }
 
     #[test]

@@ -1,0 +1,341 @@
+//! Receivers: the receiving end of a flow, a policy of its own with its own timer.
+//!
+//! `AckReceiver`, the receiver of window flows, acknowledges data with cumulative acks
+//! carrying the next expected sequence number (Keshav 1991 section 4: "the sequence
+//! number of the highest in-sequence data packet received so far", shifted by one).
+//! Its options (`ReceiverConfig`):
+//!
+//! - **Out-of-order packets** are kept (`SeqBitmap`, as BSD TCP does) or, with
+//!   `keep_out_of_order = false`, thrown away (a go-back-N receiver; our reading of the
+//!   REAL simulator's sink in Keshav's and Dabbous's papers, see docs/reproductions).
+//! - **Acknowledgement policy.** Every data packet is acknowledged at once (default), or
+//!   acks are delayed (RFC 1122 4.2.3.2, RFC 5681 4.2): an ack for every `every`-th
+//!   in-order packet (2), or when the delayed-ack timer (`delay`, 200 ms) expires after
+//!   the first unacknowledged one; an out-of-order packet, a duplicate, or one that fills
+//!   all or part of a gap is acknowledged at once.
+//! - **Timestamp echo** (RFC 1323): an ack echoes the send time and flags of the data
+//!   packet that triggered it when every packet is acknowledged at once; a delayed ack
+//!   echoes the oldest packet it acknowledges (so its RTT sample includes the wait).
+//! - **SACK** (RFC 2018): while out-of-order packets are held, each ack carries up to
+//!   `sack_blocks` (3) blocks in its metadata: first the block holding the most recently
+//!   arrived packet, then the blocks of the next most recent arrivals.
+//! - **ECN echo** (RFC 3168 section 6.1.3): after a packet marked CE arrives, every ack
+//!   carries ECE until a data packet with CWR arrives.
+
+use super::seqmap::SeqBitmap;
+use super::timer::LazyTimer;
+use super::FlowCounters;
+use crate::meta::MetaSlab;
+use crate::packet::{Packet, PacketKind, ECHOED_FLAGS, FLAG_CE, FLAG_CWR, FLAG_ECE};
+use crate::time::{SimDuration, SimTime};
+use serde::{Deserialize, Serialize};
+
+/// The delayed-ack policy.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DelayedAck {
+    /// Longest an ack is held. Default 200 ms (RFC 1122's bound; BSD's timer).
+    pub delay: SimDuration,
+    /// Acknowledge every this many in-order packets. Default 2 (RFC 5681).
+    pub every: u32,
+}
+
+impl Default for DelayedAck {
+    fn default() -> Self {
+        DelayedAck { delay: SimDuration::from_millis(200), every: 2 }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReceiverConfig {
+    /// Keep out-of-order packets (BSD TCP) or discard them (go-back-N).
+    pub keep_out_of_order: bool,
+    /// `None`: acknowledge every packet at once.
+    pub delayed_ack: Option<DelayedAck>,
+    /// Send SACK blocks (RFC 2018), at most this many per ack; 0: no SACK.
+    pub sack_blocks: u8,
+    /// Echo CE marks to the sender (RFC 3168).
+    pub ecn: bool,
+}
+
+impl Default for ReceiverConfig {
+    fn default() -> Self {
+        ReceiverConfig { keep_out_of_order: true, delayed_ack: None, sack_blocks: 0, ecn: false }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct AckReceiver {
+    cfg: ReceiverConfig,
+    /// Template of this flow's acks (route, size).
+    ack: Packet,
+    rcv: SeqBitmap,
+    /// Delayed-ack timer.
+    pub timer: LazyTimer,
+    /// In-order packets received and not yet acknowledged (delayed acks).
+    unacked: u32,
+    /// Timestamp and flags of the oldest of them (the echo of the next ack).
+    oldest: (SimTime, u8),
+    /// ECE state: a CE mark arrived and no CWR since.
+    ece: bool,
+    /// Most recent out-of-order arrivals, newest first (SACK block order).
+    recent: [u32; 4],
+    n_recent: usize,
+}
+
+impl AckReceiver {
+    pub fn new(cfg: ReceiverConfig, ack: Packet, capacity_pkts: usize) -> Self {
+        AckReceiver {
+            cfg,
+            ack,
+            rcv: SeqBitmap::new(capacity_pkts),
+            timer: LazyTimer::default(),
+            unacked: 0,
+            oldest: (SimTime::ZERO, 0),
+            ece: false,
+            recent: [0; 4],
+            n_recent: 0,
+        }
+    }
+
+    /// Next sequence number expected in order.
+    pub fn next_expected(&self) -> u32 {
+        self.rcv.next_expected()
+    }
+
+    /// A data packet of this flow arrived.
+    #[inline]
+    pub fn on_data(&mut self, now: SimTime, data: &Packet, c: &mut FlowCounters, out: &mut Vec<Packet>, meta: &mut MetaSlab) {
+        c.arrived += 1;
+        if self.cfg.ecn {
+            if data.has(FLAG_CWR) {
+                self.ece = false;
+            }
+            if data.has(FLAG_CE) {
+                self.ece = true;
+                c.ce_received += 1;
+            }
+        }
+        let next = self.rcv.next_expected();
+        let held_before = self.rcv.held();
+        if self.cfg.keep_out_of_order || data.seq == next {
+            c.delivered += self.rcv.insert(data.seq) as u64;
+        }
+        if data.seq > next && self.cfg.sack_blocks > 0 {
+            self.remember(data.seq);
+        }
+        let Some(d) = self.cfg.delayed_ack else {
+            self.send_ack(data.ts, data.flags, c, out, meta);
+            return;
+        };
+        // In order with nothing held: may wait. Out of order, duplicate or filling a gap:
+        // at once (RFC 5681 section 4.2).
+        if data.seq == next && held_before == 0 {
+            if self.unacked == 0 {
+                self.oldest = (data.ts, data.flags);
+                self.timer.deadline = Some(now + d.delay);
+            }
+            self.unacked += 1;
+            if self.unacked >= d.every {
+                let (ts, flags) = self.oldest;
+                self.send_ack(ts, flags, c, out, meta);
+            }
+        } else {
+            let (ts, flags) = if self.unacked > 0 { self.oldest } else { (data.ts, data.flags) };
+            self.send_ack(ts, flags, c, out, meta);
+        }
+    }
+
+    /// The delayed-ack timer expired: acknowledge what is waiting.
+    pub fn on_timer(&mut self, _now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, meta: &mut MetaSlab) {
+        if self.unacked > 0 {
+            let (ts, flags) = self.oldest;
+            self.send_ack(ts, flags, c, out, meta);
+        }
+    }
+
+    fn remember(&mut self, seq: u32) {
+        let n = self.n_recent.min(self.recent.len() - 1);
+        self.recent.copy_within(0..n, 1);
+        self.recent[0] = seq;
+        self.n_recent = (n + 1).min(self.recent.len());
+    }
+
+    #[inline]
+    fn send_ack(&mut self, ts: SimTime, flags: u8, c: &mut FlowCounters, out: &mut Vec<Packet>, meta: &mut MetaSlab) {
+        let mut a = self.ack;
+        a.kind = PacketKind::Ack;
+        a.seq = self.rcv.next_expected();
+        a.ts = ts;
+        a.flags = flags & ECHOED_FLAGS;
+        if self.ece {
+            a.flags |= FLAG_ECE;
+        }
+        if self.cfg.sack_blocks > 0 && self.rcv.held() > 0 {
+            self.attach_sack(&mut a, meta);
+        }
+        out.push(a);
+        c.acks_sent += 1;
+        self.unacked = 0;
+        self.timer.deadline = None;
+    }
+
+    /// SACK blocks: the block of each recent out-of-order arrival still held, newest
+    /// first, without repeats.
+    fn attach_sack(&mut self, a: &mut Packet, meta: &mut MetaSlab) {
+        let h = meta.ensure(&mut a.meta);
+        let blocks = &mut meta.get_mut(h).sack;
+        for &seq in &self.recent[..self.n_recent] {
+            if blocks.n >= self.cfg.sack_blocks {
+                break;
+            }
+            if let Some(b) = self.rcv.block_around(seq) {
+                if !blocks.as_slice().contains(&b) {
+                    blocks.push(b.0, b.1);
+                }
+            }
+        }
+    }
+}
+
+/// The receiving end of an unresponsive source: counts what arrives.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sink;
+
+impl Sink {
+    #[inline]
+    pub fn on_data(&mut self, c: &mut FlowCounters) {
+        c.arrived += 1;
+        c.delivered += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::FLAG_ECT;
+
+    fn receiver(cfg: ReceiverConfig) -> AckReceiver {
+        let mut ack = Packet::new(PacketKind::Ack, 0, 40);
+        ack.route = 7;
+        AckReceiver::new(cfg, ack, 64)
+    }
+
+    fn data(seq: u32, ts_ms: u64) -> Packet {
+        let mut p = Packet::new(PacketKind::Data, 0, 1000);
+        p.seq = seq;
+        p.ts = SimTime::from_millis(ts_ms);
+        p
+    }
+
+    struct Run {
+        r: AckReceiver,
+        c: FlowCounters,
+        out: Vec<Packet>,
+        meta: MetaSlab,
+    }
+
+    impl Run {
+        fn new(cfg: ReceiverConfig) -> Self {
+            Run { r: receiver(cfg), c: FlowCounters::default(), out: Vec::new(), meta: MetaSlab::default() }
+        }
+        fn data(&mut self, now_ms: u64, p: Packet) {
+            self.r.on_data(SimTime::from_millis(now_ms), &p, &mut self.c, &mut self.out, &mut self.meta);
+        }
+        fn acks(&self) -> Vec<u32> {
+            self.out.iter().map(|a| a.seq).collect()
+        }
+    }
+
+    #[test]
+    fn acks_every_packet_with_the_next_expected_and_buffers_out_of_order() {
+        let mut t = Run::new(ReceiverConfig::default());
+        for s in [0u32, 2, 3, 1] {
+            t.data(10, data(s, s as u64));
+        }
+        assert_eq!(t.acks(), vec![1, 1, 1, 4]);
+        assert_eq!(t.out[3].ts, SimTime::from_millis(1), "echoes the packet that triggered it");
+        assert_eq!(t.out[3].route, 7);
+        assert_eq!((t.c.delivered, t.c.arrived, t.c.acks_sent), (4, 4, 4));
+    }
+
+    #[test]
+    fn discarding_receiver_keeps_only_the_next_expected_packet() {
+        let mut t = Run::new(ReceiverConfig { keep_out_of_order: false, ..Default::default() });
+        for s in [0u32, 2, 1, 2] {
+            t.data(10, data(s, 0));
+        }
+        // 2 is thrown away the first time, so the ack after 1 is 2, and 2 is accepted again.
+        assert_eq!(t.acks(), vec![1, 1, 2, 3]);
+        assert_eq!((t.c.delivered, t.c.arrived), (3, 4));
+    }
+
+    #[test]
+    fn delayed_acks_halve_the_acks_and_echo_the_oldest_packet() {
+        let mut t = Run::new(ReceiverConfig { delayed_ack: Some(DelayedAck::default()), ..Default::default() });
+        for s in 0..10u32 {
+            t.data(100 + s as u64, data(s, s as u64));
+        }
+        assert_eq!(t.acks(), vec![2, 4, 6, 8, 10]);
+        // Each ack echoes the first of its two packets (RFC 1323): 0, 2, 4, ...
+        assert_eq!(t.out.iter().map(|a| a.ts.as_secs_f64() * 1000.0).collect::<Vec<_>>(), vec![0.0, 2.0, 4.0, 6.0, 8.0]);
+        assert_eq!(t.r.timer.deadline, None, "nothing waits");
+    }
+
+    #[test]
+    fn a_lone_packet_is_acknowledged_when_the_timer_expires() {
+        let mut t = Run::new(ReceiverConfig { delayed_ack: Some(DelayedAck::default()), ..Default::default() });
+        t.data(1000, data(0, 900));
+        assert!(t.out.is_empty());
+        assert_eq!(t.r.timer.deadline, Some(SimTime::from_millis(1200)));
+        t.r.on_timer(SimTime::from_millis(1200), &mut t.c, &mut t.out, &mut t.meta);
+        assert_eq!(t.acks(), vec![1]);
+        assert_eq!(t.out[0].ts, SimTime::from_millis(900));
+    }
+
+    #[test]
+    fn out_of_order_and_gap_filling_packets_are_acknowledged_at_once() {
+        let mut t = Run::new(ReceiverConfig { delayed_ack: Some(DelayedAck::default()), ..Default::default() });
+        t.data(10, data(0, 0)); // waits
+        t.data(11, data(2, 1)); // out of order: ack 1 at once (covers 0)
+        assert_eq!(t.acks(), vec![1]);
+        t.data(12, data(1, 2)); // fills the gap: ack 3 at once
+        assert_eq!(t.acks(), vec![1, 3]);
+        t.data(13, data(3, 3)); // in order again: waits
+        assert_eq!(t.acks(), vec![1, 3]);
+    }
+
+    #[test]
+    fn sack_blocks_report_held_runs_newest_first() {
+        let mut t = Run::new(ReceiverConfig { sack_blocks: 3, ..Default::default() });
+        for s in [0u32, 2, 3, 6, 9, 10] {
+            t.data(10, data(s, 0));
+        }
+        let last = t.out.last().unwrap();
+        let blocks = t.meta.get(last.meta).unwrap().sack;
+        // Held: [2,4), [6,7), [9,11); newest arrival 10 -> [9,11), then 9 (same block),
+        // 6 -> [6,7), 3 -> [2,4).
+        assert_eq!(blocks.as_slice(), &[(9, 11), (6, 7), (2, 4)]);
+        assert_eq!(t.out[0].meta, crate::meta::NO_META, "no blocks while nothing is held");
+    }
+
+    #[test]
+    fn ecn_echo_from_ce_until_cwr() {
+        let mut t = Run::new(ReceiverConfig { ecn: true, ..Default::default() });
+        let mut p = data(0, 0);
+        p.flags = FLAG_ECT;
+        t.data(1, p);
+        p.seq = 1;
+        p.flags = FLAG_ECT | FLAG_CE;
+        t.data(2, p);
+        p.seq = 2;
+        p.flags = FLAG_ECT;
+        t.data(3, p);
+        p.seq = 3;
+        p.flags = FLAG_ECT | FLAG_CWR;
+        t.data(4, p);
+        let ece: Vec<bool> = t.out.iter().map(|a| a.has(FLAG_ECE)).collect();
+        assert_eq!(ece, vec![false, true, true, false]);
+        assert!(t.out.iter().all(|a| !a.has(FLAG_ECT) && !a.has(FLAG_CE)), "acks are not ECN-capable");
+        assert_eq!(t.c.ce_received, 1);
+    }
+}

@@ -1,0 +1,902 @@
+//! The window-based reliable sender, parameterised by a congestion-control policy.
+//!
+//! After 4.3BSD `tcp_output`/`tcp_input`, simplified to whole packets:
+//! - Sequence numbers count packets from 0. `snd_una` is the first unacknowledged,
+//!   `snd_nxt` the next to send, `snd_max` one past the highest ever sent.
+//! - It sends while `snd_nxt < snd_una + min(cwnd / data_size, max_window)`; sending a
+//!   sequence number below `snd_max` is a retransmission.
+//! - A new cumulative ack advances `snd_una`, feeds the policy and re-arms the timer
+//!   (stopped when nothing is outstanding).
+//! - Duplicate acks (ack = `snd_una` with data outstanding) are counted; at the policy's
+//!   threshold the first unacknowledged packet is retransmitted at once (fast
+//!   retransmit) and the policy told `Cause::FastRetransmit`; beyond it, the policy
+//!   sees `on_dup_ack`.
+//! - Timeout: back off the timer, tell the policy `Cause::Timeout`, go back to
+//!   `snd_una` and resend as the window allows (every unacknowledged packet, in turn).
+//! - RTT: Jacobson/Karels policies time one packet at a time and discard the sample if
+//!   any retransmission happened meanwhile (Karn's rule, as 4.3BSD does); Generic
+//!   samples every new ack from the timestamp echo. Reported RTT statistics and the
+//!   `rtt` series use the echo of every ack.
+//!
+//! Loss recovery after a fast retransmit (`SenderConfig`, `CongestionControl::recovery`):
+//! - **Reno** (default): the first new ack ends recovery (4.3BSD-Reno).
+//! - **NewReno** (RFC 6582): recovery lasts until the packets sent before it are all
+//!   acknowledged; each partial ack retransmits the next hole at once; the timer is
+//!   re-armed on the first partial ack only ("Impatient"); after a timeout or a recovery,
+//!   duplicate acks start a new fast retransmit only once the cumulative ack passes the
+//!   highest packet sent before (the `recover` guard).
+//! - **SACK** (`sack = true`; RFC 6675 with RFC 2018 blocks): a scoreboard of the
+//!   blocks the receiver reports; recovery starts at the duplicate-ack threshold or when
+//!   the first unacknowledged packet is deemed lost (IsLost), and sends while the pipe
+//!   estimate is below cwnd, choosing lost holes first, then new data, then other holes
+//!   (NextSeg rules 1-3; no rescue retransmission). A timeout clears the scoreboard
+//!   (RFC 2018 section 8) and goes back to `snd_una`.
+//!
+//! ECN (`ecn = true`, RFC 3168 section 6.1): new data packets are ECN-capable (ECT;
+//! retransmissions are not, 6.1.5); an ack with ECE reduces the window once
+//! (`Cause::Ecn`) unless in loss recovery or within the window after the previous
+//! reduction, and the next new data packet carries CWR.
+//!
+//! RTT sample of the policy (`rtt_sample`): the timestamp echo (RFC 1323: the oldest
+//! packet an ack covers; includes a delayed-ack wait) or the newest packet acknowledged
+//! (its last transmission's send time; the echo when that packet was retransmitted).
+//!
+//! Pacing (rate-based policies, `CcMetrics::pacing_rate`): when the policy returns a
+//! rate, the sender emits bursts of `send_quantum` back-to-back packets (the first
+//! marked `FLAG_PAIR_FIRST`, the second `FLAG_PAIR_SECOND`), one burst every
+//! `burst * data_size * 8 / rate` seconds, and only when the window has room for the
+//! whole burst (or the window is smaller than a burst). The next burst is due one gap
+//! after the previous one left; if the window held it back longer it leaves as soon as
+//! an ack makes room. The pacing deadline is a second `LazyTimer` (`pace`), scheduled by
+//! the simulation like the retransmission timer; it costs nothing for window policies.
+//!
+//! Deviations: no limited transmit (RFC 3042), no SACK rescue retransmission, no
+//! reneging detection; after an ECN reduction with cwnd at one packet the sender does not
+//! wait for the timer (RFC 3168 6.1.2's last rule).
+
+use super::rtt::RtoEstimator;
+use super::scoreboard::Scoreboard;
+use super::timer::LazyTimer;
+use super::{FlowCounters, RttStats};
+use crate::cc::{
+    AckSample, AnyCc, Cause, CcConfig, CcMetrics, CongestionControl, CongestionSample, Recovery, RecoveryAck, SendSample,
+};
+use crate::meta::MetaSlab;
+use crate::packet::{Packet, FLAG_CWR, FLAG_ECE, FLAG_ECT, FLAG_PAIR_FIRST, FLAG_PAIR_SECOND, FLAG_RETX};
+use crate::time::{tx_time, SimDuration, SimTime};
+use crate::trace::{Recorder, SeriesId};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// Which RTT the policy sees in `AckSample::rtt`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSample {
+    /// The timestamp echo (RFC 1323): the oldest packet the ack covers.
+    #[default]
+    Oldest,
+    /// The newest packet acknowledged (Linux's congestion-control RTT).
+    Newest,
+}
+
+/// Options of the window sender beyond its policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SenderConfig {
+    /// SACK loss recovery (RFC 6675); needs a receiver that sends SACK blocks.
+    pub sack: bool,
+    /// ECN-capable transport (RFC 3168).
+    pub ecn: bool,
+    pub rtt_sample: RttSample,
+}
+
+/// Which time series this flow records.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowTrace {
+    pub cwnd: Option<SeriesId>,
+    pub ssthresh: Option<SeriesId>,
+    pub outstanding: Option<SeriesId>,
+    pub rtt: Option<SeriesId>,
+    /// Pacing rate of rate-based policies, packets/s (nothing for window policies).
+    pub rate: Option<SeriesId>,
+    /// The policy's own values (`CcMetrics::extra`), by slot.
+    pub extra: [Option<SeriesId>; 2],
+}
+
+#[derive(Debug)]
+pub struct WindowSender {
+    /// Data segment size, bytes.
+    mss: u64,
+    /// Window cap (receiver's credit), packets.
+    max_window: u32,
+    /// No new data is sent from this time on (retransmissions continue).
+    stop: SimTime,
+    pub cc: AnyCc,
+    cfg: SenderConfig,
+    recovery_mode: Recovery,
+    rto: RtoEstimator,
+    pub timer: LazyTimer,
+    /// Pacing timer: when the next paced burst is due (rate-based policies only).
+    pub pace: LazyTimer,
+    /// Earliest time the next paced burst may leave.
+    next_send: SimTime,
+    /// Template of this flow's data packets (route, size).
+    data: Packet,
+    snd_una: u32,
+    snd_nxt: u32,
+    snd_max: u32,
+    dupacks: u32,
+    /// The packet being timed for the Jacobson/Karels estimator: (seq, send time).
+    timed: Option<(u32, SimTime)>,
+    /// In NewReno or SACK recovery until the cumulative ack reaches this (snd_max at
+    /// its start).
+    recover: Option<u32>,
+    /// A new fast retransmit needs a cumulative ack above this (RFC 6582 `recover`).
+    guard: Option<u32>,
+    /// NewReno: a partial ack has been seen in this recovery (the timer is re-armed on
+    /// the first only).
+    partial_seen: bool,
+    /// SACK scoreboard (`sack = true`).
+    sb: Option<Box<Scoreboard>>,
+    /// Highest packet retransmitted in this SACK recovery.
+    high_rxt: Option<u32>,
+    /// No ECN reduction until the cumulative ack passes this.
+    ecn_recover: Option<u32>,
+    /// The next new data packet carries CWR.
+    cwr_pending: bool,
+    /// Send time of each outstanding packet's last transmission and whether it was a
+    /// retransmission, from `snd_una` on (`rtt_sample = newest`).
+    sent_at: Option<Box<VecDeque<(SimTime, bool)>>>,
+    /// No SACK, no ECN, the echo RTT and Reno recovery: the hot path skips every
+    /// check for those features (a const-generic instance of `on_ack`/`send`).
+    plain: bool,
+    /// Some series of this flow are recorded.
+    tracing: bool,
+    pub rtt: RttStats,
+    trace: FlowTrace,
+}
+
+impl WindowSender {
+    pub fn new(cc: &CcConfig, cfg: SenderConfig, data: Packet, max_window: u32, stop: SimTime) -> Self {
+        let mss = (data.bits / 8) as u64;
+        let cc_state = cc.build(mss, max_window);
+        let recovery_mode = cc_state.recovery();
+        WindowSender {
+            mss,
+            max_window,
+            stop,
+            recovery_mode,
+            cc: cc_state,
+            cfg,
+            rto: RtoEstimator::new(cc.rto_style(), cc.initial_rto()),
+            timer: LazyTimer::default(),
+            pace: LazyTimer::default(),
+            next_send: SimTime::ZERO,
+            data,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            dupacks: 0,
+            timed: None,
+            recover: None,
+            guard: None,
+            partial_seen: false,
+            sb: cfg.sack.then(Box::default),
+            high_rxt: None,
+            ecn_recover: None,
+            cwr_pending: false,
+            sent_at: (cfg.rtt_sample == RttSample::Newest).then(Box::default),
+            plain: !cfg.sack && !cfg.ecn && cfg.rtt_sample == RttSample::Oldest && recovery_mode == Recovery::Reno,
+            tracing: false,
+            rtt: RttStats::default(),
+            trace: FlowTrace::default(),
+        }
+    }
+
+    /// Chooses the series this flow records.
+    pub fn set_trace(&mut self, t: FlowTrace) {
+        self.tracing = t.cwnd.is_some() || t.ssthresh.is_some() || t.rate.is_some() || t.extra != [None, None];
+        self.trace = t;
+    }
+
+    /// Window the sender may have outstanding, packets.
+    #[inline]
+    fn window_of(&self, m: &CcMetrics) -> u32 {
+        ((m.cwnd / self.mss) as u32).clamp(1, self.max_window)
+    }
+
+    /// Window the sender may have outstanding, packets.
+    pub fn window_pkts(&self) -> u32 {
+        self.window_of(&self.cc.metrics())
+    }
+
+    /// Packets sent and not yet acknowledged.
+    pub fn outstanding(&self) -> u32 {
+        self.snd_max - self.snd_una
+    }
+
+    pub fn snd_una(&self) -> u32 {
+        self.snd_una
+    }
+
+    pub fn srtt_s(&self) -> Option<f64> {
+        self.rto.srtt().map(|d| d.as_secs_f64())
+    }
+
+    /// In NewReno or SACK loss recovery.
+    pub fn in_recovery(&self) -> bool {
+        self.recover.is_some()
+    }
+
+    pub fn start(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
+        self.record_window(now, rec);
+        self.try_send(now, c, out, rec);
+    }
+
+    fn send(&mut self, now: SimTime, seq: u32, c: &mut FlowCounters, out: &mut Vec<Packet>) {
+        self.send_marked(now, seq, 0, c, out)
+    }
+
+    #[inline]
+    fn send_marked(&mut self, now: SimTime, seq: u32, mark: u8, c: &mut FlowCounters, out: &mut Vec<Packet>) {
+        if self.plain {
+            self.send_impl::<true>(now, seq, mark, c, out)
+        } else {
+            self.send_impl::<false>(now, seq, mark, c, out)
+        }
+    }
+
+    #[inline(always)]
+    fn send_impl<const PLAIN: bool>(&mut self, now: SimTime, seq: u32, mark: u8, c: &mut FlowCounters, out: &mut Vec<Packet>) {
+        let retx = seq < self.snd_max;
+        let mut p = self.data;
+        p.seq = seq;
+        p.ts = now;
+        p.flags = if retx { FLAG_RETX | mark } else { mark };
+        if !PLAIN && self.cfg.ecn && !retx {
+            p.flags |= FLAG_ECT;
+            if self.cwr_pending {
+                p.flags |= FLAG_CWR;
+                self.cwr_pending = false;
+            }
+        }
+        out.push(p);
+        self.cc.on_packet_sent(&SendSample { now, seq, retransmission: retx });
+        c.sent += 1;
+        if retx {
+            c.retransmitted += 1;
+        } else if self.timed.is_none() && self.rto.timed_sampling() {
+            self.timed = Some((seq, now));
+        }
+        if let Some(sent) = self.sent_at.as_deref_mut().filter(|_| !PLAIN) {
+            let i = (seq - self.snd_una) as usize;
+            if i < sent.len() {
+                sent[i] = (now, true);
+            } else {
+                sent.push_back((now, false));
+            }
+        }
+        if self.timer.deadline.is_none() {
+            self.timer.deadline = Some(now + self.rto.rto());
+        }
+    }
+
+    fn try_send(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
+        let m = self.cc.metrics();
+        if let Some(rate) = m.pacing_rate {
+            self.try_send_paced(now, rate, &m, c, out, rec);
+            return;
+        }
+        let limit = self.snd_una + self.window_of(&m);
+        while self.snd_nxt < limit {
+            if self.snd_nxt >= self.snd_max && now >= self.stop {
+                break;
+            }
+            self.send(now, self.snd_nxt, c, out);
+            self.snd_nxt += 1;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+        }
+        rec.record(self.trace.outstanding, now, || self.outstanding() as f64);
+    }
+
+    /// Paced sending: bursts of `send_quantum` at the policy's rate, within the window.
+    fn try_send_paced(&mut self, now: SimTime, rate_bps: u64, m: &CcMetrics, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
+        let window = self.window_of(m);
+        let burst = m.send_quantum.clamp(1, window);
+        let limit = self.snd_una + window;
+        self.pace.deadline = None;
+        while self.snd_nxt + burst <= limit {
+            if now < self.next_send {
+                self.pace.deadline = Some(self.next_send);
+                break;
+            }
+            let mut n = 0;
+            while n < burst {
+                if self.snd_nxt >= self.snd_max && now >= self.stop {
+                    break;
+                }
+                let mark = match (burst, n) {
+                    (1, _) => 0,
+                    (_, 0) => FLAG_PAIR_FIRST,
+                    (_, 1) => FLAG_PAIR_SECOND,
+                    _ => 0,
+                };
+                self.send_marked(now, self.snd_nxt, mark, c, out);
+                self.snd_nxt += 1;
+                self.snd_max = self.snd_max.max(self.snd_nxt);
+                n += 1;
+            }
+            if n == 0 {
+                break;
+            }
+            self.next_send = now + tx_time((n as u64 * self.mss * 8).min(u32::MAX as u64) as u32, rate_bps);
+        }
+        rec.record(self.trace.outstanding, now, || self.outstanding() as f64);
+    }
+
+    /// SACK recovery's sending loop (RFC 6675 step 4.5 / 5): while pipe < cwnd, send
+    /// NextSeg.
+    fn sack_send(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
+        let th = self.cc.dupack_threshold().unwrap_or(3);
+        let window = self.window_pkts();
+        let sb = self.sb.as_deref().expect("SACK recovery has a scoreboard");
+        let mut pipe = sb.pipe(self.snd_max, self.high_rxt, th);
+        while pipe < window {
+            let sb = self.sb.as_deref().expect("scoreboard");
+            let new_data_ok = self.snd_max < self.snd_una + self.max_window && now < self.stop;
+            let next = sb
+                .next_lost(self.high_rxt, th)
+                .or(new_data_ok.then_some(self.snd_max))
+                .or_else(|| sb.next_hole(self.high_rxt));
+            let Some(s) = next else { break };
+            self.send(now, s, c, out);
+            if s == self.snd_max {
+                self.snd_max += 1;
+                self.snd_nxt = self.snd_max;
+            } else {
+                self.high_rxt = Some(s);
+            }
+            pipe += 1;
+        }
+        rec.record(self.trace.outstanding, now, || self.outstanding() as f64);
+    }
+
+    /// The pacing timer expired: send the burst that is due.
+    pub fn on_pace(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
+        self.try_send(now, c, out, rec);
+    }
+
+    #[inline]
+    fn record_window(&self, now: SimTime, rec: &mut Recorder) {
+        if self.tracing {
+            self.record_metrics(now, rec);
+        }
+    }
+
+    fn record_metrics(&self, now: SimTime, rec: &mut Recorder) {
+        let t = &self.trace;
+        let m = self.cc.metrics();
+        rec.record(t.cwnd, now, || m.cwnd as f64 / self.mss as f64);
+        if let Some(s) = m.ssthresh {
+            rec.record(t.ssthresh, now, || s as f64 / self.mss as f64);
+        }
+        if let Some(r) = m.pacing_rate.filter(|&r| r != u64::MAX) {
+            rec.record(t.rate, now, || r as f64 / (self.mss as f64 * 8.0));
+        }
+        for (id, v) in t.extra.iter().zip(m.extra) {
+            if let Some((_, v)) = v {
+                rec.record(*id, now, || v);
+            }
+        }
+    }
+
+    /// An ack of this flow reached the sender. `meta` holds its SACK blocks, if any.
+    #[inline]
+    pub fn on_ack(&mut self, now: SimTime, ack: &Packet, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder, meta: &MetaSlab) {
+        if self.plain {
+            self.on_ack_impl::<true>(now, ack, c, out, rec, meta)
+        } else {
+            self.on_ack_impl::<false>(now, ack, c, out, rec, meta)
+        }
+    }
+
+    /// `on_ack`; `PLAIN`: none of SACK, ECN, newest-RTT or NewReno is on.
+    fn on_ack_impl<const PLAIN: bool>(&mut self, now: SimTime, ack: &Packet, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder, meta: &MetaSlab) {
+        c.acks_arrived += 1;
+        // The RTO always uses the timestamp echo (RFC 1323); statistics, the `rtt` series
+        // and the policy use the flow's RTT sample rule.
+        let echo = now - ack.ts;
+        let sample = if PLAIN { echo } else { self.newest_rtt(now, ack.seq).unwrap_or(echo) };
+        self.rtt.add(sample.as_ps());
+        c.rtt_samples += 1;
+        c.rtt_sum_ps += sample.as_ps() as u128;
+        rec.record(self.trace.rtt, now, || sample.as_secs_f64());
+        if let Some(sb) = self.sb.as_deref_mut().filter(|_| !PLAIN) {
+            if let Some(m) = meta.get(ack.meta) {
+                for &(a, b) in m.sack.as_slice() {
+                    sb.add(a, b.min(self.snd_max));
+                }
+            }
+        }
+
+        if ack.seq > self.snd_una {
+            let acked = ack.seq - self.snd_una;
+            if let Some(sent) = self.sent_at.as_deref_mut().filter(|_| !PLAIN) {
+                sent.drain(..(acked as usize).min(sent.len()));
+            }
+            self.snd_una = ack.seq;
+            self.dupacks = 0;
+            if self.snd_nxt < self.snd_una {
+                self.snd_nxt = self.snd_una;
+            }
+            if let Some(sb) = self.sb.as_deref_mut().filter(|_| !PLAIN) {
+                sb.advance(self.snd_una);
+            }
+            if self.rto.timed_sampling() {
+                if let Some((seq, sent)) = self.timed {
+                    if ack.seq > seq {
+                        self.rto.sample(now - sent);
+                        self.timed = None;
+                    }
+                }
+            } else {
+                self.rto.sample(echo);
+            }
+            let recovery = match self.recover.filter(|_| !PLAIN) {
+                Some(r) if self.snd_una >= r => {
+                    self.recover = None;
+                    self.guard = Some(r);
+                    self.high_rxt = None;
+                    RecoveryAck::Exit
+                }
+                Some(_) => RecoveryAck::Partial,
+                None => RecoveryAck::None,
+            };
+            self.cc.on_ack(&AckSample {
+                now,
+                acked_pkts: acked,
+                rtt: sample,
+                in_flight_pkts: self.outstanding(),
+                sent: ack.ts,
+                flags: ack.flags,
+                ack_seq: self.snd_una,
+                recovery,
+            });
+            let sack_recovery = !PLAIN && self.sb.is_some() && self.recover.is_some();
+            let partial = !PLAIN && recovery == RecoveryAck::Partial;
+            if !(partial && !sack_recovery && self.partial_seen) {
+                self.timer.deadline = (self.snd_una < self.snd_max).then(|| now + self.rto.rto());
+            }
+            if partial && !sack_recovery {
+                // RFC 6582 step 5: retransmit the first unacknowledged packet; the timer
+                // was re-armed for the first partial ack only ("Impatient").
+                self.partial_seen = true;
+                self.send(now, self.snd_una, c, out);
+            }
+            if !PLAIN && ack.has(FLAG_ECE) {
+                self.ecn_echo(now, c);
+            }
+            self.record_window(now, rec);
+            if sack_recovery {
+                self.sack_send(now, c, out, rec);
+            } else {
+                self.try_send(now, c, out, rec);
+            }
+        } else if ack.seq == self.snd_una && self.snd_max > self.snd_una {
+            self.dupacks += 1;
+            if !PLAIN && ack.has(FLAG_ECE) {
+                self.ecn_echo(now, c);
+            }
+            if !PLAIN && self.sb.is_some() {
+                self.sack_dup_ack(now, c, out, rec);
+                return;
+            }
+            let Some(th) = self.cc.dupack_threshold() else { return };
+            match if PLAIN { Recovery::Reno } else { self.recovery_mode } {
+                Recovery::Reno => {
+                    if self.dupacks == th {
+                        self.fast_retransmit(now, false, c, out, rec);
+                    } else if self.dupacks > th {
+                        self.cc.on_dup_ack(now);
+                        self.record_window(now, rec);
+                        self.try_send(now, c, out, rec);
+                    }
+                }
+                Recovery::NewReno => {
+                    if self.recover.is_some() {
+                        self.cc.on_dup_ack(now);
+                        self.record_window(now, rec);
+                        self.try_send(now, c, out, rec);
+                    } else if self.dupacks == th && self.guard.is_none_or(|g| ack.seq > g) {
+                        self.recover = Some(self.snd_max);
+                        self.partial_seen = false;
+                        self.fast_retransmit(now, false, c, out, rec);
+                    }
+                }
+            }
+        } else if !PLAIN && ack.has(FLAG_ECE) {
+            self.ecn_echo(now, c);
+        }
+    }
+
+    /// `rtt_sample = newest`: the time since the newest packet an ack acknowledges was
+    /// last sent, unless that was a retransmission (Karn).
+    fn newest_rtt(&self, now: SimTime, ack_seq: u32) -> Option<SimDuration> {
+        let sent = self.sent_at.as_deref()?;
+        if ack_seq <= self.snd_una {
+            return None;
+        }
+        let &(t, retx) = sent.get((ack_seq - 1 - self.snd_una) as usize)?;
+        (!retx).then(|| now - t)
+    }
+
+    /// Fast retransmit: tell the policy, resend the first unacknowledged packet.
+    fn fast_retransmit(&mut self, now: SimTime, pipe: bool, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
+        c.fast_retransmits += 1;
+        self.timed = None;
+        self.cc.on_congestion(&CongestionSample { now, cause: Cause::FastRetransmit, in_flight_pkts: self.outstanding(), pipe });
+        self.send(now, self.snd_una, c, out);
+        self.timer.deadline = Some(now + self.rto.rto());
+        self.record_window(now, rec);
+        if !pipe {
+            self.try_send(now, c, out, rec);
+        }
+    }
+
+    /// A duplicate ack with SACK: enter recovery at the threshold or when the first
+    /// unacknowledged packet is lost (RFC 6675 step 4); in recovery, send by the pipe.
+    fn sack_dup_ack(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
+        let Some(th) = self.cc.dupack_threshold() else { return };
+        if self.recover.is_some() {
+            self.sack_send(now, c, out, rec);
+            return;
+        }
+        let lost = self.sb.as_deref().is_some_and(|sb| sb.is_lost(self.snd_una, th));
+        if (self.dupacks >= th || lost) && self.guard.is_none_or(|g| self.snd_una > g) {
+            self.recover = Some(self.snd_max);
+            self.high_rxt = Some(self.snd_una);
+            self.fast_retransmit(now, true, c, out, rec);
+            self.sack_send(now, c, out, rec);
+        }
+    }
+
+    /// An ack carried ECE: reduce once per window, not during loss recovery.
+    fn ecn_echo(&mut self, now: SimTime, c: &mut FlowCounters) {
+        if !self.cfg.ecn || self.recover.is_some() || self.ecn_recover.is_some_and(|r| self.snd_una <= r) {
+            return;
+        }
+        c.ecn_reductions += 1;
+        self.cc.on_congestion(&CongestionSample { now, cause: Cause::Ecn, in_flight_pkts: self.outstanding(), pipe: false });
+        self.ecn_recover = Some(self.snd_max);
+        self.cwr_pending = true;
+    }
+
+    /// The retransmission timer expired.
+    pub fn on_timeout(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
+        if self.snd_una == self.snd_max {
+            return;
+        }
+        c.timeouts += 1;
+        self.timed = None;
+        self.dupacks = 0;
+        self.rto.on_timeout();
+        self.cc.on_congestion(&CongestionSample { now, cause: Cause::Timeout, in_flight_pkts: self.outstanding(), pipe: false });
+        if self.recovery_mode == Recovery::NewReno || self.sb.is_some() {
+            self.guard = Some(self.snd_max);
+        }
+        self.recover = None;
+        self.high_rxt = None;
+        if let Some(sb) = self.sb.as_deref_mut() {
+            sb.clear();
+        }
+        self.snd_nxt = self.snd_una;
+        self.timer.deadline = None;
+        self.record_window(now, rec);
+        self.try_send(now, c, out, rec);
+    }
+
+    /// Retransmission timeout currently in force.
+    pub fn rto(&self) -> SimDuration {
+        self.rto.rto()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{CustomCc, GenericConfig, PacketPairConfig, TahoeConfig};
+    use crate::packet::PacketKind;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    struct T {
+        s: WindowSender,
+        c: FlowCounters,
+        out: Vec<Packet>,
+        rec: Recorder,
+        meta: MetaSlab,
+    }
+
+    impl T {
+        fn new(cc: CcConfig, max_window: u32) -> Self {
+            Self::with(cc, SenderConfig::default(), max_window)
+        }
+        fn with(cc: CcConfig, cfg: SenderConfig, max_window: u32) -> Self {
+            let data = Packet::new(PacketKind::Data, 0, 1000);
+            let s = WindowSender::new(&cc, cfg, data, max_window, SimTime::MAX);
+            T { s, c: FlowCounters::default(), out: Vec::new(), rec: Recorder::default(), meta: MetaSlab::default() }
+        }
+        fn start(&mut self, t: u64) {
+            self.s.start(ms(t), &mut self.c, &mut self.out, &mut self.rec);
+        }
+        fn ack(&mut self, t: u64, seq: u32, ts: u64) {
+            let a = ack_pkt(seq, ms(ts));
+            self.s.on_ack(ms(t), &a, &mut self.c, &mut self.out, &mut self.rec, &self.meta);
+        }
+        fn ack_packet(&mut self, t: u64, a: Packet) {
+            self.s.on_ack(ms(t), &a, &mut self.c, &mut self.out, &mut self.rec, &self.meta);
+            self.meta.free(a.meta);
+        }
+        fn timeout(&mut self, t: u64) {
+            self.s.on_timeout(ms(t), &mut self.c, &mut self.out, &mut self.rec);
+        }
+        fn sent(&mut self) -> Vec<u32> {
+            self.out.drain(..).map(|p| p.seq).collect()
+        }
+    }
+
+    fn ack_pkt(seq: u32, ts: SimTime) -> Packet {
+        let mut a = Packet::new(PacketKind::Ack, 0, 40);
+        a.seq = seq;
+        a.ts = ts;
+        a
+    }
+
+    fn ms(v: u64) -> SimTime {
+        SimTime::from_millis(v)
+    }
+
+    #[test]
+    fn tahoe_starts_with_one_packet_and_opens_per_ack() {
+        let mut t = T::new(CcConfig::Tahoe(TahoeConfig::default()), 40);
+        t.start(0);
+        assert_eq!(t.sent(), vec![0]);
+        t.ack(100, 1, 0);
+        assert_eq!(t.sent(), vec![1, 2]);
+        assert_eq!(t.c.sent, 3);
+        assert_eq!(t.c.retransmitted, 0);
+    }
+
+    #[test]
+    fn generic_sends_its_whole_window_at_once() {
+        let mut t = T::new(CcConfig::Generic(GenericConfig::default()), 8);
+        t.start(0);
+        assert_eq!(t.out.len(), 8);
+        assert_eq!(t.s.timer.deadline, Some(ms(3000)));
+    }
+
+    #[test]
+    fn third_duplicate_ack_retransmits_first_unacknowledged_packet() {
+        let cfg = TahoeConfig { initial_window: 8, ..Default::default() };
+        let mut t = T::new(CcConfig::Tahoe(cfg), 40);
+        t.start(0); // seq 0..8
+        t.ack(100, 2, 0); // 0,1 acked; cwnd 9 -> sends 8..11
+        t.sent();
+        for _ in 0..2 {
+            t.ack(101, 2, 0);
+        }
+        assert!(t.out.is_empty(), "two duplicates are not enough");
+        t.ack(102, 2, 0);
+        assert_eq!(t.out.len(), 1);
+        assert_eq!(t.out[0].seq, 2);
+        assert_eq!(t.out[0].flags & FLAG_RETX, FLAG_RETX);
+        assert_eq!(t.s.cc.cwnd(), 1000);
+        assert_eq!(t.c.fast_retransmits, 1);
+        assert_eq!(t.c.retransmitted, 1);
+    }
+
+    #[test]
+    fn timeout_goes_back_to_first_unacknowledged_packet() {
+        let mut t = T::new(CcConfig::Generic(GenericConfig::default()), 4);
+        t.start(0); // 0..4
+        t.sent();
+        t.ack(1000, 1, 0); // sends 4
+        assert_eq!(t.sent(), vec![4]);
+        // srtt = 1 s, rto = 2 s from the ack at 1 s.
+        assert_eq!(t.s.timer.deadline, Some(ms(3000)));
+        t.timeout(3000);
+        let out: Vec<Packet> = t.out.drain(..).collect();
+        assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![1, 2, 3, 4]);
+        assert!(out.iter().all(|p| p.flags & FLAG_RETX != 0));
+        assert_eq!(t.c.timeouts, 1);
+    }
+
+    #[test]
+    fn karn_rule_discards_timing_after_retransmission() {
+        let mut t = T::new(CcConfig::Tahoe(TahoeConfig::default()), 40);
+        t.start(0); // seq 0 timed
+        t.timeout(3000); // retransmits 0; timing discarded
+        t.ack(3500, 1, 3000);
+        // No RTT sample was taken: the estimator still has no srtt.
+        assert_eq!(t.s.srtt_s(), None);
+        // The backed-off timer (6 s) is re-armed from the ack: 3.5 + 6 = 9.5 s.
+        assert_eq!(t.s.timer.deadline, Some(ms(9500)));
+    }
+
+    #[test]
+    fn packet_pair_sends_marked_pairs_back_to_back_and_spaces_them_at_its_rate() {
+        let mut t = T::new(CcConfig::PacketPair(PacketPairConfig::default()), 40);
+        // Start-up: one pair, nothing more until its acks return.
+        t.start(0);
+        assert_eq!(t.out.iter().map(|p| (p.seq, p.flags)).collect::<Vec<_>>(), vec![(0, FLAG_PAIR_FIRST), (1, FLAG_PAIR_SECOND)]);
+        assert_eq!(t.s.pace.deadline, None, "held by the window, not by pacing");
+        t.sent();
+        let mut a0 = ack_pkt(1, ms(0));
+        a0.flags = FLAG_PAIR_FIRST;
+        t.ack_packet(4000, a0);
+        assert!(t.out.is_empty(), "still in start-up");
+        // Second ack 200 ms later: 5 pkt/s. The source starts at 5 pkt/s: a pair at once,
+        // the next one 2 packets / 5 pkt/s = 400 ms later.
+        let mut a1 = ack_pkt(2, ms(0));
+        a1.flags = FLAG_PAIR_SECOND;
+        t.ack_packet(4200, a1);
+        assert_eq!(t.out.iter().map(|p| (p.seq, p.flags)).collect::<Vec<_>>(), vec![(2, FLAG_PAIR_FIRST), (3, FLAG_PAIR_SECOND)]);
+        assert!(t.out.iter().all(|p| p.ts == ms(4200)), "back to back");
+        assert_eq!(t.s.pace.deadline, Some(ms(4600)));
+        t.sent();
+        t.s.on_pace(ms(4600), &mut t.c, &mut t.out, &mut t.rec);
+        assert_eq!(t.sent(), vec![4, 5]);
+        assert_eq!(t.s.pace.deadline, Some(ms(5000)));
+        assert_eq!(t.c.retransmitted, 0);
+    }
+
+    /// A Reno-family sender with a window of `w` packets outstanding: 0..w sent.
+    fn opened(cc: CcConfig, cfg: SenderConfig, w: u32) -> T {
+        let reno = TahoeConfig { initial_window: w, initial_ssthresh: Some(w), ..Default::default() };
+        let cc = match cc {
+            CcConfig::Reno(_) => CcConfig::Reno(reno),
+            CcConfig::NewReno(_) => CcConfig::NewReno(reno),
+            other => other,
+        };
+        let mut t = T::with(cc, cfg, 100);
+        t.start(0);
+        assert_eq!(t.out.iter().map(|p| p.seq).collect::<Vec<_>>(), (0..w).collect::<Vec<_>>());
+        t
+    }
+
+    /// Runs the sender against a receiver over a path that delivers every packet in
+    /// order one round trip (100 ms) after it is sent, except the first transmissions of
+    /// `lose`. Returns, per round, the retransmissions sent, until nothing is in flight.
+    fn rounds(t: &mut T, sack: bool, lose: &[u32]) -> Vec<Vec<u32>> {
+        use crate::transport::receiver::{AckReceiver, ReceiverConfig};
+        let cfg = ReceiverConfig { sack_blocks: if sack { 3 } else { 0 }, ..Default::default() };
+        let mut r = AckReceiver::new(cfg, Packet::new(PacketKind::Ack, 0, 40), 64);
+        let mut rc = FlowCounters::default();
+        let mut dropped: Vec<u32> = Vec::new();
+        let mut in_flight: Vec<Packet> = t.out.drain(..).collect();
+        let mut out = Vec::new();
+        let mut now = 0;
+        while !in_flight.is_empty() && now < 10_000 {
+            now += 100;
+            let mut acks = Vec::new();
+            for p in &in_flight {
+                if lose.contains(&p.seq) && !dropped.contains(&p.seq) {
+                    dropped.push(p.seq);
+                    continue;
+                }
+                r.on_data(ms(now), p, &mut rc, &mut acks, &mut t.meta);
+            }
+            for a in acks {
+                t.ack_packet(now, a);
+            }
+            in_flight = t.out.drain(..).collect();
+            out.push(in_flight.iter().filter(|p| p.has(FLAG_RETX)).map(|p| p.seq).collect());
+        }
+        out
+    }
+
+    fn round_of(rounds: &[Vec<u32>], seq: u32) -> usize {
+        rounds.iter().position(|r| r.contains(&seq)).unwrap_or_else(|| panic!("{seq} never retransmitted: {rounds:?}"))
+    }
+
+    #[test]
+    fn newreno_repairs_one_loss_per_round_trip_with_partial_acks() {
+        // Window 10; 2, 5 and 7 lost. The third duplicate ack fast-retransmits 2; each
+        // partial ack then retransmits the next hole, one per round trip, with no timeout.
+        let mut t = opened(CcConfig::NewReno(TahoeConfig::default()), SenderConfig::default(), 10);
+        let r = rounds(&mut t, false, &[2, 5, 7]);
+        let (a, b, c) = (round_of(&r, 2), round_of(&r, 5), round_of(&r, 7));
+        assert_eq!((b, c), (a + 1, a + 2), "{r:?}");
+        assert_eq!(t.c.timeouts, 0);
+        assert_eq!(t.c.fast_retransmits, 1);
+        assert_eq!(t.c.retransmitted, 3);
+        assert!(!t.s.in_recovery());
+    }
+
+    #[test]
+    fn reno_needs_the_timer_for_three_losses_in_one_window() {
+        // Plain Reno: the partial ack for 5 ends recovery; 5 and 7 then get too few
+        // duplicates, the sender stalls with data outstanding and only the timer helps.
+        let mut t = opened(CcConfig::Reno(TahoeConfig::default()), SenderConfig::default(), 10);
+        let r = rounds(&mut t, false, &[2, 5, 7]);
+        assert!(r.iter().flatten().all(|&s| s != 7), "{r:?}");
+        assert!(t.s.outstanding() > 0, "stalled");
+        assert!(t.s.timer.deadline.is_some(), "waiting for the timer");
+        t.timeout(5000);
+        assert_eq!(t.c.timeouts, 1);
+    }
+
+    #[test]
+    fn sack_repairs_three_losses_in_one_window_without_a_timeout() {
+        // The same losses with SACK: 2 goes when the losses are seen; 5 and 7 one round
+        // later together (the pipe, 5 packets in flight against cwnd = ssthresh = 5, held
+        // them until the acks of that round), where NewReno needs two more rounds; no
+        // timeout, one window reduction.
+        let cfg = SenderConfig { sack: true, ..Default::default() };
+        let mut t = opened(CcConfig::Reno(TahoeConfig::default()), cfg, 10);
+        let r = rounds(&mut t, true, &[2, 5, 7]);
+        let (a, b, c) = (round_of(&r, 2), round_of(&r, 5), round_of(&r, 7));
+        assert_eq!((b, c), (a + 1, a + 1), "{r:?}");
+        assert_eq!(t.c.timeouts, 0);
+        assert_eq!(t.c.fast_retransmits, 1);
+        assert_eq!(t.c.retransmitted, 3, "each hole once");
+        assert!(!t.s.in_recovery());
+    }
+
+    #[test]
+    fn ecn_echo_reduces_once_per_window_and_marks_cwr() {
+        let cfg = SenderConfig { ecn: true, ..Default::default() };
+        let mut t = opened(CcConfig::Reno(TahoeConfig::default()), cfg, 10);
+        t.sent();
+        let mut a = ack_pkt(1, ms(0));
+        a.flags = FLAG_ECE;
+        t.ack_packet(100, a);
+        assert_eq!(t.c.ecn_reductions, 1);
+        assert_eq!(t.s.cc.cwnd(), 5000);
+        // More ECE within the same window: no further reduction.
+        for s in 2..6 {
+            let mut a = ack_pkt(s, ms(0));
+            a.flags = FLAG_ECE;
+            t.ack_packet(100, a);
+        }
+        assert_eq!(t.c.ecn_reductions, 1);
+        let out: Vec<Packet> = t.out.drain(..).collect();
+        assert!(out.iter().all(|p| p.has(FLAG_ECT)), "new data is ECN-capable");
+        assert_eq!(out.iter().filter(|p| p.has(FLAG_CWR)).count(), 1, "CWR on the first new packet only");
+        assert!(out[0].has(FLAG_CWR));
+    }
+
+    /// A policy that records the RTT samples it is given (through the boxed escape hatch).
+    struct Probe {
+        cwnd: Arc<AtomicU64>,
+        rtts: Arc<Mutex<Vec<SimDuration>>>,
+    }
+
+    impl CongestionControl for Probe {
+        fn on_ack(&mut self, s: &AckSample) {
+            self.rtts.lock().unwrap().push(s.rtt);
+        }
+        fn on_congestion(&mut self, _s: &CongestionSample) {}
+        fn metrics(&self) -> CcMetrics {
+            CcMetrics::window(self.cwnd.load(Ordering::Relaxed))
+        }
+    }
+
+    #[test]
+    fn newest_packet_rtt_rule_ignores_the_delayed_ack_wait() {
+        // Packets 0 and 1 sent at 0 and 10 ms; one (delayed) ack for both at 150 ms
+        // echoing 0's timestamp (RFC 1323): the echo gives 150 ms, the newest packet 140.
+        for (rule, want) in [(RttSample::Oldest, 150), (RttSample::Newest, 140)] {
+            let cfg = SenderConfig { rtt_sample: rule, ..Default::default() };
+            let mut t = T::with(CcConfig::Generic(GenericConfig::default()), cfg, 10);
+            let cwnd = Arc::new(AtomicU64::new(1000));
+            let rtts = Arc::new(Mutex::new(Vec::new()));
+            t.s.cc = AnyCc::Custom(CustomCc(Box::new(Probe { cwnd: cwnd.clone(), rtts: rtts.clone() })));
+            t.start(0);
+            cwnd.store(2000, Ordering::Relaxed);
+            t.s.try_send(ms(10), &mut t.c, &mut t.out, &mut t.rec);
+            assert_eq!(t.sent(), vec![0, 1]);
+            t.ack(150, 2, 0);
+            assert_eq!(*rtts.lock().unwrap(), vec![SimDuration::from_millis(want)], "{rule:?}");
+        }
+    }
+}
