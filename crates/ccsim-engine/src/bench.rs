@@ -7,7 +7,7 @@
 //! are 1000 B, acks 40 B. Flows start 1 ms apart so they do not move in lock step.
 
 use crate::cc::{CcConfig, RenoConfig};
-use crate::scenario::{Flow, FlowSpec, Link, Node, QdiscConfig, Scenario, ScenarioError};
+use crate::scenario::{ChannelSpec, Flow, FlowSpec, Link, Node, QdiscConfig, Scenario, ScenarioError};
 use crate::time::SimDuration;
 use crate::units::Limit;
 
@@ -35,14 +35,15 @@ pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Sc
     }
     let bdp_pkts = ((bottleneck_bps as u128 * 100 / 1000) / 8000).max(1) as u64;
     let access = bottleneck_bps.saturating_mul(10);
+    let both = |rate_bps: u64, delay: SimDuration, buffer: Limit| {
+        let d = ChannelSpec { rate_bps, delay, buffer, qdisc: QdiscConfig::Fcfs };
+        [d.clone(), d]
+    };
     let mut links = vec![Link {
         name: "bottleneck".into(),
         a: 0,
         b: 1,
-        rate_bps: bottleneck_bps,
-        delay: SimDuration::from_millis(40),
-        buffer: Limit::Packets(bdp_pkts),
-        qdisc: QdiscConfig::Fcfs,
+        dirs: both(bottleneck_bps, SimDuration::from_millis(40), Limit::Packets(bdp_pkts)),
     }];
     for i in 0..n {
         for (host, router) in [(2 + i, 0), (2 + n + i, 1)] {
@@ -50,10 +51,7 @@ pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Sc
                 name: format!("{}-{}", nodes[host].name, nodes[router].name),
                 a: host,
                 b: router,
-                rate_bps: access,
-                delay: SimDuration::from_millis(5),
-                buffer: Limit::Packets(bdp_pkts.max(100)),
-                qdisc: QdiscConfig::Fcfs,
+                dirs: both(access, SimDuration::from_millis(5), Limit::Packets(bdp_pkts.max(100))),
             });
         }
     }
@@ -65,6 +63,7 @@ pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Sc
             start: SimDuration::from_millis(i as u64 % 1000),
             stop: None,
             path: vec![2 + i, 0, 1, 2 + n + i],
+            ack_path: vec![2 + n + i, 1, 0, 2 + i],
             spec: FlowSpec::Window {
                 cc: CcConfig::Reno(RenoConfig::default()),
                 data_size: 1000,
@@ -86,6 +85,7 @@ pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Sc
         phases: vec![],
         interval: None,
         series: vec![],
+        delays: vec![],
         changes: vec![],
         elements: vec![],
     })

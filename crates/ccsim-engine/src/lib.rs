@@ -26,6 +26,7 @@ pub mod results;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod stats;
 pub mod time;
 pub mod trace;
 pub mod transport;

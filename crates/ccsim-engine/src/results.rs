@@ -44,6 +44,19 @@ pub struct FlowResult {
     pub rtt_mean_s: Option<f64>,
     pub rtt_max_s: Option<f64>,
     pub rtt_std_s: Option<f64>,
+    /// One-way delay of the data packets that arrived (send to arrival at the
+    /// receiver) and their queueing delay (the one-way delay minus the path's
+    /// propagation and transmission times), for flows listed in `[measure].delays`.
+    pub owd_mean_s: Option<f64>,
+    pub owd_p50_s: Option<f64>,
+    pub owd_p95_s: Option<f64>,
+    pub owd_p99_s: Option<f64>,
+    pub owd_max_s: Option<f64>,
+    pub qdelay_mean_s: Option<f64>,
+    pub qdelay_p50_s: Option<f64>,
+    pub qdelay_p95_s: Option<f64>,
+    pub qdelay_p99_s: Option<f64>,
+    pub qdelay_max_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -100,6 +113,10 @@ pub struct PhaseFlow {
     pub retransmission_pps: f64,
     /// Mean round-trip delay of the acks that arrived in the period (window flows).
     pub delay_mean_s: Option<f64>,
+    /// Mean one-way and queueing delay of the data that arrived in the period (flows
+    /// in `[measure].delays`).
+    pub owd_mean_s: Option<f64>,
+    pub qdelay_mean_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -179,6 +196,8 @@ fn phase(sim: &Simulation, name: String, a: usize, b: usize) -> Option<PhaseResu
                 loss_pps: per_s(c.dropped),
                 retransmission_pps: per_s(c.retransmitted),
                 delay_mean_s: (c.rtt_samples > 0).then(|| c.rtt_sum_ps as f64 / c.rtt_samples as f64 / PS_PER_S as f64),
+                owd_mean_s: (c.delay_samples > 0).then(|| c.owd_sum_ps as f64 / c.delay_samples as f64 / PS_PER_S as f64),
+                qdelay_mean_s: (c.delay_samples > 0).then(|| c.qdelay_sum_ps as f64 / c.delay_samples as f64 / PS_PER_S as f64),
             }
         })
         .collect();
@@ -222,6 +241,7 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
                 _ => (None, None),
             };
             let rtt = rtt.filter(|r| r.n > 0);
+            let d = ep.delay.as_deref().map(|d| &d.stats);
             FlowResult {
                 name: f.name.clone(),
                 kind: f.spec.kind().to_string(),
@@ -249,6 +269,16 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
                 rtt_mean_s: rtt.and_then(|r| r.mean_s()),
                 rtt_max_s: rtt.map(|r| r.max_ps as f64 / PS_PER_S as f64),
                 rtt_std_s: rtt.and_then(|r| r.std_s()),
+                owd_mean_s: d.and_then(|d| d.one_way.mean_s()),
+                owd_p50_s: d.and_then(|d| d.one_way.quantile_s(0.5)),
+                owd_p95_s: d.and_then(|d| d.one_way.quantile_s(0.95)),
+                owd_p99_s: d.and_then(|d| d.one_way.quantile_s(0.99)),
+                owd_max_s: d.and_then(|d| d.one_way.max_s()),
+                qdelay_mean_s: d.and_then(|d| d.queueing.mean_s()),
+                qdelay_p50_s: d.and_then(|d| d.queueing.quantile_s(0.5)),
+                qdelay_p95_s: d.and_then(|d| d.queueing.quantile_s(0.95)),
+                qdelay_p99_s: d.and_then(|d| d.queueing.quantile_s(0.99)),
+                qdelay_max_s: d.and_then(|d| d.queueing.max_s()),
             }
         })
         .collect();

@@ -23,6 +23,7 @@ use crate::qdisc::{AnyQdisc, FairQueueing, Fcfs, Red};
 use crate::results::{self, Results};
 use crate::rng::{stream, Rng};
 use crate::scenario::{FlowSpec, QdiscConfig, Scenario};
+use crate::stats::DelayStats;
 use crate::time::{tx_time, SimDuration, SimTime};
 use crate::trace::Recorder;
 use crate::transport::receiver::{AckReceiver, Sink};
@@ -44,6 +45,18 @@ pub struct Endpoint {
     pub counters: FlowCounters,
     /// The flow's source host (control packets arriving there go to the sender).
     pub src: u32,
+    /// Delay statistics, for flows that ask for them (`[measure].delays`).
+    pub delay: Option<Box<FlowDelay>>,
+}
+
+/// A flow's delay statistics and the cached base delay of its data route.
+#[derive(Debug, Default)]
+pub struct FlowDelay {
+    pub stats: DelayStats,
+    /// (packet size in bits, change generation) the base delay was computed for.
+    key: (u32, u32),
+    /// Propagation plus transmission time of a packet of that size along the route, ps.
+    base_ps: u64,
 }
 
 /// Sender policies.
@@ -105,6 +118,8 @@ pub struct Simulation {
     pub node_control_rx: Vec<u64>,
     /// Emitted packets for which no route existed.
     pub unroutable: u64,
+    /// Scheduled changes applied so far (invalidates cached path delays).
+    changes_applied: u32,
     /// Boundary times of phases and intervals, sorted, with their snapshots once taken.
     pub boundaries: Vec<SimTime>,
     pub snapshots: Vec<Option<Snapshot>>,
@@ -123,19 +138,19 @@ impl Simulation {
         let mut channels = Vec::with_capacity(scenario.links.len() * 2);
         let mut chan_of: BTreeMap<(usize, usize), u32> = BTreeMap::new();
         for l in &scenario.links {
-            for (from, to) in [(l.a, l.b), (l.b, l.a)] {
+            for (d, (from, to)) in l.dirs.iter().zip([(l.a, l.b), (l.b, l.a)]) {
                 let id = channels.len();
-                let q = match &l.qdisc {
-                    QdiscConfig::Fcfs => AnyQdisc::Fcfs(Fcfs::new(l.buffer)),
-                    QdiscConfig::Fq => AnyQdisc::Fq(Box::new(FairQueueing::new(l.buffer, l.rate_bps))),
+                let q = match &d.qdisc {
+                    QdiscConfig::Fcfs => AnyQdisc::Fcfs(Fcfs::new(d.buffer)),
+                    QdiscConfig::Fq => AnyQdisc::Fq(Box::new(FairQueueing::new(d.buffer, d.rate_bps))),
                     QdiscConfig::Red(c) => {
-                        AnyQdisc::Red(Box::new(Red::new(c.clone(), l.buffer, l.rate_bps, Rng::new(seed, stream::qdisc(id)))))
+                        AnyQdisc::Red(Box::new(Red::new(c.clone(), d.buffer, d.rate_bps, Rng::new(seed, stream::qdisc(id)))))
                     }
                 };
                 let name = format!("{}->{}", scenario.nodes[from].name, scenario.nodes[to].name);
-                let delay = l.delay + scenario.nodes[to].processing_delay;
+                let delay = d.delay + scenario.nodes[to].processing_delay;
                 chan_of.insert((from, to), id as u32);
-                channels.push(Channel::new(name, l.name.clone(), from as u32, to as u32, l.rate_bps, delay, l.buffer, q));
+                channels.push(Channel::new(name, l.name.clone(), from as u32, to as u32, d.rate_bps, delay, d.buffer, q));
             }
         }
         for e in &scenario.elements {
@@ -193,7 +208,7 @@ impl Simulation {
             route_chans.push(ROUTE_END);
             route_chans.push(ROUTE_END); // the ack route's conversation
             let ack_route = route_chans.len() as u32;
-            route_chans.extend(f.path.windows(2).rev().map(|w| chan_of[&(w[1], w[0])]));
+            route_chans.extend(f.ack_path.windows(2).map(|w| chan_of[&(w[0], w[1])]));
             route_chans.push(ROUTE_END);
             route_chans[data_route as usize - 1] = conv(&mut convs, f.from, f.to);
             let start = SimTime::ZERO + f.start;
@@ -254,7 +269,8 @@ impl Simulation {
                     (Sender::Source(Source::new(d, Gaps::Exponential { mean: *mean_gap, rng }, periods(on))), Receiver::Sink(Sink))
                 }
             };
-            flows.push(Box::new(Endpoint { sender, receiver, counters: FlowCounters::default(), src: f.from as u32 }));
+            let delay = scenario.delays.contains(&fi).then(|| Box::new(FlowDelay { key: (u32::MAX, 0), ..Default::default() }));
+            flows.push(Box::new(Endpoint { sender, receiver, counters: FlowCounters::default(), src: f.from as u32, delay }));
         }
         for (slot, a, b) in unnumbered {
             route_chans[slot] = conv(&mut convs, a, b);
@@ -305,6 +321,7 @@ impl Simulation {
             adj,
             node_control_rx: vec![0; n_nodes],
             unroutable: 0,
+            changes_applied: 0,
             boundaries: b,
             snapshots: vec![None; n_b],
             end,
@@ -405,8 +422,9 @@ impl Simulation {
             }
             Event::Snapshot(k) => self.snapshot(k as usize, now),
             Event::Change(i) => {
+                self.changes_applied += 1;
                 let c = &self.scenario.changes[i as usize];
-                for ch in [2 * c.link, 2 * c.link + 1] {
+                for &ch in &c.channels {
                     let extra = self.scenario.nodes[self.channels[ch].to as usize].processing_delay;
                     self.channels[ch].change(now, c.rate_bps, c.delay.map(|d| d + extra));
                 }
@@ -434,6 +452,9 @@ impl Simulation {
         } else {
             let ep = &mut *self.flows[f as usize];
             if p.kind == PacketKind::Data {
+                if let Some(d) = ep.delay.as_deref_mut() {
+                    Self::measure_delay(d, &mut ep.counters, &self.channels, &self.net.routes, self.changes_applied, now, &p);
+                }
                 match &mut ep.receiver {
                     Receiver::Ack(r) => r.on_data(now, &p, &mut ep.counters, &mut self.out, &mut self.net.meta),
                     Receiver::Sink(s) => s.on_data(&mut ep.counters),
@@ -528,6 +549,31 @@ impl Simulation {
         self.net.routes.push(ROUTE_END);
         self.emit_routes.insert((from, to), route);
         Some(route)
+    }
+
+    /// Records a data packet's one-way and queueing delay. The base delay (propagation
+    /// and transmission along the route at the current rates) is cached per packet size
+    /// and recomputed after a scheduled change.
+    #[cold]
+    fn measure_delay(d: &mut FlowDelay, c: &mut FlowCounters, channels: &[Channel], routes: &[u32], gen: u32, now: SimTime, p: &Packet) {
+        if d.key != (p.bits, gen) {
+            let mut base = 0u64;
+            let mut i = p.route as usize;
+            while routes[i] != ROUTE_END {
+                let ch = &channels[routes[i] as usize];
+                base += tx_time(p.bits, ch.rate_bps).as_ps() + ch.delay.as_ps();
+                i += 1;
+            }
+            d.key = (p.bits, gen);
+            d.base_ps = base;
+        }
+        let owd = (now - p.ts).as_ps();
+        let q = owd.saturating_sub(d.base_ps);
+        d.stats.one_way.add(owd / 1000);
+        d.stats.queueing.add(q / 1000);
+        c.delay_samples += 1;
+        c.owd_sum_ps += owd as u128;
+        c.qdelay_sum_ps += q as u128;
     }
 
     /// A control packet of flow `p.flow` reached the end of channel `c`: its feedback

@@ -206,3 +206,59 @@ fn element_and_red_errors_name_the_field() {
     let e = err("[defaults]\nqdisc = \"codel\"\n");
     assert!(e.contains("unknown queue discipline 'codel'"), "{e}");
 }
+
+/// A Poisson source of 1000 B packets at half the rate of a 1 Mbps link (8 ms per
+/// packet) through a 10 Mbps access link, with delay statistics.
+const MD1: &str = r#"
+[scenario]
+name = "md1"
+duration = "4000s"
+seed = 3
+[nodes]
+hosts = ["a", "b"]
+routers = ["r"]
+[[links]]
+between = ["a", "r"]
+rate = "10Mbps"
+delay = "1ms"
+buffer = "1000pkt"
+[[links]]
+between = ["r", "b"]
+rate = "1Mbps"
+delay = "5ms"
+buffer = "1000pkt"
+[[flows]]
+name = "p"
+kind = "poisson"
+from = "a"
+to = "b"
+mean_gap = "16ms"
+packet_size = "1000B"
+[measure]
+delays = ["p"]
+"#;
+
+#[test]
+fn queueing_delay_of_poisson_traffic_matches_the_md1_waiting_time() {
+    // M/D/1 at rho = 0.5, service S = 8 ms: mean wait W = rho S / (2 (1 - rho)) = 4 ms.
+    // The access link (rho = 0.05, S = 0.8 ms) adds 0.05 * 0.8 / 1.9 = 0.02 ms.
+    // One-way delay = the wait + 0.8 + 1 + 8 + 5 ms = W + 14.8 ms.
+    let r = run(MD1, &[], None);
+    let p = r.flows.iter().find(|f| f.name == "p").unwrap();
+    let w = p.qdelay_mean_s.unwrap();
+    assert!((w - 0.00402).abs() < 0.0003, "{w}");
+    assert!((p.owd_mean_s.unwrap() - (w + 0.0148)).abs() < 1e-6);
+    // Half the packets find the line idle (P(wait = 0) = 1 - rho): the median is ~0.
+    assert!(p.qdelay_p50_s.unwrap() < 0.0005, "{:?}", p.qdelay_p50_s);
+    assert!(p.qdelay_p95_s.unwrap() > w && p.qdelay_p99_s.unwrap() > p.qdelay_p95_s.unwrap());
+    assert!(p.qdelay_max_s.unwrap() >= p.qdelay_p99_s.unwrap());
+    assert!((p.owd_p50_s.unwrap() - 0.0148).abs() < 0.0008, "{:?}", p.owd_p50_s);
+}
+
+#[test]
+fn delay_statistics_are_off_unless_asked_for() {
+    let r = run(&MD1.replace("delays = [\"p\"]", ""), &["scenario.duration=10s"], None);
+    assert!(r.flows[0].owd_mean_s.is_none() && r.flows[0].qdelay_p99_s.is_none());
+    let e = run_text(MD1, "t.toml", &["measure.delays=[\"q\"]".into()], None).err().unwrap().to_string();
+    assert!(e.contains("measure.delays") && e.contains("\"q\""), "{e}");
+}

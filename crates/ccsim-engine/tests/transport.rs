@@ -207,3 +207,90 @@ fn transport_option_errors_name_the_field() {
     let e = run_text(DUMBBELL, "t.toml", &["defaults.cc=pp".into(), "defaults.sack=true".into()], None).err().unwrap().to_string();
     assert!(e.contains("sack") && e.contains("Reno family"), "{e}");
 }
+
+/// Two routers between a and b: data a -> r1 -> b, acks b -> r2 -> a.
+const TWO_WAYS: &str = r#"
+[scenario]
+name = "two-ways"
+duration = "10s"
+[nodes]
+hosts = ["a", "b"]
+routers = ["r1", "r2"]
+[[links]]
+between = ["a", "r1"]
+rate = "10Mbps"
+delay = "5ms"
+[[links]]
+between = ["r1", "b"]
+rate = "10Mbps"
+delay = "5ms"
+[[links]]
+between = ["a", "r2"]
+rate = "10Mbps"
+delay = "20ms"
+[[links]]
+between = ["r2", "b"]
+rate = "10Mbps"
+delay = "20ms"
+[[flows]]
+name = "f"
+from = "a"
+to = "b"
+cc = "generic"
+max_window = "1pkt"
+path = ["a", "r1", "b"]
+ack_path = ["b", "r2", "a"]
+"#;
+
+#[test]
+fn acks_follow_their_own_route() {
+    // Window 1: one packet per round trip of 2 x 5 ms out and 2 x 20 ms back, plus
+    // 2 x 0.8 ms to send 1000 B and 2 x 0.032 ms for the 40 B ack: 51.664 ms.
+    let r = run(TWO_WAYS, &[]);
+    let f = flow(&r, "f");
+    let ch = |n: &str| r.links.iter().find(|l| l.name == n).unwrap().tx_pkts;
+    assert_eq!(ch("b->r1"), 0, "no ack takes the data route back");
+    assert_eq!(ch("b->r2"), f.acks_sent);
+    assert_eq!(ch("r2->b"), 0);
+    assert!((f.rtt_min_s.unwrap() - 0.051664).abs() < 1e-9, "{:?}", f.rtt_min_s);
+    let e = run_text(TWO_WAYS, "t.toml", &["flows.f.ack_path=[\"a\", \"r2\", \"b\"]".into()], None).err().unwrap().to_string();
+    assert!(e.contains("flows.f.ack_path") && e.contains("must start at 'b' and end at 'a'"), "{e}");
+}
+
+#[test]
+fn a_link_may_differ_in_each_direction() {
+    // The return direction at 64 kbps carries at most 64000 / 320 = 200 acks/s, fewer
+    // than the 1250 data packets/s of the forward direction: it saturates and drops
+    // acks, and the cumulative acks that get through still move the window.
+    let text = TWO_WAYS.replace("max_window = \"1pkt\"", "max_window = \"100pkt\"").replace(
+        "between = [\"r2\", \"b\"]\nrate = \"10Mbps\"",
+        "between = [\"r2\", \"b\"]\nrate = [\"10Mbps\", \"64kbps\"]\nbuffer = [\"100pkt\", \"20pkt\"]",
+    );
+    let r = run(&text, &[]);
+    let back = r.links.iter().find(|l| l.name == "b->r2").unwrap();
+    let fwd = r.links.iter().find(|l| l.name == "r2->b").unwrap();
+    assert_eq!((back.rate_bps, fwd.rate_bps), (64_000, 10_000_000));
+    assert_eq!((back.buffer_pkts, fwd.buffer_pkts), (Some(20), Some(100)));
+    let f = flow(&r, "f");
+    assert!(back.utilization > 0.95, "{}", back.utilization);
+    assert!(back.drops > 0 && back.drops == f.acks_dropped);
+    assert!(back.tx_pkts <= 2001, "at most 200 acks/s for 10 s");
+    assert!(f.goodput_pps > 200.0 && f.goodput_pps < 1250.0, "{}", f.goodput_pps);
+}
+
+#[test]
+fn a_change_may_apply_to_one_direction() {
+    // At 5 s the a->r1 delay grows from 5 to 105 ms: the round trip grows by 100 ms;
+    // the reverse direction (unused here) keeps its delay.
+    let text = format!("{TWO_WAYS}[[changes]]\nat = \"5s\"\nchannel = \"a->r1\"\ndelay = \"105ms\"\n");
+    let r = run(&text, &[]);
+    let f = flow(&r, "f");
+    assert!((f.rtt_max_s.unwrap() - 0.151664).abs() < 1e-9, "{:?}", f.rtt_max_s);
+    let ch = |n: &str| r.links.iter().find(|l| l.name == n).unwrap().delay_s;
+    assert_eq!((ch("a->r1"), ch("r1->a")), (0.105, 0.005));
+    let e = run_text(&format!("{TWO_WAYS}[[changes]]\nat = \"5s\"\nchannel = \"a->b\"\ndelay = \"1ms\"\n"), "t.toml", &[], None)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("changes.0.channel") && e.contains("'a->b'"), "{e}");
+}

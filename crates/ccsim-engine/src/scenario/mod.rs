@@ -83,6 +83,13 @@ pub struct Link {
     /// Node indices; the channels are a->b and b->a.
     pub a: usize,
     pub b: usize,
+    /// The two directions: `dirs[0]` is a->b, `dirs[1]` b->a.
+    pub dirs: [ChannelSpec; 2],
+}
+
+/// One direction of a link.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChannelSpec {
     pub rate_bps: u64,
     pub delay: SimDuration,
     pub buffer: Limit,
@@ -117,6 +124,9 @@ pub struct Flow {
     pub stop: Option<SimDuration>,
     /// Node indices from `from` to `to` (resolved route).
     pub path: Vec<usize>,
+    /// Node indices from `to` back to `from`: the route of acks and feedback (by
+    /// default the reverse of `path`).
+    pub ack_path: Vec<usize>,
     pub spec: FlowSpec,
 }
 
@@ -130,8 +140,8 @@ pub struct Phase {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Change {
     pub at: SimDuration,
-    /// Link index.
-    pub link: usize,
+    /// Channel indices (link i gives channels 2i and 2i+1).
+    pub channels: Vec<usize>,
     pub rate_bps: Option<u64>,
     pub delay: Option<SimDuration>,
 }
@@ -161,6 +171,8 @@ pub struct Scenario {
     pub interval: Option<SimDuration>,
     /// Requested time series, "<entity>.<metric>".
     pub series: Vec<String>,
+    /// Flows (indices) that keep delay statistics (`[measure].delays`).
+    pub delays: Vec<usize>,
     pub changes: Vec<Change>,
     pub elements: Vec<ElementSpec>,
 }

@@ -71,6 +71,7 @@ pub struct Nodes {
 #[serde(deny_unknown_fields)]
 pub struct Link {
     pub between: Vec<String>,
+    /// A value, or [a->b, b->a] for different directions (also delay, buffer, qdisc).
     pub rate: Value,
     pub delay: Option<Value>,
     pub buffer: Option<Value>,
@@ -88,6 +89,7 @@ pub struct Flow {
     pub start: Option<Value>,
     pub stop: Option<Value>,
     pub path: Option<Vec<String>>,
+    pub ack_path: Option<Vec<String>>,
     // window flows
     pub cc: Option<String>,
     pub data_size: Option<Value>,
@@ -121,13 +123,18 @@ pub struct Measure {
     pub interval: Option<Value>,
     #[serde(default)]
     pub series: Vec<String>,
+    /// Per-flow delay statistics: `true` (all flows), `false`, or a list of flow names.
+    pub delays: Option<Value>,
 }
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct Change {
     pub at: Value,
-    pub link: String,
+    /// A link's name (both directions) ...
+    pub link: Option<String>,
+    /// ... or one channel, "a->b".
+    pub channel: Option<String>,
     pub delay: Option<Value>,
     pub rate: Option<Value>,
 }

@@ -2,7 +2,7 @@
 //! the same dotted names as `--set` (`links.bottleneck.rate`, `flows.ftp1.cc`).
 
 use super::raw;
-use super::{Change, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Scenario, ScenarioError};
+use super::{ChannelSpec, Change, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Scenario, ScenarioError};
 use crate::element::ElementConfig;
 use crate::transport::receiver::{DelayedAck, ReceiverConfig};
 use crate::transport::sender::{RttSample, SenderConfig};
@@ -241,20 +241,26 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         if links.iter().any(|x| x.name == name) {
             return Err(cx.err(format!("{p}.name"), format!("link name '{name}' is used twice")));
         }
-        let rate_bps = cx.rate(&format!("{p}.rate"), &l.rate)?;
-        let delay = match &l.delay {
-            Some(v) => cx.time(&format!("{p}.delay"), v)?,
-            None => SimDuration::ZERO,
-        };
-        let buffer = match &l.buffer {
-            Some(v) => cx.limit(&format!("{p}.buffer"), v)?,
-            None => def_buffer,
-        };
+        let rate = per_dir(&cx, &format!("{p}.rate"), Some(&l.rate), |f, v| cx.rate(f, v), None)?;
+        let delay = per_dir(&cx, &format!("{p}.delay"), l.delay.as_ref(), |f, v| cx.time(f, v), Some(SimDuration::ZERO))?;
+        let buffer = per_dir(&cx, &format!("{p}.buffer"), l.buffer.as_ref(), |f, v| cx.limit(f, v), Some(def_buffer))?;
         let qdisc = match &l.qdisc {
-            Some(q) => cx.qdisc(&format!("{p}.qdisc"), q)?,
-            None => def_qdisc.clone(),
+            Some(Value::Array(a)) => match a.as_slice() {
+                [x, y] => [cx.qdisc(&format!("{p}.qdisc.0"), x)?, cx.qdisc(&format!("{p}.qdisc.1"), y)?],
+                _ => return Err(cx.err(format!("{p}.qdisc"), "give one discipline, or two: [a->b, b->a]")),
+            },
+            Some(q) => {
+                let q = cx.qdisc(&format!("{p}.qdisc"), q)?;
+                [q.clone(), q]
+            }
+            None => [def_qdisc.clone(), def_qdisc.clone()],
         };
-        links.push(Link { name, a, b, rate_bps, delay, buffer, qdisc });
+        let [q0, q1] = qdisc;
+        let dirs = [
+            ChannelSpec { rate_bps: rate[0], delay: delay[0], buffer: buffer[0], qdisc: q0 },
+            ChannelSpec { rate_bps: rate[1], delay: delay[1], buffer: buffer[1], qdisc: q1 },
+        ];
+        links.push(Link { name, a, b, dirs });
     }
 
     // Adjacency in link-declaration order (deterministic tie-breaking for routes).
@@ -296,7 +302,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             None => None,
         };
         let path = match &fl.path {
-            Some(names) => explicit_path(&cx, &p, names, from, to, &node_idx, &nodes, &adj)?,
+            Some(names) => explicit_path(&cx, &format!("{p}.path"), names, from, to, &node_idx, &nodes, &adj)?,
             None => shortest_path(from, to, &nodes, &adj).ok_or_else(|| {
                 cx.err(
                     format!("{p}.to"),
@@ -415,7 +421,11 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 return Err(cx.err(format!("{p}.kind"), format!("unknown flow kind '{other}'; use \"window\", \"cbr\" or \"poisson\"")))
             }
         };
-        flows.push(Flow { name: fl.name.clone(), from, to, start, stop, path, spec });
+        let ack_path = match &fl.ack_path {
+            Some(names) => explicit_path(&cx, &format!("{p}.ack_path"), names, to, from, &node_idx, &nodes, &adj)?,
+            None => path.iter().rev().copied().collect(),
+        };
+        flows.push(Flow { name: fl.name.clone(), from, to, start, stop, path, ack_path, spec });
     }
 
     // [[phases]]
@@ -453,15 +463,45 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     for s in &f.measure.series {
         check_series(&cx, s, &flows, &nodes, &links)?;
     }
+    let delays = match &f.measure.delays {
+        None | Some(Value::Boolean(false)) => vec![],
+        Some(Value::Boolean(true)) => (0..flows.len()).collect(),
+        Some(Value::Array(names)) => {
+            let mut out = Vec::new();
+            for v in names {
+                let name = v.as_str().unwrap_or("");
+                let i = flows.iter().position(|f| f.name == name).ok_or_else(|| {
+                    cx.err("measure.delays", format!("no flow named {v}; list flow names, or write true for all flows"))
+                })?;
+                if !out.contains(&i) {
+                    out.push(i);
+                }
+            }
+            out.sort();
+            out
+        }
+        Some(v) => return Err(cx.err("measure.delays", format!("expected true, false or a list of flow names, found {v}"))),
+    };
 
     // [[changes]]
     let mut changes = Vec::new();
     for (i, c) in f.changes.iter().enumerate() {
         let p = format!("changes.{i}");
-        let link = links.iter().position(|l| l.name == c.link).ok_or_else(|| {
-            let names: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
-            cx.err(format!("{p}.link"), format!("unknown link '{}'; known: {}", c.link, names.join(", ")))
-        })?;
+        let channels = match (&c.link, &c.channel) {
+            (Some(link), None) => {
+                let l = links.iter().position(|l| l.name == *link).ok_or_else(|| {
+                    let names: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
+                    cx.err(format!("{p}.link"), format!("unknown link '{link}'; known: {}", names.join(", ")))
+                })?;
+                vec![2 * l, 2 * l + 1]
+            }
+            (None, Some(ch)) => match channels_named(&links, &nodes, ch) {
+                Some(v) if ch.contains("->") => v,
+                _ => return Err(cx.err(format!("{p}.channel"), format!("no channel '{ch}'; write it as \"a->b\" for a link between a and b"))),
+            },
+            (Some(_), Some(_)) => return Err(cx.err(format!("{p}.channel"), "give a link (both directions) or a channel, not both")),
+            (None, None) => return Err(cx.err(format!("{p}.link"), "missing; name the link (or give channel = \"a->b\" for one direction)")),
+        };
         let at = cx.time(&format!("{p}.at"), &c.at)?;
         if at > duration {
             return Err(cx.err(format!("{p}.at"), "is after the end of the run"));
@@ -471,7 +511,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         if rate_bps.is_none() && delay.is_none() {
             return Err(cx.err(&p, "a change needs a new delay and/or rate"));
         }
-        changes.push(Change { at, link, rate_bps, delay });
+        changes.push(Change { at, channels, rate_bps, delay });
     }
 
     // [[elements]]
@@ -551,6 +591,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         phases,
         interval,
         series: f.measure.series,
+        delays,
         changes,
         elements,
     })
@@ -604,7 +645,7 @@ pub fn shortest_path(from: usize, to: usize, nodes: &[Node], adj: &[Vec<usize>])
 #[allow(clippy::too_many_arguments)]
 fn explicit_path(
     cx: &Ctx,
-    p: &str,
+    field: &str,
     names: &[String],
     from: usize,
     to: usize,
@@ -612,27 +653,26 @@ fn explicit_path(
     nodes: &[Node],
     adj: &[Vec<usize>],
 ) -> Result<Vec<usize>, ScenarioError> {
-    let field = format!("{p}.path");
     let mut path = Vec::new();
     for n in names {
-        path.push(*idx.get(n).ok_or_else(|| cx.err(&field, format!("unknown node '{n}'")))?);
+        path.push(*idx.get(n).ok_or_else(|| cx.err(field, format!("unknown node '{n}'")))?);
     }
     if path.first() != Some(&from) || path.last() != Some(&to) {
-        return Err(cx.err(&field, format!("must start at '{}' and end at '{}'", nodes[from].name, nodes[to].name)));
+        return Err(cx.err(field, format!("must start at '{}' and end at '{}'", nodes[from].name, nodes[to].name)));
     }
     for w in path.windows(2) {
         if !adj[w[0]].contains(&w[1]) {
-            return Err(cx.err(&field, format!("no link joins '{}' and '{}'", nodes[w[0]].name, nodes[w[1]].name)));
+            return Err(cx.err(field, format!("no link joins '{}' and '{}'", nodes[w[0]].name, nodes[w[1]].name)));
         }
     }
     for &n in &path[1..path.len() - 1] {
         if !nodes[n].router {
-            return Err(cx.err(&field, format!("'{}' is a host; only routers forward", nodes[n].name)));
+            return Err(cx.err(field, format!("'{}' is a host; only routers forward", nodes[n].name)));
         }
     }
     let mut seen = BTreeSet::new();
     if !path.iter().all(|n| seen.insert(*n)) {
-        return Err(cx.err(&field, "visits a node twice"));
+        return Err(cx.err(field, "visits a node twice"));
     }
     Ok(path)
 }
@@ -664,6 +704,27 @@ fn on_periods(
     }
     out.retain(|(a, b)| a < b);
     Ok(out)
+}
+
+/// A link parameter given once for both directions or as [a->b, b->a].
+fn per_dir<T: Copy>(
+    cx: &Ctx,
+    field: &str,
+    v: Option<&Value>,
+    parse: impl Fn(&str, &Value) -> Result<T, ScenarioError>,
+    default: Option<T>,
+) -> Result<[T; 2], ScenarioError> {
+    match v {
+        Some(Value::Array(a)) => match a.as_slice() {
+            [x, y] => Ok([parse(&format!("{field}.0"), x)?, parse(&format!("{field}.1"), y)?]),
+            _ => Err(cx.err(field, "give one value, or two: [a->b, b->a]")),
+        },
+        Some(x) => {
+            let t = parse(field, x)?;
+            Ok([t, t])
+        }
+        None => default.map(|d| [d, d]).ok_or_else(|| cx.err(field, "missing; add it (see docs/scenario-format.md)")),
+    }
 }
 
 fn positive_time(cx: &Ctx, field: &str, v: &Value) -> Result<SimDuration, ScenarioError> {

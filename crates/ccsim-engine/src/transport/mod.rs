@@ -46,6 +46,11 @@ pub struct FlowCounters {
     pub rtt_samples: u64,
     /// Sum of those samples, picoseconds (mean delay per phase or interval).
     pub rtt_sum_ps: u128,
+    /// Data arrivals measured for delay statistics (`[measure].delays`), and the sums
+    /// of their one-way and queueing delays, ps.
+    pub delay_samples: u64,
+    pub owd_sum_ps: u128,
+    pub qdelay_sum_ps: u128,
 }
 
 impl FlowCounters {
@@ -68,6 +73,9 @@ impl FlowCounters {
             ecn_reductions: self.ecn_reductions - o.ecn_reductions,
             rtt_samples: self.rtt_samples - o.rtt_samples,
             rtt_sum_ps: self.rtt_sum_ps - o.rtt_sum_ps,
+            delay_samples: self.delay_samples - o.delay_samples,
+            owd_sum_ps: self.owd_sum_ps - o.owd_sum_ps,
+            qdelay_sum_ps: self.qdelay_sum_ps - o.qdelay_sum_ps,
         }
     }
 }
