@@ -9,11 +9,20 @@ __version__: str
 class ScenarioError(ValueError):
     """Invalid scenario or argument; message ``"<source>: <field>: <what is wrong>; <fix>"``."""
 
-def check(text: str, source: str, overrides: list[str] = ...) -> str:
-    """Validate a scenario; return it with every default filled in, as JSON."""
+def check(
+    text: str, source: str, overrides: list[str] = ..., fmt: str = "toml", out: str = "json"
+) -> str:
+    """Validate a scenario (TOML, or JSON in the same schema with ``fmt="json"``); return
+    it in the scenario-file schema with every default filled in, as JSON or TOML text."""
 
-def run(text: str, source: str, overrides: list[str] = ..., seed: int | None = None) -> str:
-    """Run a scenario; return the results JSON."""
+def run(
+    text: str,
+    source: str,
+    overrides: list[str] = ...,
+    seed: int | None = None,
+    fmt: str = "toml",
+) -> str:
+    """Run a scenario (TOML, or JSON with ``fmt="json"``); return the results JSON."""
 
 def bench(flows: int, bottleneck_bps: int, time_s: float, seed: int = 1) -> str:
     """Run the dumbbell speed benchmark; return the bench JSON."""

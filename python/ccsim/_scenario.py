@@ -19,11 +19,32 @@ class Scenario:
 
     Immutable: :meth:`set` returns a new scenario. Overrides are applied by the engine
     (see "Overrides" in docs/scenario-format.md) when the scenario is checked or run.
+    ``fmt`` is ``"toml"`` (a scenario file) or ``"json"`` (the same schema as JSON, as
+    made by :meth:`from_dict`).
     """
 
     text: str
     source: str = "<string>"
     overrides: tuple[str, ...] = field(default=())
+    fmt: str = "toml"
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any], source: str = "<dict>") -> Scenario:
+        """A scenario from a dict in the scenario-file schema (what :meth:`check`
+        returns). Keys whose value is ``None`` are left out (the default applies)."""
+        if not isinstance(doc, dict):
+            raise _ccsim.ScenarioError(
+                f"{source}: expected a dict in the scenario-file schema, got "
+                f"{type(doc).__name__}"
+            )
+        try:
+            text = json.dumps(_drop_none(doc))
+        except (TypeError, ValueError) as exc:
+            raise _ccsim.ScenarioError(
+                f"{source}: not a scenario: {exc}; use str, int, float, bool, list and dict "
+                "values"
+            ) from None
+        return cls(text, source, (), "json")
 
     def set(self, key: str, value: Any) -> Scenario:
         """Return a copy with the override ``key=value`` added.
@@ -47,15 +68,30 @@ class Scenario:
                     f"{self.source}: --set {item!r}: expected KEY=VALUE; "
                     "write e.g. --set defaults.cc=reno"
                 )
-        return Scenario(self.text, self.source, self.overrides + tuple(overrides))
+        return Scenario(self.text, self.source, self.overrides + tuple(overrides), self.fmt)
 
     def check(self) -> dict[str, Any]:
-        """Validate the scenario (with its overrides); return it normalized, as a dict."""
-        return json.loads(_ccsim.check(self.text, self.source, list(self.overrides)))
+        """Validate the scenario (with its overrides); return it in the scenario-file
+        schema with every default filled in and every route explicit, as a dict that
+        :meth:`from_dict` (or ``ccsim.run``) accepts again."""
+        return json.loads(_ccsim.check(self.text, self.source, list(self.overrides), self.fmt))
+
+    def to_toml(self) -> str:
+        """The validated scenario (overrides applied, defaults filled in) as a scenario
+        file's TOML text."""
+        return _ccsim.check(self.text, self.source, list(self.overrides), self.fmt, "toml")
 
     def run(self, seed: int | None = None) -> Results:
         """Run the scenario; same as ``ccsim.run(self, seed)``."""
         return run(self, seed)
+
+
+def _drop_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_drop_none(v) for v in value]
+    return value
 
 
 def _override_value(value: Any) -> str:
@@ -78,12 +114,16 @@ def _toml_item(value: Any) -> str:
     return _override_value(value)
 
 
-def loads(text: str, source: str = "<string>") -> Scenario:
-    """Make a scenario from TOML text; ``source`` names it in error messages.
+def loads(text: str | dict[str, Any], source: str = "<string>") -> Scenario:
+    """Make a scenario from TOML text (or a dict in the scenario-file schema);
+    ``source`` names it in error messages.
 
-    Raises ScenarioError if the text is not a valid scenario.
+    Raises ScenarioError if it is not a valid scenario.
     """
-    scenario = Scenario(text, source)
+    if isinstance(text, dict):
+        scenario = Scenario.from_dict(text, source if source != "<string>" else "<dict>")
+    else:
+        scenario = Scenario(text, source)
     scenario.check()
     return scenario
 
@@ -109,13 +149,18 @@ def load(path: str | os.PathLike[str]) -> Scenario:
     return loads(text, source)
 
 
-def run(scenario: Scenario | str | os.PathLike[str], seed: int | None = None) -> Results:
-    """Run a scenario (a :class:`Scenario` or a path to a scenario file).
+def run(
+    scenario: Scenario | dict[str, Any] | str | os.PathLike[str], seed: int | None = None
+) -> Results:
+    """Run a scenario: a :class:`Scenario`, a dict in the scenario-file schema, or a
+    path to a scenario file.
 
     ``seed`` overrides the scenario's ``[scenario].seed``. The same scenario and seed
     always give the same results (apart from ``wall_time_s``).
     """
-    if not isinstance(scenario, Scenario):
+    if isinstance(scenario, dict):
+        scenario = Scenario.from_dict(scenario)
+    elif not isinstance(scenario, Scenario):
         scenario = load(scenario)
     if seed is not None and not _is_seed(seed):
         raise _ccsim.ScenarioError(
@@ -123,7 +168,7 @@ def run(scenario: Scenario | str | os.PathLike[str], seed: int | None = None) ->
             "give e.g. seed=1"
         )
     start = time.perf_counter()
-    text = _ccsim.run(scenario.text, scenario.source, list(scenario.overrides), seed)
+    text = _ccsim.run(scenario.text, scenario.source, list(scenario.overrides), seed, scenario.fmt)
     wall = time.perf_counter() - start
     raw = json.loads(text)
     # The engine reads no clock; if the binding did not time the run, time it here.

@@ -166,10 +166,11 @@ impl Results {
     }
 }
 
-fn flow_size(spec: &FlowSpec) -> u32 {
+/// A flow's data packet size in bytes (fractional for sizes in bits).
+fn flow_size(spec: &FlowSpec) -> f64 {
     match spec {
-        FlowSpec::Window { data_size, .. } => *data_size,
-        FlowSpec::Cbr { packet_size, .. } | FlowSpec::Poisson { packet_size, .. } => *packet_size,
+        FlowSpec::Window { data_size, .. } => *data_size as f64,
+        FlowSpec::Cbr { packet_bits, .. } | FlowSpec::Poisson { packet_bits, .. } => *packet_bits as f64 / 8.0,
     }
 }
 
@@ -192,7 +193,7 @@ fn phase(sim: &Simulation, name: String, a: usize, b: usize) -> Option<PhaseResu
                 retransmitted_pkts: c.retransmitted,
                 dropped_pkts: c.dropped,
                 goodput_pps: per_s(c.delivered),
-                goodput_bps: per_s(c.delivered) * flow_size(&f.spec) as f64 * 8.0,
+                goodput_bps: per_s(c.delivered) * flow_size(&f.spec) * 8.0,
                 loss_pps: per_s(c.dropped),
                 retransmission_pps: per_s(c.retransmitted),
                 delay_mean_s: (c.rtt_samples > 0).then(|| c.rtt_sum_ps as f64 / c.rtt_samples as f64 / PS_PER_S as f64),
@@ -234,7 +235,7 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
             let ep = &sim.flows[i];
             let c = ep.counters();
             let active_s = (now.as_secs_f64() - f.start.as_secs_f64()).max(0.0);
-            let size = flow_size(&f.spec) as f64;
+            let size = flow_size(&f.spec);
             let rate = |n: u64| if active_s > 0.0 { n as f64 / active_s } else { 0.0 };
             let (cc, rtt) = match (ep.window(), &f.spec) {
                 (Some(w), FlowSpec::Window { cc, .. }) => (Some(cc.name().to_string()), Some(w.rtt)),

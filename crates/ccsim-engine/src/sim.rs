@@ -256,15 +256,15 @@ impl Simulation {
                     let r = AckReceiver::new(*receiver, a, (*max_window).min(1 << 16) as usize);
                     (Sender::Window(w), Receiver::Ack(r))
                 }
-                FlowSpec::Cbr { rate_bps, packet_size, on } => {
+                FlowSpec::Cbr { rate_bps, packet_bits, on } => {
                     unnumbered.push((ack_route as usize - 1, f.to, f.from));
-                    let d = data(*packet_size * 8);
-                    let gap = tx_time(*packet_size * 8, *rate_bps);
+                    let d = data(*packet_bits);
+                    let gap = tx_time(*packet_bits, *rate_bps);
                     (Sender::Source(Source::new(d, Gaps::Constant(gap), periods(on))), Receiver::Sink(Sink))
                 }
-                FlowSpec::Poisson { mean_gap, packet_size, on } => {
+                FlowSpec::Poisson { mean_gap, packet_bits, on } => {
                     unnumbered.push((ack_route as usize - 1, f.to, f.from));
-                    let d = data(*packet_size * 8);
+                    let d = data(*packet_bits);
                     let rng = Rng::new(seed, stream::flow(fi));
                     (Sender::Source(Source::new(d, Gaps::Exponential { mean: *mean_gap, rng }, periods(on))), Receiver::Sink(Sink))
                 }

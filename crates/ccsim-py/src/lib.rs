@@ -39,25 +39,40 @@ fn timed_run(sc: scenario::Scenario, seed: Option<u64>) -> Results {
     s.results(wall)
 }
 
-/// Validates a scenario; returns it with every default filled in, as JSON.
+/// Parses `text` as TOML (`fmt = "toml"`) or as JSON in the same schema (`"json"`).
+fn parse(text: &str, source: &str, overrides: &[String], fmt: &str) -> Result<scenario::Scenario, EngineError> {
+    match fmt {
+        "toml" => scenario::parse(text, source, overrides),
+        "json" => scenario::parse_json(text, source, overrides),
+        other => Err(EngineError::new(source, "", format!("unknown scenario format '{other}'; use \"toml\" or \"json\""))),
+    }
+}
+
+/// Validates a scenario; returns it in the scenario-file schema with every default
+/// filled in, as JSON (`out = "json"`) or TOML text (`out = "toml"`).
 #[pyfunction]
-#[pyo3(signature = (text, source, overrides=Vec::new()))]
-fn check(py: Python<'_>, text: String, source: String, overrides: Vec<String>) -> PyResult<String> {
+#[pyo3(signature = (text, source, overrides=Vec::new(), fmt="toml", out="json"))]
+fn check(py: Python<'_>, text: String, source: String, overrides: Vec<String>, fmt: &str, out: &str) -> PyResult<String> {
+    let (fmt, out) = (fmt.to_string(), out.to_string());
     py.detach(|| {
         guarded(|| {
-            let sc = scenario::parse(&text, &source, &overrides)?;
-            Ok(serde_json::to_string(&sc).expect("scenario serialises"))
+            let sc = parse(&text, &source, &overrides, &fmt)?;
+            match out.as_str() {
+                "toml" => Ok(sc.to_toml()),
+                _ => Ok(serde_json::to_string(&scenario::to_file(&sc)).expect("scenario serialises")),
+            }
         })
     })
 }
 
 /// Runs a scenario; returns the results JSON.
 #[pyfunction]
-#[pyo3(signature = (text, source, overrides=Vec::new(), seed=None))]
-fn run(py: Python<'_>, text: String, source: String, overrides: Vec<String>, seed: Option<u64>) -> PyResult<String> {
+#[pyo3(signature = (text, source, overrides=Vec::new(), seed=None, fmt="toml"))]
+fn run(py: Python<'_>, text: String, source: String, overrides: Vec<String>, seed: Option<u64>, fmt: &str) -> PyResult<String> {
+    let fmt = fmt.to_string();
     py.detach(|| {
         guarded(|| {
-            let sc = scenario::parse(&text, &source, &overrides)?;
+            let sc = parse(&text, &source, &overrides, &fmt)?;
             Ok(timed_run(sc, seed).to_json())
         })
     })

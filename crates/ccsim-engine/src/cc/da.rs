@@ -96,7 +96,8 @@
 //!   is not below W^i (the paper does not say; it calls the offset "a more aggressive
 //!   increase condition").
 
-use super::{AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, SendSample};
+use super::{at_least_one, AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, SendSample};
+use crate::units::serde_units;
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -124,7 +125,9 @@ pub enum NdgSampling {
     Epoch,
 }
 
+/// Parameters of DA (`[flows.params]`, by these names).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct DaConfig {
     /// Decrease when D_a > K D_t. Default 1.125 (see the module documentation).
     pub k: f64,
@@ -135,17 +138,28 @@ pub struct DaConfig {
     /// Which window the rule scales and how often. Default `Alternate`.
     pub rule_window: RuleWindow,
     /// Raise the reference after this many consecutive decreases (5.1). Default off.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_reduce: Option<u32>,
     /// Packets added to a decreased window (5.2: 1 or 2). Default 0.
     pub min_buffer: u32,
     /// Increase instead of hold while D_t < D_a <= K D_t (5.2). Default false.
     pub optimistic: bool,
     /// Reference = minimum of the last M head RTTs (5.1, rejected). Default off.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reference_window: Option<u32>,
     /// Duplicate acks that signal a loss. Default 3.
     pub dupack_threshold: u32,
-    /// Retransmission timer (as JK).
-    pub rto: JkRtoConfig,
+    /// Timeout before the first RTT sample. Default 3 s (RFC 1122).
+    #[serde(with = "serde_units::time")]
+    pub initial_rto: SimDuration,
+    /// Lower bound of the Jacobson/Karels timeout. Default 1 s (RFC 6298).
+    #[serde(with = "serde_units::time")]
+    pub min_rto: SimDuration,
+    /// Upper bound, also the cap of exponential backoff. Default 64 s.
+    #[serde(with = "serde_units::time")]
+    pub max_rto: SimDuration,
+    /// rto = srtt + rto_k rttvar. Default 4 (RFC 6298).
+    pub rto_k: u32,
 }
 
 impl Default for DaConfig {
@@ -160,8 +174,36 @@ impl Default for DaConfig {
             optimistic: false,
             reference_window: None,
             dupack_threshold: 3,
-            rto: JkRtoConfig::default(),
+            initial_rto: JkRtoConfig::DEFAULT.initial_rto,
+            min_rto: JkRtoConfig::DEFAULT.min_rto,
+            max_rto: JkRtoConfig::DEFAULT.max_rto,
+            rto_k: JkRtoConfig::DEFAULT.k,
         }
+    }
+}
+
+impl DaConfig {
+    /// The Jacobson/Karels timer parameters.
+    pub fn rto(&self) -> JkRtoConfig {
+        JkRtoConfig { initial_rto: self.initial_rto, min_rto: self.min_rto, max_rto: self.max_rto, k: self.rto_k }
+    }
+
+    /// Checks the values; (field, message) for the first bad one.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if !(self.k >= 1.0 && self.k.is_finite()) {
+            return Err(("k", format!("{} must be at least 1 (the paper uses 1.125 to 1.25)", self.k)));
+        }
+        if !(self.ndg_threshold > 0.0 && self.ndg_threshold.is_finite()) {
+            return Err(("ndg_threshold", format!("expected a positive number, found {}", self.ndg_threshold)));
+        }
+        at_least_one(&[("dupack_threshold", self.dupack_threshold), ("rto_k", self.rto_k)])?;
+        if self.max_reduce == Some(0) {
+            return Err(("max_reduce", "must be a whole number of at least 1".into()));
+        }
+        if self.reference_window == Some(0) {
+            return Err(("reference_window", "must be a whole number of at least 1".into()));
+        }
+        self.rto().check()
     }
 }
 

@@ -13,18 +13,39 @@
 
 use super::{AckSample, CcMetrics, CongestionControl, CongestionSample};
 use crate::time::SimDuration;
+use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
+/// Parameters of Generic (`[flows.params]`, by these names).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct GenericConfig {
     /// Fixed window, packets; `None` means the flow's maximum window.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<u32>,
     /// Timeout = beta x smoothed RTT.
     pub beta: f64,
     /// Smoothing gain of the RTT average.
     pub alpha: f64,
     /// Timeout before the first RTT sample.
+    #[serde(with = "serde_units::time")]
     pub initial_rto: SimDuration,
+}
+
+impl GenericConfig {
+    /// Checks the values; (field, message) for the first bad one.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if self.window == Some(0) {
+            return Err(("window", "must be a whole number of at least 1".into()));
+        }
+        if !(self.beta > 0.0 && self.beta.is_finite()) {
+            return Err(("beta", format!("expected a positive number, found {}", self.beta)));
+        }
+        if !(self.alpha > 0.0 && self.alpha < 1.0) {
+            return Err(("alpha", format!("{} must be above 0 and below 1", self.alpha)));
+        }
+        Ok(())
+    }
 }
 
 impl Default for GenericConfig {

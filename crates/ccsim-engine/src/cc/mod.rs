@@ -270,20 +270,20 @@ impl CcConfig {
     pub fn rto_style(&self) -> RtoStyle {
         match self {
             CcConfig::Generic(c) => RtoStyle::Generic { alpha: c.alpha, beta: c.beta },
-            CcConfig::Tahoe(c) => c.rto.style(),
-            CcConfig::Reno(c) | CcConfig::NewReno(c) => c.rto.style(),
-            CcConfig::PacketPair(c) => c.rto.style(),
-            CcConfig::Da(c) => c.rto.style(),
+            CcConfig::Tahoe(c) => c.rto().style(),
+            CcConfig::Reno(c) | CcConfig::NewReno(c) => c.rto().style(),
+            CcConfig::PacketPair(c) => c.rto().style(),
+            CcConfig::Da(c) => c.rto().style(),
         }
     }
 
     pub fn initial_rto(&self) -> SimDuration {
         match self {
             CcConfig::Generic(c) => c.initial_rto,
-            CcConfig::Tahoe(c) => c.rto.initial_rto,
-            CcConfig::Reno(c) | CcConfig::NewReno(c) => c.rto.initial_rto,
-            CcConfig::PacketPair(c) => c.rto.initial_rto,
-            CcConfig::Da(c) => c.rto.initial_rto,
+            CcConfig::Tahoe(c) => c.initial_rto,
+            CcConfig::Reno(c) | CcConfig::NewReno(c) => c.initial_rto,
+            CcConfig::PacketPair(c) => c.initial_rto,
+            CcConfig::Da(c) => c.initial_rto,
         }
     }
 
@@ -317,18 +317,61 @@ pub struct JkRtoConfig {
 
 impl Default for JkRtoConfig {
     fn default() -> Self {
-        JkRtoConfig {
-            initial_rto: SimDuration::from_secs(3),
-            min_rto: SimDuration::from_secs(1),
-            max_rto: SimDuration::from_secs(64),
-            k: 4,
-        }
+        JkRtoConfig::DEFAULT
     }
 }
 
 impl JkRtoConfig {
+    pub const DEFAULT: JkRtoConfig = JkRtoConfig {
+        initial_rto: SimDuration::from_secs(3),
+        min_rto: SimDuration::from_secs(1),
+        max_rto: SimDuration::from_secs(64),
+        k: 4,
+    };
+
     pub fn style(&self) -> RtoStyle {
         RtoStyle::JacobsonKarels { k: self.k, min_rto: self.min_rto, max_rto: self.max_rto }
+    }
+
+    /// Checks the bounds; (field, message) if wrong.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if self.max_rto < self.min_rto {
+            return Err(("max_rto", "must not be below min_rto".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Checks that each named count is at least 1; (field, message) for the first that is not.
+pub(crate) fn at_least_one(values: &[(&'static str, u32)]) -> Result<(), (&'static str, String)> {
+    for &(name, v) in values {
+        if v < 1 {
+            return Err((name, format!("expected a whole number of at least 1, found {v}")));
+        }
+    }
+    Ok(())
+}
+
+impl CcConfig {
+    /// The policy's parameters as the `[flows.params]` table of a scenario file.
+    pub fn params(&self) -> toml::Table {
+        let v = match self {
+            CcConfig::Generic(c) => toml::Table::try_from(c),
+            CcConfig::Tahoe(c) | CcConfig::Reno(c) | CcConfig::NewReno(c) => toml::Table::try_from(c),
+            CcConfig::PacketPair(c) => toml::Table::try_from(c),
+            CcConfig::Da(c) => toml::Table::try_from(c),
+        };
+        v.expect("policy configs serialise to TOML")
+    }
+
+    /// Checks the values; (parameter, message) for the first bad one.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        match self {
+            CcConfig::Generic(c) => c.check(),
+            CcConfig::Tahoe(c) | CcConfig::Reno(c) | CcConfig::NewReno(c) => c.check(),
+            CcConfig::PacketPair(c) => c.check(),
+            CcConfig::Da(c) => c.check(),
+        }
     }
 }
 

@@ -84,27 +84,70 @@
 //!   Keshav's scenarios, so the first pair may be retransmitted once before its acks
 //!   return (as for the window protocols with the same timer).
 
-use super::{AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig};
+use super::{at_least_one, AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig};
+use crate::units::serde_units;
 use crate::packet::{FLAG_PAIR_FIRST, FLAG_PAIR_SECOND};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
+/// Parameters of Packet-Pair (`[flows.params]`, by these names).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct PacketPairConfig {
     /// Bottleneck queue the control law aims at, packets. Default 4 (the setpoint named in
     /// Keshav 1991's discussion of Figure 3).
+    #[serde(rename = "setpoint")]
     pub setpoint_pkts: f64,
     /// Fixed averaging constant in (0, 1); `None` (default) adapts it by the fuzzy rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
     /// When the rate is recomputed. Default once per round trip.
     pub update: RateUpdate,
-    /// Retransmission timer.
-    pub rto: JkRtoConfig,
+    /// Timeout before the first RTT sample. Default 3 s (RFC 1122).
+    #[serde(with = "serde_units::time")]
+    pub initial_rto: SimDuration,
+    /// Lower bound of the Jacobson/Karels timeout. Default 1 s (RFC 6298).
+    #[serde(with = "serde_units::time")]
+    pub min_rto: SimDuration,
+    /// Upper bound, also the cap of exponential backoff. Default 64 s.
+    #[serde(with = "serde_units::time")]
+    pub max_rto: SimDuration,
+    /// rto = srtt + rto_k rttvar. Default 4 (RFC 6298).
+    pub rto_k: u32,
 }
 
 impl Default for PacketPairConfig {
     fn default() -> Self {
-        PacketPairConfig { setpoint_pkts: 4.0, alpha: None, update: RateUpdate::RoundTrip, rto: JkRtoConfig::default() }
+        PacketPairConfig {
+            setpoint_pkts: 4.0,
+            alpha: None,
+            update: RateUpdate::RoundTrip,
+            initial_rto: JkRtoConfig::DEFAULT.initial_rto,
+            min_rto: JkRtoConfig::DEFAULT.min_rto,
+            max_rto: JkRtoConfig::DEFAULT.max_rto,
+            rto_k: JkRtoConfig::DEFAULT.k,
+        }
+    }
+}
+
+impl PacketPairConfig {
+    /// The Jacobson/Karels timer parameters.
+    pub fn rto(&self) -> JkRtoConfig {
+        JkRtoConfig { initial_rto: self.initial_rto, min_rto: self.min_rto, max_rto: self.max_rto, k: self.rto_k }
+    }
+
+    /// Checks the values; (field, message) for the first bad one.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if !(self.setpoint_pkts > 0.0 && self.setpoint_pkts.is_finite()) {
+            return Err(("setpoint", format!("expected a positive number, found {}", self.setpoint_pkts)));
+        }
+        if let Some(a) = self.alpha {
+            if !(a > 0.0 && a < 1.0) {
+                return Err(("alpha", format!("{a} must be above 0 and below 1 (the weight of the previous estimate)")));
+            }
+        }
+        at_least_one(&[("rto_k", self.rto_k)])?;
+        self.rto().check()
     }
 }
 
@@ -112,8 +155,10 @@ impl Default for PacketPairConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RateUpdate {
     /// Once per round trip (scenario value "rtt").
+    #[serde(rename = "rtt")]
     RoundTrip,
     /// At every pair probe (scenario value "probe").
+    #[serde(rename = "probe")]
     Probe,
 }
 

@@ -13,24 +13,64 @@
 //! Deviations from the BSD code: no 500 ms timer granularity, no delayed acks, windows
 //! counted in whole packets of the flow's data size.
 
-use super::{bsd_open_window, bsd_ssthresh_after_loss, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig};
+use super::{
+    at_least_one, bsd_open_window, bsd_ssthresh_after_loss, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig,
+};
+use crate::time::SimDuration;
+use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
+/// Parameters of Tahoe, Reno and NewReno (`[flows.params]`, by these names).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct TahoeConfig {
     /// Initial window, packets. Default 1.
     pub initial_window: u32,
     /// Initial slow-start threshold, packets; `None` means the maximum window.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub initial_ssthresh: Option<u32>,
     /// Duplicate acks that trigger fast retransmit. Default 3.
     pub dupack_threshold: u32,
-    /// Retransmission timer.
-    pub rto: JkRtoConfig,
+    /// Timeout before the first RTT sample. Default 3 s (RFC 1122).
+    #[serde(with = "serde_units::time")]
+    pub initial_rto: SimDuration,
+    /// Lower bound of the Jacobson/Karels timeout. Default 1 s (RFC 6298).
+    #[serde(with = "serde_units::time")]
+    pub min_rto: SimDuration,
+    /// Upper bound, also the cap of exponential backoff. Default 64 s.
+    #[serde(with = "serde_units::time")]
+    pub max_rto: SimDuration,
+    /// rto = srtt + rto_k rttvar. Default 4 (RFC 6298).
+    pub rto_k: u32,
 }
 
 impl Default for TahoeConfig {
     fn default() -> Self {
-        TahoeConfig { initial_window: 1, initial_ssthresh: None, dupack_threshold: 3, rto: JkRtoConfig::default() }
+        TahoeConfig {
+            initial_window: 1,
+            initial_ssthresh: None,
+            dupack_threshold: 3,
+            initial_rto: JkRtoConfig::DEFAULT.initial_rto,
+            min_rto: JkRtoConfig::DEFAULT.min_rto,
+            max_rto: JkRtoConfig::DEFAULT.max_rto,
+            rto_k: JkRtoConfig::DEFAULT.k,
+        }
+    }
+}
+
+impl TahoeConfig {
+    /// The Jacobson/Karels timer parameters.
+    pub fn rto(&self) -> JkRtoConfig {
+        JkRtoConfig { initial_rto: self.initial_rto, min_rto: self.min_rto, max_rto: self.max_rto, k: self.rto_k }
+    }
+
+    /// Checks the values; (field, message) for the first bad one.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        at_least_one(&[("initial_window", self.initial_window), ("dupack_threshold", self.dupack_threshold), ("rto_k", self.rto_k)])?;
+        if self.initial_ssthresh == Some(0) {
+            return Err(("initial_ssthresh", "must be a whole number of at least 1".into()));
+        }
+        self.rto().check()
     }
 }
 

@@ -5,6 +5,7 @@
 //! `Scenario` whose every field is typed and resolved (node indices, routes, units).
 //! Every error is a `ScenarioError` naming the source, the field and the fix.
 
+mod export;
 mod overrides;
 pub mod raw;
 mod validate;
@@ -19,6 +20,7 @@ use crate::units::Limit;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+pub use export::to_file;
 pub use overrides::apply_overrides;
 pub use validate::shortest_path;
 
@@ -36,6 +38,13 @@ pub struct ScenarioError {
 impl ScenarioError {
     pub fn new(source: &str, field: impl Into<String>, message: impl Into<String>) -> Self {
         ScenarioError { source: source.to_string(), field: field.into(), message: message.into() }
+    }
+}
+
+impl Scenario {
+    /// The scenario as TOML text in the scenario-file schema (`to_file`).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(&to_file(self)).expect("a scenario table serialises")
     }
 }
 
@@ -100,8 +109,9 @@ pub struct ChannelSpec {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FlowSpec {
     Window { cc: CcConfig, data_size: u32, ack_size: u32, max_window: u32, receiver: ReceiverConfig, sender: SenderConfig },
-    Cbr { rate_bps: u64, packet_size: u32, on: Vec<(SimDuration, SimDuration)> },
-    Poisson { mean_gap: SimDuration, packet_size: u32, on: Vec<(SimDuration, SimDuration)> },
+    /// Packets of `packet_bits` (Heybey's voice packets are not whole bytes).
+    Cbr { rate_bps: u64, packet_bits: u32, on: Vec<(SimDuration, SimDuration)> },
+    Poisson { mean_gap: SimDuration, packet_bits: u32, on: Vec<(SimDuration, SimDuration)> },
 }
 
 impl FlowSpec {
@@ -179,7 +189,23 @@ pub struct Scenario {
 
 /// Parses, overrides and validates a scenario file's text.
 pub fn parse(text: &str, source: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
-    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| syntax_error(text, source, &e))?;
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| syntax_error(text, source, &e))?;
+    parse_table(table, source, overrides)
+}
+
+/// Parses a scenario given as JSON in the scenario-file schema (what `to_file` writes;
+/// what Python passes for a dict).
+pub fn parse_json(text: &str, source: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    let table: toml::Table = serde_json::from_str(text).map_err(|e| {
+        let msg = e.to_string();
+        let hint = if msg.contains("null") { " (leave a key out instead of giving it no value)" } else { "" };
+        ScenarioError::new(source, "", format!("not a scenario in JSON: {msg}{hint}"))
+    })?;
+    parse_table(table, source, overrides)
+}
+
+/// Applies overrides to a scenario table and validates it.
+pub fn parse_table(mut table: toml::Table, source: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
     apply_overrides(&mut table, overrides, source)?;
     let raw: raw::File = {
         let de = toml::Value::Table(table.clone());
@@ -232,6 +258,46 @@ mod tests {
         let e = parse("[scenario\nname = 1", "f.toml", &[]).unwrap_err();
         assert!(e.message.starts_with("TOML syntax error at line 1"), "{}", e.message);
         assert!(!e.to_string().contains('\n'), "{e}");
+    }
+
+    #[test]
+    fn every_scenario_file_survives_export_and_reparse() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios");
+        let mut n = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let sc = parse(&text, "f.toml", &[]).unwrap();
+            let again = parse(&sc.to_toml(), "export.toml", &[]).unwrap_or_else(|e| panic!("{}: {e}\n{}", path.display(), sc.to_toml()));
+            assert_eq!(again, sc, "{}", path.display());
+            let json = serde_json::to_string(&to_file(&sc)).unwrap();
+            assert_eq!(parse_json(&json, "export.json", &[]).unwrap(), sc, "{}", path.display());
+            n += 1;
+        }
+        assert!(n >= 7);
+    }
+
+    #[test]
+    fn export_keeps_every_v2_option() {
+        let text = format!(
+            "{MIN}routers = [\"r\"]\n\
+             [[links]]\nbetween = [\"a\", \"r\"]\nrate = [\"10Mbps\", \"1Mbps\"]\nqdisc = {{ kind = \"red\", min_th = \"3pkt\", ecn = true }}\n\
+             [[links]]\nbetween = [\"r\", \"b\"]\nrate = \"1Mbps\"\nbuffer = [\"10pkt\", \"5000B\"]\n\
+             [[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\ncc = \"newreno\"\nsack = true\necn = true\ndelayed_ack = true\nack_delay = \"40ms\"\nrtt_sample = \"newest\"\n\
+             [flows.params]\ninitial_window = 3\nmin_rto = \"200ms\"\n\
+             [[flows]]\nname = \"v\"\nkind = \"cbr\"\nfrom = \"a\"\nto = \"b\"\nrate = \"2kbps\"\npacket_size = \"44bit\"\non = [[\"0.2s\", \"0.5s\"]]\n\
+             [[elements]]\nkind = \"random_loss\"\nat = \"a-r\"\nmodel = \"gilbert_elliott\"\np_gb = 0.1\np_bg = 0.5\n\
+             [[elements]]\nkind = \"beacon\"\nat = \"r->b\"\nto = \"a\"\nperiod = \"100ms\"\n\
+             [[changes]]\nat = \"0.5s\"\nchannel = \"r->b\"\nrate = \"2Mbps\"\n\
+             [measure]\ndelays = true\n"
+        );
+        let sc = parse(&text, "f.toml", &[]).unwrap();
+        let again = parse(&sc.to_toml(), "export.toml", &[]).unwrap_or_else(|e| panic!("{e}\n{}", sc.to_toml()));
+        assert_eq!(again, sc);
+        let toml = sc.to_toml();
+        for want in ["rate = [\"10Mbps\", \"1Mbps\"]", "packet_size = \"44bit\"", "min_rto = \"200ms\"", "channel = \"r->b\"", "at = \"r->a\""] {
+            assert!(toml.contains(want), "{want} missing from\n{toml}");
+        }
     }
 
     #[test]

@@ -6,9 +6,7 @@ use super::{ChannelSpec, Change, ElementSpec, Flow, FlowSpec, Link, Node, Phase,
 use crate::element::ElementConfig;
 use crate::transport::receiver::{DelayedAck, ReceiverConfig};
 use crate::transport::sender::{RttSample, SenderConfig};
-use crate::cc::{
-    CcConfig, DaConfig, GenericConfig, JkRtoConfig, NdgSampling, PacketPairConfig, RateUpdate, RenoConfig, RuleWindow, TahoeConfig,
-};
+use crate::cc::CcConfig;
 use crate::time::SimDuration;
 use crate::units::{self, Limit};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -75,6 +73,9 @@ impl Ctx<'_> {
     fn rate(&self, field: &str, v: &Value) -> Result<u64, ScenarioError> {
         units::parse_rate(self.text(field, v, "10Mbps")?).map_err(|m| self.err(field, m))
     }
+    fn bits(&self, field: &str, v: &Value) -> Result<u32, ScenarioError> {
+        units::parse_bits(self.text(field, v, "1000B")?).map(|b| b as u32).map_err(|m| self.err(field, m))
+    }
     fn size(&self, field: &str, v: &Value) -> Result<u32, ScenarioError> {
         units::parse_size(self.text(field, v, "1000B")?).map(|b| b as u32).map_err(|m| self.err(field, m))
     }
@@ -129,7 +130,8 @@ impl Ctx<'_> {
         serde_path_to_error::deserialize(Value::Table(table.clone())).map_err(|e| {
             let inner = readable_path(&table, e.path());
             let path = if inner.is_empty() || inner == "?" { field.to_string() } else { format!("{field}.{inner}") };
-            let msg = e.inner().message().trim().to_string();
+            // serde quotes names with backticks; scenario files write strings in quotes.
+            let msg = e.inner().message().trim().replace('`', "\"");
             let msg = if msg.starts_with("unknown field") || msg.starts_with("missing field") {
                 format!("{msg}; see docs/scenario-format.md")
             } else {
@@ -395,15 +397,15 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                         return Err(cx.err(format!("{p}.{what}"), format!("applies only to window flows{hint}")));
                     }
                 }
-                let packet_size = match &fl.packet_size {
-                    Some(v) => cx.size(&format!("{p}.packet_size"), v)?,
-                    None => def_data,
+                let packet_bits = match &fl.packet_size {
+                    Some(v) => cx.bits(&format!("{p}.packet_size"), v)?,
+                    None => def_data * 8,
                 };
                 let on = on_periods(&cx, &p, fl.on.as_deref(), start, duration)?;
                 if kind == "cbr" {
                     only("mean_gap", fl.mean_gap.is_some(), "poisson")?;
                     let rate = fl.rate.as_ref().ok_or_else(|| cx.err(format!("{p}.rate"), "a cbr flow needs a rate, e.g. rate = \"40kbps\""))?;
-                    FlowSpec::Cbr { rate_bps: cx.rate(&format!("{p}.rate"), rate)?, packet_size, on }
+                    FlowSpec::Cbr { rate_bps: cx.rate(&format!("{p}.rate"), rate)?, packet_bits, on }
                 } else {
                     only("rate", fl.rate.is_some(), "cbr")?;
                     let g = fl
@@ -414,7 +416,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     if mean_gap == SimDuration::ZERO {
                         return Err(cx.err(format!("{p}.mean_gap"), "must be positive"));
                     }
-                    FlowSpec::Poisson { mean_gap, packet_size, on }
+                    FlowSpec::Poisson { mean_gap, packet_bits, on }
                 }
             }
             other => {
@@ -751,161 +753,32 @@ fn out_of_order(cx: &Ctx, field: &str, v: &str) -> Result<bool, ScenarioError> {
     }
 }
 
-fn int_param(cx: &Ctx, field: &str, v: &Value) -> Result<u32, ScenarioError> {
-    v.as_integer()
-        .and_then(|i| u32::try_from(i).ok())
-        .filter(|&i| i >= 1)
-        .ok_or_else(|| cx.err(field, format!("expected a whole number of at least 1, found {v}")))
-}
-
-fn float_param(cx: &Ctx, field: &str, v: &Value) -> Result<f64, ScenarioError> {
-    v.as_float()
-        .or_else(|| v.as_integer().map(|i| i as f64))
-        .filter(|f| f.is_finite() && *f > 0.0)
-        .ok_or_else(|| cx.err(field, format!("expected a positive number, found {v}")))
-}
-
+/// The congestion-control policy `name` with its `[flows.params]` (serde, by the
+/// parameter names of docs/scenario-format.md; every value checked).
 fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Table) -> Result<CcConfig, ScenarioError> {
-    let unknown = |k: &str, valid: &str| cx.err(format!("{pfield}.{k}"), format!("unknown parameter for cc '{name}'; valid: {valid}"));
-    match name {
-        "generic" => {
-            let mut c = GenericConfig::default();
-            for (k, v) in params {
-                let f = format!("{pfield}.{k}");
-                match k.as_str() {
-                    "window" => c.window = Some(int_param(cx, &f, v)?),
-                    "beta" => c.beta = float_param(cx, &f, v)?,
-                    "alpha" => {
-                        c.alpha = float_param(cx, &f, v)?;
-                        if c.alpha >= 1.0 {
-                            return Err(cx.err(f, "must be below 1"));
-                        }
-                    }
-                    "initial_rto" => c.initial_rto = cx.time(&f, v)?,
-                    _ => return Err(unknown(k, "window, beta, alpha, initial_rto")),
-                }
-            }
-            Ok(CcConfig::Generic(c))
+    let t = || params.clone();
+    // serde's "unknown field "x", expected one of "a", "b"" in our words.
+    let named = |mut e: ScenarioError| {
+        if let Some(rest) = e.message.strip_prefix("unknown field ") {
+            let valid = rest.split_once("expected ").map(|(_, v)| v.trim_start_matches("one of ")).unwrap_or("");
+            let valid = valid.split("; see").next().unwrap_or("").replace('"', "").replace(" or ", ", ");
+            e.message = format!("unknown parameter for cc '{name}'; valid: {valid}");
         }
-        "tahoe" | "jk" | "reno" | "newreno" => {
-            let (mut iw, mut iss, mut dup, mut rto) = (1u32, None, 3u32, JkRtoConfig::default());
-            for (k, v) in params {
-                let f = format!("{pfield}.{k}");
-                match k.as_str() {
-                    "initial_window" => iw = int_param(cx, &f, v)?,
-                    "initial_ssthresh" => iss = Some(int_param(cx, &f, v)?),
-                    "dupack_threshold" => dup = int_param(cx, &f, v)?,
-                    "initial_rto" => rto.initial_rto = cx.time(&f, v)?,
-                    "min_rto" => rto.min_rto = cx.time(&f, v)?,
-                    "max_rto" => rto.max_rto = cx.time(&f, v)?,
-                    "rto_k" => rto.k = int_param(cx, &f, v)?,
-                    _ => {
-                        return Err(unknown(
-                            k,
-                            "initial_window, initial_ssthresh, dupack_threshold, initial_rto, min_rto, max_rto, rto_k",
-                        ))
-                    }
-                }
-            }
-            if rto.max_rto < rto.min_rto {
-                return Err(cx.err(format!("{pfield}.max_rto"), "must not be below min_rto"));
-            }
-            let c = RenoConfig { initial_window: iw, initial_ssthresh: iss, dupack_threshold: dup, rto };
-            if name == "reno" {
-                Ok(CcConfig::Reno(c))
-            } else if name == "newreno" {
-                Ok(CcConfig::NewReno(c))
-            } else {
-                Ok(CcConfig::Tahoe(TahoeConfig { initial_window: iw, initial_ssthresh: iss, dupack_threshold: dup, rto }))
-            }
+        e
+    };
+    let cfg = match name {
+        "generic" => CcConfig::Generic(cx.from_table(pfield, t()).map_err(named)?),
+        "tahoe" | "jk" => CcConfig::Tahoe(cx.from_table(pfield, t()).map_err(named)?),
+        "reno" => CcConfig::Reno(cx.from_table(pfield, t()).map_err(named)?),
+        "newreno" => CcConfig::NewReno(cx.from_table(pfield, t()).map_err(named)?),
+        "da" => CcConfig::Da(cx.from_table(pfield, t()).map_err(named)?),
+        "pp" | "packet_pair" => CcConfig::PacketPair(cx.from_table(pfield, t()).map_err(named)?),
+        _ => {
+            return Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno, newreno, da, pp")))
         }
-        "da" => {
-            let mut c = DaConfig::default();
-            let valid = "k, ndg_threshold, ndg_sampling, rule_window, max_reduce, min_buffer, optimistic, reference_window, \
-                         dupack_threshold, initial_rto, min_rto, max_rto, rto_k";
-            for (k, v) in params {
-                let f = format!("{pfield}.{k}");
-                match k.as_str() {
-                    "k" => {
-                        c.k = float_param(cx, &f, v)?;
-                        if c.k < 1.0 {
-                            return Err(cx.err(f, "must be at least 1 (the paper uses 1.125 to 1.25)"));
-                        }
-                    }
-                    "ndg_threshold" => c.ndg_threshold = float_param(cx, &f, v)?,
-                    "ndg_sampling" => {
-                        c.ndg_sampling = match v.as_str() {
-                            Some("ack") => NdgSampling::Ack,
-                            Some("epoch") => NdgSampling::Epoch,
-                            _ => return Err(cx.err(f, format!("expected \"ack\" or \"epoch\", found {v}"))),
-                        }
-                    }
-                    "rule_window" => {
-                        c.rule_window = match v.as_str() {
-                            Some("two_back") => RuleWindow::TwoBack,
-                            Some("last") => RuleWindow::Last,
-                            Some("alternate") => RuleWindow::Alternate,
-                            _ => return Err(cx.err(f, format!("expected \"two_back\", \"last\" or \"alternate\", found {v}"))),
-                        }
-                    }
-                    "max_reduce" => c.max_reduce = Some(int_param(cx, &f, v)?),
-                    "min_buffer" => {
-                        c.min_buffer = v
-                            .as_integer()
-                            .and_then(|i| u32::try_from(i).ok())
-                            .ok_or_else(|| cx.err(&f, format!("expected a whole number of packets (0, 1 or 2 in the paper), found {v}")))?
-                    }
-                    "optimistic" => {
-                        c.optimistic = v.as_bool().ok_or_else(|| cx.err(&f, format!("expected true or false, found {v}")))?
-                    }
-                    "reference_window" => c.reference_window = Some(int_param(cx, &f, v)?),
-                    "dupack_threshold" => c.dupack_threshold = int_param(cx, &f, v)?,
-                    "initial_rto" => c.rto.initial_rto = cx.time(&f, v)?,
-                    "min_rto" => c.rto.min_rto = cx.time(&f, v)?,
-                    "max_rto" => c.rto.max_rto = cx.time(&f, v)?,
-                    "rto_k" => c.rto.k = int_param(cx, &f, v)?,
-                    _ => return Err(unknown(k, valid)),
-                }
-            }
-            if c.rto.max_rto < c.rto.min_rto {
-                return Err(cx.err(format!("{pfield}.max_rto"), "must not be below min_rto"));
-            }
-            Ok(CcConfig::Da(c))
-        }
-        "pp" | "packet_pair" => {
-            let mut c = PacketPairConfig::default();
-            for (k, v) in params {
-                let f = format!("{pfield}.{k}");
-                match k.as_str() {
-                    "setpoint" => c.setpoint_pkts = float_param(cx, &f, v)?,
-                    "alpha" => {
-                        let a = float_param(cx, &f, v)?;
-                        if a >= 1.0 {
-                            return Err(cx.err(f, "must be below 1 (the weight of the previous estimate)"));
-                        }
-                        c.alpha = Some(a);
-                    }
-                    "update" => {
-                        c.update = match v.as_str() {
-                            Some("rtt") => RateUpdate::RoundTrip,
-                            Some("probe") => RateUpdate::Probe,
-                            _ => return Err(cx.err(f, format!("expected \"rtt\" (once per round trip) or \"probe\" (every pair), found {v}"))),
-                        }
-                    }
-                    "initial_rto" => c.rto.initial_rto = cx.time(&f, v)?,
-                    "min_rto" => c.rto.min_rto = cx.time(&f, v)?,
-                    "max_rto" => c.rto.max_rto = cx.time(&f, v)?,
-                    "rto_k" => c.rto.k = int_param(cx, &f, v)?,
-                    _ => return Err(unknown(k, "setpoint, alpha, update, initial_rto, min_rto, max_rto, rto_k")),
-                }
-            }
-            if c.rto.max_rto < c.rto.min_rto {
-                return Err(cx.err(format!("{pfield}.max_rto"), "must not be below min_rto"));
-            }
-            Ok(CcConfig::PacketPair(c))
-        }
-        _ => Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno, newreno, da, pp"))),
-    }
+    };
+    cfg.check().map_err(|(f, m)| cx.err(format!("{pfield}.{f}"), m))?;
+    Ok(cfg)
 }
 
 fn cc_extra(flows: &[Flow], name: &str) -> String {
