@@ -7,7 +7,8 @@ use crate::element::ElementConfig;
 use crate::transport::receiver::{DelayedAck, ReceiverConfig};
 use crate::transport::sender::{RttSample, SenderConfig};
 use crate::cc::{
-    CcConfig, DaConfig, GenericConfig, JkRtoConfig, NdgSampling, PacketPairConfig, RateUpdate, RenoConfig, RuleWindow, TahoeConfig,
+    CcConfig, DaConfig, GenericConfig, JkRtoConfig, NdgSampling, PacketPairConfig, RateUpdate, RenoConfig, RuleWindow, SlowStartExit,
+    TahoeConfig, VegasConfig, VegasRtt,
 };
 use crate::time::SimDuration;
 use crate::units::{self, Limit};
@@ -364,8 +365,8 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 let field = if fl.cc.is_some() { format!("{p}.cc") } else { "defaults.cc".to_string() };
                 let empty = toml::Table::new();
                 let cc = cc_config(&cx, &field, &format!("{p}.params"), &cc_name, fl.params.as_ref().unwrap_or(&empty))?;
-                if sack && !matches!(cc, CcConfig::Reno(_) | CcConfig::NewReno(_)) {
-                    return Err(cx.err(format!("{p}.sack"), format!("SACK recovery works with the Reno family; cc '{cc_name}' is not one (use reno or newreno)")));
+                if sack && !matches!(cc, CcConfig::Reno(_) | CcConfig::NewReno(_) | CcConfig::Vegas(_)) {
+                    return Err(cx.err(format!("{p}.sack"), format!("SACK recovery works with the Reno family; cc '{cc_name}' is not one (use reno, newreno or vegas)")));
                 }
                 FlowSpec::Window { cc, data_size, ack_size, max_window, receiver, sender }
             }
@@ -811,6 +812,49 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
             }
             Ok(CcConfig::Da(c))
         }
+        "vegas" => {
+            let mut c = VegasConfig::default();
+            let valid = "alpha, beta, gamma, rtt, slow_start_exit, initial_window, initial_ssthresh, dupack_threshold, initial_rto, \
+                         min_rto, max_rto, rto_k";
+            for (k, v) in params {
+                let f = format!("{pfield}.{k}");
+                match k.as_str() {
+                    "alpha" => c.alpha_pkts = float_param(cx, &f, v)?,
+                    "beta" => c.beta_pkts = float_param(cx, &f, v)?,
+                    "gamma" => c.gamma_pkts = float_param(cx, &f, v)?,
+                    "rtt" => {
+                        c.rtt = match v.as_str() {
+                            Some("mean") => VegasRtt::Mean,
+                            Some("min") => VegasRtt::Min,
+                            _ => return Err(cx.err(f, format!("expected \"mean\" or \"min\" (of the round trip's RTT samples), found {v}"))),
+                        }
+                    }
+                    "slow_start_exit" => {
+                        c.slow_start_exit = match v.as_str() {
+                            Some("target") => SlowStartExit::Target,
+                            Some("eighth") => SlowStartExit::Eighth,
+                            _ => return Err(cx.err(f, format!("expected \"target\" (Linux) or \"eighth\" (ns-2), found {v}"))),
+                        }
+                    }
+                    "initial_window" => c.initial_window = int_param(cx, &f, v)?,
+                    "initial_ssthresh" => c.initial_ssthresh = Some(int_param(cx, &f, v)?),
+                    "dupack_threshold" => c.dupack_threshold = int_param(cx, &f, v)?,
+                    "initial_rto" => c.rto.initial_rto = cx.time(&f, v)?,
+                    "min_rto" => c.rto.min_rto = cx.time(&f, v)?,
+                    "max_rto" => c.rto.max_rto = cx.time(&f, v)?,
+                    "rto_k" => c.rto.k = int_param(cx, &f, v)?,
+                    _ => return Err(unknown(k, valid)),
+                }
+            }
+            if c.beta_pkts < c.alpha_pkts {
+                let msg = format!("must not be below alpha ({} packets; the paper uses alpha 1, beta 3)", c.alpha_pkts);
+                return Err(cx.err(format!("{pfield}.beta"), msg));
+            }
+            if c.rto.max_rto < c.rto.min_rto {
+                return Err(cx.err(format!("{pfield}.max_rto"), "must not be below min_rto"));
+            }
+            Ok(CcConfig::Vegas(c))
+        }
         "pp" | "packet_pair" => {
             let mut c = PacketPairConfig::default();
             for (k, v) in params {
@@ -843,7 +887,7 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
             }
             Ok(CcConfig::PacketPair(c))
         }
-        _ => Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno, newreno, da, pp"))),
+        _ => Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno, newreno, vegas, da, pp"))),
     }
 }
 
