@@ -24,6 +24,7 @@ pub mod generic;
 pub mod packet_pair;
 pub mod reno;
 pub mod tahoe;
+pub mod vegas;
 
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
@@ -33,6 +34,7 @@ pub use generic::{Generic, GenericConfig};
 pub use packet_pair::{PacketPair, PacketPairConfig, RateUpdate};
 pub use reno::{Reno, RenoConfig};
 pub use tahoe::{Tahoe, TahoeConfig};
+pub use vegas::{SlowStartExit, Vegas, VegasConfig, VegasRtt};
 
 /// What the transport tells a policy about an ack that acknowledged new data.
 #[derive(Clone, Copy, Debug)]
@@ -241,6 +243,7 @@ pub enum CcConfig {
     NewReno(RenoConfig),
     PacketPair(PacketPairConfig),
     Da(DaConfig),
+    Vegas(VegasConfig),
 }
 
 impl CcConfig {
@@ -252,6 +255,7 @@ impl CcConfig {
             CcConfig::NewReno(_) => "newreno",
             CcConfig::PacketPair(_) => "pp",
             CcConfig::Da(_) => "da",
+            CcConfig::Vegas(_) => "vegas",
         }
     }
 
@@ -264,6 +268,7 @@ impl CcConfig {
             CcConfig::NewReno(c) => AnyCc::Reno(Reno::new_reno(c, mss, max_window)),
             CcConfig::PacketPair(c) => AnyCc::PacketPair(PacketPair::new(c, mss, max_window)),
             CcConfig::Da(c) => AnyCc::Da(Box::new(Da::new(c, mss, max_window))),
+            CcConfig::Vegas(c) => AnyCc::Vegas(Vegas::new(c, mss, max_window)),
         }
     }
 
@@ -274,6 +279,7 @@ impl CcConfig {
             CcConfig::Reno(c) | CcConfig::NewReno(c) => c.rto().style(),
             CcConfig::PacketPair(c) => c.rto().style(),
             CcConfig::Da(c) => c.rto().style(),
+            CcConfig::Vegas(c) => c.rto().style(),
         }
     }
 
@@ -284,18 +290,20 @@ impl CcConfig {
             CcConfig::Reno(c) | CcConfig::NewReno(c) => c.initial_rto,
             CcConfig::PacketPair(c) => c.initial_rto,
             CcConfig::Da(c) => c.initial_rto,
+            CcConfig::Vegas(c) => c.initial_rto,
         }
     }
 
     /// Every name a policy's own series may have (`extra_series` of all policies), so a
     /// scenario may request one whatever policy an override selects; it stays empty for
     /// the others.
-    pub const ALL_EXTRA_SERIES: &'static [&'static str] = &["reference_rtt"];
+    pub const ALL_EXTRA_SERIES: &'static [&'static str] = &["reference_rtt", "base_rtt", "diff"];
 
     /// The names of the policy's own series (`CcMetrics::extra`), in slot order.
     pub fn extra_series(&self) -> &'static [&'static str] {
         match self {
             CcConfig::Da(_) => &["reference_rtt"],
+            CcConfig::Vegas(_) => &["base_rtt", "diff"],
             _ => &[],
         }
     }
@@ -360,6 +368,7 @@ impl CcConfig {
             CcConfig::Tahoe(c) | CcConfig::Reno(c) | CcConfig::NewReno(c) => toml::Table::try_from(c),
             CcConfig::PacketPair(c) => toml::Table::try_from(c),
             CcConfig::Da(c) => toml::Table::try_from(c),
+            CcConfig::Vegas(c) => toml::Table::try_from(c),
         };
         v.expect("policy configs serialise to TOML")
     }
@@ -371,6 +380,7 @@ impl CcConfig {
             CcConfig::Tahoe(c) | CcConfig::Reno(c) | CcConfig::NewReno(c) => c.check(),
             CcConfig::PacketPair(c) => c.check(),
             CcConfig::Da(c) => c.check(),
+            CcConfig::Vegas(c) => c.check(),
         }
     }
 }
@@ -395,6 +405,7 @@ pub enum AnyCc {
     Reno(Reno),
     PacketPair(PacketPair),
     Da(Box<Da>),
+    Vegas(Vegas),
     Custom(CustomCc),
 }
 
@@ -406,6 +417,7 @@ macro_rules! dispatch_mut {
             AnyCc::Reno($c) => $e,
             AnyCc::PacketPair($c) => $e,
             AnyCc::Da($c) => $e,
+            AnyCc::Vegas($c) => $e,
             AnyCc::Custom(x) => {
                 let $c = x.0.as_mut();
                 $e
@@ -422,6 +434,7 @@ macro_rules! dispatch_ref {
             AnyCc::Reno($c) => $e,
             AnyCc::PacketPair($c) => $e,
             AnyCc::Da($c) => $e,
+            AnyCc::Vegas($c) => $e,
             AnyCc::Custom(x) => {
                 let $c = x.0.as_ref();
                 $e

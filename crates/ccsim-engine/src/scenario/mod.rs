@@ -285,6 +285,7 @@ mod tests {
              [[links]]\nbetween = [\"r\", \"b\"]\nrate = \"1Mbps\"\nbuffer = [\"10pkt\", \"5000B\"]\n\
              [[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\ncc = \"newreno\"\nsack = true\necn = true\ndelayed_ack = true\nack_delay = \"40ms\"\nrtt_sample = \"newest\"\n\
              [flows.params]\ninitial_window = 3\nmin_rto = \"200ms\"\n\
+             [[flows]]\nname = \"g\"\nfrom = \"a\"\nto = \"b\"\ncc = \"vegas\"\n[flows.params]\nalpha = 2\nbeta = 4\nrtt = \"min\"\n\
              [[flows]]\nname = \"v\"\nkind = \"cbr\"\nfrom = \"a\"\nto = \"b\"\nrate = \"2kbps\"\npacket_size = \"44bit\"\non = [[\"0.2s\", \"0.5s\"]]\n\
              [[elements]]\nkind = \"random_loss\"\nat = \"a-r\"\nmodel = \"gilbert_elliott\"\np_gb = 0.1\np_bg = 0.5\n\
              [[elements]]\nkind = \"beacon\"\nat = \"r->b\"\nto = \"a\"\nperiod = \"100ms\"\n\

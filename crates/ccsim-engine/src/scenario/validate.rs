@@ -372,8 +372,8 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 let field = if fl.cc.is_some() { format!("{p}.cc") } else { "defaults.cc".to_string() };
                 let empty = toml::Table::new();
                 let cc = cc_config(&cx, &field, &format!("{p}.params"), &cc_name, fl.params.as_ref().unwrap_or(&empty))?;
-                if sack && !matches!(cc, CcConfig::Reno(_) | CcConfig::NewReno(_)) {
-                    return Err(cx.err(format!("{p}.sack"), format!("SACK recovery works with the Reno family; cc '{cc_name}' is not one (use reno or newreno)")));
+                if sack && !matches!(cc, CcConfig::Reno(_) | CcConfig::NewReno(_) | CcConfig::Vegas(_)) {
+                    return Err(cx.err(format!("{p}.sack"), format!("SACK recovery works with the Reno family; cc '{cc_name}' is not one (use reno, newreno or vegas)")));
                 }
                 FlowSpec::Window { cc, data_size, ack_size, max_window, receiver, sender }
             }
@@ -773,8 +773,9 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
         "newreno" => CcConfig::NewReno(cx.from_table(pfield, t()).map_err(named)?),
         "da" => CcConfig::Da(cx.from_table(pfield, t()).map_err(named)?),
         "pp" | "packet_pair" => CcConfig::PacketPair(cx.from_table(pfield, t()).map_err(named)?),
+        "vegas" => CcConfig::Vegas(cx.from_table(pfield, t()).map_err(named)?),
         _ => {
-            return Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno, newreno, da, pp")))
+            return Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno, newreno, vegas, da, pp")))
         }
     };
     cfg.check().map_err(|(f, m)| cx.err(format!("{pfield}.{f}"), m))?;
