@@ -232,6 +232,16 @@ def test_force_replaces_another_sweep(tmp_path):
     assert "defaults.cc" not in replaced.flows.columns
 
 
+def test_force_never_replaces_a_database_that_is_not_a_sweep(tmp_path):
+    db = tmp_path / "other.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE t (x INTEGER)")
+    con.close()
+    with pytest.raises(ccsim.SweepError, match="not a ccsim sweep"):
+        ccsim.sweep(TINY, {"defaults.qdisc": ["fq"]}, db=db, force=True)
+    assert rows(db, "SELECT count(*) FROM t") == [(0,)]
+
+
 def test_open_sweep_reads_a_database(pooled):
     opened = ccsim.open_sweep(pooled.path)
     assert opened.params == ["defaults.qdisc"]

@@ -650,20 +650,21 @@ def _open_database(
                             f"{names.db} {path}: is a DuckDB database but not a ccsim sweep "
                             f"(it has no sweep table); give another {names.db}"
                         )
-                    if stored["format"] != _sweepdb.FORMAT:
+                    same_format = stored["format"] == _sweepdb.FORMAT
+                    if same_format and stored["definition"] == plan.definition:
+                        return database, lock, _sweepdb.prepare(con)
+                    if not force and not same_format:
                         raise SweepError(
                             f"{names.db} {path}: was written in sweep format {stored['format']} "
                             f"(this ccsim writes {_sweepdb.FORMAT}); give another {names.db} "
                             f"or add {names.force} to replace it"
                         )
-                    if stored["definition"] == plan.definition:
-                        return database, lock, _sweepdb.prepare(con)
-                    differ = [
-                        text
-                        for field, text in _DEFINITION_FIELDS.items()
-                        if stored["definition"].get(field) != plan.definition[field]
-                    ]
                     if not force:
+                        differ = [
+                            text
+                            for field, text in _DEFINITION_FIELDS.items()
+                            if stored["definition"].get(field) != plan.definition[field]
+                        ]
                         raise SweepError(
                             f"{names.db} {path}: holds another sweep ({', '.join(differ)} "
                             f"differ); rerun the sweep that made it, give another {names.db}, "
