@@ -9,10 +9,10 @@ The engine is Rust (``ccsim._ccsim``); this package is the front end::
     results.flows               # one row per flow (pandas DataFrame)
     results.series("ftp1.cwnd") # columns t, v
 
-    # every combination of values times 5 seeds, into one DuckDB file (docs/sweeps.md)
-    sweep = ccsim.sweep("scenarios/keshav-s1.toml",
-                        {"defaults.qdisc": ["fcfs", "fq"]}, seeds=5, db="out/s1.duckdb")
-    sweep.summary("goodput_pps")  # mean and 95% confidence interval across seeds
+    # every combination of values (times seeds), into one DuckDB file (docs/sweeps.md)
+    sweep = ccsim.sweep("scenarios/keshav-s1.toml", {"defaults.qdisc": ["fcfs", "fq"]},
+                        db="out/s1.duckdb")
+    sweep.flows                 # one row per (case, flow), parameter and seed columns
 
 The scenario format is docs/scenario-format.md; the results schema is
 docs/architecture.md.
