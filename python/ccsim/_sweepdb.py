@@ -140,8 +140,14 @@ def _connect_waiting(path: Path | None, read_only: bool) -> duckdb.DuckDBPyConne
         try:
             return duckdb.connect(str(path), read_only=read_only)
         except duckdb.IOException as exc:
-            if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+            if "lock" not in str(exc).lower():
                 raise
+            if time.monotonic() > deadline:
+                raise SweepError(
+                    f"{path}: another process has held the database open for "
+                    f"{LOCK_WAIT_S:.0f} s ({str(exc).splitlines()[0]}); close it there and "
+                    "run again (a sweep resumes where it stopped)"
+                ) from None
         time.sleep(delay)
         delay = min(delay * 2, 0.5)
 
