@@ -364,6 +364,42 @@ def test_a_failed_case_is_recorded_and_retried(monkeypatch, tmp_path):
     assert list(second.cases["status"]) == ["done", "done"]
 
 
+def test_a_worker_that_dies_fails_only_its_case():
+    import psutil
+
+    from ccsim._sweepworker import run_batches
+
+    text = TINY.read_text()
+    overrides = ["scenario.duration=6000s", "measure.series=[]", "measure.interval=1000s"]
+    tasks = [(i, text, "tiny.toml", overrides, i + 1) for i in range(6)]
+    batches = run_batches(tasks, 2)
+    results = list(next(batches))
+    workers = [p for p in psutil.Process().children() if "ccsim._sweepworker" in p.cmdline()]
+    assert len(workers) == 2
+    workers[0].kill()
+    for batch in batches:
+        results.extend(batch)
+    assert sorted(r["case_id"] for r in results) == list(range(6))
+    errors = [r for r in results if "error" in r]
+    assert len(errors) == 1 and "worker process died" in errors[0]["error"]
+    assert all("results" in r for r in results if "error" not in r)
+
+
+def test_a_script_without_a_main_guard_can_sweep(tmp_path):
+    # Worker processes are fresh interpreters: they never re-run the caller's script.
+    script = tmp_path / "study.py"
+    script.write_text(
+        "import ccsim\n"
+        f"s = ccsim.sweep({str(TINY)!r}, {{'defaults.qdisc': ['fcfs', 'fq']}}, jobs=2)\n"
+        "print(s.ran, s.failed)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["2", "0"]
+
+
 def test_python_errors_name_the_argument():
     cases = [
         ({"params": {"defaults.qdisc": []}}, "params['defaults.qdisc']: the list is empty"),

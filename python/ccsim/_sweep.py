@@ -1,7 +1,7 @@
 """Sweeps: one scenario run over a grid of ``--set`` values times seeds (docs/sweeps.md).
 
 ``ccsim.sweep(...)`` and ``ccsim sweep`` expand the grid, check every case, run the
-cases on a process pool (or a Dask cluster) and store each finished case's results in
+cases on worker processes (or a Dask cluster) and store each finished case's results in
 one DuckDB database, from the parent process only (``ccsim._sweepdb``). The database
 keeps the sweep's definition, so rerunning the same sweep skips the cases already done.
 
@@ -17,9 +17,7 @@ import json
 import math
 import os
 import re
-import signal
 import sys
-import threading
 import time
 import tomllib
 from collections import Counter
@@ -43,6 +41,9 @@ MAX_CASES = 1_000_000
 MAX_VALUES = 100_000
 # The inline runner (jobs=1) stores finished cases at most this often.
 INLINE_BATCH_S = 0.25
+# Cases handed to Dask ahead: per worker thread, and at least.
+DASK_IN_FLIGHT_PER_THREAD = 4
+DASK_MIN_IN_FLIGHT = 64
 
 
 class SweepError(ValueError):
@@ -461,19 +462,6 @@ def run_case(task: tuple[int, str, str, list[str], int]) -> dict[str, Any]:
     return {"case_id": case_id, "results": out, "wall_time_s": time.perf_counter() - start}
 
 
-def _worker_init(parent: int) -> None:
-    # Ctrl-C is the parent's to handle; and a worker whose parent died (kill -9) exits
-    # instead of lingering.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
-
-
-def _exit_with_parent(parent: int) -> None:
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(1)
-
-
 Task = tuple[int, str, str, list[str], int]
 
 
@@ -489,44 +477,6 @@ def _inline_batches(tasks: list[Task]) -> Iterator[list[dict[str, Any]]]:
         yield batch
 
 
-def _pool_batches(tasks: list[Task], jobs: int) -> Iterator[list[dict[str, Any]]]:
-    """Run tasks on a pool of spawned processes; yield whatever finished together."""
-    import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-    from concurrent.futures.process import BrokenProcessPool
-
-    pool = ProcessPoolExecutor(
-        max_workers=jobs,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_worker_init,
-        initargs=(os.getpid(),),
-    )
-    try:
-        pending = {pool.submit(run_case, task) for task in tasks}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            try:
-                yield [f.result() for f in done]
-            except BrokenProcessPool as exc:  # pragma: no cover - a worker was killed
-                raise RuntimeError(
-                    f"a worker process died ({exc}); rerun the same sweep to resume"
-                ) from None
-    except BaseException:
-        _stop_workers(pool)
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _stop_workers(pool: Any) -> None:
-    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+
-    if terminate is not None:
-        terminate()
-        return
-    for process in list(getattr(pool, "_processes", {}).values()):
-        process.terminate()
-
-
 def _dask_batches(tasks: list[Task], client: Any) -> Iterator[list[dict[str, Any]]]:
     """Run each case as one Dask task; yield results as they arrive."""
     import uuid
@@ -534,25 +484,37 @@ def _dask_batches(tasks: list[Task], client: Any) -> Iterator[list[dict[str, Any
     from distributed import as_completed
 
     tag = uuid.uuid4().hex[:12]
-    futures = {
-        client.submit(run_case, task, key=f"ccsim-case-{tag}-{task[0]}", pure=False): task[0]
-        for task in tasks
-    }
+    waiting = iter(tasks)
+    futures: dict[Any, int] = {}  # in flight -> case id
+
+    def submit(n: int) -> list[Any]:
+        new = []
+        for task in itertools.islice(waiting, n):
+            key = f"ccsim-case-{tag}-{task[0]}"
+            future = client.submit(run_case, task, key=key, pure=False)
+            futures[future] = task[0]
+            new.append(future)
+        return new
+
+    # Enough tasks in flight to keep every worker thread busy, not all of them at once.
+    threads = sum(client.nthreads().values()) or 1
+    window = max(DASK_MIN_IN_FLIGHT, DASK_IN_FLIGHT_PER_THREAD * threads)
+    arrived = as_completed(submit(window))
     try:
-        for batch in as_completed(list(futures)).batches():
+        for batch in arrived.batches():
             out = []
             for future in batch:
+                case_id = futures.pop(future)
                 try:
                     out.append(future.result())
                 except Exception as exc:  # the task itself failed, e.g. its worker died
-                    error = f"{type(exc).__name__}: {exc}"
-                    out.append({"case_id": futures[future], "error": error})
+                    out.append({"case_id": case_id, "error": f"{type(exc).__name__}: {exc}"})
                 future.release()
+            arrived.update(submit(len(batch)))
             yield out
     finally:
-        unfinished = [f for f in futures if not f.done()]
-        if unfinished:
-            client.cancel(unfinished)
+        if futures:
+            client.cancel(list(futures))
 
 
 # The sweep ----------------------------------------------------------------------
@@ -814,7 +776,12 @@ def _execute(
         batches = _dask_batches(tasks, client) if tasks else _inline_batches([])
     else:
         jobs = min(jobs or _default_jobs(), len(tasks))
-        batches = _pool_batches(tasks, jobs) if jobs > 1 else _inline_batches(tasks)
+        if jobs > 1:
+            from ccsim._sweepworker import run_batches
+
+            batches = run_batches(tasks, jobs)
+        else:
+            batches = _inline_batches(tasks)
     enabled = sys.stderr.isatty() if progress is None else progress
     bar = _Bar(enabled and bool(tasks), f"sweep {plan.name}", len(plan.cases), len(done))
     start = time.perf_counter()

@@ -447,6 +447,8 @@ def _with_keys(keys: dict[str, Any], rows: Chunk) -> Chunk:
 
 def flatten(obj: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     """Nested objects become ``a.b`` keys, lists become JSON text, scalars stay."""
+    if not prefix and not any(isinstance(v, (dict, list)) for v in obj.values()):
+        return obj  # the common case: flat already (callers do not modify it)
     out: dict[str, Any] = {}
     for key, value in obj.items():
         name = f"{prefix}{key}"
@@ -564,9 +566,27 @@ def _kinds(parts: list[tuple[int, Any]]) -> set[str]:
             else:
                 kinds.update(map(_kind, value.tolist()))
         else:
-            kinds.update(map(_kind, value))
+            kinds.update(_list_kinds(value))
     kinds.discard(None)
     return kinds  # type: ignore[return-value]
+
+
+_KIND_OF_TYPE = {bool: "bool", float: "float", str: "str", type(None): None}
+
+
+def _list_kinds(values: Sequence[Any]) -> set[str | None]:
+    """The kinds of a list's values, looking at each value only where its type says too
+    little (integers, for their range)."""
+    kinds: set[str | None] = set()
+    for kind_type in set(map(type, values)):
+        if kind_type is int:
+            ints = [v for v in values if type(v) is int]
+            kinds.add("int" if INT64_MIN <= min(ints) and max(ints) <= INT64_MAX else "float")
+        elif kind_type in _KIND_OF_TYPE:
+            kinds.add(_KIND_OF_TYPE[kind_type])
+        else:
+            kinds.update(_kind(v) for v in values if type(v) is kind_type)
+    return kinds
 
 
 def sql_type(kinds: set[str]) -> str | None:
