@@ -107,7 +107,14 @@ def test_flows_frame_has_one_row_per_flow_and_the_json_keys(tiny_results):
 
 def test_links_frame_has_two_channels_per_link(tiny_results):
     links = tiny_results.links
-    assert list(links.columns) == list(tiny_results.raw["links"][0])
+    raw = tiny_results.raw["links"][0]
+    flat = [
+        f"{k}.{kk}" if isinstance(v, dict) else k
+        for k, v in raw.items()
+        for kk in (v if isinstance(v, dict) else [None])
+    ]
+    assert list(links.columns) == flat
+    assert "drops_by_reason.overflow" in links.columns
     assert LINK_KEYS <= set(links.columns)
     assert len(links) == 2 * 5
     assert {"r1->r2", "r2->r1"} <= set(links["name"])

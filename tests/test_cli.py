@@ -34,7 +34,7 @@ def test_console_script_is_installed_beside_the_interpreter():
 
 def test_help_names_every_command():
     out = ok(run_cli("--help"))
-    for command in ("run", "list", "reproduce", "bench"):
+    for command in ("run", "list", "reproduce", "bench", "sweep"):
         assert command in out
 
 

@@ -9,6 +9,11 @@ The engine is Rust (``ccsim._ccsim``); this package is the front end::
     results.flows               # one row per flow (pandas DataFrame)
     results.series("ftp1.cwnd") # columns t, v
 
+    # every combination of values (times seeds), into one DuckDB file (docs/sweeps.md)
+    sweep = ccsim.sweep("scenarios/keshav-s1.toml", {"defaults.qdisc": ["fcfs", "fq"]},
+                        db="out/s1.duckdb")
+    sweep.flows                 # one row per (case, flow), parameter and seed columns
+
 The scenario format is docs/scenario-format.md; the results schema is
 docs/architecture.md.
 """
@@ -22,8 +27,31 @@ except ImportError as exc:  # pragma: no cover - only without a build
         "the native module ccsim._ccsim is not built; run `make` in the repository root"
     ) from exc
 
+from typing import TYPE_CHECKING, Any
+
 from ccsim._scenario import Scenario, load, loads, run
 from ccsim.results import Results
+
+if TYPE_CHECKING:
+    from ccsim._sweep import SweepError, sweep
+    from ccsim._sweepresults import SweepResults, open_sweep
+
+# Sweeps are imported on first use, so `import ccsim` (and every CLI command) stays fast.
+_LAZY = {
+    "SweepError": "ccsim._sweep",
+    "sweep": "ccsim._sweep",
+    "SweepResults": "ccsim._sweepresults",
+    "open_sweep": "ccsim._sweepresults",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'ccsim' has no attribute {name!r}")
+
 
 ScenarioError = _ccsim.ScenarioError
 __version__: str = _ccsim.__version__
@@ -32,8 +60,12 @@ __all__ = [
     "Results",
     "Scenario",
     "ScenarioError",
+    "SweepError",
+    "SweepResults",
     "__version__",
     "load",
     "loads",
+    "open_sweep",
     "run",
+    "sweep",
 ]

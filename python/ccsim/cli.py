@@ -111,6 +111,75 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser(
+        "sweep",
+        help="run a scenario over a grid of --set values times seeds, into one database",
+        description="Run a scenario for every combination of --vary values times every "
+        "seed, in parallel, storing all results in one DuckDB database; a rerun of the "
+        "same sweep skips the cases already done (docs/sweeps.md).",
+    )
+    p.add_argument("file", metavar="FILE", help="scenario file (TOML)")
+    p.add_argument(
+        "--vary",
+        action="append",
+        default=[],
+        metavar="KEY=VALUES",
+        help="a swept --set key and its values: a list (fcfs,fq), a range (1..5, "
+        "10Mbps..50Mbps:10Mbps, 10pkt..80pkt*2) or a TOML array (repeatable)",
+    )
+    p.add_argument(
+        "--mode",
+        choices=["product", "zip"],
+        default="product",
+        help="combine the --vary lists as every combination (product, the default) or "
+        "element by element (zip)",
+    )
+    p.add_argument(
+        "--seeds",
+        metavar="SEEDS",
+        help="a count N (seeds 1..N), a range A-B or a list 1,3,7 (default: the "
+        "scenario's seed)",
+    )
+    p.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a field of the file in every case (repeatable)",
+    )
+    p.add_argument(
+        "--db",
+        metavar="PATH",
+        type=Path,
+        help="the DuckDB database file (default out/sweep-<FILE stem>.duckdb)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a database that holds a different sweep",
+    )
+    p.add_argument(
+        "--jobs",
+        type=_nonneg_int("a positive integer"),
+        metavar="N",
+        help="worker processes (default: all cores)",
+    )
+    p.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run each case as a task on this Dask scheduler (tcp://HOST:PORT)",
+    )
+    p.add_argument(
+        "--parquet",
+        metavar="DIR",
+        type=Path,
+        help="also export every table as DIR/<table>.parquet",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser(
         "bench",
         help="speed benchmark: N Reno flows over a dumbbell",
         description="Speed benchmark: N Reno flows over one drop-tail bottleneck (access "
@@ -140,7 +209,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args) or 0
-    except (_ccsim.ScenarioError, CliError, reproduce.UnknownReproduction) as exc:
+    except (
+        _ccsim.ScenarioError,
+        ccsim.SweepError,
+        CliError,
+        reproduce.UnknownReproduction,
+    ) as exc:
         _print_error(str(exc))
         return EXIT_USAGE
     except OSError as exc:
@@ -387,6 +461,78 @@ def _cell(row: reproduce.Row | None) -> str:
     ours = "-" if row.ours is None else f"{row.ours:.2f}"
     paper = "-" if row.paper is None else f"{row.paper:.2f}"
     return f"{ours} ({paper})"
+
+
+# ccsim sweep ---------------------------------------------------------------------------
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from ccsim import _sweep
+
+    params: dict[str, str] = {}
+    for item in args.vary:
+        key, sep, spec = item.partition("=")
+        if not sep or not key.strip():
+            raise CliError(
+                f"--vary {item!r}: expected KEY=VALUES; write e.g. --vary defaults.qdisc=fcfs,fq"
+            )
+        if key.strip() in params:
+            raise CliError(f"--vary {key.strip()}: given twice; give each key once")
+        params[key.strip()] = spec
+    if args.jobs == 0:
+        raise CliError("--jobs 0: give a positive number of processes, e.g. --jobs 2")
+    if args.parquet is not None and args.parquet.exists() and not args.parquet.is_dir():
+        raise CliError(f"--parquet {args.parquet}: is a file; give a directory")
+    db = args.db if args.db is not None else Path("out") / f"sweep-{Path(args.file).stem}.duckdb"
+    scenario = ccsim.load(args.file).with_overrides(args.overrides)
+    results = _sweep.run_sweep(
+        scenario,
+        params,
+        seeds=args.seeds,
+        mode=args.mode,
+        db=db,
+        jobs=args.jobs,
+        client=args.dask,
+        force=args.force,
+        progress=not args.quiet and sys.stderr.isatty(),
+        names=_sweep.CLI_NAMES,
+    )
+    parquet = results.to_parquet(args.parquet) if args.parquet is not None else []
+    total = sum(results.counts.values())
+    failed = results.counts.get("failed", 0)
+    summary = {
+        "db": str(db),
+        "scenario": args.file,
+        "params": results.params,
+        "seeds": results.definition["seeds"],
+        "mode": results.definition["mode"],
+        "cases": total,
+        "done": results.counts.get("done", 0),
+        "failed": failed,
+        "ran": results.ran,
+        "skipped": results.skipped,
+        "wall_time_s": results.wall_time_s,
+        "tables": results.tables,
+        "parquet": [str(p) for p in parquet],
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        console = _stdout()
+        console.print(
+            f"sweep {args.file}: {total} cases; {results.ran} run now, {results.skipped} "
+            f"already done, {failed} failed; {results.wall_time_s:.3g} s"
+        )
+        console.print(f"database: {db} (tables {', '.join(summary['tables'])})")
+        if parquet:
+            console.print(f"parquet: {len(parquet)} files in {args.parquet}/")
+    if failed:
+        _print_error(
+            f"{failed} of {total} cases failed; see the status and error columns of the "
+            f"cases table in {db}; rerun the same command to retry them"
+        )
+        return 1
+    return 0
 
 
 # ccsim bench ---------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Results of one run: the engine's results JSON with pandas views on it.
 
-The schema is "Results JSON" in docs/architecture.md. DataFrame columns are exactly the
-JSON keys, in the engine's order; nothing is renamed or converted.
+The schema is "Results JSON" in docs/architecture.md. DataFrame columns are the JSON keys,
+in the engine's order; a nested object becomes one column per key, named ``a.b``
+(``drops_by_reason.overflow``), as in a sweep's database; lists stay lists.
 """
 
 from __future__ import annotations
@@ -75,14 +76,21 @@ class Results:
         """One row per flow (window and unresponsive alike)."""
         import pandas as pd
 
-        return pd.DataFrame(self.raw.get("flows", []))
+        return pd.DataFrame([_flat(f) for f in self.raw.get("flows", [])])
 
     @property
     def links(self) -> pd.DataFrame:
         """One row per channel (a duplex link is two channels, ``"a->b"`` and ``"b->a"``)."""
         import pandas as pd
 
-        return pd.DataFrame(self.raw.get("links", []))
+        return pd.DataFrame([_flat(c) for c in self.raw.get("links", [])])
+
+    @property
+    def nodes(self) -> pd.DataFrame:
+        """One row per node: name, router, control packets of no flow received."""
+        import pandas as pd
+
+        return pd.DataFrame([_flat(n) for n in self.raw.get("nodes", [])])
 
     @property
     def phases(self) -> pd.DataFrame:
@@ -173,11 +181,24 @@ def _periods(periods: list[dict[str, Any]], kind: str) -> pd.DataFrame:
     for period in periods:
         for entry in period.get(kind, []):
             row = {"phase": period["name"], "start_s": period["start_s"], "end_s": period["end_s"]}
-            row.update(entry)
+            row.update(_flat(entry))
             rows.append(row)
     if not rows:
         return pd.DataFrame(columns=PERIOD_COLUMNS)
     return pd.DataFrame(rows)
+
+
+def _flat(obj: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested objects as ``a.b`` keys; other values as they are."""
+    if not prefix and not any(isinstance(v, dict) for v in obj.values()):
+        return obj
+    out: dict[str, Any] = {}
+    for key, value in obj.items():
+        if isinstance(value, dict):
+            out.update(_flat(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
 
 
 def _by_name(entries: list[dict[str, Any]], name: str, what: str) -> dict[str, Any]:

@@ -12,7 +12,6 @@ use crate::qdisc::DropReason;
 use crate::scenario::Scenario;
 use serde::Serialize;
 use serde_json::json;
-use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowResult {
@@ -75,8 +74,8 @@ pub struct LinkResult {
     pub tx_bytes: u64,
     pub tx_bits: u64,
     pub drops: u64,
-    /// Drops by reason (overflow, pushed_out, red_early, red_forced, random_loss, element).
-    pub drops_by_reason: BTreeMap<&'static str, u64>,
+    /// Drops by reason.
+    pub drops_by_reason: DropsByReason,
     /// Packets ECN-marked by the discipline.
     pub marks: u64,
     pub queued_pkts: u64,
@@ -90,6 +89,38 @@ pub struct LinkResult {
     pub sojourn_max_s: f64,
     /// What the channel's elements measured, in chain order.
     pub elements: Vec<serde_json::Value>,
+}
+
+/// A channel's drops by `DropReason`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DropsByReason {
+    /// The buffer was full (drop-tail).
+    pub overflow: u64,
+    /// Evicted by Fair Queueing to make room for another conversation.
+    pub pushed_out: u64,
+    pub red_early: u64,
+    pub red_forced: u64,
+    pub random_loss: u64,
+    /// Dropped by another element.
+    pub element: u64,
+}
+
+impl DropsByReason {
+    fn from(c: &[u64; crate::qdisc::N_DROP_REASONS]) -> Self {
+        let n = |r: DropReason| c[r as usize];
+        DropsByReason {
+            overflow: n(DropReason::Overflow),
+            pushed_out: n(DropReason::PushedOut),
+            red_early: n(DropReason::RedEarly),
+            red_forced: n(DropReason::RedForced),
+            random_loss: n(DropReason::RandomLoss),
+            element: n(DropReason::Element),
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.overflow + self.pushed_out + self.red_early + self.red_forced + self.random_loss + self.element
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -309,7 +340,7 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
                 tx_bytes: c.tx_bytes(),
                 tx_bits: c.tx_bits,
                 drops: c.drops,
-                drops_by_reason: DropReason::ALL.iter().map(|r| (r.name(), c.drops_by_reason[*r as usize])).collect(),
+                drops_by_reason: DropsByReason::from(&c.drops_by_reason),
                 marks: c.marks,
                 queued_pkts: ch.queued_pkts() as u64,
                 in_pipe_pkts: ch.in_pipe() as u64,

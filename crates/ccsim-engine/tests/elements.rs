@@ -14,7 +14,7 @@ fn run(text: &str, overrides: &[&str], seed: Option<u64>) -> Results {
     }
     for l in &r.links {
         assert_eq!(l.offered_pkts, l.tx_pkts + l.drops + l.queued_pkts, "channel {}", l.name);
-        assert_eq!(l.drops, l.drops_by_reason.values().sum::<u64>(), "channel {}", l.name);
+        assert_eq!(l.drops, l.drops_by_reason.total(), "channel {}", l.name);
     }
     r
 }
@@ -115,7 +115,7 @@ fn a_lossy_channel_loses_a_fraction_p_within_a_binomial_bound() {
     for seed in [1u64, 2, 3] {
         let r = run(&text, &[], Some(seed));
         let ar = link(&r, "a->r");
-        let lost = ar.drops_by_reason["random_loss"];
+        let lost = ar.drops_by_reason.random_loss;
         assert_eq!(lost, ar.drops, "all drops on a->r are the element's");
         assert_eq!(ar.elements[0]["lost_pkts"].as_u64().unwrap(), lost);
         let n = ar.offered_pkts as f64;
@@ -158,8 +158,8 @@ fn red_drops_early_and_keeps_the_average_queue_between_its_thresholds() {
     let r = run(&text, &["flows.cbr.rate=1.2Mbps", "links.bottleneck.buffer=100pkt", "flows.tcp.start=19s"], None);
     let ch = link(&r, "r->b");
     assert_eq!(ch.qdisc, "red");
-    assert_eq!(ch.drops_by_reason["overflow"], 0);
-    let red = ch.drops_by_reason["red_early"] + ch.drops_by_reason["red_forced"];
+    assert_eq!(ch.drops_by_reason.overflow, 0);
+    let red = ch.drops_by_reason.red_early + ch.drops_by_reason.red_forced;
     assert!(red > 0 && red == ch.drops);
     let frac = ch.drops as f64 / ch.offered_pkts as f64;
     assert!((frac - 1.0 / 6.0).abs() < 0.02, "{frac}");
