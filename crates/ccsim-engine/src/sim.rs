@@ -680,3 +680,74 @@ pub fn run_scenario(scenario: Scenario, seed: Option<u64>) -> Simulation {
     sim.run();
     sim
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{AckSample, AnyCc, CcMetrics, CongestionSample, CustomCc, Feedback};
+    use crate::meta::Control;
+    use std::sync::{Arc, Mutex};
+
+    const LINE: &str = r#"
+[scenario]
+name = "line"
+duration = "2s"
+[nodes]
+hosts = ["a", "b"]
+routers = ["r"]
+[[links]]
+between = ["a", "r"]
+rate = "10Mbps"
+delay = "5ms"
+[[links]]
+between = ["r", "b"]
+rate = "10Mbps"
+delay = "5ms"
+[[flows]]
+name = "f"
+from = "a"
+to = "b"
+cc = "generic"
+max_window = "2pkt"
+"#;
+
+    /// A policy that records the feedback it gets.
+    struct Listener(Arc<Mutex<Vec<(SimTime, Feedback)>>>);
+
+    impl CongestionControl for Listener {
+        fn on_ack(&mut self, _s: &AckSample) {}
+        fn on_congestion(&mut self, _s: &CongestionSample) {}
+        fn on_feedback(&mut self, now: SimTime, fb: &Feedback) {
+            self.0.lock().unwrap().push((now, *fb));
+        }
+        fn metrics(&self) -> CcMetrics {
+            CcMetrics::window(2000)
+        }
+    }
+
+    #[test]
+    fn feedback_in_a_control_packet_reaches_the_senders_policy() {
+        let sc = crate::scenario::parse(LINE, "t.toml", &[]).unwrap();
+        let mut sim = Simulation::new(sc, None);
+        let got = Arc::new(Mutex::new(Vec::new()));
+        if let Sender::Window(w) = &mut sim.flows[0].sender {
+            w.cc = AnyCc::Custom(CustomCc(Box::new(Listener(got.clone()))));
+        }
+        sim.run_until(SimTime::from_millis(100));
+        // The receiver sends feedback to the sender on the flow's ack route (b -> r -> a):
+        // 2 x 5 ms of propagation and 2 x 32 us to send 40 B at 10 Mbps.
+        let mut p = Packet::new(PacketKind::Control, 0, 40);
+        let ack_route = sim.net.routes.iter().position(|&c| c == 3).unwrap() as u32; // b->r
+        p.route = ack_route;
+        let h = sim.net.meta.alloc();
+        let fb = Feedback::Rate { bps: 1.5e6 };
+        sim.net.meta.get_mut(h).control = Control::Feedback(fb);
+        p.meta = h;
+        let now = SimTime::from_millis(100);
+        sim.enqueue(3, now, p);
+        sim.run();
+        assert_eq!(*got.lock().unwrap(), vec![(SimTime::from_ps(110_064_000_000), fb)]);
+        assert_eq!(sim.flows[0].counters.control_arrived, 1);
+        assert_eq!(sim.net.meta.live(), 0, "the slot was given back");
+    }
+}
