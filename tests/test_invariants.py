@@ -167,3 +167,12 @@ def test_conservation_with_v2_features():
 def test_conservation_keshav_fq_short_buffers():
     scenario = ccsim.load(KESHAV).set("defaults.qdisc", "fq").set("defaults.buffer", "10pkt")
     check_conservation(ccsim.run(scenario))
+
+
+def test_start_jitter_makes_seeds_of_a_deterministic_scenario_differ():
+    base = ccsim.load(KESHAV).set("scenario.duration", "300s").set("phases", [])
+    assert ccsim.run(base, seed=1).raw["flows"] == ccsim.run(base, seed=2).raw["flows"]
+    jittered = base.set("defaults.start_jitter", "5s")
+    one, two = ccsim.run(jittered, seed=1), ccsim.run(jittered, seed=2)
+    assert one.raw["flows"] != two.raw["flows"]
+    assert one.raw["flows"] == ccsim.run(jittered, seed=1).raw["flows"]

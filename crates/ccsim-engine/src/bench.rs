@@ -24,14 +24,14 @@ pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Sc
     }
     let n = flows as usize;
     let mut nodes = vec![
-        Node { name: "left".into(), router: true, processing_delay: SimDuration::ZERO },
-        Node { name: "right".into(), router: true, processing_delay: SimDuration::ZERO },
+        Node { name: "left".into(), router: true, processing_delay: SimDuration::ZERO, processing_jitter: SimDuration::ZERO },
+        Node { name: "right".into(), router: true, processing_delay: SimDuration::ZERO, processing_jitter: SimDuration::ZERO },
     ];
     for i in 0..n {
-        nodes.push(Node { name: format!("s{i}"), router: false, processing_delay: SimDuration::ZERO });
+        nodes.push(Node { name: format!("s{i}"), router: false, processing_delay: SimDuration::ZERO, processing_jitter: SimDuration::ZERO });
     }
     for i in 0..n {
-        nodes.push(Node { name: format!("r{i}"), router: false, processing_delay: SimDuration::ZERO });
+        nodes.push(Node { name: format!("r{i}"), router: false, processing_delay: SimDuration::ZERO, processing_jitter: SimDuration::ZERO });
     }
     let bdp_pkts = ((bottleneck_bps as u128 * 100 / 1000) / 8000).max(1) as u64;
     let access = bottleneck_bps.saturating_mul(10);
@@ -62,6 +62,7 @@ pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Sc
             to: 2 + n + i,
             start: SimDuration::from_millis(i as u64 % 1000),
             stop: None,
+            start_jitter: SimDuration::ZERO,
             path: vec![2 + i, 0, 1, 2 + n + i],
             ack_path: vec![2 + n + i, 1, 0, 2 + i],
             spec: FlowSpec::Window {

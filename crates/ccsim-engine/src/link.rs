@@ -35,6 +35,7 @@ use crate::event::{Event, EventQueue};
 use crate::meta::MetaSlab;
 use crate::packet::Packet;
 use crate::qdisc::{AnyQdisc, DropReason, Qdisc, Verdict, N_DROP_REASONS};
+use crate::rng::Rng;
 use crate::time::{tx_time, SimDuration, SimTime};
 use crate::trace::{Recorder, SeriesId};
 use crate::units::Limit;
@@ -138,6 +139,8 @@ pub struct Channel {
     /// Last (size, transmission time) computed: sizes repeat (data, acks), and the exact
     /// u128 division is the costliest arithmetic on the per-packet path.
     tx_cache: [(u32, SimDuration); 2],
+    /// Per-packet processing jitter at the far end: its stream and bound, ps.
+    jitter: Option<Box<(Rng, u64)>>,
 }
 
 impl Channel {
@@ -167,7 +170,15 @@ impl Channel {
             trace_queue: None,
             trace_sojourn: None,
             tx_cache: [(0, SimDuration::ZERO); 2],
+            jitter: None,
         }
+    }
+
+    /// Adds a uniform random delay in [0, bound) to every packet (processing jitter of
+    /// the receiving node). Packets keep their order: a packet never arrives before the
+    /// one sent ahead of it.
+    pub fn set_jitter(&mut self, bound: SimDuration, rng: Rng) {
+        self.jitter = Some(Box::new((rng, bound.as_ps())));
     }
 
     /// Appends an element to the chain.
@@ -218,6 +229,9 @@ impl Channel {
         self.counters.tx_bits += pkt.bits as u64;
         self.counters.busy_ps += d.as_ps() as u128;
         let mut arrival = self.busy_until + self.delay;
+        if let Some(j) = self.jitter.as_deref_mut() {
+            arrival += SimDuration::from_ps((j.0.next_f64() * j.1 as f64) as u64);
+        }
         if let Some(&(last, _)) = self.pipe.back() {
             arrival = arrival.max(last);
         }

@@ -24,6 +24,14 @@ pub mod stream {
     pub fn element(c: usize, k: usize) -> u64 {
         (2 << SHIFT) | ((c as u64) << 8) | k as u64
     }
+    /// Flow `i`'s start-time jitter.
+    pub fn start_jitter(i: usize) -> u64 {
+        (3 << SHIFT) | i as u64
+    }
+    /// The processing jitter of the node at the far end of channel `c`.
+    pub fn processing_jitter(c: usize) -> u64 {
+        (4 << SHIFT) | c as u64
+    }
 }
 
 fn splitmix64(mut x: u64) -> u64 {

@@ -150,7 +150,12 @@ impl Simulation {
                 let name = format!("{}->{}", scenario.nodes[from].name, scenario.nodes[to].name);
                 let delay = d.delay + scenario.nodes[to].processing_delay;
                 chan_of.insert((from, to), id as u32);
-                channels.push(Channel::new(name, l.name.clone(), from as u32, to as u32, d.rate_bps, delay, d.buffer, q));
+                let mut ch = Channel::new(name, l.name.clone(), from as u32, to as u32, d.rate_bps, delay, d.buffer, q);
+                let jitter = scenario.nodes[to].processing_jitter;
+                if jitter > SimDuration::ZERO {
+                    ch.set_jitter(jitter, Rng::new(seed, stream::processing_jitter(id)));
+                }
+                channels.push(ch);
             }
         }
         for e in &scenario.elements {
@@ -211,7 +216,15 @@ impl Simulation {
             route_chans.extend(f.ack_path.windows(2).map(|w| chan_of[&(w[0], w[1])]));
             route_chans.push(ROUTE_END);
             route_chans[data_route as usize - 1] = conv(&mut convs, f.from, f.to);
-            let start = SimTime::ZERO + f.start;
+            // Start-time jitter: a uniform offset in [0, start_jitter) from the flow's own
+            // stream (drawn only when asked for, so other runs are unchanged).
+            let offset = if f.start_jitter > SimDuration::ZERO {
+                let u = Rng::new(seed, stream::start_jitter(fi)).next_f64();
+                SimDuration::from_ps((u * f.start_jitter.as_ps() as f64) as u64)
+            } else {
+                SimDuration::ZERO
+            };
+            let start = SimTime::ZERO + f.start + offset;
             let data = |bits: u32| {
                 let mut p = Packet::new(PacketKind::Data, fi as u32, 0);
                 p.bits = bits;
@@ -260,13 +273,13 @@ impl Simulation {
                     unnumbered.push((ack_route as usize - 1, f.to, f.from));
                     let d = data(*packet_bits);
                     let gap = tx_time(*packet_bits, *rate_bps);
-                    (Sender::Source(Source::new(d, Gaps::Constant(gap), periods(on))), Receiver::Sink(Sink))
+                    (Sender::Source(Source::new(d, Gaps::Constant(gap), periods(on, offset))), Receiver::Sink(Sink))
                 }
                 FlowSpec::Poisson { mean_gap, packet_bits, on } => {
                     unnumbered.push((ack_route as usize - 1, f.to, f.from));
                     let d = data(*packet_bits);
                     let rng = Rng::new(seed, stream::flow(fi));
-                    (Sender::Source(Source::new(d, Gaps::Exponential { mean: *mean_gap, rng }, periods(on))), Receiver::Sink(Sink))
+                    (Sender::Source(Source::new(d, Gaps::Exponential { mean: *mean_gap, rng }, periods(on, offset))), Receiver::Sink(Sink))
                 }
             };
             let delay = scenario.delays.contains(&fi).then(|| Box::new(FlowDelay { key: (u32::MAX, 0), ..Default::default() }));
@@ -656,8 +669,10 @@ impl Simulation {
     }
 }
 
-fn periods(on: &[(SimDuration, SimDuration)]) -> Vec<(SimTime, SimTime)> {
-    on.iter().map(|&(a, b)| (SimTime::ZERO + a, SimTime::ZERO + b)).collect()
+/// On periods as instants, each start delayed by `offset` (start jitter); periods that
+/// the offset empties are left out.
+fn periods(on: &[(SimDuration, SimDuration)], offset: SimDuration) -> Vec<(SimTime, SimTime)> {
+    on.iter().map(|&(a, b)| (SimTime::ZERO + a + offset, SimTime::ZERO + b)).filter(|(a, b)| a < b).collect()
 }
 
 /// Unit of a policy's own series.

@@ -64,6 +64,9 @@ fn flow(sc: &Scenario, f: &Flow) -> Table {
     t.insert("from".into(), s(sc.nodes[f.from].name.as_str()));
     t.insert("to".into(), s(sc.nodes[f.to].name.as_str()));
     t.insert("start".into(), s(fmt_time(f.start)));
+    if f.start_jitter.as_ps() > 0 {
+        t.insert("start_jitter".into(), s(fmt_time(f.start_jitter)));
+    }
     t.insert("path".into(), names(sc, &f.path));
     let reverse: Vec<usize> = f.path.iter().rev().copied().collect();
     if f.ack_path != reverse {
@@ -133,6 +136,15 @@ pub fn to_file(sc: &Scenario) -> Table {
         .collect();
     if !pd.is_empty() {
         nodes.insert("processing_delay".into(), Value::Table(pd));
+    }
+    let pj: Table = sc
+        .nodes
+        .iter()
+        .filter(|n| n.processing_jitter.as_ps() > 0)
+        .map(|n| (n.name.clone(), s(fmt_time(n.processing_jitter))))
+        .collect();
+    if !pj.is_empty() {
+        nodes.insert("processing_jitter".into(), Value::Table(pj));
     }
     doc.insert("nodes".into(), Value::Table(nodes));
 

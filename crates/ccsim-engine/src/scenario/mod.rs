@@ -84,6 +84,10 @@ pub struct Node {
     pub name: String,
     pub router: bool,
     pub processing_delay: SimDuration,
+    /// Extra processing delay per packet arriving here, uniform in [0, this), from the
+    /// channel's own random stream (packets keep their order).
+    #[serde(default)]
+    pub processing_jitter: SimDuration,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -132,6 +136,10 @@ pub struct Flow {
     pub start: SimDuration,
     /// No new data after this time (window flows); `None` = end of run.
     pub stop: Option<SimDuration>,
+    /// The start (window flows) or the on periods (sources) are shifted by a uniform
+    /// random time in [0, this), from the flow's own stream.
+    #[serde(default)]
+    pub start_jitter: SimDuration,
     /// Node indices from `from` to `to` (resolved route).
     pub path: Vec<usize>,
     /// Node indices from `to` back to `from`: the route of acks and feedback (by

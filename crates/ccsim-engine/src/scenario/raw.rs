@@ -43,6 +43,7 @@ pub struct Header {
 pub struct Defaults {
     /// "fcfs", "fq", "red" or a table `{ kind = "red", min_th = "5pkt", ... }`.
     pub qdisc: Option<Value>,
+    pub start_jitter: Option<Value>,
     pub buffer: Option<Value>,
     pub cc: Option<String>,
     pub data_size: Option<Value>,
@@ -65,6 +66,8 @@ pub struct Nodes {
     pub routers: Vec<String>,
     #[serde(default)]
     pub processing_delay: BTreeMap<String, Value>,
+    #[serde(default)]
+    pub processing_jitter: BTreeMap<String, Value>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -87,6 +90,7 @@ pub struct Flow {
     pub from: String,
     pub to: String,
     pub start: Option<Value>,
+    pub start_jitter: Option<Value>,
     pub stop: Option<Value>,
     pub path: Option<Vec<String>>,
     pub ack_path: Option<Vec<String>>,

@@ -202,7 +202,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             if node_idx.insert(n.clone(), nodes.len()).is_some() {
                 return Err(cx.err(field, format!("node '{n}' is declared twice")));
             }
-            nodes.push(Node { name: n.clone(), router, processing_delay: SimDuration::ZERO });
+            nodes.push(Node { name: n.clone(), router, processing_delay: SimDuration::ZERO, processing_jitter: SimDuration::ZERO });
         }
     }
     if nodes.is_empty() {
@@ -219,6 +219,15 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         let i = find_node(&field, n)?;
         nodes[i].processing_delay = cx.time(&field, v)?;
     }
+    for (n, v) in &f.nodes.processing_jitter {
+        let field = format!("nodes.processing_jitter.{n}");
+        let i = find_node(&field, n)?;
+        nodes[i].processing_jitter = cx.time(&field, v)?;
+    }
+    let def_jitter = match &d.start_jitter {
+        Some(v) => cx.time("defaults.start_jitter", v)?,
+        None => SimDuration::ZERO,
+    };
 
     // [[links]]
     let mut links: Vec<Link> = Vec::new();
@@ -298,6 +307,14 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         };
         if start >= duration {
             return Err(cx.err(format!("{p}.start"), "starts at or after the end of the run"));
+        }
+        let start_jitter = match &fl.start_jitter {
+            Some(v) => cx.time(&format!("{p}.start_jitter"), v)?,
+            None => def_jitter,
+        };
+        if start + start_jitter > duration {
+            let f = if fl.start_jitter.is_some() { format!("{p}.start_jitter") } else { "defaults.start_jitter".into() };
+            return Err(cx.err(f, format!("start + start_jitter ({}) reaches past the end of the run ({duration}); shorten it", start + start_jitter)));
         }
         let stop = match &fl.stop {
             Some(v) => Some(cx.time(&format!("{p}.stop"), v)?),
@@ -427,7 +444,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             Some(names) => explicit_path(&cx, &format!("{p}.ack_path"), names, to, from, &node_idx, &nodes, &adj)?,
             None => path.iter().rev().copied().collect(),
         };
-        flows.push(Flow { name: fl.name.clone(), from, to, start, stop, path, ack_path, spec });
+        flows.push(Flow { name: fl.name.clone(), from, to, start, stop, start_jitter, path, ack_path, spec });
     }
 
     // [[phases]]
