@@ -1,7 +1,7 @@
 # ccsim build plumbing (GNU make).
 #
 #   make demo    set up .venv, build ccsim (release) and run the keshav-s1 reproduction
-#   make test    set up, then cargo test (engine) and pytest
+#   make test    set up, then cargo test (engine, release and debug) and pytest
 #   make bench   the speed benchmark of issue 2
 #   make build   only set up .venv and build
 #
@@ -56,6 +56,8 @@ demo: $(BUILD_STAMP)
 
 test: $(BUILD_STAMP)
 	cargo test -p ccsim-engine --release
+	# Debug build too: debug assertions check every channel's conservation identity.
+	cargo test -p ccsim-engine
 	$(BIN)/python -m pytest -q
 
 bench: $(BUILD_STAMP)

@@ -88,6 +88,18 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="write summary.json, CSV tables, time series and plots into DIR",
     )
+    p.add_argument(
+        "--max-events",
+        type=_nonneg_int("a positive integer"),
+        metavar="N",
+        help="stop after N events (the results are marked partial)",
+    )
+    p.add_argument(
+        "--max-wall",
+        type=float,
+        metavar="SECONDS",
+        help="stop after this much wall-clock time (the results are marked partial)",
+    )
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser(
@@ -219,10 +231,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
-            # The reader went away (e.g. `| head`); stay quiet as other tools do.
+            # The reader went away (e.g. `| head`): what it wanted was written; stay
+            # quiet and succeed, as other tools do.
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
-            return 1
+            return 0
         name = f"{exc.filename}: " if exc.filename else ""
         _print_error(f"{name}{exc.strerror or exc}")
         return EXIT_USAGE
@@ -293,7 +306,27 @@ def _table(title: str, headers: list[str]) -> Table:
 
 def cmd_run(args: argparse.Namespace) -> int:
     scenario = ccsim.load(args.file).with_overrides(args.overrides)
-    results = ccsim.run(scenario, seed=args.seed)
+    if args.max_events == 0:
+        raise CliError("--max-events 0: give a positive number of events")
+    if args.max_wall is not None and not args.max_wall > 0:
+        raise CliError(f"--max-wall {args.max_wall:g}: give a positive number of seconds")
+    interrupted = False
+    try:
+        results = ccsim.run(
+            scenario,
+            seed=args.seed,
+            progress=True,
+            max_events=args.max_events,
+            max_wall=args.max_wall,
+        )
+    except ccsim.Interrupted as exc:
+        results = exc.results
+        interrupted = True
+    if results.raw.get("partial"):
+        _stderr().print(
+            f"ccsim: partial results: stopped ({results.raw['stop_reason'].replace('_', ' ')}) "
+            f"at {results.sim_time_s:g} s of {scenario.check()['scenario']['duration']}"
+        )
     written: list[Path] = []
     if args.out is not None:
         from ccsim.output import write_results
@@ -303,11 +336,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(results.to_json(indent=2))
         if written:
             _stderr().print(f"wrote {len(written)} files to {args.out}/")
-        return 0
+        return 130 if interrupted else 0
     print_results(results, _stdout())
     if written:
         _stdout().print(f"\nwrote {len(written)} files to {args.out}/")
-    return 0
+    return 130 if interrupted else 0
 
 
 def print_results(results: ccsim.Results, console: Console) -> None:

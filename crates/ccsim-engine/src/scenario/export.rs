@@ -122,6 +122,12 @@ pub fn to_file(sc: &Scenario) -> Table {
     }
     head.insert("duration".into(), s(fmt_time(sc.duration)));
     head.insert("seed".into(), int(sc.seed));
+    if let Some(m) = sc.max_events {
+        head.insert("max_events".into(), int(m));
+    }
+    if let Some(w) = sc.max_wall {
+        head.insert("max_wall".into(), s(fmt_time(w)));
+    }
     doc.insert("scenario".into(), Value::Table(head));
 
     let mut nodes = Table::new();

@@ -181,6 +181,13 @@ pub struct Scenario {
     pub description: String,
     pub duration: SimDuration,
     pub seed: u64,
+    /// Stop after this many events; the results are then marked partial.
+    #[serde(default)]
+    pub max_events: Option<u64>,
+    /// Stop after this much wall-clock time (the engine reads no clock: the binding
+    /// enforces it); the results are then marked partial.
+    #[serde(default)]
+    pub max_wall: Option<SimDuration>,
     pub nodes: Vec<Node>,
     pub links: Vec<Link>,
     pub flows: Vec<Flow>,

@@ -36,6 +36,10 @@ pub struct Header {
     pub description: String,
     pub duration: Value,
     pub seed: Option<u64>,
+    /// Stop after this many events (a guard against runaway scenarios).
+    pub max_events: Option<u64>,
+    /// Stop after this much wall-clock time (enforced by the front end).
+    pub max_wall: Option<Value>,
 }
 
 #[derive(Deserialize, Debug, Default)]
