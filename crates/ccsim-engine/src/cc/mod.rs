@@ -20,6 +20,7 @@
 //! docs/extending.md walks through it.
 
 pub mod da;
+pub mod delay_aimd;
 pub mod generic;
 pub mod packet_pair;
 pub mod reno;
@@ -30,6 +31,7 @@ use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
 pub use da::{Da, DaConfig, NdgSampling, RuleWindow};
+pub use delay_aimd::{DelayAimd, DelayAimdConfig, DelayedAckMode};
 pub use generic::{Generic, GenericConfig};
 pub use packet_pair::{PacketPair, PacketPairConfig, RateUpdate};
 pub use reno::{Reno, RenoConfig};
@@ -244,6 +246,7 @@ pub enum CcConfig {
     PacketPair(PacketPairConfig),
     Da(DaConfig),
     Vegas(VegasConfig),
+    DelayAimd(DelayAimdConfig),
 }
 
 impl CcConfig {
@@ -256,6 +259,7 @@ impl CcConfig {
             CcConfig::PacketPair(_) => "pp",
             CcConfig::Da(_) => "da",
             CcConfig::Vegas(_) => "vegas",
+            CcConfig::DelayAimd(_) => "delay_aimd",
         }
     }
 
@@ -269,6 +273,7 @@ impl CcConfig {
             CcConfig::PacketPair(c) => AnyCc::PacketPair(PacketPair::new(c, mss, max_window)),
             CcConfig::Da(c) => AnyCc::Da(Box::new(Da::new(c, mss, max_window))),
             CcConfig::Vegas(c) => AnyCc::Vegas(Vegas::new(c, mss, max_window)),
+            CcConfig::DelayAimd(c) => AnyCc::DelayAimd(DelayAimd::new(c, mss, max_window)),
         }
     }
 
@@ -280,6 +285,7 @@ impl CcConfig {
             CcConfig::PacketPair(c) => c.rto().style(),
             CcConfig::Da(c) => c.rto().style(),
             CcConfig::Vegas(c) => c.rto().style(),
+            CcConfig::DelayAimd(c) => c.rto().style(),
         }
     }
 
@@ -291,19 +297,21 @@ impl CcConfig {
             CcConfig::PacketPair(c) => c.initial_rto,
             CcConfig::Da(c) => c.initial_rto,
             CcConfig::Vegas(c) => c.initial_rto,
+            CcConfig::DelayAimd(c) => c.initial_rto,
         }
     }
 
     /// Every name a policy's own series may have (`extra_series` of all policies), so a
     /// scenario may request one whatever policy an override selects; it stays empty for
     /// the others.
-    pub const ALL_EXTRA_SERIES: &'static [&'static str] = &["reference_rtt", "base_rtt", "diff"];
+    pub const ALL_EXTRA_SERIES: &'static [&'static str] = &["reference_rtt", "base_rtt", "diff", "cc_rtt", "echo_rtt"];
 
     /// The names of the policy's own series (`CcMetrics::extra`), in slot order.
     pub fn extra_series(&self) -> &'static [&'static str] {
         match self {
             CcConfig::Da(_) => &["reference_rtt"],
             CcConfig::Vegas(_) => &["base_rtt", "diff"],
+            CcConfig::DelayAimd(_) => &["cc_rtt", "echo_rtt"],
             _ => &[],
         }
     }
@@ -387,6 +395,7 @@ impl CcConfig {
             CcConfig::PacketPair(c) => toml::Table::try_from(c),
             CcConfig::Da(c) => toml::Table::try_from(c),
             CcConfig::Vegas(c) => toml::Table::try_from(c),
+            CcConfig::DelayAimd(c) => toml::Table::try_from(c),
         };
         v.expect("policy configs serialise to TOML")
     }
@@ -399,6 +408,7 @@ impl CcConfig {
             CcConfig::PacketPair(c) => c.check(),
             CcConfig::Da(c) => c.check(),
             CcConfig::Vegas(c) => c.check(),
+            CcConfig::DelayAimd(c) => c.check(),
         }
     }
 }
@@ -424,6 +434,7 @@ pub enum AnyCc {
     PacketPair(PacketPair),
     Da(Box<Da>),
     Vegas(Vegas),
+    DelayAimd(DelayAimd),
     Custom(CustomCc),
 }
 
@@ -436,6 +447,7 @@ macro_rules! dispatch_mut {
             AnyCc::PacketPair($c) => $e,
             AnyCc::Da($c) => $e,
             AnyCc::Vegas($c) => $e,
+            AnyCc::DelayAimd($c) => $e,
             AnyCc::Custom(x) => {
                 let $c = x.0.as_mut();
                 $e
@@ -453,6 +465,7 @@ macro_rules! dispatch_ref {
             AnyCc::PacketPair($c) => $e,
             AnyCc::Da($c) => $e,
             AnyCc::Vegas($c) => $e,
+            AnyCc::DelayAimd($c) => $e,
             AnyCc::Custom(x) => {
                 let $c = x.0.as_ref();
                 $e

@@ -405,8 +405,8 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 let field = if fl.cc.is_some() { format!("{p}.cc") } else { "defaults.cc".to_string() };
                 let empty = toml::Table::new();
                 let cc = cc_config(&cx, &field, &format!("{p}.params"), &cc_name, fl.params.as_ref().unwrap_or(&empty))?;
-                if sack && !matches!(cc, CcConfig::Reno(_) | CcConfig::NewReno(_) | CcConfig::Vegas(_)) {
-                    return Err(cx.err(format!("{p}.sack"), format!("SACK recovery works with the Reno family; cc '{cc_name}' is not one (use reno, newreno or vegas)")));
+                if sack && !matches!(cc, CcConfig::Reno(_) | CcConfig::NewReno(_) | CcConfig::Vegas(_) | CcConfig::DelayAimd(_)) {
+                    return Err(cx.err(format!("{p}.sack"), format!("SACK recovery works with the Reno family; cc '{cc_name}' is not one (use reno, newreno, vegas or delay_aimd)")));
                 }
                 FlowSpec::Window { cc, data_size, ack_size, max_window, receiver, sender }
             }
@@ -871,8 +871,9 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
         "da" => CcConfig::Da(cx.from_table(pfield, t()).map_err(named)?),
         "pp" | "packet_pair" => CcConfig::PacketPair(cx.from_table(pfield, t()).map_err(named)?),
         "vegas" => CcConfig::Vegas(cx.from_table(pfield, t()).map_err(named)?),
+        "delay_aimd" => CcConfig::DelayAimd(cx.from_table(pfield, t()).map_err(named)?),
         _ => {
-            return Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno, newreno, vegas, da, pp")))
+            return Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno, newreno, vegas, da, pp, delay_aimd")))
         }
     };
     cfg.check().map_err(|(f, m)| cx.err(format!("{pfield}.{f}"), m))?;
