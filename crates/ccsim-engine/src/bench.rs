@@ -89,6 +89,8 @@ pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Sc
         interval: None,
         series: vec![],
         delays: vec![],
+        windows: vec![],
+        measure_start: crate::time::SimDuration::ZERO,
         changes: vec![],
         elements: vec![],
     })

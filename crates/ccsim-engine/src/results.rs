@@ -56,6 +56,9 @@ pub struct FlowResult {
     pub qdelay_p95_s: Option<f64>,
     pub qdelay_p99_s: Option<f64>,
     pub qdelay_max_s: Option<f64>,
+    /// Seconds the flow's window was 1, 2, ... packets (from `[measure].start`), for
+    /// window flows listed in `[measure].windows`.
+    pub window_time_s: Option<Vec<f64>>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -332,6 +335,7 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
                 qdelay_p95_s: d.and_then(|d| d.queueing.quantile_s(0.95)),
                 qdelay_p99_s: d.and_then(|d| d.queueing.quantile_s(0.99)),
                 qdelay_max_s: d.and_then(|d| d.queueing.max_s()),
+                window_time_s: ep.window().and_then(|w| w.window_times(now)),
             }
         })
         .collect();

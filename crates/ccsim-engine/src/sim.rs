@@ -57,6 +57,8 @@ pub struct FlowDelay {
     key: (u32, u32),
     /// Propagation plus transmission time of a packet of that size along the route, ps.
     base_ps: u64,
+    /// Packets arriving before this time are not counted (`[measure].start`).
+    from: SimTime,
 }
 
 /// Sender policies.
@@ -279,6 +281,9 @@ impl Simulation {
                         }
                     }
                     w.set_trace(trace);
+                    if scenario.windows.contains(&fi) {
+                        w.set_window_hist(SimTime::ZERO + scenario.measure_start);
+                    }
                     events.schedule(start, Event::FlowStart(fi as u32));
                     let r = AckReceiver::new(*receiver, a, (*max_window).min(1 << 16) as usize);
                     (Sender::Window(w), Receiver::Ack(r))
@@ -296,7 +301,8 @@ impl Simulation {
                     (Sender::Source(Source::new(d, Gaps::Exponential { mean: *mean_gap, rng }, periods(on, offset))), Receiver::Sink(Sink))
                 }
             };
-            let delay = scenario.delays.contains(&fi).then(|| Box::new(FlowDelay { key: (u32::MAX, 0), ..Default::default() }));
+            let from = SimTime::ZERO + scenario.measure_start;
+            let delay = scenario.delays.contains(&fi).then(|| Box::new(FlowDelay { key: (u32::MAX, 0), from, ..Default::default() }));
             flows.push(Box::new(Endpoint { sender, receiver, counters: FlowCounters::default(), src: f.from as u32, delay }));
         }
         for (slot, a, b) in unnumbered {
@@ -633,6 +639,9 @@ impl Simulation {
     /// and recomputed after a scheduled change.
     #[cold]
     fn measure_delay(d: &mut FlowDelay, c: &mut FlowCounters, channels: &[Channel], routes: &[u32], gen: u32, now: SimTime, p: &Packet) {
+        if now < d.from {
+            return;
+        }
         if d.key != (p.bits, gen) {
             let mut base = 0u64;
             let mut i = p.route as usize;

@@ -85,10 +85,20 @@ fn flow(sc: &Scenario, f: &Flow) -> Table {
             t.insert("delayed_ack".into(), Value::Boolean(receiver.delayed_ack.is_some()));
             if let Some(d) = receiver.delayed_ack {
                 t.insert("ack_delay".into(), s(fmt_time(d.delay)));
+                if let Some(m) = d.min_delay {
+                    t.insert("ack_delay_min".into(), s(fmt_time(m)));
+                }
             }
             t.insert("sack".into(), Value::Boolean(sender.sack));
             t.insert("ecn".into(), Value::Boolean(sender.ecn));
             t.insert("rtt_sample".into(), Value::try_from(sender.rtt_sample).expect("enum serialises"));
+            if let Some(x) = sender.tso {
+                let mut tso = Table::new();
+                tso.insert("defer".into(), s(fmt_time(x.defer)));
+                tso.insert("segment".into(), s(format!("{}B", x.segment_bytes)));
+                tso.insert("divisor".into(), int(x.divisor as u64));
+                t.insert("tso".into(), Value::Table(tso));
+            }
             t.insert("params".into(), Value::Table(cc.params()));
         }
         FlowSpec::Cbr { rate_bps, packet_bits, on } => {
@@ -217,6 +227,12 @@ pub fn to_file(sc: &Scenario) -> Table {
     }
     if !sc.delays.is_empty() {
         measure.insert("delays".into(), Value::Array(sc.delays.iter().map(|&i| s(sc.flows[i].name.as_str())).collect()));
+    }
+    if !sc.windows.is_empty() {
+        measure.insert("windows".into(), Value::Array(sc.windows.iter().map(|&i| s(sc.flows[i].name.as_str())).collect()));
+    }
+    if sc.measure_start > crate::time::SimDuration::ZERO {
+        measure.insert("start".into(), s(fmt_time(sc.measure_start)));
     }
     if !measure.is_empty() {
         doc.insert("measure".into(), Value::Table(measure));

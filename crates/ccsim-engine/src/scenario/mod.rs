@@ -198,6 +198,12 @@ pub struct Scenario {
     pub series: Vec<String>,
     /// Flows (indices) that keep delay statistics (`[measure].delays`).
     pub delays: Vec<usize>,
+    /// Window flows (indices) that keep a histogram of their window (`[measure].windows`).
+    #[serde(default)]
+    pub windows: Vec<usize>,
+    /// Delay statistics and window histograms count from this time (`[measure].start`).
+    #[serde(default)]
+    pub measure_start: SimDuration,
     pub changes: Vec<Change>,
     pub elements: Vec<ElementSpec>,
 }
@@ -301,19 +307,45 @@ mod tests {
              [[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\ncc = \"newreno\"\nsack = true\necn = true\ndelayed_ack = true\nack_delay = \"40ms\"\nrtt_sample = \"newest\"\n\
              [flows.params]\ninitial_window = 3\nmin_rto = \"200ms\"\n\
              [[flows]]\nname = \"g\"\nfrom = \"a\"\nto = \"b\"\ncc = \"vegas\"\n[flows.params]\nalpha = 2\nbeta = 4\nrtt = \"min\"\n\
+             [[flows]]\nname = \"d\"\ncount = 2\nfrom = \"a\"\nto = \"b\"\ncc = \"delay_aimd\"\ndelayed_ack = true\nack_delay_min = \"40ms\"\ntso = {{ defer = \"2ms\" }}\n[flows.params]\ntau0 = \"20ms\"\nper_packet = true\n\
              [[flows]]\nname = \"v\"\nkind = \"cbr\"\nfrom = \"a\"\nto = \"b\"\nrate = \"2kbps\"\npacket_size = \"44bit\"\non = [[\"0.2s\", \"0.5s\"]]\n\
              [[elements]]\nkind = \"random_loss\"\nat = \"a-r\"\nmodel = \"gilbert_elliott\"\np_gb = 0.1\np_bg = 0.5\n\
              [[elements]]\nkind = \"beacon\"\nat = \"r->b\"\nto = \"a\"\nperiod = \"100ms\"\n\
              [[changes]]\nat = \"0.5s\"\nchannel = \"r->b\"\nrate = \"2Mbps\"\n\
-             [measure]\ndelays = true\n"
+             [measure]\ndelays = true\nwindows = [\"d2\", \"f\"]\nstart = \"0.1s\"\n"
         );
         let sc = parse(&text, "f.toml", &[]).unwrap();
+        assert_eq!(sc.flows.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["f", "g", "d1", "d2", "v"]);
         let again = parse(&sc.to_toml(), "export.toml", &[]).unwrap_or_else(|e| panic!("{e}\n{}", sc.to_toml()));
         assert_eq!(again, sc);
         let toml = sc.to_toml();
-        for want in ["rate = [\"10Mbps\", \"1Mbps\"]", "packet_size = \"44bit\"", "min_rto = \"200ms\"", "channel = \"r->b\"", "at = \"r->a\""] {
+        for want in ["rate = [\"10Mbps\", \"1Mbps\"]", "packet_size = \"44bit\"", "min_rto = \"200ms\"", "channel = \"r->b\"", "at = \"r->a\"", "ack_delay_min = \"40ms\"", "defer = \"2ms\"", "windows = [\"f\", \"d2\"]"] {
             assert!(toml.contains(want), "{want} missing from\n{toml}");
         }
+    }
+
+    #[test]
+    fn flow_copies_cycle_their_hosts_and_bad_counts_are_named() {
+        let base = format!(
+            "{MIN}routers = [\"r\"]\n[[links]]\nbetween = [\"a\", \"r\"]\nrate = \"1Mbps\"\n[[links]]\nbetween = [\"r\", \"b\"]\nrate = \"1Mbps\"\n"
+        );
+        let sc = parse(&format!("{base}[[flows]]\nname = \"f\"\ncount = 3\nfrom = [\"a\", \"b\"]\nto = [\"b\", \"a\"]\n"), "f.toml", &[]).unwrap();
+        let ends: Vec<(&str, usize, usize)> = sc.flows.iter().map(|f| (f.name.as_str(), f.from, f.to)).collect();
+        assert_eq!(ends, [("f1", 0, 1), ("f2", 1, 0), ("f3", 0, 1)]);
+        // A list without count gives one copy per host; --set count works by the name written.
+        let one = format!("{base}[[flows]]\nname = \"f\"\nfrom = [\"a\", \"a\"]\nto = \"b\"\n");
+        assert_eq!(parse(&one, "f.toml", &[]).unwrap().flows.len(), 2);
+        assert_eq!(parse(&one, "f.toml", &["flows.f.count=5".into()]).unwrap().flows.len(), 5);
+        let e = parse(&format!("{base}[[flows]]\nname = \"f\"\ncount = 0\nfrom = \"a\"\nto = \"b\"\n"), "f.toml", &[]).unwrap_err();
+        assert_eq!(e.field, "flows.f.count");
+        let e = parse(&format!("{base}[[flows]]\nname = \"f\"\nfrom = []\nto = \"b\"\n"), "f.toml", &[]).unwrap_err();
+        assert_eq!(e.field, "flows.f.from");
+        let e = parse(&format!("{base}[[flows]]\nname = \"f\"\nkind = \"cbr\"\nrate = \"1kbps\"\nfrom = \"a\"\nto = \"b\"\n[measure]\nwindows = [\"f\"]\n"), "f.toml", &[]).unwrap_err();
+        assert_eq!(e.field, "measure.windows");
+        let e = parse(&format!("{base}[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\ndelayed_ack = true\nack_delay_min = \"300ms\"\n"), "f.toml", &[]).unwrap_err();
+        assert_eq!(e.field, "flows.f.ack_delay_min");
+        let e = parse(&format!("{base}[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\ntso = {{ divisor = 0 }}\n"), "f.toml", &[]).unwrap_err();
+        assert_eq!(e.field, "flows.f.tso.divisor");
     }
 
     #[test]

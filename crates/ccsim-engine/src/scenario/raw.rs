@@ -59,6 +59,8 @@ pub struct Defaults {
     pub sack: Option<bool>,
     pub ecn: Option<bool>,
     pub rtt_sample: Option<String>,
+    pub ack_delay_min: Option<Value>,
+    pub tso: Option<Value>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -86,13 +88,40 @@ pub struct Link {
     pub name: Option<String>,
 }
 
-#[derive(Deserialize, Debug)]
+/// A flow's end: one host, or a list of hosts that the copies of a flow cycle through.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(untagged)]
+pub enum Hosts {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Hosts {
+    /// The host of copy `i` (lists cycle).
+    pub fn get(&self, i: usize) -> &str {
+        match self {
+            Hosts::One(h) => h,
+            Hosts::Many(v) if v.is_empty() => "",
+            Hosts::Many(v) => &v[i % v.len()],
+        }
+    }
+    pub fn len(&self) -> Option<usize> {
+        match self {
+            Hosts::One(_) => None,
+            Hosts::Many(v) => Some(v.len()),
+        }
+    }
+}
+
+#[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct Flow {
     pub name: String,
     pub kind: Option<String>,
-    pub from: String,
-    pub to: String,
+    /// Copies of this flow, named `<name>1` ... `<name>N` (default: one, named `<name>`).
+    pub count: Option<Value>,
+    pub from: Hosts,
+    pub to: Hosts,
     pub start: Option<Value>,
     pub start_jitter: Option<Value>,
     pub stop: Option<Value>,
@@ -109,6 +138,8 @@ pub struct Flow {
     pub sack: Option<bool>,
     pub ecn: Option<bool>,
     pub rtt_sample: Option<String>,
+    pub ack_delay_min: Option<Value>,
+    pub tso: Option<Value>,
     pub params: Option<toml::Table>,
     // unresponsive sources
     pub rate: Option<Value>,
@@ -133,6 +164,10 @@ pub struct Measure {
     pub series: Vec<String>,
     /// Per-flow delay statistics: `true` (all flows), `false`, or a list of flow names.
     pub delays: Option<Value>,
+    /// Per-flow window histograms: `true` (all window flows), `false`, or flow names.
+    pub windows: Option<Value>,
+    /// Delay statistics and window histograms start at this time.
+    pub start: Option<Value>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -5,7 +5,7 @@ use super::raw;
 use super::{ChannelSpec, Change, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Scenario, ScenarioError};
 use crate::element::ElementConfig;
 use crate::transport::receiver::{DelayedAck, ReceiverConfig};
-use crate::transport::sender::{RttSample, SenderConfig};
+use crate::transport::sender::{RttSample, SenderConfig, Tso};
 use crate::cc::CcConfig;
 use crate::time::SimDuration;
 use crate::units::{self, Limit};
@@ -203,6 +203,14 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         Some(v) => rtt_sample(&cx, "defaults.rtt_sample", v)?,
         None => RttSample::Oldest,
     };
+    let def_ack_delay_min = match &d.ack_delay_min {
+        Some(v) => Some(positive_time(&cx, "defaults.ack_delay_min", v)?),
+        None => None,
+    };
+    let def_tso = match &d.tso {
+        Some(v) => tso(&cx, "defaults.tso", v)?,
+        None => None,
+    };
 
     // [nodes]
     let mut nodes: Vec<Node> = Vec::new();
@@ -299,7 +307,8 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     let mut flows: Vec<Flow> = Vec::new();
     let mut flow_names: BTreeSet<String> = BTreeSet::new();
     let mut routes = RouteCache::default();
-    for fl in &f.flows {
+    let expanded = expand_flows(&cx, &f.flows)?;
+    for fl in &expanded {
         let p = format!("flows.{}", fl.name);
         if fl.name.trim().is_empty() || fl.name.contains('.') {
             return Err(cx.err("flows.name", format!("invalid flow name '{}': must be non-empty without '.'", fl.name)));
@@ -307,8 +316,8 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         if !flow_names.insert(fl.name.clone()) {
             return Err(cx.err(format!("{p}.name"), format!("flow name '{}' is used twice", fl.name)));
         }
-        let from = find_node(&format!("{p}.from"), &fl.from)?;
-        let to = find_node(&format!("{p}.to"), &fl.to)?;
+        let from = find_node(&format!("{p}.from"), fl.from.get(0))?;
+        let to = find_node(&format!("{p}.to"), fl.to.get(0))?;
         for (i, field) in [(from, "from"), (to, "to")] {
             if nodes[i].router {
                 return Err(cx.err(format!("{p}.{field}"), format!("'{}' is a router; flows start and end at hosts", nodes[i].name)));
@@ -386,13 +395,29 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 if fl.ack_delay.is_some() && !delayed {
                     return Err(cx.err(format!("{p}.ack_delay"), "applies to delayed acks; add delayed_ack = true"));
                 }
+                if fl.ack_delay_min.is_some() && !delayed {
+                    return Err(cx.err(format!("{p}.ack_delay_min"), "applies to delayed acks; add delayed_ack = true"));
+                }
+                let ack_delay_min = match &fl.ack_delay_min {
+                    Some(v) => Some(positive_time(&cx, &format!("{p}.ack_delay_min"), v)?),
+                    None => def_ack_delay_min,
+                };
                 let delayed_ack = delayed.then(|| {
                     let mut d = DelayedAck::default();
                     if let Some(t) = ack_delay {
                         d.delay = t;
                     }
+                    d.min_delay = ack_delay_min;
                     d
                 });
+                if let Some(d) = delayed_ack.filter(|d| d.min_delay.is_some_and(|m| m > d.delay)) {
+                    let f = if fl.ack_delay_min.is_some() { format!("{p}.ack_delay_min") } else { "defaults.ack_delay_min".into() };
+                    return Err(cx.err(f, format!("must not exceed ack_delay ({}), the longest wait", crate::units::fmt_time(d.delay))));
+                }
+                let tso = match &fl.tso {
+                    Some(v) => tso(&cx, &format!("{p}.tso"), v)?,
+                    None => def_tso,
+                };
                 let sack = fl.sack.or(d.sack).unwrap_or(false);
                 let ecn = fl.ecn.or(d.ecn).unwrap_or(false);
                 let rtt_sample = match &fl.rtt_sample {
@@ -400,7 +425,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     None => def_rtt_sample,
                 };
                 let receiver = ReceiverConfig { keep_out_of_order, delayed_ack, sack_blocks: if sack { 3 } else { 0 }, ecn };
-                let sender = SenderConfig { sack, ecn, rtt_sample };
+                let sender = SenderConfig { sack, ecn, rtt_sample, tso };
                 let cc_name = fl.cc.clone().unwrap_or_else(|| def_cc.clone());
                 let field = if fl.cc.is_some() { format!("{p}.cc") } else { "defaults.cc".to_string() };
                 let empty = toml::Table::new();
@@ -423,6 +448,8 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     ("sack", fl.sack.is_some()),
                     ("ecn", fl.ecn.is_some()),
                     ("rtt_sample", fl.rtt_sample.is_some()),
+                    ("ack_delay_min", fl.ack_delay_min.is_some()),
+                    ("tso", fl.tso.is_some()),
                     ("stop", fl.stop.is_some()),
                 ] {
                     let hint = if what == "data_size" { " (use packet_size)" } else if what == "stop" { " (use on periods)" } else { "" };
@@ -498,24 +525,42 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     for s in &f.measure.series {
         check_series(&cx, s, &flows, &nodes, &links)?;
     }
-    let delays = match &f.measure.delays {
-        None | Some(Value::Boolean(false)) => vec![],
-        Some(Value::Boolean(true)) => (0..flows.len()).collect(),
-        Some(Value::Array(names)) => {
-            let mut out = Vec::new();
-            for v in names {
-                let name = v.as_str().unwrap_or("");
-                let i = flows.iter().position(|f| f.name == name).ok_or_else(|| {
-                    cx.err("measure.delays", format!("no flow named {v}; list flow names, or write true for all flows"))
-                })?;
-                if !out.contains(&i) {
-                    out.push(i);
+    let flow_list = |field: &str, v: &Option<Value>, window_only: bool| -> Result<Vec<usize>, ScenarioError> {
+        let ok = |f: &Flow| !window_only || matches!(f.spec, FlowSpec::Window { .. });
+        match v {
+            None | Some(Value::Boolean(false)) => Ok(vec![]),
+            Some(Value::Boolean(true)) => Ok((0..flows.len()).filter(|&i| ok(&flows[i])).collect()),
+            Some(Value::Array(names)) => {
+                let mut out = Vec::new();
+                for v in names {
+                    let name = v.as_str().unwrap_or("");
+                    let i = flows.iter().position(|f| f.name == name).ok_or_else(|| {
+                        cx.err(field, format!("no flow named {v}; list flow names, or write true for all flows"))
+                    })?;
+                    if !ok(&flows[i]) {
+                        return Err(cx.err(field, format!("flow {v} is not a window flow; only window flows have a window")));
+                    }
+                    if !out.contains(&i) {
+                        out.push(i);
+                    }
                 }
+                out.sort();
+                Ok(out)
             }
-            out.sort();
-            out
+            Some(v) => Err(cx.err(field, format!("expected true, false or a list of flow names, found {v}"))),
         }
-        Some(v) => return Err(cx.err("measure.delays", format!("expected true, false or a list of flow names, found {v}"))),
+    };
+    let delays = flow_list("measure.delays", &f.measure.delays, false)?;
+    let windows = flow_list("measure.windows", &f.measure.windows, true)?;
+    let measure_start = match &f.measure.start {
+        Some(v) => {
+            let t = cx.time("measure.start", v)?;
+            if t >= duration {
+                return Err(cx.err("measure.start", "is at or after the end of the run"));
+            }
+            t
+        }
+        None => SimDuration::ZERO,
     };
 
     // [[changes]]
@@ -635,6 +680,8 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         interval,
         series: f.measure.series,
         delays,
+        windows,
+        measure_start,
         changes,
         elements,
     })
@@ -842,12 +889,77 @@ fn rtt_sample(cx: &Ctx, field: &str, v: &str) -> Result<RttSample, ScenarioError
     }
 }
 
+/// `tso`: `false`, `true` (Linux 2.6.18 as the paper describes it) or a table
+/// `{ defer = "40ms", segment = "65536B", divisor = 3 }` (each optional).
+fn tso(cx: &Ctx, field: &str, v: &Value) -> Result<Option<Tso>, ScenarioError> {
+    let mut t = Tso { defer: SimDuration::from_millis(40), segment_bytes: 65_536, divisor: 3 };
+    match v {
+        Value::Boolean(false) => return Ok(None),
+        Value::Boolean(true) => {}
+        Value::Table(tab) => {
+            for (k, x) in tab {
+                let f = format!("{field}.{k}");
+                match k.as_str() {
+                    "defer" => t.defer = positive_time(cx, &f, x)?,
+                    "segment" => t.segment_bytes = cx.size(&f, x)?,
+                    "divisor" => match x.as_integer() {
+                        Some(n) if (1..=1000).contains(&n) => t.divisor = n as u32,
+                        _ => return Err(cx.err(f, format!("expected a whole number from 1 to 1000 (Linux: 3), found {x}"))),
+                    },
+                    _ => return Err(cx.err(f, "unknown key; tso takes defer, segment and divisor")),
+                }
+            }
+        }
+        _ => return Err(cx.err(field, format!("expected true, false or a table {{ defer = \"40ms\", segment = \"65536B\", divisor = 3 }}, found {v}"))),
+    }
+    Ok(Some(t))
+}
+
 fn out_of_order(cx: &Ctx, field: &str, v: &str) -> Result<bool, ScenarioError> {
     match v {
         "keep" => Ok(true),
         "discard" => Ok(false),
         _ => Err(cx.err(field, format!("unknown value '{v}'; use \"keep\" (buffer out-of-order packets) or \"discard\""))),
     }
+}
+
+/// Most copies of one `[[flows]]` entry (`count`).
+const MAX_FLOW_COUNT: i64 = 100_000;
+
+/// `[[flows]]` entries with their copies: an entry with `count = N` (or with a list of
+/// hosts in `from` or `to`, N = the longest list) becomes flows `<name>1` ... `<name>N`,
+/// copy i going from `from[i]` to `to[i]` (lists cycle); the others stay as written.
+fn expand_flows(cx: &Ctx, flows: &[raw::Flow]) -> Result<Vec<raw::Flow>, ScenarioError> {
+    let mut out = Vec::with_capacity(flows.len());
+    for fl in flows {
+        let p = format!("flows.{}", fl.name);
+        for (field, h) in [("from", &fl.from), ("to", &fl.to)] {
+            if h.len() == Some(0) {
+                return Err(cx.err(format!("{p}.{field}"), "the list of hosts is empty; give at least one"));
+            }
+        }
+        let lists = fl.from.len().max(fl.to.len());
+        let count = match &fl.count {
+            None if lists.is_none() => {
+                out.push(fl.clone());
+                continue;
+            }
+            None => lists.unwrap_or(1) as i64,
+            Some(Value::Integer(n)) if (1..=MAX_FLOW_COUNT).contains(n) => *n,
+            Some(v) => {
+                return Err(cx.err(format!("{p}.count"), format!("expected a whole number of flows from 1 to {MAX_FLOW_COUNT}, found {v}")))
+            }
+        };
+        for i in 0..count as usize {
+            let mut c = fl.clone();
+            c.name = format!("{}{}", fl.name, i + 1);
+            c.count = None;
+            c.from = raw::Hosts::One(fl.from.get(i).to_string());
+            c.to = raw::Hosts::One(fl.to.get(i).to_string());
+            out.push(c);
+        }
+    }
+    Ok(out)
 }
 
 /// The congestion-control policy `name` with its `[flows.params]` (serde, by the

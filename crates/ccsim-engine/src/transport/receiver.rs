@@ -13,6 +13,13 @@
 //!   in-order packet (2), or when the delayed-ack timer (`delay`, 200 ms) expires after
 //!   the first unacknowledged one; an out-of-order packet, a duplicate, or one that fills
 //!   all or part of a gap is acknowledged at once.
+//! - **Adaptive delayed-ack timer** (`DelayedAck::min_delay`, off by default): the timer
+//!   is Linux's `ato` (2.6.23 `tcp_event_data_recv`) instead of a fixed delay. It starts
+//!   at `min_delay` (TCP_ATO_MIN, 40 ms) and follows the gap m between data arrivals:
+//!   m <= min/2: ato = ato/2 + min/2; min/2 < m < ato: ato = ato/2 + m; larger gaps leave
+//!   it. It never exceeds `delay` (TCP_DELACK_MAX, 200 ms). Not modelled: Linux's
+//!   quick-ack mode (acks at once for the first few packets and after an idle gap
+//!   longer than the receiver's RTO) and the cap at that RTO.
 //! - **Timestamp echo** (RFC 1323): an ack echoes the send time and flags of the data
 //!   packet that triggered it when every packet is acknowledged at once; a delayed ack
 //!   echoes the oldest packet it acknowledges (so its RTT sample includes the wait).
@@ -37,11 +44,15 @@ pub struct DelayedAck {
     pub delay: SimDuration,
     /// Acknowledge every this many in-order packets. Default 2 (RFC 5681).
     pub every: u32,
+    /// `Some(min)`: the timer adapts as Linux's ato, from `min` up to `delay` (see the
+    /// module documentation); `None` (default): it is always `delay`.
+    #[serde(default)]
+    pub min_delay: Option<SimDuration>,
 }
 
 impl Default for DelayedAck {
     fn default() -> Self {
-        DelayedAck { delay: SimDuration::from_millis(200), every: 2 }
+        DelayedAck { delay: SimDuration::from_millis(200), every: 2, min_delay: None }
     }
 }
 
@@ -80,6 +91,10 @@ pub struct AckReceiver {
     /// Most recent out-of-order arrivals, newest first (SACK block order).
     recent: [u32; 4],
     n_recent: usize,
+    /// The adaptive delayed-ack timeout (ato) and the last data arrival
+    /// (`DelayedAck::min_delay`).
+    ato: SimDuration,
+    last_rcv: Option<SimTime>,
 }
 
 impl AckReceiver {
@@ -94,7 +109,31 @@ impl AckReceiver {
             ece: false,
             recent: [0; 4],
             n_recent: 0,
+            ato: cfg.delayed_ack.and_then(|d| d.min_delay).unwrap_or(SimDuration::ZERO),
+            last_rcv: None,
         }
+    }
+
+    /// The delayed-ack timeout now in force.
+    pub fn ack_timeout(&self) -> Option<SimDuration> {
+        let d = self.cfg.delayed_ack?;
+        Some(if d.min_delay.is_some() { self.ato } else { d.delay })
+    }
+
+    /// Linux's ato update for a data arrival at `now` (`tcp_event_data_recv`).
+    fn adapt_ato(&mut self, now: SimTime, min: SimDuration, max: SimDuration) {
+        if let Some(last) = self.last_rcv {
+            let m = now - last;
+            let half_min = SimDuration::from_ps(min.as_ps() / 2);
+            let half_ato = SimDuration::from_ps(self.ato.as_ps() / 2);
+            if m <= half_min {
+                self.ato = half_ato + half_min;
+            } else if m < self.ato {
+                self.ato = half_ato + m;
+            }
+            self.ato = self.ato.min(max);
+        }
+        self.last_rcv = Some(now);
     }
 
     /// Next sequence number expected in order.
@@ -127,12 +166,19 @@ impl AckReceiver {
             self.send_ack(data.ts, data.flags, c, out, meta);
             return;
         };
+        let delay = match d.min_delay {
+            None => d.delay,
+            Some(min) => {
+                self.adapt_ato(now, min, d.delay);
+                self.ato
+            }
+        };
         // In order with nothing held: may wait. Out of order, duplicate or filling a gap:
         // at once (RFC 5681 section 4.2).
         if data.seq == next && held_before == 0 {
             if self.unacked == 0 {
                 self.oldest = (data.ts, data.flags);
-                self.timer.deadline = Some(now + d.delay);
+                self.timer.deadline = Some(now + delay);
             }
             self.unacked += 1;
             if self.unacked >= d.every {
@@ -290,6 +336,40 @@ mod tests {
         t.r.on_timer(SimTime::from_millis(1200), &mut t.c, &mut t.out, &mut t.meta);
         assert_eq!(t.acks(), vec![1]);
         assert_eq!(t.out[0].ts, SimTime::from_millis(900));
+    }
+
+    #[test]
+    fn adaptive_timer_starts_at_40ms_and_follows_the_arrival_gap() {
+        let d = DelayedAck { min_delay: Some(SimDuration::from_millis(40)), ..Default::default() };
+        let mut t = Run::new(ReceiverConfig { delayed_ack: Some(d), ..Default::default() });
+        let ms = SimDuration::from_millis;
+        // A lone packet waits the initial ato, 40 ms (not 200).
+        t.data(1000, data(0, 900));
+        assert_eq!(t.r.timer.deadline, Some(SimTime::from_millis(1040)));
+        t.r.on_timer(SimTime::from_millis(1040), &mut t.c, &mut t.out, &mut t.meta);
+        // Gap 30 ms (20 < m < 40): ato = 20 + 30 = 50 ms.
+        t.data(1030, data(1, 930));
+        assert_eq!(t.r.ack_timeout(), Some(ms(50)));
+        assert_eq!(t.r.timer.deadline, Some(SimTime::from_millis(1080)));
+        // Gap 45 ms < 50: ato = 25 + 45 = 70 ms; the second packet sends the ack.
+        t.data(1075, data(2, 975));
+        assert_eq!(t.r.ack_timeout(), Some(ms(70)));
+        assert_eq!(t.acks(), vec![1, 3]);
+        // Gaps of 5 ms (<= 20 ms): ato halves towards 40: 35 + 20 = 55, 27.5 + 20 = 47.5.
+        t.data(1080, data(3, 980));
+        assert_eq!(t.r.ack_timeout(), Some(ms(55)));
+        t.data(1085, data(4, 985));
+        assert_eq!(t.r.ack_timeout(), Some(SimDuration::from_micros(47_500)));
+        // A gap longer than ato leaves it; ato never exceeds ack_delay (200 ms).
+        t.data(2085, data(5, 1985));
+        assert_eq!(t.r.ack_timeout(), Some(SimDuration::from_micros(47_500)));
+        let mut r = Run::new(ReceiverConfig { delayed_ack: Some(DelayedAck { delay: ms(60), ..d }), ..Default::default() });
+        r.data(0, data(0, 0));
+        r.data(50, data(1, 50)); // m = 50 >= ato 40: unchanged
+        assert_eq!(r.r.ack_timeout(), Some(ms(40)));
+        r.r.ato = ms(100); // (as if larger) capped at the 60 ms delay on the next arrival
+        r.data(80, data(2, 80));
+        assert_eq!(r.r.ack_timeout(), Some(ms(60)));
     }
 
     #[test]

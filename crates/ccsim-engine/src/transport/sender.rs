@@ -50,6 +50,17 @@
 //! an ack makes room. The pacing deadline is a second `LazyTimer` (`pace`), scheduled by
 //! the simulation like the retransmission timer; it costs nothing for window policies.
 //!
+//! TSO-like batching (`tso`, off by default; after Linux `tcp_tso_should_defer`): while
+//! not in loss recovery and with data in flight, new data is held back until the window
+//! allows a full segment (`segment_bytes`, 64 kB) or 1/`divisor` of the window, or until
+//! `defer` has passed since the sender began to wait (the pacing timer wakes it); then
+//! everything the window allows leaves back to back, as one segment split by the NIC.
+//! McCullagh and Leith's Linux 2.6.18 used a 40 ms timer; 2.6.24 defers "for less than
+//! two clock ticks".
+//!
+//! Window histogram (`[measure].windows`): the time spent at each window (packets, as
+//! sent), counted from `[measure].start`; updated where the window series is.
+//!
 //! Deviations: no limited transmit (RFC 3042), no SACK rescue retransmission, no
 //! reneging detection; after an ECN reduction with cwnd at one packet the sender does not
 //! wait for the timer (RFC 3168 6.1.2's last rule).
@@ -79,6 +90,18 @@ pub enum RttSample {
     Newest,
 }
 
+/// TSO-like batching of new data (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tso {
+    /// Longest a send is deferred (Linux 2.6.18 as McCullagh and Leith describe it:
+    /// 40 ms; 2.6.24: under two clock ticks).
+    pub defer: SimDuration,
+    /// Send at once when the window allows this many bytes (Linux: 64 kB).
+    pub segment_bytes: u32,
+    /// ... or at least 1/divisor of the window (`tcp_tso_win_divisor`, 3).
+    pub divisor: u32,
+}
+
 /// Options of the window sender beyond its policy.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SenderConfig {
@@ -87,6 +110,35 @@ pub struct SenderConfig {
     /// ECN-capable transport (RFC 3168).
     pub ecn: bool,
     pub rtt_sample: RttSample,
+    /// TSO-like batching; `None` (default): every packet leaves when the window allows.
+    #[serde(default)]
+    pub tso: Option<Tso>,
+}
+
+/// Time spent at each window size since `from` (`[measure].windows`).
+#[derive(Clone, Debug)]
+struct WindowHist {
+    /// Counting starts here (`[measure].start`).
+    from: SimTime,
+    /// Since when the window has been `last_w` (0: the flow has not started).
+    last_t: SimTime,
+    last_w: u32,
+    /// ps at window i (index 0: not started, unused).
+    ps: Vec<u64>,
+}
+
+impl WindowHist {
+    /// Adds the time at the current window up to `now` to `ps`.
+    fn add_to(&self, ps: &mut Vec<u64>, now: SimTime) {
+        if self.last_w == 0 || now <= self.last_t {
+            return;
+        }
+        let w = self.last_w as usize;
+        if ps.len() <= w {
+            ps.resize(w + 1, 0);
+        }
+        ps[w] += (now - self.last_t).as_ps();
+    }
 }
 
 /// Which time series this flow records.
@@ -119,6 +171,8 @@ pub struct WindowSender {
     pub pace: LazyTimer,
     /// Earliest time the next paced burst may leave.
     next_send: SimTime,
+    /// TSO: since when new data has been held back (`None`: not deferring).
+    tso_since: Option<SimTime>,
     /// Template of this flow's data packets (route, size).
     data: Packet,
     snd_una: u32,
@@ -149,8 +203,10 @@ pub struct WindowSender {
     /// No SACK, no ECN, the echo RTT and Reno recovery: the hot path skips every
     /// check for those features (a const-generic instance of `on_ack`/`send`).
     plain: bool,
-    /// Some series of this flow are recorded.
+    /// Some series of this flow are recorded, or its window histogram kept.
     tracing: bool,
+    /// Time spent at each window (`[measure].windows`).
+    whist: Option<Box<WindowHist>>,
     pub rtt: RttStats,
     trace: FlowTrace,
 }
@@ -171,6 +227,7 @@ impl WindowSender {
             timer: LazyTimer::default(),
             pace: LazyTimer::default(),
             next_send: SimTime::ZERO,
+            tso_since: None,
             data,
             snd_una: 0,
             snd_nxt: 0,
@@ -185,8 +242,9 @@ impl WindowSender {
             ecn_recover: None,
             cwr_pending: false,
             sent_at: (cfg.rtt_sample == RttSample::Newest).then(Box::default),
-            plain: !cfg.sack && !cfg.ecn && cfg.rtt_sample == RttSample::Oldest && recovery_mode == Recovery::Reno,
+            plain: !cfg.sack && !cfg.ecn && cfg.rtt_sample == RttSample::Oldest && recovery_mode == Recovery::Reno && cfg.tso.is_none(),
             tracing: false,
+            whist: None,
             rtt: RttStats::default(),
             trace: FlowTrace::default(),
         }
@@ -194,8 +252,23 @@ impl WindowSender {
 
     /// Chooses the series this flow records.
     pub fn set_trace(&mut self, t: FlowTrace) {
-        self.tracing = t.cwnd.is_some() || t.ssthresh.is_some() || t.rate.is_some() || t.extra != [None, None];
+        self.tracing = t.cwnd.is_some() || t.ssthresh.is_some() || t.rate.is_some() || t.extra != [None, None] || self.whist.is_some();
         self.trace = t;
+    }
+
+    /// Keeps the time spent at each window (packets), counted from `from`.
+    pub fn set_window_hist(&mut self, from: SimTime) {
+        self.whist = Some(Box::new(WindowHist { from, last_t: from, last_w: 0, ps: Vec::new() }));
+        self.tracing = true;
+    }
+
+    /// Seconds spent at each window of 1, 2, ... packets up to the largest seen, until
+    /// `now` (`None` unless `set_window_hist` was called).
+    pub fn window_times(&self, now: SimTime) -> Option<Vec<f64>> {
+        let h = self.whist.as_deref()?;
+        let mut ps = h.ps.clone();
+        h.add_to(&mut ps, now);
+        Some(ps.iter().skip(1).map(|&p| p as f64 / 1e12).collect())
     }
 
     /// Window the sender may have outstanding, packets.
@@ -287,6 +360,9 @@ impl WindowSender {
             return;
         }
         let limit = self.snd_una + self.window_of(&m);
+        if !self.plain && self.cfg.tso.is_some() && self.tso_defers(now, limit, &m) {
+            return;
+        }
         while self.snd_nxt < limit {
             if self.snd_nxt >= self.snd_max && now >= self.stop {
                 break;
@@ -296,6 +372,35 @@ impl WindowSender {
             self.snd_max = self.snd_max.max(self.snd_nxt);
         }
         rec.record(self.trace.outstanding, now, || self.outstanding() as f64);
+    }
+
+    /// TSO batching (Linux `tcp_tso_should_defer`): hold new data back while the window
+    /// allows less than a full segment and less than 1/divisor of the window, for at most
+    /// `defer` (the pacing timer wakes the sender then). Never in loss recovery, for
+    /// retransmissions, or with nothing in flight.
+    fn tso_defers(&mut self, now: SimTime, limit: u32, m: &CcMetrics) -> bool {
+        let Some(t) = self.cfg.tso else { return false };
+        let room = limit.saturating_sub(self.snd_nxt) as u64;
+        let idle = self.snd_una == self.snd_max;
+        if room == 0 || idle || self.recover.is_some() || self.snd_nxt < self.snd_max || now >= self.stop {
+            self.tso_since = None;
+            return false;
+        }
+        let bytes = room * self.mss;
+        let window = (m.cwnd / self.mss).clamp(1, self.max_window as u64) * self.mss;
+        if bytes >= t.segment_bytes as u64 || bytes >= window / t.divisor.max(1) as u64 {
+            self.tso_since = None;
+            self.pace.deadline = None;
+            return false;
+        }
+        let since = *self.tso_since.get_or_insert(now);
+        if now >= since + t.defer {
+            self.tso_since = None;
+            self.pace.deadline = None;
+            return false;
+        }
+        self.pace.deadline = Some(since + t.defer);
+        true
     }
 
     /// Paced sending: bursts of `send_quantum` at the policy's rate, within the window.
@@ -366,15 +471,26 @@ impl WindowSender {
     }
 
     #[inline]
-    fn record_window(&self, now: SimTime, rec: &mut Recorder) {
+    fn record_window(&mut self, now: SimTime, rec: &mut Recorder) {
         if self.tracing {
             self.record_metrics(now, rec);
         }
     }
 
-    fn record_metrics(&self, now: SimTime, rec: &mut Recorder) {
-        let t = &self.trace;
+    fn record_metrics(&mut self, now: SimTime, rec: &mut Recorder) {
         let m = self.cc.metrics();
+        if self.whist.is_some() {
+            let w = self.window_of(&m);
+            let h = self.whist.as_deref_mut().expect("checked");
+            if w != h.last_w {
+                let mut ps = std::mem::take(&mut h.ps);
+                h.add_to(&mut ps, now);
+                h.ps = ps;
+                h.last_t = now.max(h.from);
+                h.last_w = w;
+            }
+        }
+        let t = &self.trace;
         rec.record(t.cwnd, now, || m.cwnd as f64 / self.mss as f64);
         if let Some(s) = m.ssthresh {
             rec.record(t.ssthresh, now, || s as f64 / self.mss as f64);
@@ -863,6 +979,50 @@ mod tests {
         assert!(out.iter().all(|p| p.has(FLAG_ECT)), "new data is ECN-capable");
         assert_eq!(out.iter().filter(|p| p.has(FLAG_CWR)).count(), 1, "CWR on the first new packet only");
         assert!(out[0].has(FLAG_CWR));
+    }
+
+    #[test]
+    fn tso_holds_new_data_until_a_third_of_the_window_or_the_timer() {
+        // Window 30 x 1000 B; TSO as Linux 2.6.18: send when 64 kB or a third of the
+        // window (10 packets) may go, or 40 ms after the sender began to wait.
+        let tso = Tso { defer: SimDuration::from_millis(40), segment_bytes: 65_536, divisor: 3 };
+        let cfg = SenderConfig { tso: Some(tso), ..Default::default() };
+        let mut t = T::with(CcConfig::Generic(GenericConfig { window: Some(30), ..Default::default() }), cfg, 100);
+        t.start(0);
+        assert_eq!(t.sent().len(), 30, "nothing in flight: the first window goes at once");
+        for k in 1..10u32 {
+            t.ack(100 + k as u64, k, 0);
+        }
+        assert!(t.out.is_empty(), "9 packets of room: held");
+        assert_eq!(t.s.pace.deadline, Some(ms(141)), "40 ms after the first held ack");
+        t.ack(110, 10, 0);
+        assert_eq!(t.sent(), (30..40).collect::<Vec<_>>(), "10 packets of room: one batch, back to back");
+        assert_eq!(t.s.pace.deadline, None);
+        t.ack(200, 11, 0);
+        assert!(t.out.is_empty());
+        assert_eq!(t.s.pace.deadline, Some(ms(240)));
+        t.s.on_pace(ms(240), &mut t.c, &mut t.out, &mut t.rec);
+        assert_eq!(t.sent(), vec![40], "the timer sends what the window allows");
+        // Retransmissions are never held: a timeout resends at once.
+        t.timeout(5000);
+        assert_eq!(t.sent(), (11..41).collect::<Vec<_>>(), "Generic keeps its window of 30");
+    }
+
+    #[test]
+    fn window_histogram_counts_time_at_each_window_from_its_start() {
+        let mut t = T::new(CcConfig::Tahoe(TahoeConfig::default()), 40);
+        t.s.set_window_hist(ms(0));
+        t.start(0); // window 1 from 0
+        t.ack(100, 1, 0); // 2 from 100 ms
+        t.ack(300, 2, 100); // 3 from 300 ms
+        assert_eq!(t.s.window_times(ms(400)), Some(vec![0.1, 0.2, 0.1]));
+        let mut t = T::new(CcConfig::Tahoe(TahoeConfig::default()), 40);
+        t.s.set_window_hist(ms(150));
+        t.start(0);
+        t.ack(100, 1, 0);
+        t.ack(300, 2, 100);
+        assert_eq!(t.s.window_times(ms(400)), Some(vec![0.0, 0.15, 0.1]));
+        assert_eq!(T::new(CcConfig::Tahoe(TahoeConfig::default()), 40).s.window_times(ms(1)), None);
     }
 
     /// A policy that records the RTT samples it is given (through the boxed escape hatch).
