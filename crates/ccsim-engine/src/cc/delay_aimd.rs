@@ -24,7 +24,9 @@
 //! - **Adaptive backoff** (section III, after [4] and H-TCP): beta = RTT_min / RTT_backoff,
 //!   RTT_backoff being the sRTT that triggered the backoff, bounded to [`beta_min`,
 //!   `beta_max`] = [0.5, 0.8], the bounds of the Hamilton adaptive backoff (H-TCP,
-//!   Linux `tcp_htcp.c` BETA_MIN/BETA_MAX). A fixed beta: set both bounds to it.
+//!   Linux `tcp_htcp.c` BETA_MIN/BETA_MAX). A fixed beta: set both bounds to it. The
+//!   first backoff of a flow uses beta_min, as H-TCP's first backoff does (its
+//!   `modeswitch`): Figure 3's "first backoff where cwnd is reduced by half".
 //! - **Slow start** (Linux 2.6.23, which the paper's implementation extends): one packet
 //!   per ack while cwnd < ssthresh (initially the maximum window). A delay backoff ends
 //!   slow start (ssthresh = the new cwnd); the first backoff after slow start's overshoot
@@ -52,8 +54,8 @@
 //!
 //! **Defaults**: alpha = 1 packet per RTT, tau0 = 50 ms (section V-A), beta in [0.5,
 //! 0.8], srtt_gain = 1, per_packet off, initial window 3 (Linux 2.6.23 for a 1448-byte
-//! MSS), three duplicate acks, the Jacobson/Karels timer with Linux's 200 ms minimum and
-//! 120 s maximum.
+//! MSS), three duplicate acks, Linux's retransmission timer (srtt + max(4 rttvar, 200 ms),
+//! at most 120 s; `rto = "jk"` for the 4.3BSD one).
 //!
 //! Deviations and readings:
 //! - cwnd is a real number of packets (the transport sends floor(cwnd), at least 1, as
@@ -61,10 +63,12 @@
 //!   is exact rather than Linux's +1 every cwnd acks.
 //! - Delayed acking is detected once and for all (an every-packet receiver whose acks
 //!   are lost on the way back would also be taken for a delayed-ack one).
-//! - The timer is the transport's Jacobson/Karels estimator, not Linux's (which adds
-//!   max(4 rttvar, 200 ms) to srtt).
+//! - Linux's timer without its undo and F-RTO machinery (a spurious timeout is not
+//!   undone).
 
-use super::{at_least_one, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, RecoveryAck, SendSample};
+use super::{
+    at_least_one, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, RecoveryAck, RtoKind, RtoStyle, SendSample,
+};
 use crate::packet::FLAG_RETX;
 use crate::time::{SimDuration, SimTime};
 use crate::units::serde_units;
@@ -123,6 +127,9 @@ pub struct DelayAimdConfig {
     pub max_rto: SimDuration,
     /// rto = srtt + rto_k rttvar. Default 4 (RFC 6298).
     pub rto_k: u32,
+    /// The timer: `linux` (default: srtt + max(4 rttvar, min_rto), every ack sampled) or
+    /// `jk` (4.3BSD Jacobson/Karels).
+    pub rto: RtoKind,
 }
 
 impl Default for DelayAimdConfig {
@@ -143,6 +150,7 @@ impl Default for DelayAimdConfig {
             min_rto: SimDuration::from_millis(200),
             max_rto: SimDuration::from_secs(120),
             rto_k: JkRtoConfig::DEFAULT.k,
+            rto: RtoKind::Linux,
         }
     }
 }
@@ -151,6 +159,14 @@ impl DelayAimdConfig {
     /// The Jacobson/Karels timer parameters.
     pub fn rto(&self) -> JkRtoConfig {
         JkRtoConfig { initial_rto: self.initial_rto, min_rto: self.min_rto, max_rto: self.max_rto, k: self.rto_k }
+    }
+
+    /// The retransmission timer's style.
+    pub fn rto_style(&self) -> RtoStyle {
+        match self.rto {
+            RtoKind::Jk => self.rto().style(),
+            RtoKind::Linux => RtoStyle::Linux { min_rto: self.min_rto, max_rto: self.max_rto },
+        }
     }
 
     /// Checks the values; (field, message) for the first bad one.
@@ -228,6 +244,8 @@ pub struct DelayAimd {
     /// The last sample used (s), and the last RFC 1323 echo RTT (s), for series.
     cc_rtt_s: Option<f64>,
     echo_rtt_s: Option<f64>,
+    /// A backoff (delay or loss) has happened: later ones use the adaptive beta.
+    backed_off: bool,
     /// Delay backoffs so far.
     pub delay_backoffs: u64,
 }
@@ -259,6 +277,7 @@ impl DelayAimd {
             pipe: false,
             cc_rtt_s: None,
             echo_rtt_s: None,
+            backed_off: false,
             delay_backoffs: 0,
         }
     }
@@ -290,8 +309,11 @@ impl DelayAimd {
         }
     }
 
-    /// The adaptive backoff factor now: RTT_min / sRTT, bounded.
+    /// The backoff factor now: RTT_min / sRTT, bounded; beta_min at the first backoff.
     fn beta_now(&self) -> f64 {
+        if !self.backed_off {
+            return self.beta_min;
+        }
         self.srtt.map_or(self.beta_min, |s| self.beta_for(s))
     }
 
@@ -350,6 +372,7 @@ impl DelayAimd {
         self.ssthresh = self.cwnd;
         self.s_gamma = 0.0;
         self.guard = Some(self.next_seq);
+        self.backed_off = true;
         self.delay_backoffs += 1;
     }
 }
@@ -411,6 +434,7 @@ impl CongestionControl for DelayAimd {
 
     fn on_congestion(&mut self, s: &CongestionSample) {
         self.ssthresh = self.loss_ssthresh();
+        self.backed_off = true;
         self.s_gamma = 0.0;
         self.guard = Some(self.next_seq);
         match s.cause {
@@ -461,11 +485,12 @@ mod tests {
         DelayAimd::new(&cfg, MSS, 1000)
     }
 
-    /// In congestion avoidance at `w` packets.
+    /// In congestion avoidance at `w` packets, after an earlier backoff.
     fn avoiding(cfg: DelayAimdConfig, w: f64) -> DelayAimd {
         let mut c = cc(DelayAimdConfig { initial_ssthresh: Some(1), ..cfg });
         c.cwnd = w;
         c.ssthresh = 1.0;
+        c.backed_off = true;
         c
     }
 
@@ -588,11 +613,11 @@ mod tests {
     }
 
     #[test]
-    fn first_backoff_from_slow_start_ends_it() {
+    fn first_backoff_from_slow_start_halves_and_ends_it() {
         let mut c = cc(DelayAimdConfig::default());
         sent(&mut c, 3);
         ack(&mut c, 1, 100.0); // cwnd 4
-        ack(&mut c, 2, 400.0); // tau 300 ms: beta = max(0.25, 0.5) -> 2
+        ack(&mut c, 2, 160.0); // tau 60 ms: RTT_min/RTT = 0.625, but the first backoff halves
         assert_eq!(c.cwnd_pkts(), 2.0);
         assert_eq!(c.ssthresh(), Some(2 * MSS));
         ack(&mut c, 3, 100.0);

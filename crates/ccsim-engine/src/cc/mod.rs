@@ -177,6 +177,30 @@ pub enum RtoStyle {
     /// a time, Karn's rule, srtt += (m - srtt)/8, rttvar += (|m - srtt| - rttvar)/4,
     /// rto = srtt + k rttvar clamped to [min, max], doubled on each timeout.
     JacobsonKarels { k: u32, min_rto: SimDuration, max_rto: SimDuration },
+    /// Linux 2.6 (`tcp_rtt_estimator`, `tcp_set_rto`): every ack's timestamp echo is a
+    /// sample; srtt += (m - srtt)/8; the deviation (gain 1/4, 1/32 when the RTT falls)
+    /// feeds rttvar, the largest 4 x deviation of the round trip but at least
+    /// `min_rto`, decaying by a quarter per round trip; rto = srtt + rttvar (so at
+    /// least srtt + min_rto), at most `max_rto`, doubled on each timeout.
+    Linux { min_rto: SimDuration, max_rto: SimDuration },
+}
+
+/// Which retransmission timer a Reno-family or delay-based policy uses (parameter `rto`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoKind {
+    /// Jacobson/Karels as 4.3BSD: one timed packet per round trip, rto = srtt + k rttvar
+    /// clamped to [min_rto, max_rto].
+    #[default]
+    Jk,
+    /// Linux 2.6: every ack sampled, rto = srtt + max(4 deviation, min_rto).
+    Linux,
+}
+
+impl RtoKind {
+    pub fn is_jk(&self) -> bool {
+        *self == RtoKind::Jk
+    }
 }
 
 /// The interface of a congestion-control policy: event callbacks (all but `on_ack` and
@@ -280,12 +304,12 @@ impl CcConfig {
     pub fn rto_style(&self) -> RtoStyle {
         match self {
             CcConfig::Generic(c) => RtoStyle::Generic { alpha: c.alpha, beta: c.beta },
-            CcConfig::Tahoe(c) => c.rto().style(),
-            CcConfig::Reno(c) | CcConfig::NewReno(c) => c.rto().style(),
+            CcConfig::Tahoe(c) => c.rto_style(),
+            CcConfig::Reno(c) | CcConfig::NewReno(c) => c.rto_style(),
             CcConfig::PacketPair(c) => c.rto().style(),
             CcConfig::Da(c) => c.rto().style(),
             CcConfig::Vegas(c) => c.rto().style(),
-            CcConfig::DelayAimd(c) => c.rto().style(),
+            CcConfig::DelayAimd(c) => c.rto_style(),
         }
     }
 

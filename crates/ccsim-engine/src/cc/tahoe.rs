@@ -15,6 +15,7 @@
 
 use super::{
     at_least_one, bsd_open_window, bsd_ssthresh_after_loss, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig,
+    RtoKind, RtoStyle,
 };
 use crate::time::SimDuration;
 use crate::units::serde_units;
@@ -42,6 +43,10 @@ pub struct TahoeConfig {
     pub max_rto: SimDuration,
     /// rto = srtt + rto_k rttvar. Default 4 (RFC 6298).
     pub rto_k: u32,
+    /// The timer: `jk` (default, 4.3BSD) or `linux` (Linux 2.6: srtt + max(4 rttvar,
+    /// min_rto), every ack sampled; `rto_k` unused).
+    #[serde(skip_serializing_if = "RtoKind::is_jk")]
+    pub rto: RtoKind,
 }
 
 impl Default for TahoeConfig {
@@ -54,6 +59,7 @@ impl Default for TahoeConfig {
             min_rto: JkRtoConfig::DEFAULT.min_rto,
             max_rto: JkRtoConfig::DEFAULT.max_rto,
             rto_k: JkRtoConfig::DEFAULT.k,
+            rto: RtoKind::Jk,
         }
     }
 }
@@ -62,6 +68,14 @@ impl TahoeConfig {
     /// The Jacobson/Karels timer parameters.
     pub fn rto(&self) -> JkRtoConfig {
         JkRtoConfig { initial_rto: self.initial_rto, min_rto: self.min_rto, max_rto: self.max_rto, k: self.rto_k }
+    }
+
+    /// The retransmission timer's style.
+    pub fn rto_style(&self) -> RtoStyle {
+        match self.rto {
+            RtoKind::Jk => self.rto().style(),
+            RtoKind::Linux => RtoStyle::Linux { min_rto: self.min_rto, max_rto: self.max_rto },
+        }
     }
 
     /// Checks the values; (field, message) for the first bad one.

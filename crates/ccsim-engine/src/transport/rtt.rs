@@ -9,6 +9,13 @@
 //! retransmitted packet). All arithmetic in integer picoseconds.
 //!
 //! Generic (RFC 793 section 3.7): srtt = alpha srtt + (1 - alpha) m, rto = beta srtt.
+//!
+//! Linux 2.6.23 (`tcp_rtt_estimator`, `tcp_set_rto`), on every ack's timestamp echo:
+//! err = m - srtt, srtt += err/8; the mean deviation mdev += (|err| - mdev)/4, or
+//! (|err| - mdev)/32 when the RTT fell and |err| > mdev; rttvar follows the largest
+//! 4 mdev of the round trip (mdev_max, reset to min_rto at each round trip's end) and
+//! decays by a quarter of its excess per round trip; rto = srtt + rttvar, at most
+//! max_rto. The first sample sets srtt = m, mdev = m/2, rttvar = max(2m, min_rto).
 
 use crate::cc::RtoStyle;
 use crate::time::SimDuration;
@@ -24,11 +31,62 @@ pub struct RtoEstimator {
     base_rto: u64,
     /// Number of consecutive timeouts (backoff exponent).
     backoff: u32,
+    /// Linux: 4 x the mean deviation (Linux's `mdev`), ps.
+    mdev4: u64,
+    /// Linux: the largest 4 x mdev of this round trip, ps, and the sequence number that
+    /// ends the round trip (`mdev_max`, `rtt_seq`).
+    mdev_max: u64,
+    rtt_seq: u32,
 }
 
 impl RtoEstimator {
     pub fn new(style: RtoStyle, initial_rto: SimDuration) -> Self {
-        RtoEstimator { style, srtt: None, rttvar: 0, base_rto: initial_rto.as_ps(), backoff: 0 }
+        RtoEstimator { style, srtt: None, rttvar: 0, base_rto: initial_rto.as_ps(), backoff: 0, mdev4: 0, mdev_max: 0, rtt_seq: 0 }
+    }
+
+    /// Feeds one RTT sample with the sender's `snd_una` and `snd_nxt` (the Linux
+    /// estimator's round trips; the others ignore them).
+    pub fn sample_at(&mut self, m: SimDuration, snd_una: u32, snd_nxt: u32) {
+        let RtoStyle::Linux { min_rto, max_rto } = self.style else {
+            self.sample(m);
+            return;
+        };
+        self.backoff = 0;
+        let m = m.as_ps().max(1) as i128;
+        let min = min_rto.as_ps() as i128;
+        // mdev is kept as Linux keeps it, times 4 (`self.rttvar` is Linux's rttvar).
+        match self.srtt {
+            None => {
+                self.srtt = Some(m as u64);
+                self.mdev4 = (2 * m) as u64;
+                self.mdev_max = (2 * m).max(min) as u64;
+                self.rttvar = self.mdev_max;
+                self.rtt_seq = snd_nxt;
+            }
+            Some(s) => {
+                let err = m - s as i128;
+                self.srtt = Some((s as i128 + err / 8) as u64);
+                let mdev = self.mdev4 as i128 / 4;
+                let mut e = err.abs() - mdev;
+                if err < 0 && e > 0 {
+                    e /= 8;
+                }
+                self.mdev4 = (self.mdev4 as i128 + e).max(0) as u64;
+                if self.mdev4 > self.mdev_max {
+                    self.mdev_max = self.mdev4;
+                    self.rttvar = self.rttvar.max(self.mdev_max);
+                }
+                if snd_una > self.rtt_seq {
+                    if self.mdev_max < self.rttvar {
+                        self.rttvar -= (self.rttvar - self.mdev_max) / 4;
+                    }
+                    self.rtt_seq = snd_nxt;
+                    self.mdev_max = min as u64;
+                }
+            }
+        }
+        let rto = self.srtt.unwrap() + self.rttvar;
+        self.base_rto = rto.min(max_rto.as_ps());
     }
 
     /// Feeds one RTT sample `m` and resets the backoff.
@@ -53,6 +111,7 @@ impl RtoEstimator {
                 let rto = self.srtt.unwrap() + k as u64 * self.rttvar;
                 self.base_rto = rto.clamp(min_rto.as_ps(), max_rto.as_ps());
             }
+            RtoStyle::Linux { .. } => self.sample_at(SimDuration::from_ps(m), 0, 0),
             RtoStyle::Generic { alpha, beta } => {
                 let s = match self.srtt {
                     None => m as f64,
@@ -65,9 +124,9 @@ impl RtoEstimator {
         }
     }
 
-    /// The retransmission timer expired: double the timeout (Jacobson/Karels only).
+    /// The retransmission timer expired: double the timeout (Jacobson/Karels and Linux).
     pub fn on_timeout(&mut self) {
-        if matches!(self.style, RtoStyle::JacobsonKarels { .. }) {
+        if matches!(self.style, RtoStyle::JacobsonKarels { .. } | RtoStyle::Linux { .. }) {
             self.backoff = (self.backoff + 1).min(16);
         }
     }
@@ -80,7 +139,7 @@ impl RtoEstimator {
 
     fn raw_rto(&self) -> SimDuration {
         match self.style {
-            RtoStyle::JacobsonKarels { max_rto, .. } => {
+            RtoStyle::JacobsonKarels { max_rto, .. } | RtoStyle::Linux { max_rto, .. } => {
                 let r = self.base_rto.saturating_mul(1u64 << self.backoff);
                 SimDuration::from_ps(r.min(max_rto.as_ps().max(self.base_rto)))
             }
@@ -92,7 +151,8 @@ impl RtoEstimator {
         self.srtt.map(SimDuration::from_ps)
     }
 
-    /// Whether this estimator follows Karn's rule with one timed packet at a time.
+    /// Whether this estimator follows Karn's rule with one timed packet at a time (the
+    /// others sample every ack's timestamp echo).
     pub fn timed_sampling(&self) -> bool {
         matches!(self.style, RtoStyle::JacobsonKarels { .. })
     }
@@ -152,6 +212,55 @@ mod tests {
         let mut e = jk();
         e.sample(SimDuration::from_millis(10));
         assert_eq!(e.rto(), SimDuration::from_millis(200));
+    }
+
+    fn linux() -> RtoEstimator {
+        RtoEstimator::new(RtoStyle::Linux { min_rto: SimDuration::from_millis(200), max_rto: SimDuration::from_secs(120) }, SimDuration::from_secs(3))
+    }
+
+    #[test]
+    fn linux_rto_is_srtt_plus_at_least_min_rto() {
+        // First sample 100 ms: srtt 100, mdev 50 (4 mdev = 200), rttvar = max(200, 200):
+        // rto 300 ms (= 3 RTT, as Linux says).
+        let mut e = linux();
+        let ms = SimDuration::from_millis;
+        e.sample_at(ms(100), 0, 10);
+        assert_eq!(e.rto(), ms(300));
+        // Steady 100 ms samples: mdev decays, but rttvar never goes below min_rto: after
+        // many round trips rto = 100 + 200 = 300 ms.
+        for k in 1..200u32 {
+            e.sample_at(ms(100), 10 * k, 10 * (k + 1));
+        }
+        assert_eq!(e.rto(), ms(300));
+        // A 20 ms path: Jacobson/Karels would give max(20 + 4 x dev, 200) = 200 ms; Linux
+        // 20 + 200 = 220 ms.
+        let mut e = linux();
+        for k in 0..100u32 {
+            e.sample_at(ms(20), k, k + 1);
+        }
+        assert_eq!(e.rto(), ms(220));
+    }
+
+    #[test]
+    fn linux_rttvar_follows_the_largest_deviation_and_decays_per_round_trip() {
+        let ms = SimDuration::from_millis;
+        let mut e = linux();
+        e.sample_at(ms(100), 0, 10); // srtt 100, 4 mdev 200, rttvar 200
+        // 500 ms (err 400): srtt 150; 4 mdev = 200 + (400 - 50) = 550 > 200: rttvar 550,
+        // within the first round trip (snd_una 5 <= rtt_seq 10): rto 150 + 550 = 700 ms.
+        e.sample_at(ms(500), 5, 12);
+        assert_eq!(e.srtt(), Some(ms(150)));
+        assert_eq!(e.rto(), ms(700));
+        // The round trip ends (snd_una 11 > 10), 150 ms sample (err 0): 4 mdev = 550 -
+        // 137.5 = 412.5 < mdev_max 550: rttvar stays 550 this round; mdev_max resets to 200.
+        e.sample_at(ms(150), 11, 20);
+        assert_eq!(e.rto(), ms(700));
+        // Next round trip ends: 4 mdev = 412.5 - 103.125 = 309.375 > 200: mdev_max 309.375;
+        // rttvar decays by (550 - 309.375)/4 = 60.15625 to 489.84375 ms.
+        e.sample_at(ms(150), 21, 30);
+        assert_eq!(e.rto(), SimDuration::from_micros(639_843) + SimDuration::from_ps(750_000));
+        e.on_timeout();
+        assert_eq!(e.rto(), SimDuration::from_micros(1_279_687) + SimDuration::from_ps(500_000));
     }
 
     #[test]

@@ -555,7 +555,7 @@ impl WindowSender {
                     }
                 }
             } else {
-                self.rto.sample(echo);
+                self.rto.sample_at(echo, self.snd_una, self.snd_nxt);
             }
             let recovery = match self.recover.filter(|_| !PLAIN) {
                 Some(r) if self.snd_una >= r => {
