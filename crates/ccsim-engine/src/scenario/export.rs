@@ -92,6 +92,9 @@ fn flow(sc: &Scenario, f: &Flow) -> Table {
             t.insert("sack".into(), Value::Boolean(sender.sack));
             t.insert("ecn".into(), Value::Boolean(sender.ecn));
             t.insert("rtt_sample".into(), Value::try_from(sender.rtt_sample).expect("enum serialises"));
+            if receiver.handshake {
+                t.insert("handshake".into(), Value::Boolean(true));
+            }
             if let Some(x) = sender.tso {
                 let mut tso = Table::new();
                 tso.insert("defer".into(), s(fmt_time(x.defer)));

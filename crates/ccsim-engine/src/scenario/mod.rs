@@ -307,7 +307,7 @@ mod tests {
              [[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\ncc = \"newreno\"\nsack = true\necn = true\ndelayed_ack = true\nack_delay = \"40ms\"\nrtt_sample = \"newest\"\n\
              [flows.params]\ninitial_window = 3\nmin_rto = \"200ms\"\n\
              [[flows]]\nname = \"g\"\nfrom = \"a\"\nto = \"b\"\ncc = \"vegas\"\n[flows.params]\nalpha = 2\nbeta = 4\nrtt = \"min\"\n\
-             [[flows]]\nname = \"d\"\ncount = 2\nfrom = \"a\"\nto = \"b\"\ncc = \"delay_aimd\"\ndelayed_ack = true\nack_delay_min = \"40ms\"\ntso = {{ defer = \"2ms\" }}\n[flows.params]\ntau0 = \"20ms\"\nper_packet = true\n\
+             [[flows]]\nname = \"d\"\ncount = 2\nfrom = \"a\"\nto = \"b\"\ncc = \"delay_aimd\"\ndelayed_ack = true\nack_delay_min = \"40ms\"\ntso = {{ defer = \"2ms\" }}\nhandshake = true\n[flows.params]\ntau0 = \"20ms\"\nper_packet = true\n\
              [[flows]]\nname = \"v\"\nkind = \"cbr\"\nfrom = \"a\"\nto = \"b\"\nrate = \"2kbps\"\npacket_size = \"44bit\"\non = [[\"0.2s\", \"0.5s\"]]\n\
              [[elements]]\nkind = \"random_loss\"\nat = \"a-r\"\nmodel = \"gilbert_elliott\"\np_gb = 0.1\np_bg = 0.5\n\
              [[elements]]\nkind = \"beacon\"\nat = \"r->b\"\nto = \"a\"\nperiod = \"100ms\"\n\
@@ -319,7 +319,7 @@ mod tests {
         let again = parse(&sc.to_toml(), "export.toml", &[]).unwrap_or_else(|e| panic!("{e}\n{}", sc.to_toml()));
         assert_eq!(again, sc);
         let toml = sc.to_toml();
-        for want in ["rate = [\"10Mbps\", \"1Mbps\"]", "packet_size = \"44bit\"", "min_rto = \"200ms\"", "channel = \"r->b\"", "at = \"r->a\"", "ack_delay_min = \"40ms\"", "defer = \"2ms\"", "windows = [\"f\", \"d2\"]"] {
+        for want in ["rate = [\"10Mbps\", \"1Mbps\"]", "packet_size = \"44bit\"", "min_rto = \"200ms\"", "channel = \"r->b\"", "at = \"r->a\"", "ack_delay_min = \"40ms\"", "defer = \"2ms\"", "windows = [\"f\", \"d2\"]", "handshake = true"] {
             assert!(toml.contains(want), "{want} missing from\n{toml}");
         }
     }

@@ -61,6 +61,7 @@ pub struct Defaults {
     pub rtt_sample: Option<String>,
     pub ack_delay_min: Option<Value>,
     pub tso: Option<Value>,
+    pub handshake: Option<bool>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -140,6 +141,7 @@ pub struct Flow {
     pub rtt_sample: Option<String>,
     pub ack_delay_min: Option<Value>,
     pub tso: Option<Value>,
+    pub handshake: Option<bool>,
     pub params: Option<toml::Table>,
     // unresponsive sources
     pub rate: Option<Value>,

@@ -424,8 +424,9 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     Some(v) => rtt_sample(&cx, &format!("{p}.rtt_sample"), v)?,
                     None => def_rtt_sample,
                 };
-                let receiver = ReceiverConfig { keep_out_of_order, delayed_ack, sack_blocks: if sack { 3 } else { 0 }, ecn };
-                let sender = SenderConfig { sack, ecn, rtt_sample, tso };
+                let handshake = fl.handshake.or(d.handshake).unwrap_or(false);
+                let receiver = ReceiverConfig { keep_out_of_order, delayed_ack, sack_blocks: if sack { 3 } else { 0 }, ecn, handshake };
+                let sender = SenderConfig { sack, ecn, rtt_sample, tso, handshake: handshake.then_some(ack_size) };
                 let cc_name = fl.cc.clone().unwrap_or_else(|| def_cc.clone());
                 let field = if fl.cc.is_some() { format!("{p}.cc") } else { "defaults.cc".to_string() };
                 let empty = toml::Table::new();
@@ -450,6 +451,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     ("rtt_sample", fl.rtt_sample.is_some()),
                     ("ack_delay_min", fl.ack_delay_min.is_some()),
                     ("tso", fl.tso.is_some()),
+                    ("handshake", fl.handshake.is_some()),
                     ("stop", fl.stop.is_some()),
                 ] {
                     let hint = if what == "data_size" { " (use packet_size)" } else if what == "stop" { " (use on periods)" } else { "" };

@@ -66,11 +66,14 @@ pub struct ReceiverConfig {
     pub sack_blocks: u8,
     /// Echo CE marks to the sender (RFC 3168).
     pub ecn: bool,
+    /// Sequence number 0 is the sender's SYN (`handshake`): acknowledged at once.
+    #[serde(default)]
+    pub handshake: bool,
 }
 
 impl Default for ReceiverConfig {
     fn default() -> Self {
-        ReceiverConfig { keep_out_of_order: true, delayed_ack: None, sack_blocks: 0, ecn: false }
+        ReceiverConfig { keep_out_of_order: true, delayed_ack: None, sack_blocks: 0, ecn: false, handshake: false }
     }
 }
 
@@ -175,7 +178,8 @@ impl AckReceiver {
         };
         // In order with nothing held: may wait. Out of order, duplicate or filling a gap:
         // at once (RFC 5681 section 4.2).
-        if data.seq == next && held_before == 0 {
+        let syn = self.cfg.handshake && data.seq == 0;
+        if data.seq == next && held_before == 0 && !syn {
             if self.unacked == 0 {
                 self.oldest = (data.ts, data.flags);
                 self.timer.deadline = Some(now + delay);
@@ -370,6 +374,16 @@ mod tests {
         r.r.ato = ms(100); // (as if larger) capped at the 60 ms delay on the next arrival
         r.data(80, data(2, 80));
         assert_eq!(r.r.ack_timeout(), Some(ms(60)));
+    }
+
+    #[test]
+    fn the_syn_of_a_handshake_is_acknowledged_at_once() {
+        let cfg = ReceiverConfig { delayed_ack: Some(DelayedAck::default()), handshake: true, ..Default::default() };
+        let mut t = Run::new(cfg);
+        t.data(10, data(0, 0));
+        assert_eq!(t.acks(), vec![1]);
+        t.data(20, data(1, 10)); // data: delayed as usual
+        assert_eq!(t.acks(), vec![1]);
     }
 
     #[test]

@@ -58,6 +58,12 @@
 //! McCullagh and Leith's Linux 2.6.18 used a 40 ms timer; 2.6.24 defers "for less than
 //! two clock ticks".
 //!
+//! Handshake (`handshake`, off by default): sequence number 0 stands for TCP's SYN, a
+//! packet of the ack size sent alone; new data waits for its ack, whose RTT is the
+//! policy's first sample (a delay-based policy's base RTT measured before the flow adds
+//! any queueing, as Linux's first sample is the SYN's). The receiver acks it at once.
+//! It counts as a delivered packet and, as an ack, opens the policy's window as any ack.
+//!
 //! Window histogram (`[measure].windows`): the time spent at each window (packets, as
 //! sent), counted from `[measure].start`; updated where the window series is.
 //!
@@ -113,6 +119,10 @@ pub struct SenderConfig {
     /// TSO-like batching; `None` (default): every packet leaves when the window allows.
     #[serde(default)]
     pub tso: Option<Tso>,
+    /// `Some(bytes)`: a SYN-like handshake: sequence number 0 is a packet of this size
+    /// sent alone, and data follows its ack (its RTT is the policy's first sample).
+    #[serde(default)]
+    pub handshake: Option<u32>,
 }
 
 /// Time spent at each window size since `from` (`[measure].windows`).
@@ -242,7 +252,12 @@ impl WindowSender {
             ecn_recover: None,
             cwr_pending: false,
             sent_at: (cfg.rtt_sample == RttSample::Newest).then(Box::default),
-            plain: !cfg.sack && !cfg.ecn && cfg.rtt_sample == RttSample::Oldest && recovery_mode == Recovery::Reno && cfg.tso.is_none(),
+            plain: !cfg.sack
+                && !cfg.ecn
+                && cfg.rtt_sample == RttSample::Oldest
+                && recovery_mode == Recovery::Reno
+                && cfg.tso.is_none()
+                && cfg.handshake.is_none(),
             tracing: false,
             whist: None,
             rtt: RttStats::default(),
@@ -325,6 +340,11 @@ impl WindowSender {
         p.seq = seq;
         p.ts = now;
         p.flags = if retx { FLAG_RETX | mark } else { mark };
+        if !PLAIN && seq == 0 {
+            if let Some(b) = self.cfg.handshake {
+                p.bits = b * 8;
+            }
+        }
         if !PLAIN && self.cfg.ecn && !retx {
             p.flags |= FLAG_ECT;
             if self.cwr_pending {
@@ -359,9 +379,14 @@ impl WindowSender {
             self.try_send_paced(now, rate, &m, c, out, rec);
             return;
         }
-        let limit = self.snd_una + self.window_of(&m);
-        if !self.plain && self.cfg.tso.is_some() && self.tso_defers(now, limit, &m) {
-            return;
+        let mut limit = self.snd_una + self.window_of(&m);
+        if !self.plain {
+            if self.cfg.handshake.is_some() && self.snd_una == 0 {
+                limit = 1; // the SYN alone until it is acknowledged
+            }
+            if self.cfg.tso.is_some() && self.tso_defers(now, limit, &m) {
+                return;
+            }
         }
         while self.snd_nxt < limit {
             if self.snd_nxt >= self.snd_max && now >= self.stop {
@@ -1006,6 +1031,23 @@ mod tests {
         // Retransmissions are never held: a timeout resends at once.
         t.timeout(5000);
         assert_eq!(t.sent(), (11..41).collect::<Vec<_>>(), "Generic keeps its window of 30");
+    }
+
+    #[test]
+    fn handshake_sends_a_small_first_packet_alone_then_the_window() {
+        let cfg = SenderConfig { handshake: Some(52), ..Default::default() };
+        let reno = TahoeConfig { initial_window: 3, ..Default::default() };
+        let mut t = T::with(CcConfig::Reno(reno), cfg, 100);
+        t.start(0);
+        let syn: Vec<Packet> = t.out.drain(..).collect();
+        assert_eq!(syn.len(), 1, "the SYN alone, although the window is 3");
+        assert_eq!((syn[0].seq, syn[0].bits), (0, 52 * 8));
+        t.ack(100, 1, 0);
+        let data: Vec<Packet> = t.out.drain(..).collect();
+        // Reno opened to 4 on the SYN's ack: packets 1..=4, full size.
+        assert_eq!(data.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![1, 2, 3, 4]);
+        assert!(data.iter().all(|p| p.bits == 1000 * 8));
+        assert_eq!(t.s.srtt_s(), Some(0.1), "the SYN's RTT is the first sample");
     }
 
     #[test]
