@@ -48,7 +48,9 @@
 //! retransmission timer keeps the RFC 1323 echo). When delayed acking is detected (an
 //! ack of two or more packets that echoes a first transmission; `"detect"`, default) or
 //! declared (`"on"`), acks of a single packet (a timer-released delayed ack) give no RTT
-//! sample, and a delay backoff never takes cwnd below 2 packets (loss and timeout
+//! sample (and no delay decision: the window grows on them as on an ack below tau0, so
+//! a flow at one packet after a timeout gets back to two, where its acks carry samples
+//! again), and a delay backoff never takes cwnd below 2 packets (loss and timeout
 //! behaviour unchanged), "because with delayed acking enabled we need at least two
 //! packets in flight in order to obtain a clean delay measurement".
 //!
@@ -408,10 +410,11 @@ impl CongestionControl for DelayAimd {
         if use_sample && self.per_packet {
             self.per_packet_decrease(rtt, s.acked_pkts);
         }
-        let Some(tau) = self.srtt.zip(self.rtt_min).map(|(srtt, m)| srtt - m) else {
-            return;
-        };
-        if tau >= self.tau0 {
+        // An ack without a sample of its own (a single-packet delayed ack) carries no
+        // delay information: the window grows as below tau0 (else a flow at one packet,
+        // all of whose acks are single, would hold forever on a stale estimate).
+        let tau = self.srtt.zip(self.rtt_min).map(|(srtt, m)| srtt - m).filter(|_| use_sample);
+        if tau.is_some_and(|tau| tau >= self.tau0) {
             if self.guard.is_none_or(|g| s.ack_seq > g) {
                 self.delay_backoff();
             }
@@ -706,13 +709,30 @@ mod tests {
         assert!(!c.delayed_ack());
         ack_n(&mut c, 3, 2, 100.0);
         assert!(c.delayed_ack());
-        // A single-packet ack held 200 ms by the receiver's timer: ignored, so no backoff.
+        // A single-packet ack held 200 ms by the receiver's timer: ignored, so no backoff;
+        // the window grows on it as on any ack without a delay signal.
+        let w = c.cwnd_pkts();
         ack(&mut c, 4, 300.0);
         assert_eq!(c.delay_backoffs, 0);
         assert_eq!(c.tau(), Some(SimDuration::ZERO));
+        assert_eq!(c.cwnd_pkts(), w + 1.0 / w);
         // A two-packet ack with the same RTT is a real sample.
         ack_n(&mut c, 6, 2, 300.0);
         assert_eq!(c.delay_backoffs, 1);
+    }
+
+    #[test]
+    fn a_flow_at_one_packet_with_delayed_acks_grows_back_to_two() {
+        // After a timeout: cwnd 1, the last estimate far above tau0. Every ack is then a
+        // single-packet (timer) ack: no sample, no hold: slow start takes it to 2.
+        let mut c = avoiding(DelayAimdConfig { delayed_ack: DelayedAckMode::On, ..Default::default() }, 10.0);
+        sent(&mut c, 10);
+        ack_n(&mut c, 2, 2, 100.0);
+        ack_n(&mut c, 4, 2, 400.0); // backoff; sRTT 400: tau 300 ms
+        loss(&mut c, Cause::Timeout);
+        assert_eq!(c.cwnd_pkts(), 1.0);
+        ack(&mut c, 5, 440.0);
+        assert_eq!(c.cwnd_pkts(), 2.0, "slow start (cwnd < ssthresh) on an ack without a sample");
     }
 
     #[test]
