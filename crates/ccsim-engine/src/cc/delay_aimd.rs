@@ -45,17 +45,23 @@
 //!
 //! **Delayed acks** (section V-F, `delayed_ack`): the congestion-control RTT should be
 //! that of the newest packet acknowledged (the sender's `rtt_sample = "newest"`; the
-//! retransmission timer keeps the RFC 1323 echo). When delayed acking is detected (an
-//! ack of two or more packets that echoes a first transmission; `"detect"`, default) or
-//! declared (`"on"`), acks of a single packet (a timer-released delayed ack) give no RTT
+//! retransmission timer keeps the RFC 1323 echo). When delayed acking is declared
+//! (`"on"`) or detected (`"detect"`: an ack of two or more packets that echoes a first
+//! transmission), acks of a single packet (a timer-released delayed ack) give no RTT
 //! sample (and no delay decision: the window grows on them as on an ack below tau0, so
 //! a flow at one packet after a timeout gets back to two, where its acks carry samples
 //! again), and a delay backoff never takes cwnd below 2 packets (loss and timeout
 //! behaviour unchanged), "because with delayed acking enabled we need at least two
 //! packets in flight in order to obtain a clean delay measurement".
 //!
+//! Detection can fail under heavy multiplexing: when other flows' packets spread a
+//! flow's packets further apart than the receiver's delayed-ack timer, every ack is a
+//! timer-released single ack, and a flow at one packet never sees a two-packet ack; its
+//! inflated samples then hold it at one packet. So `"off"` is the default (section III's
+//! algorithm) and runs with delayed-ack receivers declare `"on"`.
+//!
 //! **Defaults**: alpha = 1 packet per RTT, tau0 = 50 ms (section V-A), beta in [0.5,
-//! 0.8], srtt_gain = 1, per_packet off, initial window 3 (Linux 2.6.23 for a 1448-byte
+//! 0.8], srtt_gain = 1, per_packet off, delayed_ack off, initial window 3 (Linux 2.6.23 for a 1448-byte
 //! MSS), three duplicate acks, Linux's retransmission timer (srtt + max(4 rttvar, 200 ms),
 //! at most 120 s; `rto = "jk"` for the 4.3BSD one).
 //!
@@ -109,7 +115,7 @@ pub struct DelayAimdConfig {
     /// Per-packet decrease of the filtered variant, packets; default 1 - beta.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gamma: Option<f64>,
-    /// Delayed-ack handling (section V-F). Default `Detect`.
+    /// Delayed-ack handling (section V-F). Default `Off`.
     pub delayed_ack: DelayedAckMode,
     /// Initial window, packets. Default 3 (Linux 2.6.23, 1448-byte MSS).
     pub initial_window: u32,
@@ -144,7 +150,7 @@ impl Default for DelayAimdConfig {
             srtt_gain: 1.0,
             per_packet: false,
             gamma: None,
-            delayed_ack: DelayedAckMode::Detect,
+            delayed_ack: DelayedAckMode::Off,
             initial_window: 3,
             initial_ssthresh: None,
             dupack_threshold: 3,
@@ -703,7 +709,7 @@ mod tests {
 
     #[test]
     fn delayed_acking_is_detected_and_single_packet_acks_are_ignored() {
-        let mut c = avoiding(DelayAimdConfig::default(), 10.0);
+        let mut c = avoiding(DelayAimdConfig { delayed_ack: DelayedAckMode::Detect, ..Default::default() }, 10.0);
         sent(&mut c, 20);
         ack(&mut c, 1, 100.0);
         assert!(!c.delayed_ack());
@@ -737,7 +743,7 @@ mod tests {
 
     #[test]
     fn retransmission_acks_do_not_count_as_delayed_acks() {
-        let mut c = avoiding(DelayAimdConfig::default(), 10.0);
+        let mut c = avoiding(DelayAimdConfig { delayed_ack: DelayedAckMode::Detect, ..Default::default() }, 10.0);
         c.on_ack(&AckSample {
             now: SimTime::from_secs(1),
             acked_pkts: 5,
@@ -751,6 +757,9 @@ mod tests {
         assert!(!c.delayed_ack());
         let c = cc(DelayAimdConfig { delayed_ack: DelayedAckMode::On, ..Default::default() });
         assert!(c.delayed_ack());
+        let mut c = avoiding(DelayAimdConfig::default(), 10.0);
+        ack_n(&mut c, 2, 2, 100.0);
+        assert!(!c.delayed_ack(), "off by default: no detection");
     }
 
     #[test]
