@@ -47,7 +47,8 @@
 //! that of the newest packet acknowledged (the sender's `rtt_sample = "newest"`; the
 //! retransmission timer keeps the RFC 1323 echo). When delayed acking is declared
 //! (`"on"`) or detected (`"detect"`: an ack of two or more packets that echoes a first
-//! transmission), acks of a single packet (a timer-released delayed ack) give no RTT
+//! transmission), acks of a single packet (a timer-released delayed ack; not the ack
+//! of the first packet, a handshake's SYN, which is acknowledged at once) give no RTT
 //! sample (and no delay decision: the window grows on them as on an ack below tau0, so
 //! a flow at one packet after a timeout gets back to two, where its acks carry samples
 //! again), and a delay backoff never takes cwnd below 2 packets (loss and timeout
@@ -393,8 +394,10 @@ impl CongestionControl for DelayAimd {
     fn on_ack(&mut self, s: &AckSample) {
         self.echo_rtt_s = Some((s.now - s.sent).as_secs_f64());
         self.detect_delayed_ack(s);
-        // Section V-F: with delayed acking a single-packet ack was held by the timer.
-        let use_sample = !(self.dack && s.acked_pkts == 1);
+        // Section V-F: with delayed acking a single-packet ack was held by the timer. Not
+        // the first packet's (a handshake's SYN, or a Linux receiver in quick-ack mode):
+        // it is acknowledged at once, and it is the flow's base-RTT sample.
+        let use_sample = !(self.dack && s.acked_pkts == 1 && s.ack_seq > 1);
         let rtt = s.rtt.as_ps() as f64;
         if use_sample {
             self.sample(rtt);
@@ -760,6 +763,13 @@ mod tests {
         let mut c = avoiding(DelayAimdConfig::default(), 10.0);
         ack_n(&mut c, 2, 2, 100.0);
         assert!(!c.delayed_ack(), "off by default: no detection");
+        // The first packet's ack (a SYN's) is a sample even with delayed acking declared.
+        let mut c = cc(DelayAimdConfig { delayed_ack: DelayedAckMode::On, ..Default::default() });
+        sent(&mut c, 1);
+        ack(&mut c, 1, 100.0);
+        assert_eq!(c.tau(), Some(SimDuration::ZERO));
+        ack(&mut c, 2, 300.0);
+        assert_eq!(c.tau(), Some(SimDuration::ZERO), "a later single ack is not");
     }
 
     #[test]
