@@ -32,6 +32,14 @@ _REGISTRY: dict[str, str] = {
     "dabbous-route": "dabbous:route",
     "dabbous-minbuf": "dabbous:minbuf",
     "dabbous-vs-jk": "dabbous:vs-jk",
+    "leith": "leith",
+    "leith-fig2": "leith:fig2",
+    "leith-fig4": "leith:fig4",
+    "leith-fig6": "leith:fig6",
+    "leith-fig9": "leith:fig9",
+    "leith-fig11": "leith:fig11",
+    "leith-fig13": "leith:fig13",
+    "leith-fig14": "leith:fig14",
 }
 
 

@@ -1,0 +1,920 @@
+"""McCullagh & Leith, "Delay-based congestion control: sampling and correlation issues
+revisited": delay-based AIMD under heavy multiplexing, against SACK Reno, with delayed
+acks and TSO (Figures 2-14).
+
+Seven experiments, each a reproduction of its own (``leith-<key>``); ``leith`` runs them
+all, and the flow-count sweeps shared by several figures only once.
+
+- ``fig2``   Figures 2/3: one flow, 50 Mbps, 120 ms, 400-packet queue, tau0 = 20 ms.
+- ``fig4``   Figures 4/5: 80 flows, RTTs 20-200 ms: correlation of measured queueing
+             delay, cwnd histories, no loss.
+- ``fig6``   Figures 6, 7, 8: peak and mean queueing delay and the time at each cwnd
+             against the number of flows (100 ms, 20-200 ms, 512-byte packets), bound (5).
+- ``fig9``   Figures 9/10: goodput and Jain fairness, delay-based AIMD against SACK Reno.
+- ``fig11``  Figures 11/12: RTT samples with delayed acks, RFC 1323 echo vs newest packet.
+- ``fig13``  Figure 13: TSO, Linux 2.6.18 (40 ms timer) vs 2.6.24 (two clock ticks).
+- ``fig14``  Figure 14: queueing delay and goodput with delayed acks and TSO on.
+
+The flow-count sweeps run on the sweep runner (``ccsim.sweep``, all cores; databases in
+``<out>/sweeps/``). Scenarios: ``scenarios/leith-*.toml``. Every reading of the paper and
+every difference: docs/reproductions/leith.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import ccsim
+from ccsim.reproduce import Progress, Report, Row, Table, write_csv
+from ccsim.scenarios import scenario_path
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+DESCRIPTION = (
+    "McCullagh & Leith (delay-based AIMD under heavy multiplexing, vs SACK Reno, "
+    "delayed ACK, TSO): Figures 2-14 (all seven experiments)"
+)
+
+LINK_BPS = 10e6
+TAU0_S = 0.050
+HEADERS_B = 52  # IP + TCP + timestamps: payload = packet - 52 bytes
+STEADY = "steady"  # the measurement phase of the dumbbells, 50-250 s
+FLOOR_FRACTION = 0.95  # "all flows at the floor": at least this fraction of the time
+
+
+def _pkts_per_s(size_b: int) -> float:
+    return LINK_BPS / (8 * size_b)
+
+
+def bound5_s(n: int, size_b: int = 1500, floor_pkts: int = 1) -> float:
+    """Bound (5) as a queueing delay: q0 + sum_i max(alpha_i, 1) packets with alpha = 1,
+    i.e. tau0 + n / B (B in packets/s). With a floor of k packets on the delay backoff
+    the window at the floor still grows by one per round trip, so the bound is unchanged."""
+    return TAU0_S + n / _pkts_per_s(size_b)
+
+
+def one_packet_limit(rtt_s: float, size_b: int) -> float:
+    """B (RTT + tau0): flows at one packet each that fill the pipe and q0 (section V-D)."""
+    return _pkts_per_s(size_b) * (rtt_s + TAU0_S)
+
+
+def jain(xs: list[float]) -> float | None:
+    s = sum(xs)
+    q = sum(x * x for x in xs)
+    return s * s / (len(xs) * q) if xs and q > 0 else None
+
+
+def _payload(size_b: int) -> float:
+    return (size_b - HEADERS_B) / size_b
+
+
+def _load(name: str) -> ccsim.Scenario:
+    return ccsim.load(scenario_path(name))
+
+
+def _with(scenario: ccsim.Scenario, sets: dict[str, Any]) -> ccsim.Scenario:
+    for key, value in sets.items():
+        scenario = scenario.set(key, value)
+    return scenario
+
+
+def _run(scenario: ccsim.Scenario) -> ccsim.Results:
+    # Not written out: the series of the single runs reach tens of MB (every queue change).
+    return ccsim.run(scenario)
+
+
+def _row(rows: list[Row], row: str, column: str, ours: float | None, paper: float | None = None, note: str | None = None) -> None:
+    rows.append(Row(row, column, None if ours is None else float(ours), paper, note))
+
+
+def _report(name: str, rows: list[Row], tables: list[Table], out_dir: Path, figures: list[Path], notes: list[str]) -> Report:
+    return Report(name, rows, tables, [write_csv(rows, out_dir / f"{name}.csv"), *figures], notes)
+
+
+def _ms(x: float | None) -> float | None:
+    return None if x is None else 1000.0 * x
+
+
+# ---------------------------------------------------------------------------------------
+# Flow-count sweeps (sweep runner).
+
+COUNTS_100 = (1, 2, 5, 10, 20, 30, 32, 35, 40, 42, 45, 50, 55, 60, 63, 64, 65, 70, 75, 80, 90,
+              100, 110, 120, 125, 128, 130, 140, 150, 175, 200, 250, 300, 400, 500)  # fmt: skip
+COUNTS_MIXED = (1, 2, 5, 10, 20, 32, 40, 50, 60, 64, 70, 80, 90, 100, 110, 120, 128, 130,
+                140, 150, 175, 200, 250, 300, 400, 500)  # fmt: skip
+COUNTS_512 = (1, 10, 32, 50, 64, 100, 128, 150, 200, 250, 300, 340, 360, 370, 380, 390, 400, 420,
+              450, 500)  # fmt: skip
+
+# Delayed acks as Linux does them and TSO as 2.6.24 (Figure 14), with the paper's
+# sender-side fixes: the newest packet's RTT, single-packet acks ignored, 2-packet floor.
+DACK_TSO = {
+    "defaults.delayed_ack": True,
+    "defaults.ack_delay_min": "40ms",
+    "defaults.rtt_sample": "newest",
+    "defaults.tso": '{ defer = "2ms" }',
+    "flows.f.params.delayed_ack": "on",
+}
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    scenario: str
+    sets: tuple[tuple[str, Any], ...]
+    counts: tuple[int, ...]
+    ccs: tuple[str, ...]
+    size_b: int = 1500
+
+
+SWEEPS: dict[str, SweepSpec] = {
+    "100ms": SweepSpec("leith-100ms", (), COUNTS_100, ("delay_aimd", "reno")),
+    "mixed": SweepSpec("leith-mixed", (), COUNTS_MIXED, ("delay_aimd", "reno")),
+    "512B": SweepSpec(
+        "leith-100ms",
+        (("defaults.data_size", "512B"), ("flows.f.params.initial_window", 4)),
+        COUNTS_512,
+        ("delay_aimd", "reno"),
+        512,
+    ),
+    "dack-tso": SweepSpec("leith-mixed", tuple(DACK_TSO.items()), COUNTS_MIXED, ("delay_aimd",)),
+}
+
+# Sweep summaries already computed in this process, by (output directory, sweep, counts).
+_DONE: dict[tuple[str, str, tuple[int, ...]], list[dict[str, Any]]] = {}
+
+
+def sweep_cases(key: str, out_dir: Path, progress: Progress, counts: tuple[int, ...] | None = None) -> list[dict[str, Any]]:
+    """Run sweep ``key`` (or reuse it) and summarise each case (see ``_summarise``)."""
+    spec = SWEEPS[key]
+    counts = counts or spec.counts
+    cache = (str(Path(out_dir).resolve()), key, counts)
+    if cache in _DONE:
+        return _DONE[cache]
+    progress.step(f"leith sweep {key}: {len(counts) * len(spec.ccs)} runs")
+    scenario = _with(_load(spec.scenario), dict(spec.sets))
+    db_dir = Path(out_dir) / "sweeps"
+    db_dir.mkdir(parents=True, exist_ok=True)
+    db = db_dir / f"leith-{key}.duckdb"
+    # A fresh database: a same-definition sweep would resume and reuse the cases of an
+    # earlier run, maybe of another engine.
+    db.unlink(missing_ok=True)
+    res = ccsim.sweep(
+        scenario,
+        {"flows.f.count": list(counts), "defaults.cc": list(spec.ccs)},
+        db=db,
+        progress=False,
+    )
+    if res.failed:
+        raise RuntimeError(f"sweep {key}: {res.failed} cases failed; see {db_dir}")
+    out = _summarise(res, spec.size_b)
+    _DONE[cache] = out
+    return out
+
+
+def _summarise(res: Any, size_b: int) -> list[dict[str, Any]]:
+    """One dict per case: n, cc, peak and mean queueing delay (s), goodput (payload,
+    bit/s), Jain's index and per-flow goodputs over the steady phase, drops and timeouts,
+    and the fraction of flow-time at each window (index 0 = 1 packet)."""
+    flows = res.flows
+    phases = res.phases
+    links = res.phase_links
+    phases = phases[phases["phase"] == STEADY]
+    links = links[(links["phase"] == STEADY) & (links["name"] == "r1->r2")]
+    out = []
+    for case_id, group in flows.groupby("case_id"):
+        n = int(group["flows.f.count"].iloc[0])
+        cc = str(group["defaults.cc"].iloc[0])
+        hist: list[float] = []
+        for text in group["window_time_s"]:
+            values = json.loads(text) if isinstance(text, str) else (text or [])
+            if len(values) > len(hist):
+                hist += [0.0] * (len(values) - len(hist))
+            for i, v in enumerate(values):
+                hist[i] += v
+        total = sum(hist) or 1.0
+        ph = phases[phases["case_id"] == case_id]
+        link = links[links["case_id"] == case_id].iloc[0]
+        goodputs = [float(x) * _payload(size_b) for x in ph["goodput_bps"]]
+        peaks = [x for x in group["qdelay_max_s"] if x is not None and not math.isnan(x)]
+        out.append(
+            {
+                "n": n,
+                "cc": cc,
+                "peak_s": max(peaks) if peaks else None,
+                "mean_s": link["sojourn_mean_s"],
+                "goodput_bps": sum(goodputs),
+                "goodputs": goodputs,
+                "jain": jain(goodputs),
+                "steady_drops": int(link["drops"]),
+                "drops": int(group["dropped_pkts"].sum()),
+                "timeouts": int(group["timeouts"].sum()),
+                "window_fraction": [h / total for h in hist],
+            }
+        )
+    return sorted(out, key=lambda c: (c["cc"], c["n"]))
+
+
+def _by(cases: list[dict[str, Any]], cc: str) -> list[dict[str, Any]]:
+    return [c for c in cases if c["cc"] == cc]
+
+
+def _case(cases: list[dict[str, Any]], cc: str, n: int) -> dict[str, Any] | None:
+    return next((c for c in cases if c["cc"] == cc and c["n"] == n), None)
+
+
+def at_floor(case: dict[str, Any], floor: int = 1) -> float:
+    """Fraction of flow-time with a window of at most ``floor`` packets."""
+    return sum(case["window_fraction"][:floor])
+
+
+def floor_onset(cases: list[dict[str, Any]], floor: int = 1) -> int | None:
+    """The smallest swept number of flows from which every larger one spends at least
+    FLOOR_FRACTION of its flow-time at a window of at most ``floor`` packets."""
+    onset = None
+    for c in sorted(cases, key=lambda c: -c["n"]):
+        if at_floor(c, floor) >= FLOOR_FRACTION:
+            onset = c["n"]
+        else:
+            break
+    return onset
+
+
+# ---------------------------------------------------------------------------------------
+# Figures.
+
+
+def _axes(rows: int = 1, cols: int = 1, size: tuple[float, float] = (8, 4)):
+    from ccsim import plots
+
+    fig = plots.new_figure()
+    fig.set_size_inches(*size)
+    axes = fig.subplots(rows, cols, squeeze=False)
+    return fig, axes
+
+
+def _save(fig: Any, path: Path) -> Path:
+    from ccsim import plots
+
+    plots.save(fig, path)
+    return path
+
+
+def delay_figure(cases: list[dict[str, Any]], path: Path, title: str, size_b: int = 1500, bdp_flows: float | None = None) -> Path:
+    """Peak and mean queueing delay against the number of flows, with bound (5)."""
+    fig, axes = _axes()
+    ax = axes[0, 0]
+    ns = [c["n"] for c in cases]
+    ax.plot(ns, [_ms(c["peak_s"]) for c in cases], "o-", label="peak")
+    ax.plot(ns, [_ms(c["mean_s"]) for c in cases], "s-", label="mean")
+    ax.plot(ns, [_ms(bound5_s(n, size_b)) for n in ns], "k--", label="analytic bound (5)")
+    if bdp_flows is not None:
+        ax.axvline(bdp_flows, color="grey", linestyle=":", label="flows = BDP")
+    ax.set_xlabel("number of flows")
+    ax.set_ylabel("queueing delay (ms)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_ylim(0, 1.05 * max(_ms(c["peak_s"]) or 0 for c in cases) + 20)
+    return _save(fig, path)
+
+
+def window_figure(cases: list[dict[str, Any]], path: Path, title: str, max_w: int = 12) -> Path:
+    """Fraction of flow-time at each window against the number of flows (Figure 7)."""
+    import numpy as np
+
+    fig, axes = _axes(size=(8, 4))
+    ax = axes[0, 0]
+    grid = np.zeros((max_w, len(cases)))
+    for j, c in enumerate(cases):
+        for i, f in enumerate(c["window_fraction"]):
+            grid[min(i, max_w - 1), j] += f
+    im = ax.imshow(grid, origin="lower", aspect="auto", cmap="viridis", vmin=0, vmax=1,
+                   extent=(-0.5, len(cases) - 0.5, 0.5, max_w + 0.5))  # fmt: skip
+    ax.set_xticks(range(len(cases)))
+    ax.set_xticklabels([str(c["n"]) for c in cases], rotation=90, fontsize=7)
+    ax.set_xlabel("number of flows")
+    ax.set_ylabel(f"cwnd (packets; top row: {max_w} or more)")
+    ax.set_title(title, fontsize=10)
+    fig.colorbar(im, ax=ax, label="fraction of time")
+    return _save(fig, path)
+
+
+# ---------------------------------------------------------------------------------------
+# 1. Figures 2 and 3 (ns): one flow backs off before the queue fills.
+
+FIG2 = "leith-fig2"
+FIG2_RUNS = {
+    "one-way 120 ms": {},
+    "RTT 120 ms": {"links.bottleneck.delay": "60ms"},
+}
+
+
+def _cuts(t: list[float], v: list[float]) -> list[tuple[float, float, float]]:
+    """(time, before, after) of every decrease of a window series."""
+    return [(t[i], v[i - 1], v[i]) for i in range(1, len(v)) if v[i] < v[i - 1]]
+
+
+def fig2(out_dir: Path, progress: Progress) -> Report:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    progress.start(len(FIG2_RUNS))
+    rows: list[Row] = []
+    results = {}
+    for label, sets in FIG2_RUNS.items():
+        progress.step(f"{FIG2} {label}")
+        results[label] = r = _run(_with(_load(FIG2), sets))
+        cw = r.series("f.cwnd")
+        t, v = list(cw["t"]), list(cw["v"])
+        cuts = _cuts(t, v)
+        q = r.series("r1->r2.queue")
+        first = cuts[0][0] if cuts else 0.0
+        after = q[q["t"] > first + 5.0]["v"]
+        f = r.flow("f")
+        link = r.link("r1->r2")
+        row = f"fig2 {label}"
+        _row(rows, row, "buffer (pkts)", 400, 400)
+        _row(rows, row, "peak queue after the first backoff (pkts)", float(after.max()) if len(after) else None,
+             400, "paper: cwnd 'backs off before the queue is full' (below 400)")  # fmt: skip
+        _row(rows, row, "first backoff: cwnd after / before", cuts[0][2] / cuts[0][1] if cuts else None, 0.5,
+             "paper: 'the first backoff where cwnd is reduced by half'")  # fmt: skip
+        _row(rows, row, "first backoff at (s)", first)
+        _row(rows, row, "later backoffs", len(cuts) - 1)
+        _row(rows, row, "later backoffs: mean cwnd after / before",
+             sum(c[2] / c[1] for c in cuts[1:]) / (len(cuts) - 1) if len(cuts) > 1 else None)  # fmt: skip
+        _row(rows, row, "dropped", f["dropped_pkts"], 0, "paper: no loss once in avoidance (Figure 2)")
+        _row(rows, row, "utilisation", link["utilization"])
+    progress.done()
+    fig, axes = _axes(2, len(results), size=(11, 6))
+    for j, (label, r) in enumerate(results.items()):
+        from ccsim import plots
+
+        t, v = plots.extend_to(r.series("f.cwnd"), r.sim_time_s)
+        axes[0, j].step(t, v, where="post", linewidth=0.9)
+        axes[0, j].set_title(f"cwnd, {label}", fontsize=10)
+        axes[0, j].set_ylabel("packets")
+        t, v = plots.extend_to(r.series("r1->r2.queue"), r.sim_time_s)
+        axes[1, j].step(t, v, where="post", linewidth=0.6)
+        axes[1, j].axhline(400, color="red", linestyle="--", label="buffer 400")
+        q0 = 0.020 * 50e6 / (8 * 1500)
+        axes[1, j].axhline(q0, color="grey", linestyle=":", label="q0 (tau0 = 20 ms)")
+        axes[1, j].set_title(f"bottleneck queue, {label}", fontsize=10)
+        axes[1, j].set_ylabel("packets")
+        axes[1, j].set_xlabel("time (s)")
+        axes[1, j].legend(fontsize=8, loc="upper right")
+        for i in range(2):
+            axes[i, j].grid(True, alpha=0.3)
+    fig.suptitle("One delay-based AIMD flow, 50 Mbps, 400-packet queue, tau0 = 20 ms (cf. Figures 2, 3)")
+    path = _save(fig, out_dir / "leith-fig2-3.png")
+    table = Table("Figures 2/3: one flow, 50 Mbps, 400-packet buffer: ours (paper)", [f"fig2 {k}" for k in FIG2_RUNS],
+                  [(c, c) for c in dict.fromkeys(r.column for r in rows)])  # fmt: skip
+    notes = ["The ns run's packet size is not given; 1500 B as in the testbed. 'one-way 120 ms' is our reading (an ns link's delay)."]
+    return _report(FIG2, rows, [table], out_dir, [path], notes)
+
+
+# ---------------------------------------------------------------------------------------
+# 2. Figures 4 and 5: 80 flows, RTTs 20-200 ms.
+
+FIG4_FLOWS = 80
+GRID_S = 0.010  # common time grid of the correlation (footnote 3)
+MAX_LAG_S = 0.300  # lags tried when aligning by the peak correlation
+
+
+def queueing_histories(r: ccsim.Results, n: int, t0: float, t1: float):
+    """Each flow's measured queueing delay (RTT sample - its smallest sample) held on a
+    common 10 ms grid over [t0, t1): an (n, len(grid)) array and the grid."""
+    import numpy as np
+
+    grid = np.arange(t0, t1, GRID_S)
+    out = np.empty((n, len(grid)))
+    for i in range(n):
+        s = r.series(f"f{i + 1}.rtt")
+        t = s["t"].to_numpy()
+        q = s["v"].to_numpy() - s["v"].min()
+        idx = np.searchsorted(t, grid, side="right") - 1
+        out[i] = np.where(idx >= 0, q[np.clip(idx, 0, None)], np.nan)
+    return out, grid
+
+
+def aligned_correlation(a, b) -> tuple[float, float]:
+    """Pearson correlation of two equally sampled histories at the lag (within
+    MAX_LAG_S) that maximises it: (correlation, lag in seconds)."""
+    import numpy as np
+
+    best = (-2.0, 0.0)
+    k_max = int(round(MAX_LAG_S / GRID_S))
+    for k in range(-k_max, k_max + 1):
+        x, y = (a[k:], b[: len(b) - k]) if k >= 0 else (a[: len(a) + k], b[-k:])
+        ok = ~(np.isnan(x) | np.isnan(y))
+        if ok.sum() < 10 or x[ok].std() == 0 or y[ok].std() == 0:
+            continue
+        c = float(np.corrcoef(x[ok], y[ok])[0, 1])
+        if c > best[0]:
+            best = (c, k * GRID_S)
+    return best
+
+
+def lag0_correlation(a, b) -> float:
+    """Pearson correlation of two equally sampled histories without alignment."""
+    import numpy as np
+
+    ok = ~(np.isnan(a) | np.isnan(b))
+    return float(np.corrcoef(a[ok], b[ok])[0, 1])
+
+
+def fig4(out_dir: Path, progress: Progress) -> Report:
+    import numpy as np
+
+    from ccsim import plots
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    progress.start(1)
+    progress.step(f"leith-mixed, {FIG4_FLOWS} flows with every RTT sample")
+    names = [f"f{i + 1}" for i in range(FIG4_FLOWS)]
+    sc = _with(_load("leith-mixed"), {
+        "flows.f.count": FIG4_FLOWS,
+        "measure.series": [f"{f}.{m}" for f in names for m in ("rtt", "cwnd")] + ["r1->r2.queue"],
+    })  # fmt: skip
+    r = _run(sc)
+    progress.done()
+    t0, t1 = 50.0, r.sim_time_s
+    hist, grid = queueing_histories(r, FIG4_FLOWS, t0, t1)
+    corr = [aligned_correlation(hist[0], hist[i]) for i in range(1, FIG4_FLOWS)]
+    cs = [c for c, _ in corr]
+    lag0 = [lag0_correlation(hist[0], hist[i]) for i in range(1, FIG4_FLOWS)]
+    # The queue itself, on the same grid, for reference: each flow against the truth.
+    q = r.series("r1->r2.queue")
+    qi = np.searchsorted(q["t"].to_numpy(), grid, side="right") - 1
+    queue = q["v"].to_numpy()[qi]
+    truth = [aligned_correlation(queue, hist[i])[0] for i in range(FIG4_FLOWS)]
+    # Sum of cwnds on the grid.
+    total = np.zeros(len(grid))
+    for f in names:
+        s = r.series(f"{f}.cwnd")
+        idx = np.searchsorted(s["t"].to_numpy(), grid, side="right") - 1
+        total += s["v"].to_numpy()[np.clip(idx, 0, None)]
+    flows = r.flows
+    rows: list[Row] = []
+    row = "fig4 80 flows, 20-200 ms"
+    _row(rows, row, "mean correlation with flow 1", float(np.mean(cs)), 0.0, "paper: 'close to zero for all flows'")
+    _row(rows, row, "mean correlation with flow 1, not aligned", float(np.mean(lag0)), 0.0)
+    _row(rows, row, "max correlation with flow 1", float(np.max(cs)), None)
+    _row(rows, row, "min correlation with flow 1", float(np.min(cs)), None)
+    _row(rows, row, "mean correlation with the queue", float(np.mean(truth)), None)
+    _row(rows, row, "dropped (whole run)", float(flows["dropped_pkts"].sum()), 0.0, "paper: 'no packet losses occurred'")
+    _row(rows, row, "dropped 50-250 s", float(_link_phase(r, "r1->r2")["drops"]), 0.0)
+    _row(rows, row, "timeouts (whole run)", float(flows["timeouts"].sum()), None)
+    _row(rows, row, "sum of cwnds, mean 50-250 s (pkts)", float(total.mean()), None)
+    _row(rows, row, "sum of cwnds, min 50-250 s (pkts)", float(total.min()), None)
+    _row(rows, row, "sum of cwnds, max 50-250 s (pkts)", float(total.max()), None)
+    _row(rows, row, "pipe + q0 at the mean RTT (pkts)", one_packet_limit(float(np.mean(_mixed_rtts()[:FIG4_FLOWS])) / 1000, 1500))
+    _row(rows, row, "queueing delay mean (ms)", _ms(_link_phase(r, "r1->r2")["sojourn_mean_s"]))
+    _row(rows, row, "queueing delay peak (ms)", _ms(max(x for x in flows["qdelay_max_s"] if x is not None)))
+    figures = []
+    fig, axes = _axes()
+    ax = axes[0, 0]
+    ax.plot(range(2, FIG4_FLOWS + 1), cs, "o", markersize=4, label="flow 1 vs flow i")
+    ax.plot(range(1, FIG4_FLOWS + 1), truth, "x", markersize=4, color="grey", label="queue vs flow i")
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_ylim(-1, 1)
+    ax.set_xlabel("flow")
+    ax.set_ylabel("correlation (aligned at its peak)")
+    ax.set_title("Correlation of measured queueing delay, 80 flows, RTT 20-200 ms (cf. Figure 4a)", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(True, alpha=0.3)
+    figures.append(_save(fig, out_dir / "leith-fig4a-correlation.png"))
+    fig, axes = _axes(2, 1, size=(8, 5))
+    for ax, i in zip(axes[:, 0], (0, 1), strict=True):
+        s = r.series(f"f{i + 1}.rtt")
+        m = (s["t"] >= 100) & (s["t"] < 110)
+        ax.plot(s["t"][m], 1000 * (s["v"][m] - s["v"].min()), ".-", markersize=3, linewidth=0.6)
+        ax.set_ylabel(f"flow {i + 1} (ms)")
+        ax.grid(True, alpha=0.3)
+    axes[-1, 0].set_xlabel("time (s)")
+    fig.suptitle("Measured queueing delay, flows 1 and 2 (cf. Figure 4b)")
+    figures.append(_save(fig, out_dir / "leith-fig4b-queueing-delay.png"))
+    fig, axes = _axes()
+    axes[0, 0].plot(grid, total, linewidth=0.6)
+    axes[0, 0].set_xlabel("time (s)")
+    axes[0, 0].set_ylabel("sum of cwnds (packets)")
+    axes[0, 0].set_title("Sum of the 80 flows' cwnds (cf. Figure 5a)", fontsize=10)
+    axes[0, 0].grid(True, alpha=0.3)
+    figures.append(_save(fig, out_dir / "leith-fig5a-sum-cwnd.png"))
+    fig, axes = _axes(2, 1, size=(8, 5))
+    for ax, i in zip(axes[:, 0], (0, 1), strict=True):
+        t, v = plots.extend_to(r.series(f"f{i + 1}.cwnd"), r.sim_time_s)
+        ax.step(t, v, where="post", linewidth=0.8)
+        ax.set_xlim(100, 120)
+        ax.set_ylabel(f"flow {i + 1} cwnd")
+        ax.grid(True, alpha=0.3)
+    axes[-1, 0].set_xlabel("time (s)")
+    fig.suptitle("cwnd histories, flows 1 and 2 (cf. Figure 5b)")
+    figures.append(_save(fig, out_dir / "leith-fig5b-cwnd.png"))
+    table = Table("Figures 4/5: 80 flows, 10 Mbps, RTTs 20-200 ms: ours (paper)", [row],
+                  [(c, c) for c in dict.fromkeys(x.column for x in rows)])  # fmt: skip
+    notes = [
+        "Correlation: each flow's RTT samples minus its smallest, held on a 10 ms grid over "
+        "50-250 s, Pearson's r at the lag (within +-300 ms) that maximises it (footnote 3).",
+    ]
+    return _report("leith-fig4", rows, [table], out_dir, figures, notes)
+
+
+def _mixed_rtts() -> list[float]:
+    from ccsim.reproduce._leith_scenarios import mixed_rtts_ms
+
+    return mixed_rtts_ms()
+
+
+def _link_phase(r: ccsim.Results, name: str) -> dict[str, Any]:
+    return next(x for x in r.phase(STEADY)["links"] if x["name"] == name)
+
+
+# ---------------------------------------------------------------------------------------
+# 3. Figures 6, 7, 8: queueing delay and cwnds against the number of flows.
+
+BOUND_AT = (10, 40, 62, 63, 80, 100, 120, 125, 130, 200)
+
+
+def fig6(out_dir: Path, progress: Progress) -> Report:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    progress.start(3)
+    c100 = _by(sweep_cases("100ms", out_dir, progress), "delay_aimd")
+    cmix = _by(sweep_cases("mixed", out_dir, progress), "delay_aimd")
+    c512 = _by(sweep_cases("512B", out_dir, progress), "delay_aimd")
+    progress.done()
+    rows: list[Row] = []
+    tables = []
+    for key, cases, size in (("100ms", c100, 1500), ("20-200ms", cmix, 1500), ("512B 100ms", c512, 512)):
+        row = f"fig6 {key}"
+        onset = floor_onset(cases)
+        if key == "100ms":
+            _row(rows, row, "flows when all cwnds are 1 pkt", onset, 130.0,
+                 "paper: 130 = B(RTT + tau0) with B from 1448-byte payloads; wire 1500 B gives 125")  # fmt: skip
+            _row(rows, row, "B(RTT + tau0) (pkts)", one_packet_limit(0.1, 1500), 130.0)
+        elif key == "20-200ms":
+            _row(rows, row, "flows when all cwnds are 1 pkt", onset, 130.0,
+                 "paper: delay 'rises linearly' beyond 130 flows (Figure 6b)")  # fmt: skip
+        else:
+            _row(rows, row, "flows when all cwnds are 1 pkt", onset, 390.0,
+                 "paper: 'more than 390 flows' (Figure 8); B(RTT + tau0) = 366 on the wire")  # fmt: skip
+            _row(rows, row, "B(RTT + tau0) (pkts)", one_packet_limit(0.1, 512), None)
+        worst = max(((_ms(c["peak_s"]) or 0) - 1000 * bound5_s(c["n"], size) for c in cases if c["n"] <= (onset or 10**9)), default=None)
+        _row(rows, row, "max of peak - bound (5) up to that point (ms)", worst, None, "paper: bound 'generally quite tight'")
+        for n in BOUND_AT if size == 1500 else (100, 200, 300, 390, 400):
+            c = next((x for x in cases if x["n"] == n), None)
+            if c is None:
+                continue
+            _row(rows, row, f"peak delay at {n} flows (ms)", _ms(c["peak_s"]), 1000 * bound5_s(n, size),
+                 "paper column: bound (5) = tau0 + n / B")  # fmt: skip
+            _row(rows, row, f"mean delay at {n} flows (ms)", _ms(c["mean_s"]))
+        zero = [c["n"] for c in cases if c["steady_drops"] == 0]
+        _row(rows, row, "largest n without steady-state loss", max(zero) if zero else None)
+        c = next((x for x in cases if x["n"] == 80), None)
+        if c is not None:
+            _row(rows, row, "drops at 80 flows (whole run)", c["drops"], 0.0 if key == "20-200ms" else None)
+        if key == "100ms":
+            share = next((x for x in cases if x["n"] == 130), None)
+            if share:
+                _row(rows, row, "per-flow goodput at 130 flows (kbps)", share["goodput_bps"] / 130 / 1e3, 75.0,
+                     "paper: 'less than 75Kbps'")  # fmt: skip
+        if key == "512B 100ms":
+            share = next((x for x in cases if x["n"] == 400), None)
+            if share:
+                _row(rows, row, "per-flow goodput at 400 flows (kbps)", share["goodput_bps"] / 400 / 1e3, 25.0,
+                     "paper: 'less than 25Kbps' beyond 390 flows")  # fmt: skip
+    # Non-monotone overshoot (section V-C): the peak falls between some consecutive swept
+    # numbers of flows below the one-packet point, most of all with equal RTTs.
+    p = 0.1 * _pkts_per_s(1500)
+    for key, cases in (("100ms", c100), ("20-200ms", cmix)):
+        onset = floor_onset(cases) or 10**9
+        below = [c for c in cases if c["n"] < onset]
+        falls = [(b["n"], (_ms(a["peak_s"]) or 0) - (_ms(b["peak_s"]) or 0)) for a, b in zip(below, below[1:]) if b["peak_s"] < a["peak_s"]]
+        _row(rows, f"fig6 {key}", "peak falls below the one-packet point", len(falls), None,
+             "paper: peak 'does not increase monotonically', most with equal RTTs (section V-C)")  # fmt: skip
+        _row(rows, f"fig6 {key}", "largest such fall (ms)", max((d for _, d in falls), default=0.0))
+        _row(rows, f"fig6 {key}", "at n flows", max(falls, key=lambda x: x[1])[0] if falls else None)
+    figures = [
+        delay_figure(c100, out_dir / "leith-fig6a.png", "All RTTs 100 ms, 1500 B (cf. Figure 6a)", bdp_flows=p),
+        delay_figure(cmix, out_dir / "leith-fig6b.png", "RTTs 20-200 ms, 1500 B (cf. Figure 6b)"),
+        window_figure(c100, out_dir / "leith-fig7a.png", "Time at each cwnd, RTT 100 ms, 1500 B (cf. Figure 7a)"),
+        window_figure(cmix, out_dir / "leith-fig7b.png", "Time at each cwnd, RTTs 20-200 ms, 1500 B (cf. Figure 7b)"),
+        delay_figure(c512, out_dir / "leith-fig8.png", "RTT 100 ms, 512 B (cf. Figure 8)", size_b=512),
+        window_figure(c512, out_dir / "leith-fig8-cwnd.png", "Time at each cwnd, RTT 100 ms, 512 B"),
+    ]
+    columns = list(dict.fromkeys(x.column for x in rows))
+    tables.append(Table("Figures 6-8: delay-based AIMD against the number of flows: ours (paper; bound (5) for peaks)",
+                        list(dict.fromkeys(x.row for x in rows)), [(c, c) for c in columns]))  # fmt: skip
+    notes = [
+        f"'All cwnds are 1 pkt': the smallest swept n from which every larger one spends >= {FLOOR_FRACTION:.0%} "
+        "of its flow-time at one packet (measured 50-250 s).",
+        "Peak: the largest queueing delay of any data packet after 50 s; mean: per packet through the bottleneck, 50-250 s.",
+    ]
+    return _report("leith-fig6", rows, tables, out_dir, figures, notes)
+
+
+# ---------------------------------------------------------------------------------------
+# 4. Figures 9 and 10: goodput and fairness, delay-based AIMD vs SACK Reno.
+
+FAIR_AT = (32, 64, 128)
+GOODPUT_AT = (1, 10, 32, 64, 128, 200, 500)
+LABEL = {"delay_aimd": "delay AIMD", "reno": "SACK Reno"}
+
+
+def fig9(out_dir: Path, progress: Progress) -> Report:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    progress.start(3)
+    c100 = sweep_cases("100ms", out_dir, progress)
+    cmix = sweep_cases("mixed", out_dir, progress)
+    c512 = sweep_cases("512B", out_dir, progress)
+    progress.done()
+    rows: list[Row] = []
+    for key, cases in (("100ms", c100), ("20-200ms", cmix), ("512B 100ms", c512)):
+        for cc in ("delay_aimd", "reno"):
+            row = f"fig9 {key} {LABEL[cc]}"
+            for n in GOODPUT_AT:
+                c = _case(cases, cc, n)
+                if c:
+                    _row(rows, row, f"goodput at {n} flows (Mbps)", c["goodput_bps"] / 1e6)
+            for n in FAIR_AT:
+                c = _case(cases, cc, n)
+                if c:
+                    _row(rows, row, f"Jain at {n} flows", c["jain"])
+            c = _case(cases, cc, 128)
+            if c:
+                _row(rows, row, "timeouts at 128 flows", c["timeouts"])
+                _row(rows, row, "min/max flow goodput at 128 flows", min(c["goodputs"]) / max(c["goodputs"]))
+        ratios = [d["goodput_bps"] / r_["goodput_bps"] for d in _by(cases, "delay_aimd") for r_ in _by(cases, "reno") if d["n"] == r_["n"]]
+        _row(rows, f"fig9 {key} delay AIMD", "min goodput ratio delay/Reno", min(ratios) if ratios else None, None,
+             "paper: utilisation 'at worst slightly reduced' with delay-based AIMD")  # fmt: skip
+        d, r128 = _case(cases, "delay_aimd", 128), _case(cases, "reno", 128)
+        if d and r128:
+            _row(rows, f"fig9 {key} delay AIMD", "Jain delay - Reno at 128 flows", d["jain"] - r128["jain"], None,
+                 "paper: delay-based fairer on heavily multiplexed paths; less so with mixed RTTs")  # fmt: skip
+    figures = []
+    for key, cases, fig_name, what in (
+        ("100ms", c100, "9", "RTT 100 ms"),
+        ("20-200ms", cmix, "10", "RTTs 20-200 ms"),
+    ):
+        fig, axes = _axes()
+        ax = axes[0, 0]
+        for cc in ("delay_aimd", "reno"):
+            cs = _by(cases, cc)
+            ax.plot([c["n"] for c in cs], [c["goodput_bps"] / 1e6 for c in cs], "o-", label=f"{LABEL[cc]}, 1500 B")
+            if key == "100ms":
+                cs = _by(c512, cc)
+                ax.plot([c["n"] for c in cs], [c["goodput_bps"] / 1e6 for c in cs], "s--", label=f"{LABEL[cc]}, 512 B")
+        ax.set_xlabel("number of flows")
+        ax.set_ylabel("goodput (Mbps, payload)")
+        ax.set_ylim(0, 10)
+        ax.set_title(f"Goodput, 10 Mbps, {what} (cf. Figure {fig_name}a)", fontsize=10)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+        figures.append(_save(fig, out_dir / f"leith-fig{fig_name}a-goodput.png"))
+        fig, axes = _axes()
+        ax = axes[0, 0]
+        for cc in ("delay_aimd", "reno"):
+            cs = _by(cases, cc)
+            ax.plot([c["n"] for c in cs], [c["jain"] for c in cs], "o-", label=LABEL[cc])
+        ax.set_xlabel("number of flows")
+        ax.set_ylabel("Jain's fairness index (50-250 s)")
+        ax.set_ylim(0, 1.05)
+        ax.set_title(f"Fairness, {what} (cf. Figure {fig_name}b)", fontsize=10)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+        figures.append(_save(fig, out_dir / f"leith-fig{fig_name}b-fairness.png"))
+        ns = (128,) if key == "100ms" else FAIR_AT
+        fig, axes = _axes(1, len(ns), size=(4 * len(ns), 3.5))
+        for ax, n in zip(axes[0], ns, strict=True):
+            for cc in ("delay_aimd", "reno"):
+                c = _case(cases, cc, n)
+                if c:
+                    g = sorted(c["goodputs"])
+                    ax.plot(range(1, len(g) + 1), [x / 1e3 for x in g], ".-", markersize=3, label=LABEL[cc])
+            ax.set_title(f"{n} flows", fontsize=10)
+            ax.set_xlabel("flow (sorted)")
+            ax.set_ylabel("goodput (kbps)")
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=8)
+        sub = "c" if key == "100ms" else "b"
+        fig.suptitle(f"Per-flow goodput, {what} (cf. Figure {fig_name}{sub})")
+        figures.append(_save(fig, out_dir / f"leith-fig{fig_name}{sub}-per-flow.png"))
+    table = Table("Figures 9/10: goodput and fairness, delay-based AIMD vs SACK Reno, 50-250 s: ours (paper)",
+                  list(dict.fromkeys(x.row for x in rows)), [(c, c) for c in dict.fromkeys(x.column for x in rows)])  # fmt: skip
+    notes = ["Goodput counts payload (1448 of 1500 B, 460 of 512 B), as iperf does.",
+             "Buffer 375000 B (250 packets of 1500 B, 300 ms) in every dumbbell run; leith.md gives the reading."]  # fmt: skip
+    return _report("leith-fig9", rows, [table], out_dir, figures, notes)
+
+
+# ---------------------------------------------------------------------------------------
+# 5. Figures 11 and 12: RTT samples with delayed acks.
+
+STEADY_11_S = 10.0  # the statistics skip the start-up
+
+
+def fig11(out_dir: Path, progress: Progress) -> Report:
+    import numpy as np
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    progress.start(1)
+    progress.step("leith-two-flows")
+    r = _run(_load("leith-two-flows"))
+    progress.done()
+    rows: list[Row] = []
+    q = r.series("r1->r2.queue")
+    qmax = float(q[q["t"] > STEADY_11_S]["v"].max()) * 8 * 1500 / LINK_BPS  # s
+    fig, axes = _axes(2, 1, size=(9, 6))
+    for ax, (f, rtt) in zip(axes[:, 0], (("f1", 20), ("f2", 110)), strict=True):
+        row = f"fig11 flow {f[1]} (RTT {rtt} ms)"
+        base = r.flow(f)["rtt_min_s"]
+        echo = r.series(f"{f}.echo_rtt")
+        cc = r.series(f"{f}.cc_rtt")
+        echo_s, cc_s = echo[echo["t"] > STEADY_11_S], cc[cc["t"] > STEADY_11_S]
+        e, c = echo_s["v"].to_numpy(), cc_s["v"].to_numpy()
+        # Each timestamp sample against the filtered sample in force when it arrived.
+        idx = np.searchsorted(cc_s["t"].to_numpy(), echo_s["t"].to_numpy(), side="right") - 1
+        excess = e[idx >= 0] - c[idx[idx >= 0]]
+        _row(rows, row, "largest queueing delay (ms)", _ms(qmax))
+        _row(rows, row, "timestamp RTT max - RTT_min - queueing (ms)", _ms(e.max() - base - qmax), None,
+             "paper: 'large spikes in the measured delay due to delayed acking'")  # fmt: skip
+        _row(rows, row, "filtered RTT max - RTT_min - queueing (ms)", _ms(max(0.0, c.max() - base - qmax)), 0.0,
+             "paper: the spikes are 'completely removed'")  # fmt: skip
+        _row(rows, row, "timestamp samples > 10 ms above filtered (%)", 100.0 * float(np.mean(excess > 0.010)))
+        _row(rows, row, "largest timestamp excess over filtered (ms)", _ms(float(excess.max())))
+        _row(rows, row, "mean cwnd (pkts)", float(r.series(f"{f}.cwnd")["v"].mean()),
+             40.0 if f == "f1" else 10.0, "paper: 'around 40' and 'around 10' packets")  # fmt: skip
+        m = (echo["t"] >= 20) & (echo["t"] < 25)
+        ax.plot(echo["t"][m], 1000 * echo["v"][m], ".", markersize=3, label="timestamp (RFC 1323 echo)")
+        m = (cc["t"] >= 20) & (cc["t"] < 25)
+        ax.plot(cc["t"][m], 1000 * cc["v"][m], ".", markersize=3, label="filtered (newest packet, pairs only)")
+        ax.set_ylabel(f"flow {f[1]} RTT (ms)")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8, loc="upper right")
+    axes[-1, 0].set_xlabel("time (s)")
+    fig.suptitle("RTT samples with delayed acks, 10 Mbps, RTTs 20 and 110 ms (cf. Figure 11)")
+    path = _save(fig, out_dir / "leith-fig11-rtt.png")
+    table = Table("Figures 11/12: RTT with delayed acks: ours (paper)", list(dict.fromkeys(x.row for x in rows)),
+                  [(c, c) for c in dict.fromkeys(x.column for x in rows)])  # fmt: skip
+    notes = ["Series from one run: echo_rtt (RFC 1323, what the RTO uses) and cc_rtt (the samples delay_aimd uses)."]
+    return _report("leith-fig11", rows, [table], out_dir, [path], notes)
+
+
+# ---------------------------------------------------------------------------------------
+# 6. Figure 13: TSO.
+
+TSO_RUNS = {
+    "2.6.18 (40 ms timer)": {},
+    "2.6.24 (2 ms)": {"flows.f.tso": '{ defer = "2ms" }'},
+    "no TSO": {"flows.f.tso": False},
+}
+WINDOW_S = 0.2
+
+
+def rtt_noise(r: ccsim.Results, name: str, t0: float) -> tuple[float, float]:
+    """Mean range of the RTT samples within 200 ms windows after t0 (ms), and the mean
+    jump between consecutive samples (ms)."""
+    import numpy as np
+
+    s = r.series(name)
+    s = s[s["t"] > t0]
+    t, v = s["t"].to_numpy(), 1000 * s["v"].to_numpy()
+    bins = np.floor(t / WINDOW_S).astype(int)
+    ranges = [v[bins == b].max() - v[bins == b].min() for b in np.unique(bins)]
+    return float(np.mean(ranges)), float(np.mean(np.abs(np.diff(v))))
+
+
+def fig13(out_dir: Path, progress: Progress) -> Report:
+    from ccsim import plots
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    progress.start(len(TSO_RUNS))
+    rows: list[Row] = []
+    res = {}
+    for label, sets in TSO_RUNS.items():
+        progress.step(f"leith-tso {label}")
+        res[label] = r = _run(_with(_load("leith-tso"), sets))
+        rng, jump = rtt_noise(r, "f.rtt", 20.0)
+        f = r.flow("f")
+        row = f"fig13 {label}"
+        _row(rows, row, "RTT range in 200 ms windows (ms)", rng, None,
+             "paper: large spikes with 2.6.18, 'almost completely removed' with 2.6.24")  # fmt: skip
+        _row(rows, row, "mean jump between RTT samples (ms)", jump)
+        _row(rows, row, "goodput (Mbps)", f["goodput_bps"] * _payload(1500) / 1e6)
+        _row(rows, row, "dropped", f["dropped_pkts"])
+    progress.done()
+    fig, axes = _axes(3, 2, size=(11, 7))
+    for j, label in enumerate(list(TSO_RUNS)[:2]):
+        r = res[label]
+        for i, (name, ylabel) in enumerate((("f.cwnd", "cwnd (pkts)"), ("r1->r2.queue", "queue (pkts)"), ("f.rtt", "RTT (ms)"))):
+            ax = axes[i, j]
+            s = r.series(name)
+            m = (s["t"] >= 60) & (s["t"] < 62)
+            if name == "f.rtt":
+                ax.plot(s["t"][m], 1000 * s["v"][m], ".", markersize=2)
+            else:
+                t, v = plots.extend_to(s, r.sim_time_s)
+                ax.step(t, v, where="post", linewidth=0.8)
+                ax.set_xlim(60, 62)
+            ax.set_ylabel(ylabel)
+            ax.grid(True, alpha=0.3)
+        axes[0, j].set_title(label, fontsize=10)
+        axes[2, j].set_xlabel("time (s)")
+    fig.suptitle("TSO-like batching, one flow, 10 Mbps, RTT 100 ms, 1 BDP queue (cf. Figure 13)")
+    path = _save(fig, out_dir / "leith-fig13-tso.png")
+    table = Table("Figure 13: TSO and the measured RTT: ours (paper)", [f"fig13 {k}" for k in TSO_RUNS],
+                  [(c, c) for c in dict.fromkeys(x.column for x in rows)])  # fmt: skip
+    return _report("leith-fig13", rows, [table], out_dir, [path], [])
+
+
+# ---------------------------------------------------------------------------------------
+# 7. Figure 14: delayed acks and TSO on, RTTs 20-200 ms.
+
+
+def fig14(out_dir: Path, progress: Progress) -> Report:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    progress.start(2)
+    c14 = sweep_cases("dack-tso", out_dir, progress)
+    cmix = _by(sweep_cases("mixed", out_dir, progress), "delay_aimd")
+    progress.done()
+    rows: list[Row] = []
+    row = "fig14 delayed ack + TSO, 20-200 ms"
+    _row(rows, row, "flows when all cwnds are at 2 pkts", floor_onset(c14, 2), 90.0, "paper: 'around 90 flows'")
+    _row(rows, row, "same without delayed ack (Fig. 6b; 1 pkt)", floor_onset(cmix, 1), 130.0, "paper: 'around 130 flows'")
+    diffs = [abs(a["goodput_bps"] - b["goodput_bps"]) / 1e6 for a in c14 for b in cmix if a["n"] == b["n"]]
+    _row(rows, row, "max |goodput - goodput of Fig. 10a| (Mbps)", max(diffs), 0.0, "paper: goodput 'almost identical'")
+    for n in (10, 50, 80, 90, 100, 130, 200):
+        c = _case(c14, "delay_aimd", n)
+        if c:
+            _row(rows, row, f"peak delay at {n} flows (ms)", _ms(c["peak_s"]), 1000 * bound5_s(n), "paper column: bound (5)")
+    zero = [c["n"] for c in c14 if c["steady_drops"] == 0]
+    _row(rows, row, "largest n without steady-state loss", max(zero) if zero else None)
+    figures = [delay_figure(c14, out_dir / "leith-fig14a.png", "Delayed ack and TSO on, RTTs 20-200 ms (cf. Figure 14a)")]
+    fig, axes = _axes()
+    ax = axes[0, 0]
+    ax.plot([c["n"] for c in c14], [c["goodput_bps"] / 1e6 for c in c14], "o-", label="delayed ack + TSO (Fig. 14b)")
+    ax.plot([c["n"] for c in cmix], [c["goodput_bps"] / 1e6 for c in cmix], "s--", label="without (Fig. 10a)")
+    ax.set_ylim(0, 10)
+    ax.set_xlabel("number of flows")
+    ax.set_ylabel("goodput (Mbps, payload)")
+    ax.set_title("Goodput with delayed ack and TSO, RTTs 20-200 ms (cf. Figure 14b)", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    figures.append(_save(fig, out_dir / "leith-fig14b-goodput.png"))
+    figures.append(window_figure(c14, out_dir / "leith-fig14-cwnd.png", "Time at each cwnd, delayed ack + TSO, 20-200 ms"))
+    table = Table("Figure 14: delayed acks and TSO on, RTTs 20-200 ms: ours (paper)", [row],
+                  [(c, c) for c in dict.fromkeys(x.column for x in rows)])  # fmt: skip
+    notes = ["Delayed acks: Linux-like (every 2nd packet, timer from 40 ms up to 200 ms); TSO: 2.6.24 (defer < 2 ms); "
+             "senders: newest-packet RTT, single acks ignored, delay backoff floor 2 packets."]  # fmt: skip
+    return _report("leith-fig14", rows, [table], out_dir, figures, notes)
+
+
+# ---------------------------------------------------------------------------------------
+
+EXPERIMENTS: dict[str, tuple[str, Callable[[Path, Progress], Report]]] = {
+    "fig2": ("McCullagh & Leith Figures 2/3: one delay-based AIMD flow backs off before the queue fills", fig2),
+    "fig4": ("McCullagh & Leith Figures 4/5: 80 flows, correlation of measured delay, cwnds, no loss", fig4),
+    "fig6": ("McCullagh & Leith Figures 6-8: queueing delay and cwnds against the number of flows", fig6),
+    "fig9": ("McCullagh & Leith Figures 9/10: goodput and fairness, delay-based AIMD vs SACK Reno", fig9),
+    "fig11": ("McCullagh & Leith Figures 11/12: RTT samples with delayed acks", fig11),
+    "fig13": ("McCullagh & Leith Figure 13: TSO and the measured RTT", fig13),
+    "fig14": ("McCullagh & Leith Figure 14: delayed acks and TSO on, against the number of flows", fig14),
+}
+
+
+class _Nested:
+    """Forwards one experiment's steps into the whole run's bar."""
+
+    def __init__(self, outer: Progress) -> None:
+        self.outer = outer
+
+    def start(self, total: int) -> None:
+        pass
+
+    def step(self, description: str) -> None:
+        self.outer.step(description)
+
+    def done(self) -> None:
+        pass
+
+
+def reproduce(out_dir: Path, progress: Progress) -> Report:
+    """All seven experiments (each sweep once); leith.csv holds every row."""
+    out_dir = Path(out_dir)
+    # Steps: 2 + 1 + 4 sweeps + 1 + 3 (fig2, fig4, sweeps, fig11, fig13).
+    progress.start(2 + 1 + len(SWEEPS) + 1 + len(TSO_RUNS))
+    nested = _Nested(progress)
+    rows: list[Row] = []
+    tables: list[Table] = []
+    files: list[Path] = []
+    notes: list[str] = []
+    for _, function in EXPERIMENTS.values():
+        report = function(out_dir, nested)
+        rows += report.rows
+        tables += report.tables
+        files += report.files
+        notes += report.notes
+    progress.done()
+    files.insert(0, write_csv(rows, out_dir / "leith.csv"))
+    return Report("leith", rows, tables, files, notes)
