@@ -697,7 +697,8 @@ def fig9(out_dir: Path, progress: Progress) -> Report:
             ax.set_xlabel("flow (sorted)")
             ax.set_ylabel("goodput (kbps)")
             ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=8)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=8)
         sub = "c" if key == "100ms" else "b"
         fig.suptitle(f"Per-flow goodput, {what} (cf. Figure {fig_name}{sub})")
         figures.append(_save(fig, out_dir / f"leith-fig{fig_name}{sub}-per-flow.png"))
