@@ -476,8 +476,9 @@ def fig4(out_dir: Path, progress: Progress) -> Report:
     figures = []
     fig, axes = _axes()
     ax = axes[0, 0]
-    ax.plot(range(2, FIG4_FLOWS + 1), cs, "o", markersize=4, label="flow 1 vs flow i")
-    ax.plot(range(1, FIG4_FLOWS + 1), truth, "x", markersize=4, color="grey", label="queue vs flow i")
+    ax.plot(range(2, FIG4_FLOWS + 1), cs, "o", markersize=4, label="flow 1 vs flow i, aligned at the peak")
+    ax.plot(range(2, FIG4_FLOWS + 1), lag0, "^", markersize=4, label="flow 1 vs flow i, not aligned")
+    ax.plot(range(1, FIG4_FLOWS + 1), truth, "x", markersize=4, color="grey", label="queue vs flow i, aligned")
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_ylim(-1, 1)
     ax.set_xlabel("flow")
@@ -811,13 +812,14 @@ def fig13(out_dir: Path, progress: Progress) -> Report:
         for i, (name, ylabel) in enumerate((("f.cwnd", "cwnd (pkts)"), ("r1->r2.queue", "queue (pkts)"), ("f.rtt", "RTT (ms)"))):
             ax = axes[i, j]
             s = r.series(name)
-            m = (s["t"] >= 60) & (s["t"] < 62)
+            m = (s["t"] >= 60) & (s["t"] < 65)
             if name == "f.rtt":
-                ax.plot(s["t"][m], 1000 * s["v"][m], ".", markersize=2)
+                ax.plot(s["t"][m], 1000 * s["v"][m], ".", markersize=1)
             else:
                 t, v = plots.extend_to(s, r.sim_time_s)
-                ax.step(t, v, where="post", linewidth=0.8)
-                ax.set_xlim(60, 62)
+                ax.step(t, v, where="post", linewidth=0.6)
+                ax.set_xlim(60, 65)
+                ax.set_ylim(0, 1.2 * max(s["v"][m].max(), 1))
             ax.set_ylabel(ylabel)
             ax.grid(True, alpha=0.3)
         axes[0, j].set_title(label, fontsize=10)

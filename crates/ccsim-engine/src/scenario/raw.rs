@@ -106,7 +106,8 @@ impl Hosts {
             Hosts::Many(v) => &v[i % v.len()],
         }
     }
-    pub fn len(&self) -> Option<usize> {
+    /// The number of hosts listed (`None` for a single host).
+    pub fn list_len(&self) -> Option<usize> {
         match self {
             Hosts::One(_) => None,
             Hosts::Many(v) => Some(v.len()),

@@ -936,11 +936,11 @@ fn expand_flows(cx: &Ctx, flows: &[raw::Flow]) -> Result<Vec<raw::Flow>, Scenari
     for fl in flows {
         let p = format!("flows.{}", fl.name);
         for (field, h) in [("from", &fl.from), ("to", &fl.to)] {
-            if h.len() == Some(0) {
+            if h.list_len() == Some(0) {
                 return Err(cx.err(format!("{p}.{field}"), "the list of hosts is empty; give at least one"));
             }
         }
-        let lists = fl.from.len().max(fl.to.len());
+        let lists = fl.from.list_len().max(fl.to.list_len());
         let count = match &fl.count {
             None if lists.is_none() => {
                 out.push(fl.clone());
