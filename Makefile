@@ -27,7 +27,7 @@ SOURCES := $(shell find crates python -type f \
 # maturin must see the venv as the active environment to install into it.
 VENV_ENV := VIRTUAL_ENV=$(VENV) PATH=$(BIN):$$PATH
 
-.PHONY: build demo test bench clean venv
+.PHONY: build demo test bench clean venv debian-packages
 
 venv: $(DEPS_STAMP)
 
@@ -54,7 +54,19 @@ demo: $(BUILD_STAMP)
 	@echo
 	@echo "Plots and tables are in $(CURDIR)/out/keshav-s1/"
 
-test: $(BUILD_STAMP)
+# Debian packages the tests use (tshark reads the pcap files ccsim writes). CI runs as
+# root on Debian; elsewhere install them yourself or the tests that need them skip.
+DEBIAN_PACKAGES := tshark
+debian-packages:
+	@missing=""; for p in $(DEBIAN_PACKAGES); do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "not installed:$$missing (tests that need them will skip)"; fi; \
+	fi
+
+test: $(BUILD_STAMP) debian-packages
 	cargo test -p ccsim-engine --release
 	# Debug build too: debug assertions check every channel's conservation identity.
 	cargo test -p ccsim-engine

@@ -89,6 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="write summary.json, CSV tables, time series and plots into DIR",
     )
     p.add_argument(
+        "--pcap",
+        metavar="DIR",
+        type=Path,
+        help="capture every channel and write one libpcap file per channel into DIR",
+    )
+    p.add_argument(
         "--max-events",
         type=_nonneg_int("a positive integer"),
         metavar="N",
@@ -310,6 +316,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise CliError("--max-events 0: give a positive number of events")
     if args.max_wall is not None and not args.max_wall > 0:
         raise CliError(f"--max-wall {args.max_wall:g}: give a positive number of seconds")
+    if args.pcap is not None:
+        from ccsim.pcap import with_capture
+
+        scenario = with_capture(scenario)
     interrupted = False
     try:
         results = ccsim.run(
@@ -328,6 +338,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"at {results.sim_time_s:g} s of {scenario.check()['scenario']['duration']}"
         )
     written: list[Path] = []
+    if args.pcap is not None:
+        from ccsim.pcap import write_pcaps
+
+        pcaps = write_pcaps(results, args.pcap)
+        _stderr().print(f"wrote {len(pcaps)} pcap files to {args.pcap}/")
     if args.out is not None:
         from ccsim.output import write_results
 

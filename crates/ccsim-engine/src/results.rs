@@ -17,6 +17,8 @@ use serde_json::json;
 pub struct FlowResult {
     pub name: String,
     pub kind: String,
+    /// Size of the flow's data packets, bits.
+    pub packet_bits: u32,
     pub cc: Option<String>,
     pub from: String,
     pub to: String,
@@ -301,6 +303,7 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
             FlowResult {
                 name: f.name.clone(),
                 kind: f.spec.kind().to_string(),
+                packet_bits: (flow_size(&f.spec) * 8.0) as u32,
                 cc,
                 from: node(f.from),
                 to: node(f.to),
@@ -454,5 +457,16 @@ fn element_result(e: &AnyElement, sc: &Scenario) -> serde_json::Value {
         }
         AnyElement::RandomLoss(l) => json!({"kind": "random_loss", "lost_pkts": l.lost}),
         AnyElement::Beacon(b) => json!({"kind": "beacon", "sent_pkts": b.sent}),
+        AnyElement::Capture(c) => json!({
+            "kind": "capture",
+            "packets": c.t_ps.len(),
+            "truncated": c.truncated,
+            "t_ps": c.t_ps,
+            "flow": c.flow,
+            "seq": c.seq,
+            "bits": c.bits,
+            "packet_kind": c.kind,
+            "flags": c.flags,
+        }),
     }
 }

@@ -618,9 +618,12 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 }
             }
             "random_loss" => ElementConfig::RandomLoss(cx.from_table(&p, table)?),
+            "capture" => ElementConfig::Capture(cx.from_table(&p, table)?),
             "beacon" => ElementConfig::Beacon(cx.from_table(&p, table)?),
-            "" => return Err(cx.err(format!("{p}.kind"), "missing; use counter, flow_stats, random_loss or beacon")),
-            k => return Err(cx.err(format!("{p}.kind"), format!("unknown element '{k}'; use counter, flow_stats, random_loss or beacon"))),
+            "" => return Err(cx.err(format!("{p}.kind"), "missing; use counter, flow_stats, random_loss, beacon or capture")),
+            k => {
+                return Err(cx.err(format!("{p}.kind"), format!("unknown element '{k}'; use counter, flow_stats, random_loss, beacon or capture")))
+            }
         };
         let mut to = None;
         match &config {
