@@ -338,7 +338,7 @@ def fig2(out_dir: Path, progress: Progress) -> Report:
     results = {}
     for label, sets in FIG2_RUNS.items():
         progress.step(f"{FIG2} {label}")
-        results[label] = r = _run(_with(_load(FIG2), sets))
+        results[label] = r = _run(_with(_load(FIG2), {**sets, "measure.series": ["f.cwnd", "r1->r2.queue"]}))
         cw = r.series("f.cwnd")
         t, v = list(cw["t"]), list(cw["v"])
         cuts = _cuts(t, v)
