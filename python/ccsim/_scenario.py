@@ -138,7 +138,8 @@ def load(path: str | os.PathLike[str]) -> Scenario:
         text = Path(source).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise _ccsim.ScenarioError(
-            f"{source}: no such file; check the path (scenarios live in scenarios/)"
+            f"{source}: no such file; check the path (built-in scenarios are in scenarios/ "
+            "and ccsim.scenarios.scenarios_dir(); `ccsim run` also takes their names)"
         ) from None
     except IsADirectoryError:
         raise _ccsim.ScenarioError(f"{source}: is a directory; give a .toml file") from None

@@ -67,7 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("run", help="run one scenario file", description="Run one scenario file.")
-    p.add_argument("file", metavar="FILE", help="scenario file (TOML)")
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="scenario file (TOML), or the name of a built-in scenario (keshav-s1)",
+    )
     p.add_argument(
         "--seed",
         type=_nonneg_int("a non-negative integer"),
@@ -291,8 +295,21 @@ def _table(title: str, headers: list[str]) -> Table:
 # ccsim run -----------------------------------------------------------------------------
 
 
+def scenario_file(name: str) -> Path:
+    """FILE as given, or the built-in scenario of that name when no such file exists
+    (``ccsim run keshav-s1`` works wherever ccsim is installed)."""
+    path = Path(name)
+    if path.exists() or path.suffix or "/" in name or os.sep in name:
+        return path
+    from ccsim import scenarios
+
+    if name in scenarios.names():
+        return scenarios.scenario_path(name)
+    return path
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    scenario = ccsim.load(args.file).with_overrides(args.overrides)
+    scenario = ccsim.load(scenario_file(args.file)).with_overrides(args.overrides)
     results = ccsim.run(scenario, seed=args.seed)
     written: list[Path] = []
     if args.out is not None:
@@ -484,7 +501,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.parquet is not None and args.parquet.exists() and not args.parquet.is_dir():
         raise CliError(f"--parquet {args.parquet}: is a file; give a directory")
     db = args.db if args.db is not None else Path("out") / f"sweep-{Path(args.file).stem}.duckdb"
-    scenario = ccsim.load(args.file).with_overrides(args.overrides)
+    scenario = ccsim.load(scenario_file(args.file)).with_overrides(args.overrides)
     results = _sweep.run_sweep(
         scenario,
         params,
