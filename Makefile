@@ -50,7 +50,7 @@ $(BUILD_STAMP): $(DEPS_STAMP) $(SOURCES)
 build: $(BUILD_STAMP)
 
 demo: $(BUILD_STAMP)
-	$(BIN)/ccsim reproduce keshav-s1 --out out/keshav-s1
+	$(BIN)/ccsim reproduce keshav-s1 --out out/keshav-s1 --force
 	@echo
 	@echo "Plots and tables are in $(CURDIR)/out/keshav-s1/"
 

@@ -118,7 +118,7 @@ def test_reproduce_from_the_installed_wheel_outside_the_checkout(wheel, tmp_path
     assert Path(module_file).is_relative_to(site)
     assert Path(scen_dir) == site / "ccsim" / "scenarios"
     result = subprocess.run(
-        [sys.executable, "-m", "ccsim", "reproduce", "keshav-s1", "--out", "s1"],
+        [sys.executable, "-m", "ccsim", "reproduce", "keshav-s1", "--quiet", "--out", "s1"],
         capture_output=True, text=True, cwd=work, env=env, timeout=600,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr

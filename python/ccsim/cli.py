@@ -16,12 +16,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from rich import box
 from rich.console import Console
 from rich.table import Table
 
 import ccsim
-from ccsim import _ccsim, reproduce
+from ccsim import _ccsim, _tables, reproduce
 
 EXIT_USAGE = 2
 
@@ -90,8 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         metavar="DIR",
         type=Path,
-        help="write summary.json, CSV tables, time series and plots into DIR",
+        help="write summary.json, CSV tables, time series and plots into DIR (a new or "
+        "empty directory, unless --force)",
     )
+    _output_flags(p, rows=True)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser(
@@ -106,12 +107,18 @@ def build_parser() -> argparse.ArgumentParser:
         "write the figures.",
     )
     p.add_argument("name", metavar="NAME", help="reproduction name (see `ccsim list`)")
-    p.add_argument("--out", metavar="DIR", type=Path, help="output directory (default out/NAME)")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        type=Path,
+        help="output directory (default out/NAME; a new or empty directory, unless --force)",
+    )
     p.add_argument(
         "--json",
         action="store_true",
         help='print a JSON list of {"row", "column", "ours", "paper"} objects',
     )
+    _output_flags(p, rows=False)
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser(
@@ -209,6 +216,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _output_flags(p: argparse.ArgumentParser, *, rows: bool) -> None:
+    """Flags shared by run and reproduce: how much to print, and --force for --out."""
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a non-empty --out directory (files of the same names are replaced)",
+    )
+    p.add_argument(
+        "--wide",
+        action="store_true",
+        help="print tables at full width (default: fitted to the terminal, dropping "
+        "or splitting columns)",
+    )
+    if rows:
+        p.add_argument(
+            "--all",
+            dest="all_rows",
+            action="store_true",
+            help=f"print every flow and channel (default: a summary beyond {SUMMARY_ROWS} rows)",
+        )
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="print nothing but errors (files are still written; --json still prints)",
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -246,10 +280,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # Output helpers ------------------------------------------------------------------------
 
+# `ccsim run` prints every flow (and channel) up to this many; beyond, a summary (--all).
+SUMMARY_ROWS = 20
+# How many of the first and of the last flows (by goodput) a summary shows.
+SUMMARY_EDGE = 5
 
-def _stdout() -> Console:
-    # Not a terminal (a pipe or a file): no colours, and room for wide tables.
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+
+def _stdout(wide: bool = False) -> Console:
+    # As wide as the terminal (COLUMNS if set; 200 when stdout is not a terminal), or
+    # unbounded with --wide; no colour highlighting.
+    return _tables.console(wide)
 
 
 def _stderr() -> Console:
@@ -276,20 +316,25 @@ def fmt_time(s: float | None) -> str:
 
 
 def fmt_num(x: Any, digits: int = 2) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, int):
-        return str(x)
-    return f"{x:.{digits}f}"
+    return _tables.number(x, digits)
 
 
 def _table(title: str, headers: list[str]) -> Table:
-    table = Table(
-        title=title or None, box=box.SIMPLE_HEAD, show_edge=False, title_justify="left"
+    return _tables.make_table(
+        title, [_tables.Column(h, justify="left" if i == 0 else "right") for i, h in enumerate(headers)]
     )
-    for i, header in enumerate(headers):
-        table.add_column(header, justify="left" if i == 0 else "right")
-    return table
+
+
+def check_out_dir(out: Path, force: bool, *, default: bool = False) -> None:
+    """Refuse to write into a file or, without --force, into a non-empty directory."""
+    what = f"{out} (the default --out)" if default else f"--out {out}"
+    if out.exists() and not out.is_dir():
+        raise CliError(f"{what}: is a file; give a directory")
+    if out.is_dir() and not force and any(out.iterdir()):
+        raise CliError(
+            f"{what}: directory is not empty; add --force to write into it (files of the "
+            "same names are replaced) or give a new directory"
+        )
 
 
 # ccsim run -----------------------------------------------------------------------------
@@ -310,6 +355,8 @@ def scenario_file(name: str) -> Path:
 
 def cmd_run(args: argparse.Namespace) -> int:
     scenario = ccsim.load(scenario_file(args.file)).with_overrides(args.overrides)
+    if args.out is not None:
+        check_out_dir(args.out, args.force)
     results = ccsim.run(scenario, seed=args.seed)
     written: list[Path] = []
     if args.out is not None:
@@ -318,77 +365,163 @@ def cmd_run(args: argparse.Namespace) -> int:
         written = write_results(results, args.out)
     if args.json:
         print(results.to_json(indent=2))
-        if written:
+        if written and not args.quiet:
             _stderr().print(f"wrote {len(written)} files to {args.out}/")
         return 0
-    print_results(results, _stdout())
+    if args.quiet:
+        return 0
+    console = _stdout(args.wide)
+    print_results(results, console, all_rows=args.all_rows)
     if written:
-        _stdout().print(f"\nwrote {len(written)} files to {args.out}/")
+        console.print(f"\nwrote {len(written)} files to {args.out}/")
     return 0
 
 
-def print_results(results: ccsim.Results, console: Console) -> None:
+def print_results(results: ccsim.Results, console: Console, *, all_rows: bool = False) -> None:
+    """The header line and the tables of flows, channels and phases, fitted to the
+    console's width; beyond SUMMARY_ROWS flows or channels, a summary unless ``all_rows``."""
+    Col = _tables.Column
     raw = results.raw
     console.print(
         f"[bold]{raw['scenario']}[/bold]  seed {raw['seed']}  "
         f"{raw['sim_time_s']:g} s simulated in {raw['wall_time_s']:.3g} s, "
         f"{raw['events']:,} events"
     )
-    flows = _table(
-        "Flows",
-        ["flow", "kind", "cc", "from", "to", "sent", "delivered", "retx", "dropped",
-         "goodput", "pkt/s", "rtt min", "rtt mean", "rtt max"],
-    )
-    for f in raw["flows"]:
-        flows.add_row(
+    flows = raw["flows"]
+    flow_columns = [
+        Col("flow", justify="left"), Col("kind", 5), Col("cc", 3), Col("from", 8),
+        Col("to", 8), Col("sent", 6), Col("delivered"), Col("retx", 4), Col("dropped", 2),
+        Col("goodput"), Col("pkt/s", 7), Col("rtt min", 9), Col("rtt mean", 2),
+        Col("rtt max", 9),
+    ]  # fmt: skip
+
+    def flow_row(f: dict[str, Any]) -> list[str]:
+        return [
             f["name"], f["kind"], f.get("cc") or "-", f["from"], f["to"],
-            str(f["sent_pkts"]), str(f["delivered_pkts"]), str(f["retransmitted_pkts"]),
-            str(f["dropped_pkts"]), fmt_rate(f["goodput_bps"]), fmt_num(f["goodput_pps"]),
+            fmt_num(f["sent_pkts"]), fmt_num(f["delivered_pkts"]),
+            fmt_num(f["retransmitted_pkts"]), fmt_num(f["dropped_pkts"]),
+            fmt_rate(f["goodput_bps"]), fmt_num(f["goodput_pps"]),
             fmt_time(f["rtt_min_s"]), fmt_time(f["rtt_mean_s"]), fmt_time(f["rtt_max_s"]),
-        )  # fmt: skip
-    console.print(flows)
-    links = _table(
-        "Channels",
-        ["channel", "rate", "delay", "qdisc", "buffer", "tx pkts", "drops", "util",
-         "queue mean", "queue max"],
-    )
-    for c in raw["links"]:
+        ]  # fmt: skip
+
+    if all_rows or len(flows) <= SUMMARY_ROWS:
+        _tables.print_table(console, "Flows", flow_columns, [flow_row(f) for f in flows])
+    else:
+        ranked = sorted(flows, key=lambda f: (-f["goodput_bps"], f["name"]))
+        rows: list[list[str] | None] = [flow_row(f) for f in ranked[:SUMMARY_EDGE]]
+        rows.append(None)
+        rows += [flow_row(f) for f in ranked[-SUMMARY_EDGE:]]
+        _tables.print_table(
+            console,
+            f"Flows: the {SUMMARY_EDGE} highest and {SUMMARY_EDGE} lowest goodputs of "
+            f"{len(flows)}",
+            flow_columns,
+            rows,
+            notes=[
+                _flow_aggregates(flows),
+                f"{len(flows) - 2 * SUMMARY_EDGE} flows not shown (--all shows every flow).",
+            ],
+        )
+
+    channels = raw["links"]
+    channel_columns = [
+        Col("channel", justify="left"), Col("rate", 3), Col("delay", 4), Col("qdisc", 5),
+        Col("buffer", 6), Col("tx pkts", 2), Col("drops"), Col("util"),
+        Col("queue mean", 1), Col("queue max", 3),
+    ]  # fmt: skip
+
+    def channel_row(c: dict[str, Any]) -> list[str]:
         buffer = (
             f"{c['buffer_pkts']} pkt" if c.get("buffer_pkts") is not None
             else f"{c['buffer_bytes']} B" if c.get("buffer_bytes") is not None
             else "-"
         )  # fmt: skip
-        links.add_row(
+        return [
             c["name"], fmt_rate(c["rate_bps"]), fmt_time(c["delay_s"]), c["qdisc"], buffer,
-            str(c["tx_pkts"]), str(c["drops"]), f"{100 * c['utilization']:.1f}%",
+            fmt_num(c["tx_pkts"]), fmt_num(c["drops"]), f"{100 * c['utilization']:.1f}%",
             fmt_num(c["queue_mean_pkts"]), fmt_num(c["queue_max_pkts"]),
-        )  # fmt: skip
-    console.print(links)
-    if raw.get("phases"):
-        phases = _table(
-            "Phases (per flow, rates in packets/s)",
-            ["phase", "start", "end", "flow", "sent", "delivered", "retx", "dropped",
-             "goodput", "loss", "retransmission"],
+        ]  # fmt: skip
+
+    if all_rows or len(channels) <= SUMMARY_ROWS:
+        _tables.print_table(console, "Channels", channel_columns, [channel_row(c) for c in channels])
+    else:
+        busiest = sorted(channels, key=lambda c: (-c["utilization"], -c["drops"], c["name"]))
+        shown = busiest[: 2 * SUMMARY_EDGE]
+        _tables.print_table(
+            console,
+            f"Channels: the {len(shown)} busiest of {len(channels)}",
+            channel_columns,
+            [channel_row(c) for c in shown],
+            notes=[
+                f"{len(channels) - len(shown)} channels not shown, with "
+                f"{sum(c['drops'] for c in busiest[len(shown):]):,} drops in all "
+                "(--all shows every channel)."
+            ],
         )
+
+    if raw.get("phases"):
+        phase_columns = [
+            Col("phase", justify="left"), Col("start", 4), Col("end", 4),
+            Col("flow", justify="left"), Col("sent", 3), Col("delivered", 2), Col("retx", 3),
+            Col("dropped", 2), Col("goodput"), Col("loss", 1), Col("retransmission", 1),
+        ]  # fmt: skip
+        summary = not all_rows and len(flows) > SUMMARY_ROWS
+        rows = []
         for phase in raw["phases"]:
-            for f in phase["flows"]:
-                phases.add_row(
-                    phase["name"], f"{phase['start_s']:g} s", f"{phase['end_s']:g} s",
-                    f["name"], str(f["sent_pkts"]), str(f["delivered_pkts"]),
-                    str(f["retransmitted_pkts"]), str(f["dropped_pkts"]),
-                    fmt_num(f["goodput_pps"]), fmt_num(f["loss_pps"]),
-                    fmt_num(f["retransmission_pps"]),
+            entries = phase["flows"]
+            if summary:
+                entries = [_sum_flows(entries, f"all {len(entries)} flows")]
+            for f in entries:
+                rows.append(
+                    [
+                        phase["name"], f"{phase['start_s']:g} s", f"{phase['end_s']:g} s",
+                        f["name"], fmt_num(f["sent_pkts"]), fmt_num(f["delivered_pkts"]),
+                        fmt_num(f["retransmitted_pkts"]), fmt_num(f["dropped_pkts"]),
+                        fmt_num(f["goodput_pps"]), fmt_num(f["loss_pps"]),
+                        fmt_num(f["retransmission_pps"]),
+                    ]
                 )  # fmt: skip
-        console.print(phases)
+        _tables.print_table(
+            console,
+            "Phases (per flow, rates in packets/s)" if not summary
+            else "Phases (all flows together, rates in packets/s; --all: per flow)",
+            phase_columns,
+            rows,
+        )
     if raw.get("intervals"):
         console.print(
             f"{len(raw['intervals'])} intervals recorded (see --json or --out for them)."
         )
     if raw.get("series"):
-        console.print(
-            "Time series: " + ", ".join(s["name"] for s in raw["series"])
-            + " (see --json or --out)."
-        )
+        names = [s["name"] for s in raw["series"]]
+        listed = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        console.print(f"Time series: {listed} (see --json or --out).")
+
+
+def _flow_aggregates(flows: list[dict[str, Any]]) -> str:
+    """One line: total goodput, mean/min/max per flow, Jain's fairness index."""
+    goodputs = [float(f["goodput_bps"]) for f in flows]
+    total = sum(goodputs)
+    squares = sum(x * x for x in goodputs)
+    jain = total * total / (len(goodputs) * squares) if squares > 0 else None
+    return (
+        f"All {len(flows)} flows: goodput {fmt_rate(total)} in total; per flow mean "
+        f"{fmt_rate(total / len(goodputs))}, min {fmt_rate(min(goodputs))}, max "
+        f"{fmt_rate(max(goodputs))}; Jain's fairness index "
+        f"{'-' if jain is None else f'{jain:.3f}'}; "
+        f"{sum(f['dropped_pkts'] for f in flows):,} packets dropped, "
+        f"{sum(f['retransmitted_pkts'] for f in flows):,} retransmitted."
+    )
+
+
+def _sum_flows(entries: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    """A phase's flow counters added up (rates too: they are per flow, so they add)."""
+    total: dict[str, Any] = {"name": name}
+    for key in ("sent_pkts", "delivered_pkts", "retransmitted_pkts", "dropped_pkts"):
+        total[key] = sum(int(e[key]) for e in entries)
+    for key in ("goodput_pps", "loss_pps", "retransmission_pps"):
+        total[key] = sum(float(e[key] or 0.0) for e in entries)
+    return total
 
 
 # ccsim list ----------------------------------------------------------------------------
@@ -408,7 +541,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 class _RichProgress:
     """A reproduce.Progress drawn on stderr (hidden when stderr is not a terminal)."""
 
-    def __init__(self) -> None:
+    def __init__(self, quiet: bool = False) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
         from rich.progress import TimeElapsedColumn
 
@@ -419,7 +552,7 @@ class _RichProgress:
             TimeElapsedColumn(),
             console=_stderr(),
             transient=True,
-            disable=not sys.stderr.isatty(),
+            disable=quiet or not sys.stderr.isatty(),
         )
         self._task: Any = None
         self._stepped = False
@@ -446,7 +579,8 @@ class _RichProgress:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     repro = reproduce.get(args.name)
     out = args.out if args.out is not None else Path("out") / args.name
-    progress = _RichProgress()
+    check_out_dir(out, args.force, default=args.out is None)
+    progress = _RichProgress(quiet=args.quiet)
     try:
         report = repro.reproduce(out, progress)
     finally:
@@ -454,16 +588,12 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([r.to_dict() for r in report.rows], indent=2))
         return 0
-    console = _stdout()
+    if args.quiet:
+        return 0
+    console = _stdout(args.wide)
     console.print(f"[bold]{repro.name}[/bold]: {repro.description}")
     for spec in report.tables:
-        table = _table(spec.title, ["", *[header for _, header in spec.columns]])
-        for row in spec.rows:
-            cells = [report.cell(row, key) for key, _ in spec.columns]
-            notes = {c.note for c in cells if c is not None and c.note}
-            label = row if not notes else f"{row}\n{'; '.join(sorted(notes))}"
-            table.add_row(label, *[_cell(c) for c in cells])
-        console.print(table)
+        print_report_table(console, report, spec)
     for note in report.notes:
         console.print(note)
     console.print(f"\nFigures and tables written to {out}/:")
@@ -472,12 +602,37 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def print_report_table(console: Console, report: reproduce.Report, spec: reproduce.Table) -> None:
+    """One reproduced table, cells ``ours (paper)``, split into parts that fit the
+    console; notes on rows are numbered and printed below the table."""
+    columns = [_tables.Column("", justify="left")]
+    columns += [_tables.Column(header) for _, header in spec.columns]
+    notes: list[str] = []
+    rows: list[list[str] | None] = []
+    for row in spec.rows:
+        cells = [report.cell(row, key) for key, _ in spec.columns]
+        marks = []
+        for note in sorted({c.note for c in cells if c is not None and c.note}):
+            if note not in notes:
+                notes.append(note)
+            marks.append(f"[{notes.index(note) + 1}]")
+        label = f"{row} {''.join(marks)}" if marks else row
+        rows.append([label, *[_cell(c) for c in cells]])
+    _tables.print_table(
+        console,
+        spec.title,
+        columns,
+        rows,
+        mode="wrap",
+        notes=[f"[{i}] {note}" for i, note in enumerate(notes, 1)],
+    )
+
+
 def _cell(row: reproduce.Row | None) -> str:
+    """``ours (paper)``: counts as integers, other values with two decimals."""
     if row is None:
         return ""
-    ours = "-" if row.ours is None else f"{row.ours:.2f}"
-    paper = "-" if row.paper is None else f"{row.paper:.2f}"
-    return f"{ours} ({paper})"
+    return f"{_tables.number(row.ours)} ({_tables.number(row.paper)})"
 
 
 # ccsim sweep ---------------------------------------------------------------------------

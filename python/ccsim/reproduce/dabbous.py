@@ -216,7 +216,7 @@ def single(out_dir: Path, progress: Progress) -> Report:
             "rtt max (ms)": _ms(f["rtt_max_s"]),
             "rtt std (ms)": _ms(f.get("rtt_std_s")),
             "throughput (pkt/s)": float(f["goodput_pps"]),
-            "dropped": float(f["dropped_pkts"]),
+            "dropped": int(f["dropped_pkts"]),
             "window mean 50-100 s": step_mean(r, "src.cwnd", 50.0, r.sim_time_s),
         }
         if f["cc"] == "da":
@@ -314,8 +314,8 @@ def _pair_rows(prefix: str, res: dict[str, ccsim.Results], paper, notes) -> list
             "B share (%)": 100.0 * b["goodput_pps"] / total if total else None,
             "A window mean 50-100 s": step_mean(r, "a.cwnd", 50.0, r.sim_time_s),
             "B window mean 50-100 s": step_mean(r, "b.cwnd", 50.0, r.sim_time_s),
-            "A dropped": float(a["dropped_pkts"]),
-            "B dropped": float(b["dropped_pkts"]),
+            "A dropped": int(a["dropped_pkts"]),
+            "B dropped": int(b["dropped_pkts"]),
         }
         for col, ours in values.items():
             rows.append(Row(row, col, ours, _paper(paper, (row, col)), notes.get(row)))
@@ -382,7 +382,7 @@ def load(out_dir: Path, progress: Progress) -> Report:
                 flow = next(f for f in interval["flows"] if f["name"] == LOAD_FLOWS[source])
                 for what, key in (("sent", "sent_pkts"), ("dropped", "dropped_pkts")):
                     col = f"{kind} {what}"
-                    rows.append(Row(row, col, float(flow[key]), float(paper[col])))
+                    rows.append(Row(row, col, int(flow[key]), int(paper[col])))
     fig = window_figure(
         [
             ("JK (tahoe)", res["JK"], [("a.cwnd", "A"), ("b.cwnd", "B")]),
@@ -445,7 +445,7 @@ def route(out_dir: Path, progress: Progress) -> Report:
             "window mean 10-20 s": step_mean(r, "src.cwnd", 10.0, 20.0),
             "window mean 50-100 s": step_mean(r, "src.cwnd", 50.0, r.sim_time_s),
             "throughput 50-100 s (pkt/s)": _goodput_between(r, "src", 50.0, r.sim_time_s),
-            "dropped": float(r.flow("src")["dropped_pkts"]),
+            "dropped": int(r.flow("src")["dropped_pkts"]),
         }
         for col, ours in values.items():
             rows.append(Row(row, col, ours, None, "paper: Figures 7 and 8 only"))
@@ -565,8 +565,8 @@ def vs_jk(out_dir: Path, progress: Progress) -> Report:
             "DA rtt std (ms)": _ms(da.get("rtt_std_s")),
             "JK rtt mean (ms)": _ms(jk["rtt_mean_s"]),
             "JK rtt std (ms)": _ms(jk.get("rtt_std_s")),
-            "DA dropped": float(da["dropped_pkts"]),
-            "JK dropped": float(jk["dropped_pkts"]),
+            "DA dropped": int(da["dropped_pkts"]),
+            "JK dropped": int(jk["dropped_pkts"]),
         }
         for col, ours in values.items():
             rows.append(Row(row, col, ours, _paper(PAPER_VS, (row, col)), VS_NOTES.get(row)))
