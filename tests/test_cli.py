@@ -104,7 +104,10 @@ def test_run_out_writes_summary_tables_series_and_plots(tmp_path):
     )  # fmt: skip
     assert (out_dir / "series" / "reno1.cwnd.csv").read_text().startswith("t,v\n")
     plots = sorted(p.name for p in (out_dir / "plots").iterdir())
-    assert plots == ["r1-to-r2_queue.png", "reno1_rtt.png", "reno1_window.png"]
+    assert plots == [
+        "channels.png", "r1-to-r2_queue.png", "reno1_rtt.png", "reno1_window.png",
+        "throughput.png",
+    ]  # fmt: skip
     for png in (out_dir / "plots").iterdir():
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

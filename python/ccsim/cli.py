@@ -12,7 +12,8 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -92,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="write summary.json, CSV tables, time series and plots into DIR (a new or "
         "empty directory, unless --force)",
     )
+    _figure_flags(p)
     _output_flags(p, rows=True)
     p.set_defaults(func=cmd_run)
 
@@ -118,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help='print a JSON list of {"row", "column", "ours", "paper"} objects',
     )
+    _figure_flags(p)
     _output_flags(p, rows=False)
     p.set_defaults(func=cmd_reproduce)
 
@@ -214,6 +217,63 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     p.set_defaults(func=cmd_bench)
     return parser
+
+
+FIGURE_FORMATS = ("png", "pdf", "svg")
+
+
+def _figure_formats(text: str) -> tuple[str, ...]:
+    formats = tuple(dict.fromkeys(f.strip().lower().lstrip(".") for f in text.split(",")))
+    bad = [f for f in formats if f not in FIGURE_FORMATS]
+    if bad or not formats:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: unknown format {', '.join(bad)!r}; give some of png,pdf,svg"
+        )
+    return formats
+
+
+def _figure_size(text: str) -> tuple[float, float]:
+    try:
+        width, height = (float(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: not WIDTHxHEIGHT in inches; give e.g. 3.5x2.5"
+        ) from None
+    if not (1.0 <= width <= 50.0 and 1.0 <= height <= 50.0):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a width and a height of 1 to 50 inches")
+    return width, height
+
+
+def _figure_dpi(text: str) -> int:
+    if not text.isdigit() or not 20 <= int(text) <= 2400:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of dots per inch, 20 to 2400")
+    return int(text)
+
+
+def _figure_flags(p: argparse.ArgumentParser) -> None:
+    """--format, --size, --dpi: the figures --out writes."""
+    p.add_argument(
+        "--format",
+        dest="formats",
+        type=_figure_formats,
+        default=("png",),
+        metavar="LIST",
+        help="figure formats, any of png,pdf,svg (default png)",
+    )
+    p.add_argument(
+        "--size",
+        type=_figure_size,
+        default=(8.0, 4.0),
+        metavar="WxH",
+        help="figure size in inches (default 8x4; e.g. 3.5x2.5 for one paper column)",
+    )
+    p.add_argument(
+        "--dpi",
+        type=_figure_dpi,
+        default=120,
+        metavar="N",
+        help="resolution of PNG figures in dots per inch (default 120)",
+    )
 
 
 def _output_flags(p: argparse.ArgumentParser, *, rows: bool) -> None:
@@ -360,9 +420,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     results = ccsim.run(scenario, seed=args.seed)
     written: list[Path] = []
     if args.out is not None:
+        from ccsim import plots
         from ccsim.output import write_results
 
-        written = write_results(results, args.out)
+        with plots.figure_options(args.formats, args.size, args.dpi):
+            written = write_results(results, args.out, scenario.check())
     if args.json:
         print(results.to_json(indent=2))
         if written and not args.quiet:
@@ -582,7 +644,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     check_out_dir(out, args.force, default=args.out is None)
     progress = _RichProgress(quiet=args.quiet)
     try:
-        report = repro.reproduce(out, progress)
+        with _figures(args):
+            report = repro.reproduce(out, progress)
     finally:
         progress.close()
     if args.json:
@@ -597,9 +660,29 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for note in report.notes:
         console.print(note)
     console.print(f"\nFigures and tables written to {out}/:")
-    for path in report.files:
+    for path in _figure_files(report.files, args.formats):
         console.print(f"  {path}")
     return 0
+
+
+@contextmanager
+def _figures(args: argparse.Namespace) -> Iterator[None]:
+    """The figures drawn inside in --format, --size and --dpi."""
+    from ccsim import plots
+
+    with plots.figure_options(args.formats, args.size, args.dpi):
+        yield
+
+
+def _figure_files(files: list[Path], formats: tuple[str, ...]) -> list[Path]:
+    """A reproduction names each figure by its PNG path: the files of every format."""
+    out: list[Path] = []
+    for path in files:
+        if path.suffix == ".png":
+            out += [path.with_suffix(f".{fmt}") for fmt in formats]
+        else:
+            out.append(path)
+    return out
 
 
 def print_report_table(console: Console, report: reproduce.Report, spec: reproduce.Table) -> None:

@@ -202,13 +202,15 @@ def window_figure(
     for i, name in enumerate(series):
         t, v = plots.extend_to(results.series(name), results.sim_time_s)
         ys = [x / depth_pkts for x in v]
-        ax.step([x / rtt_s for x in t], ys, where="post", linewidth=0.8, color=f"C{i}", label=name)
+        label = plots.describe(name, unit=False).replace("ftp", "source ")
+        ax.step([x / rtt_s for x in t], ys, where="post", linewidth=0.8, color=f"C{i}", label=label)
         peak = max(peak, *ys)
     lo, hi = window if window is not None else (0.0, results.sim_time_s / rtt_s)
     ax.set_xlim(lo, hi)
     ax.set_ylim(0, 1.3 * peak)
     ax.set_xlabel(f"time (round trips of {rtt_s:g} s)")
-    ax.set_ylabel(f"pipeline depths of {depth_pkts:g} packets")
+    quantity = "window" if all(n.endswith(".cwnd") for n in series) else "packets outstanding"
+    ax.set_ylabel(f"{quantity} (pipeline depths of {depth_pkts:g} packets)")
     ax.set_title(title)
     ax.legend(loc="upper right")
     plots.save(fig, path)

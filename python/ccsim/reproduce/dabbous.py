@@ -145,8 +145,7 @@ def window_figure(
     """One panel per (title, results, [(series, label)]), step plots over the run."""
     from ccsim import plots
 
-    fig = plots.new_figure()
-    fig.set_size_inches(8, 2.6 * len(panels))
+    fig = plots.new_figure(panels=len(panels))
     axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
     for ax, (panel_title, results, series) in zip(axes, panels, strict=True):
         top = 0.0
@@ -454,7 +453,7 @@ def route(out_dir: Path, progress: Progress) -> Report:
         [("MAX-REDUCE = 4", main, [("src.reference_rtt", "reference delay D_t")])],
         out_dir / "dabbous-figure7-reference.png",
         "Route change at 20 s: reference delay (cf. Dabbous 1992, Figure 7)",
-        ylabel="D_t (s)",
+        ylabel="reference delay D_t (s)",
     )
     fig8 = window_figure(
         [

@@ -189,8 +189,9 @@ def figure2(results: ccsim.Results, path: Path, rtt_s: float, depth_pkts: float)
         path,
         rtt_s,
         depth_pkts,
-        "source 1 window",
+        "source 1 (ftp1) congestion window",
         "Scenario 1: JK/FCFS window dynamics for source 1 (cf. Keshav 1991, Figure 2)",
+        "window",
     )
 
 
@@ -204,8 +205,9 @@ def figure3(
         path,
         rtt_s,
         depth_pkts,
-        "source 1 packets outstanding",
+        "source 1 (ftp1) packets outstanding",
         f"Scenario 1: PP/FQ{variant} number of outstanding packets (cf. Keshav 1991, Figure 3)",
+        "packets outstanding",
     )
 
 
@@ -217,6 +219,7 @@ def _window_figure(
     depth_pkts: float,
     label: str,
     title: str,
+    quantity: str,
 ) -> Path:
     from ccsim import plots
 
@@ -242,7 +245,7 @@ def _window_figure(
     ax.set_xlim(0, results.sim_time_s / rtt_s)
     ax.set_ylim(0, 1.3 * max([1.0, *(w / depth_pkts for w in cwnd)]))  # room for the legend
     ax.set_xlabel(f"time (round trips of {rtt_s:g} s)")
-    ax.set_ylabel(f"window (pipeline depths of {depth_pkts:g} packets)")
+    ax.set_ylabel(f"{quantity} (pipeline depths of {depth_pkts:g} packets)")
     ax.set_title(title)
     ax.legend(loc="upper right")
     plots.save(fig, path)
