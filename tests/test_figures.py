@@ -95,6 +95,12 @@ def test_bad_figure_flags_are_one_line_errors(flag, value):
     assert flag in result.stderr
 
 
+def test_the_cli_offers_every_format_plots_can_write():
+    from ccsim import cli
+
+    assert cli.FIGURE_FORMATS == plots.FORMATS
+
+
 def test_pdf_embeds_truetype_and_is_reproducible(tmp_path):
     fig = plots.new_figure()
     fig.add_subplot().plot([0, 1], [0, 1])

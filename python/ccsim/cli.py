@@ -219,6 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The same as ccsim.plots.FORMATS, not imported from there: parsing arguments must not
+# import matplotlib (a test keeps the two equal).
 FIGURE_FORMATS = ("png", "pdf", "svg")
 
 

@@ -89,26 +89,6 @@ def font_size(width: float) -> float:
     return max(7.0, min(10.0, 1.6 * width))
 
 
-def parse_formats(text: str) -> tuple[str, ...]:
-    """``"png,pdf"`` -> ``("png", "pdf")``; ValueError naming the bad one."""
-    formats = tuple(dict.fromkeys(f.strip().lower().lstrip(".") for f in text.split(",")))
-    bad = [f for f in formats if f not in FORMATS]
-    if bad or not formats:
-        raise ValueError(f"{text!r}: unknown figure format; give a list of {', '.join(FORMATS)}")
-    return formats
-
-
-def parse_size(text: str) -> tuple[float, float]:
-    """``"3.5x2.5"`` (inches) -> ``(3.5, 2.5)``; ValueError if not two positive numbers."""
-    try:
-        width, height = (float(x) for x in text.lower().split("x"))
-    except ValueError:
-        raise ValueError(f"{text!r}: not WIDTHxHEIGHT in inches; give e.g. 3.5x2.5") from None
-    if not (1.0 <= width <= 50.0 and 1.0 <= height <= 50.0):
-        raise ValueError(f"{text!r}: give a width and a height of 1 to 50 inches")
-    return width, height
-
-
 def describe(name: str, unit: bool = True) -> str:
     """A series name in words: ``"ftp1.cwnd"`` -> ``"ftp1 congestion window (packets)"``."""
     entity, _, metric = name.rpartition(".")

@@ -155,11 +155,11 @@ def window_figure(
             top = max([top, *y])
             ax.step(t, y, where="post", linewidth=0.9, label=label)
         ax.set_ylim(0, 1.3 * top if top > 0 else 1.0)  # room for the legend
-        ax.set_title(panel_title, fontsize=10)
+        ax.set_title(panel_title, fontsize="medium")
         ax.set_xlim(0, results.sim_time_s)
         ax.set_ylabel(ylabel)
         ax.grid(True, alpha=0.3)
-        ax.legend(loc="upper right", fontsize=8)
+        ax.legend(loc="upper right", fontsize="small")
     axes[-1].set_xlabel("time (s)")
     fig.suptitle(title)
     plots.save(fig, path)
