@@ -357,7 +357,8 @@ def throughput_plot(
             order = np.argsort(goodput)[::-1]
             goodput = [goodput[i] for i in order]
             shown = [flows[i] for i in order]
-        ax.bar(range(len(shown)), [g / scale for g in goodput], color="C0")
+        ax.bar(range(len(shown)), [g / scale for g in goodput], color="C0",
+               width=0.8 if len(shown) <= 4 * MAX_FLOW_LINES else 1.0, linewidth=0)  # fmt: skip
         if len(shown) <= 4 * MAX_FLOW_LINES:
             ax.set_xticks(range(len(shown)), shown, rotation=45 if len(shown) > 8 else 0,
                           ha="right" if len(shown) > 8 else "center")  # fmt: skip
