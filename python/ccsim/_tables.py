@@ -9,6 +9,8 @@ Two ways to fit a table that is wider than the terminal:
   the paper's).
 
 ``--wide`` makes the console as wide as the widest table, so nothing is dropped or split.
+Tables are rendered as plain text in rich's SIMPLE_HEAD look (a bold header and a rule),
+so that a table of thousands of rows prints in a moment.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ import sys
 from dataclasses import dataclass
 
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console
-from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -60,18 +62,43 @@ def make_table(title: str | None, columns: list[Column]) -> Table:
     return table
 
 
-def _build(title: str | None, columns: list[Column], rows: list[list[str] | None]) -> Table:
-    table = make_table(title, columns)
-    for row in rows:
-        if row is None:
-            table.add_row("...", *([""] * (len(columns) - 1)))
-        else:
-            table.add_row(*(Text(cell) for cell in row))
-    return table
+def _column_widths(columns: list[Column], rows: list[list[str] | None]) -> list[int]:
+    widths = []
+    for i, column in enumerate(columns):
+        cells = [cell_len(row[i]) for row in rows if row is not None]
+        header = max(cell_len(line) for line in column.header.split("\n"))
+        widths.append(max([header, 3 if i == 0 else 0, *cells]))  # 3: a "..." row
+    return widths
 
 
-def natural_width(con: Console, table: Table) -> int:
-    return Measurement.get(con, con.options.update(width=WIDE), table).maximum
+def _width(columns: list[Column], rows: list[list[str] | None], keep: list[int]) -> int:
+    """Characters a table of the columns ``keep`` takes: each column as wide as its
+    widest cell or header line, plus one space either side."""
+    widths = _column_widths([columns[i] for i in keep], _pick(rows, keep))
+    return sum(w + 2 for w in widths)
+
+
+def render(columns: list[Column], rows: list[list[str] | None]) -> tuple[list[str], list[str]]:
+    """A table as lines of text: the header lines (with the rule under them) and the body,
+    in rich's SIMPLE_HEAD look without its edges. Plain text, so that thousands of rows
+    print in a moment."""
+    widths = _column_widths(columns, rows)
+
+    def line(cells: list[str]) -> str:
+        out = []
+        for column, width, cell in zip(columns, widths, cells, strict=True):
+            pad = " " * (width - cell_len(cell))
+            out.append(f" {cell}{pad} " if column.justify == "left" else f" {pad}{cell} ")
+        return "".join(out).rstrip()
+
+    headers = [c.header.split("\n") for c in columns]
+    height = max(len(h) for h in headers)
+    head = [line([h[k] if k < len(h) else "" for h in headers]) for k in range(height)]
+    head.append("\u2500" * sum(w + 2 for w in widths))
+    body = [
+        line(["...", *([""] * (len(columns) - 1))] if row is None else row) for row in rows
+    ]
+    return head, body
 
 
 def print_table(
@@ -92,23 +119,27 @@ def print_table(
         order = sorted(
             (i for i, c in enumerate(columns) if c.drop > 0), key=lambda i: (-columns[i].drop, -i)
         )
-        while order and _width(con, columns, rows, shown) > width:
+        while order and _width(columns, rows, shown) > width:
             i = order.pop(0)
             shown.remove(i)
             hidden.append(columns[i].header.replace("\n", " "))
         parts = [shown]
     elif mode == "wrap":
-        parts = _split(con, columns, rows, width)
+        parts = _split(columns, rows, width)
     else:  # pragma: no cover - programming error
         raise ValueError(mode)
     for n, part in enumerate(parts):
         if title:
             suffix = f" (part {n + 1} of {len(parts)})" if len(parts) > 1 else ""
             con.print(Text(title + suffix, style="italic"))
-        con.print(_build(None, [columns[i] for i in part], _pick(rows, part)))
+        head, body = render([columns[i] for i in part], _pick(rows, part))
+        con.print(Text("\n".join(head), style="bold"), crop=False, soft_wrap=True)
+        if body:
+            con.out("\n".join(body), highlight=False)
     if hidden:
         con.print(
-            f"({len(hidden)} columns hidden to fit {width} columns: {', '.join(hidden)}; "
+            f"({len(hidden)} column{'s' if len(hidden) > 1 else ''} hidden to fit {width} "
+            f"columns: {', '.join(hidden)}; "
             "--wide shows them)"
         )
     for note in notes or []:
@@ -119,21 +150,13 @@ def _pick(rows: list[list[str] | None], keep: list[int]) -> list[list[str] | Non
     return [None if row is None else [row[i] for i in keep] for row in rows]
 
 
-def _width(
-    con: Console, columns: list[Column], rows: list[list[str] | None], keep: list[int]
-) -> int:
-    return natural_width(con, _build(None, [columns[i] for i in keep], _pick(rows, keep)))
-
-
-def _split(
-    con: Console, columns: list[Column], rows: list[list[str] | None], width: int
-) -> list[list[int]]:
+def _split(columns: list[Column], rows: list[list[str] | None], width: int) -> list[list[int]]:
     """Groups of column indexes, each starting with the label column 0, that fit: as few
     as greedy filling needs, then as even in size as still fits."""
     greedy: list[list[int]] = []
     current = [0]
     for i in range(1, len(columns)):
-        if len(current) == 1 or _width(con, columns, rows, [*current, i]) <= width:
+        if len(current) == 1 or _width(columns, rows, [*current, i]) <= width:
             current.append(i)
         else:
             greedy.append(current)
@@ -143,7 +166,7 @@ def _split(
     if count > 1:
         size = -(-n // count)  # ceil
         even = [[0, *range(1 + k, 1 + min(k + size, n))] for k in range(0, n, size)]
-        if len(even) == count and all(_width(con, columns, rows, p) <= width for p in even):
+        if len(even) == count and all(_width(columns, rows, p) <= width for p in even):
             return even
     return greedy
 
