@@ -16,7 +16,6 @@ so that a table of thousands of rows prints in a moment.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from dataclasses import dataclass
 
@@ -40,12 +39,17 @@ class Column:
 
 
 def terminal_width() -> int:
-    """COLUMNS if set, else the terminal's width, else PIPE_WIDTH (not a terminal)."""
+    """COLUMNS if set, else the terminal's width (that of stderr when stdout goes to a
+    pipe, e.g. ``| less``), else PIPE_WIDTH (no terminal at all)."""
     env = os.environ.get("COLUMNS", "")
     if env.isdigit() and int(env) > 0:
         return int(env)
-    if sys.stdout.isatty():
-        return shutil.get_terminal_size().columns
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream.isatty():
+                return os.get_terminal_size(stream.fileno()).columns
+        except (OSError, ValueError, AttributeError):
+            continue
     return PIPE_WIDTH
 
 
