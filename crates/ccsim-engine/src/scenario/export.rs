@@ -32,7 +32,11 @@ fn per_dir<T: PartialEq>(v: [&T; 2], f: impl Fn(&T) -> Value) -> Value {
 fn qdisc(q: &QdiscConfig) -> Value {
     match q {
         QdiscConfig::Fcfs => s("fcfs"),
-        QdiscConfig::Fq => s("fq"),
+        QdiscConfig::Fq(c) => {
+            let mut t = Table::try_from(c).expect("FQ config serialises");
+            t.insert("kind".into(), s("fq"));
+            Value::Table(t)
+        }
         QdiscConfig::Red(c) => {
             let mut t = Table::try_from(c).expect("RED config serialises");
             t.insert("kind".into(), s("red"));

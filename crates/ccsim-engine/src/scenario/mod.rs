@@ -12,7 +12,7 @@ mod validate;
 
 use crate::cc::CcConfig;
 use crate::element::ElementConfig;
-use crate::qdisc::RedConfig;
+use crate::qdisc::{FqConfig, RedConfig};
 use crate::transport::receiver::ReceiverConfig;
 use crate::transport::sender::SenderConfig;
 use crate::time::SimDuration;
@@ -65,7 +65,7 @@ impl std::error::Error for ScenarioError {}
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum QdiscConfig {
     Fcfs,
-    Fq,
+    Fq(FqConfig),
     Red(RedConfig),
 }
 
@@ -73,7 +73,7 @@ impl QdiscConfig {
     pub fn name(&self) -> &'static str {
         match self {
             QdiscConfig::Fcfs => "fcfs",
-            QdiscConfig::Fq => "fq",
+            QdiscConfig::Fq(_) => "fq",
             QdiscConfig::Red(_) => "red",
         }
     }

@@ -108,15 +108,12 @@ impl Ctx<'_> {
         let kind = table.remove("kind");
         let q = match kind.as_ref().and_then(Value::as_str) {
             Some("red") => QdiscConfig::Red(self.from_table(field, table)?),
+            Some("fq") => QdiscConfig::Fq(self.from_table(field, table)?),
             other => {
                 if let Some(k) = table.keys().next() {
                     return Err(self.err(format!("{field}.{k}"), format!("'{}' takes no parameters", other.unwrap_or(""))));
                 }
-                if other == Some("fq") {
-                    QdiscConfig::Fq
-                } else {
-                    QdiscConfig::Fcfs
-                }
+                QdiscConfig::Fcfs
             }
         };
         if let QdiscConfig::Red(r) = &q {
