@@ -93,6 +93,7 @@ fn flow(sc: &Scenario, f: &Flow) -> Table {
             t.insert("sack".into(), Value::Boolean(sender.sack));
             t.insert("ecn".into(), Value::Boolean(sender.ecn));
             t.insert("rtt_sample".into(), Value::try_from(sender.rtt_sample).expect("enum serialises"));
+            t.insert("fast_retransmit".into(), Value::try_from(sender.fast_retransmit).expect("enum serialises"));
             t.insert("params".into(), Value::Table(cc.params()));
         }
         FlowSpec::Cbr { rate_bps, packet_bits, on } => {
