@@ -51,27 +51,20 @@ _S23 = f"{NOTE}#scenarios-2-and-3-cells-outside-tolerance"
 EXPLAIN_COMMON: list[Explain] = [
     Explain(
         r"G/(FCFS|FQ)", r".*",
-        "Generic's rows hang on details the paper does not give (timer restart, RTT "
-        "sampling, buffer counting); the paper's own deviations (0.52 on a mean of 0.02) "
-        "show how erratic they are", f"{NOTE}#generic-is-hypersensitive",
+        "Generic hangs on unstated details; the paper's own sd (0.52 on a mean of 0.02) shows it", f"{NOTE}#generic-is-hypersensitive",
     ),
     Explain(
         r"JK/(FCFS|FQ)", r"delay [12]",
-        "our JK windows open further before a loss (Figure 5 peaks 0.23-0.42 pipeline "
-        "depths against the paper's 0.18), so more packets wait in the slow-line queues",
+        "our JK windows open further before a loss (Figure 5: 0.38 against 0.18 pipeline depths)",
         _S23,
     ),
     Explain(
         r"PP/FQ", r"delay [12]",
-        "PP keeps only its 4-packet setpoint queued; the paper's excursions to the window "
-        "limit (Figure 7), which raise its mean delay, do not happen in ours", _S23,
+        "PP queues only its setpoint; the paper's excursions to the window limit do not happen", _S23,
     ),
     Explain(
         r"PP/FQ", r"(loss|retransmission) [12]",
-        "under the DKS drop rule the Poisson sources, which offer more than their share, "
-        "are charged for their drops and fall behind; PP's probes then see spare capacity, "
-        "it overshoots and loses (with drop_rule = rollback: 0.01 pkt/s, sensitivity "
-        "table)", f"{NOTE}#fq-drop-rule",
+        "DKS charges the Poisson sources' drops; PP sees their slack, overshoots, loses (rollback: 0)", f"{NOTE}#fq-drop-rule",
     ),
 ]  # fmt: skip
 

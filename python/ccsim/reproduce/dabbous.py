@@ -95,39 +95,29 @@ NOTE = "docs/reproductions/dabbous.md"
 EXPLAIN: list[Explain] = [
     Explain(
         r"single DA", r"rtt (min|mean|max) \(ms\)",
-        "Table 1's DA 260/260/260 ms contradicts the paper's own 221.44 ms path (slow "
-        "start's first packet sees no queue) and its settled window of 22-23 packets "
-        "(at most 231 ms)", f"{NOTE}#self-inconsistent-paper-cells", inconsistent=True,
+        "260 ms contradicts the paper's 221.44 ms path and its window of 22-23 (at most 231 ms)", f"{NOTE}#self-inconsistent-paper-cells", inconsistent=True,
     ),
     Explain(
         r"load \d+s [AB]", r"DA sent",
-        "DA has no force towards equality: the split is set by which source leaves slow "
-        "start first (the paper's 'slightly unfair'); the totals match (1930-2000 against "
-        "1941-2000) and min_buffer = 2 brings the split within 10% (last column)",
+        "DA's split is set by slow-start exit order; totals match; min_buffer = 2 evens it",
         f"{NOTE}#table-2",
     ),
     Explain(
         r"load \d+s [AB]", r"JK sent",
-        "two JK sources on identical paths split unevenly (the drop-tail phase effect "
-        "picks one), and each go-back-N restart resends the packets behind a loss: the "
-        "pair gets 72-86% of the paper's total", f"{NOTE}#table-2",
+        "JK pair splits unevenly (phase effect) and gets 80-90% of the paper's total", f"{NOTE}#table-2",
     ),
     Explain(
         r"load \d+s [AB]", r"JK dropped",
-        "our JK sources lose a packet every 4 s or so against the paper's 6 s, and the "
-        "first interval holds the slow-start overshoot", f"{NOTE}#table-2",
+        "our JK loses every ~4 s against 6 s; the first interval holds the slow-start overshoot", f"{NOTE}#table-2",
     ),
     Explain(
         r"load \d+s Bg", r"(DA|JK) (sent|dropped)",
-        "which packets a drop-tail gateway drops, and how many background packets are "
-        "still queued at 80 s, are set by exact arrival phases the paper does not give",
+        "which packets drop-tail drops is set by arrival phases the paper does not give",
         f"{NOTE}#table-2",
     ),
     Explain(
         r"vs-jk FCFS", r"JK/DA throughput",
-        "DA is pinned at window 1: JK's standing queue keeps every RTT (330 ms) above "
-        "K D_t (249 ms); the section 5.2 variant min_buffer = 2 gives 3.0x and with "
-        "MAX-REDUCE = 4 1.4x (rows below)", f"{NOTE}#section-6-da-against-jk",
+        "DA pinned at window 1 by JK's queue (RTT 330 > K D_t 249 ms); min_buffer 2: 3.0x, +MAX-REDUCE: 1.4x", f"{NOTE}#section-6-da-against-jk",
     ),
 ]  # fmt: skip
 

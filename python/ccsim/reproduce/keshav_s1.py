@@ -308,47 +308,32 @@ _S1 = f"{NOTE}#scenario-1-cells-outside-tolerance"
 EXPLAIN: list[Explain] = [
     Explain(
         r"JK/(FCFS|FQ)", r"bg-on (loss|retransmission) [12]",
-        "paper: loss 0.09-0.14 pkt/s above retransmissions 0.02-0.03, impossible for a "
-        "source that retransmits every lost packet", _INCONSISTENT, inconsistent=True,
+        "paper: loss 0.09-0.14 above retransmissions 0.02-0.03 pkt/s; every lost packet is resent", _INCONSISTENT, inconsistent=True,
     ),
     Explain(
         r"JK/FCFS", r"bg-on (throughput|loss) bkg",
-        "paper: background throughput 4.89 + loss 0.83 = 5.72 pkt/s, above the 5 pkt/s "
-        "it sends", _INCONSISTENT, inconsistent=True,
+        "paper: background throughput 4.89 + loss 0.83 = 5.72 pkt/s, above the 5 it sends", _INCONSISTENT, inconsistent=True,
     ),
     Explain(
         r"G/FQ", r"bg-on (loss|retransmission) 2",
-        "paper: loss 0.19 pkt/s above retransmissions 0.14 for a source that resends every "
-        "unacknowledged packet on a timeout", _INCONSISTENT, inconsistent=True,
+        "paper: loss 0.19 above retransmissions 0.14 pkt/s; Generic resends every lost packet", _INCONSISTENT, inconsistent=True,
     ),
     Explain(
         r"G/FCFS", r"bg-on .*",
-        "phase-sensitive lock-out: at the paper's phase (and our unjittered run: "
-        "4.93/4.95/0.12) the background is locked out; at other phases it gets in, and "
-        "the mean over 40 phases mixes both", f"{NOTE}#phase-averaged-cells",
+        "phase-sensitive lock-out: 31 of 40 phases (and our unjittered run) give the paper's row", f"{NOTE}#phase-averaged-cells",
     ),
     Explain(
         r"G/FQ", r".*",
-        "Generic's rows hang on details the paper does not give (timer restart, RTT "
-        "sampling, buffer counting): see the sensitivity table; ours splits evenly where "
-        "the paper's split is 1.85/0.39", f"{NOTE}#generic-is-hypersensitive",
+        "Generic hangs on unstated details (sensitivity table); ours splits evenly, not 1.85/0.39", f"{NOTE}#generic-is-hypersensitive",
     ),
     Explain(
         r"JK/FCFS", r"bg-on throughput 2",
-        "JK/FCFS shares the line with the background as in the paper (2.10/1.98/4.93 "
-        "against 2.21/2.35/4.89); source 2 is 16% short, within the spread of its phases",
+        "the paper's three-way share (2.10/1.98/4.93 against 2.21/2.35/4.89); source 2 is 16% short",
         _S1,
     ),
     Explain(
-        r"JK/FQ", r".*",
-        "JK/FQ under the DKS drop rule; see the note", _S1,
-    ),
-    Explain(
         r"PP/FQ", r"bg-on .*",
-        "PP recomputes its rate once per round trip (our specification) and overflows its "
-        "FQ queue when the background starts; under the DKS rule those drops are charged "
-        "to PP and the background takes the slack (per-probe: 2.97, per-probe with "
-        "rollback: 3.35/3.35/3.31)", f"{NOTE}#fq-drop-rule",
+        "PP overflows when the background starts; DKS charges those drops to it (rollback, per-probe: 3.35)", f"{NOTE}#fq-drop-rule",
     ),
 ]  # fmt: skip
 

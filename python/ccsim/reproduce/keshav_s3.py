@@ -38,9 +38,7 @@ PAPER_NOTES = {
 EXPLAIN: list[Explain] = [
     Explain(
         r"JK/FQ", r"throughput [12]",
-        "JK/FQ is near fair in ours (1.87/1.81): Fair Queueing drops from the longest queue, "
-        "which under DKS charging is not systematically the long-RTT source's, so the "
-        "paper's unfairness to source 2 (1.39/0.86) does not appear", _S23,
+        "ours is near fair (1.87/1.81): our FQ does not single out the long-RTT source", _S23,
     ),
     *EXPLAIN_COMMON,
 ]  # fmt: skip
