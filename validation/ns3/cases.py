@@ -21,6 +21,7 @@ PAYLOAD = 1000
 HEADERS = 42
 WIRE = PAYLOAD + HEADERS
 DURATION_S = 60.0
+WARMUP_S = 10.0
 BDP_PKTS = 125  # 10 Mbps x 104 ms / (1042 B x 8)
 
 
@@ -48,10 +49,9 @@ def cases() -> list[dict]:
     return out
 
 
-def sawtooth_period(times: list[float]) -> float | None:
-    """Mean time between a flow's window reductions (ssthresh set), after the first (the
-    end of the initial slow start)."""
-    if len(times) < 3:
+def sawtooth_period(events_after_warmup: int) -> float | None:
+    """Mean time between flow 0's loss events (a fast retransmit or a timeout) over
+    [WARMUP_S, DURATION_S]: the start-up's slow-start overshoot is left out."""
+    if events_after_warmup == 0:
         return None
-    gaps = [b - a for a, b in zip(times[1:], times[2:])]
-    return sum(gaps) / len(gaps)
+    return (DURATION_S - WARMUP_S) / events_after_warmup

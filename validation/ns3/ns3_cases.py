@@ -8,7 +8,7 @@ import json
 import sys
 import time
 
-from cases import ACCESS_BPS, DELAY_MS, DURATION_S, PAYLOAD, RATE_BPS, cases, sawtooth_period
+from cases import ACCESS_BPS, DELAY_MS, DURATION_S, PAYLOAD, RATE_BPS, WARMUP_S, cases, sawtooth_period
 
 CPP = r"""
 #include "ns3/applications-module.h"
@@ -25,7 +25,7 @@ using namespace ns3;
 struct Probe {
     double lastT = 0, lastQ = 0, area = 0;
     uint64_t drops = 0;
-    std::vector<double> ssthreshTimes;
+    std::vector<double> lossTimes;
     bool ssSeen = false;
 };
 static Probe g;
@@ -38,20 +38,29 @@ static void OnQueue(uint32_t, uint32_t now) {
 }
 static void OnDrop(Ptr<const Packet>) { g.drops++; }
 // Without a queue disc a full device queue is "stopped" and the traffic-control layer
-// drops the packet before it reaches the device: that is where drop-tail drops show.
-static void OnTcDrop(Ptr<const Packet>) { g.drops++; }
-static void OnSsthresh(uint32_t, uint32_t) { g.ssthreshTimes.push_back(Simulator::Now().GetSeconds()); }
+// drops the packet before it reaches the device, so the queue's own Drop trace stays
+// silent. Drops are counted by conservation instead: data packets r1 receives from the
+// senders minus data packets the bottleneck queue accepts (r1 forwards at once).
+static uint64_t r1DataRx = 0, bottleneckEnq = 0;
+static void OnR1Rx(Ptr<const Packet> p) { if (p->GetSize() > 200) r1DataRx++; }
+static void OnEnqueue(Ptr<const Packet> p) { if (p->GetSize() > 200) bottleneckEnq++; }
+// A loss event of flow 0: it enters fast recovery or the timeout (loss) state.
+static void OnState(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to) {
+    bool loss = to == TcpSocketState::CA_RECOVERY || to == TcpSocketState::CA_LOSS;
+    if (loss && from != to) g.lossTimes.push_back(Simulator::Now().GetSeconds());
+}
 static void Hook(uint32_t node) {
     std::ostringstream path;
-    path << "/NodeList/" << node << "/$ns3::TcpL4Protocol/SocketList/0/SlowStartThreshold";
-    Config::ConnectWithoutContext(path.str(), MakeCallback(&OnSsthresh));
+    path << "/NodeList/" << node << "/$ns3::TcpL4Protocol/SocketList/0/CongState";
+    Config::ConnectWithoutContext(path.str(), MakeCallback(&OnState));
 }
 
-// Returns goodput (Mbps) per flow, then drops, mean queue (packets), then the times at
-// which flow 0's ssthresh was set.
+// Returns goodput (Mbps) per flow, then drops, mean queue (packets), then the times of
+// flow 0's loss events (entering fast recovery or a timeout).
 std::vector<double> run(uint32_t n, std::vector<double> accessMs, uint32_t bufferPkts, bool sack,
                         double rateBps, double delayMs, double accessBps, uint32_t payload, double secs) {
     g = Probe();
+    r1DataRx = bottleneckEnq = 0;
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(payload));
@@ -94,6 +103,7 @@ std::vector<double> run(uint32_t n, std::vector<double> accessMs, uint32_t buffe
         NetDeviceContainer b = access.Install(routers.Get(1), receivers.Get(i));
         all.Add(a);
         all.Add(b);
+        a.Get(1)->TraceConnectWithoutContext("MacRx", MakeCallback(&OnR1Rx));
         std::ostringstream s1, s2;
         s1 << "10.1." << i << ".0";
         s2 << "10.2." << i << ".0";
@@ -108,8 +118,7 @@ std::vector<double> run(uint32_t n, std::vector<double> accessMs, uint32_t buffe
     Ptr<Queue<Packet>> q = DynamicCast<PointToPointNetDevice>(core.Get(0))->GetQueue();
     q->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnQueue));
     q->TraceConnectWithoutContext("Drop", MakeCallback(&OnDrop));
-    bool tcTraced = routers.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext("Drop", MakeCallback(&OnTcDrop));
-    NS_ABORT_MSG_UNLESS(tcTraced, "could not trace the traffic-control layer's drops");
+    q->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnEnqueue));
 
     ApplicationContainer sinks;
     for (uint32_t i = 0; i < n; i++) {
@@ -128,9 +137,9 @@ std::vector<double> run(uint32_t n, std::vector<double> accessMs, uint32_t buffe
     std::vector<double> out;
     for (uint32_t i = 0; i < n; i++)
         out.push_back(DynamicCast<PacketSink>(sinks.Get(i))->GetTotalRx() * 8.0 / secs / 1e6);
-    out.push_back(double(g.drops));
+    out.push_back(double(g.drops + (r1DataRx - bottleneckEnq)));
     out.push_back(g.area / secs);
-    for (double t : g.ssthreshTimes) out.push_back(t);
+    for (double t : g.lossTimes) out.push_back(t);
     Simulator::Destroy();
     return out;
 }
@@ -150,13 +159,14 @@ def main() -> int:
         v = list(run(c["flows"], c["access_ms"], c["buffer_pkts"], c["sack"], RATE_BPS, DELAY_MS, ACCESS_BPS, PAYLOAD, DURATION_S))
         n = c["flows"]
         times = v[n + 2 :]
+        after = [t for t in times if t >= WARMUP_S]
         out[c["name"]] = {
             **c,
             "goodput_mbps": v[:n],
             "drops": int(v[n]),
             "queue_mean_pkts": v[n + 1],
-            "reductions_f0": times,
-            "period_s": sawtooth_period(times),
+            "loss_events_f0": times,
+            "period_s": sawtooth_period(len(after)),
         }
         print(f"ns-3: {c['name']}: {sum(v[:n]):.3f} Mbps", file=sys.stderr)
     with open(sys.argv[1], "w", encoding="utf-8") as f:

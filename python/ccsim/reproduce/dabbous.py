@@ -100,20 +100,20 @@ EXPLAIN: list[Explain] = [
     Explain(
         r"load \d+s [AB]", r"DA sent",
         "DA's split is set by slow-start exit order; totals match; min_buffer = 2 evens it",
-        f"{NOTE}#table-2",
+        f"{NOTE}#3-adapting-to-load-section-43-table-2",
     ),
     Explain(
         r"load \d+s [AB]", r"JK sent",
-        "JK pair splits unevenly (phase effect) and gets 80-90% of the paper's total", f"{NOTE}#table-2",
+        "JK pair splits unevenly (phase effect) and gets 80-90% of the paper's total", f"{NOTE}#3-adapting-to-load-section-43-table-2",
     ),
     Explain(
         r"load \d+s [AB]", r"JK dropped",
-        "our JK loses every ~4 s against 6 s; the first interval holds the slow-start overshoot", f"{NOTE}#table-2",
+        "our JK loses every ~4 s against 6 s; the first interval holds the slow-start overshoot", f"{NOTE}#3-adapting-to-load-section-43-table-2",
     ),
     Explain(
         r"load \d+s Bg", r"(DA|JK) (sent|dropped)",
         "which packets drop-tail drops is set by arrival phases the paper does not give",
-        f"{NOTE}#table-2",
+        f"{NOTE}#3-adapting-to-load-section-43-table-2",
     ),
     Explain(
         r"vs-jk FCFS", r"JK/DA throughput",
