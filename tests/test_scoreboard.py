@@ -84,3 +84,29 @@ def test_notes_get_markdown_tables_and_scoreboards(tmp_path):
     assert "| A | 1.10 (1.00) | 0.25 (0.00) | 20.00 (16.00) | 9.00 (1.00) |" in text
     assert "**Scoreboard: 2 of 4 counted cells within tolerance (50%)**" in text
     assert "| B / rate | 3.00 | 1.00 | a known mechanism ([note](#y)) |" in text
+
+
+def _slugs(markdown: str) -> set[str]:
+    """GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens."""
+    import re
+
+    out = set()
+    for line in markdown.splitlines():
+        m = re.match(r"#+ (.*)", line)
+        if m:
+            text = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower())
+            out.add(text.replace(" ", "-"))
+    return out
+
+
+def test_every_reason_links_to_an_existing_heading():
+    from conftest import REPO
+
+    from ccsim.reproduce import _keshav_tandem, dabbous, keshav_s1, keshav_s2, keshav_s3
+
+    rules = [*keshav_s1.EXPLAIN, *keshav_s2.EXPLAIN, *keshav_s3.EXPLAIN, *_keshav_tandem.EXPLAIN_COMMON, *dabbous.EXPLAIN]
+    assert rules
+    for rule in rules:
+        path, _, anchor = rule.link.partition("#")
+        assert anchor in _slugs((REPO / path).read_text(encoding="utf-8")), rule.link
+        assert len(rule.reason) <= 110, f"one line, please: {rule.reason}"
