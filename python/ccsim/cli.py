@@ -482,8 +482,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         report = repro.reproduce(out, progress)
     finally:
         progress.close()
+    report.score()
     if args.json:
-        print(json.dumps([r.to_dict() for r in report.rows], indent=2))
+        print(json.dumps(report.to_dict(), indent=2))
         return 0
     console = _stdout()
     console.print(f"[bold]{repro.name}[/bold]: {repro.description}")
@@ -497,6 +498,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         console.print(table)
     for note in report.notes:
         console.print(note)
+    _print_scoreboard(console, report)
     console.print(f"\nFigures and tables written to {out}/:")
     for path in report.files:
         console.print(f"  {path}")
@@ -508,7 +510,19 @@ def _cell(row: reproduce.Row | None) -> str:
         return ""
     ours = "-" if row.ours is None else f"{row.ours:.2f}"
     paper = "-" if row.paper is None else f"{row.paper:.2f}"
-    return f"{ours} ({paper})"
+    mark = "*" if row.phase_sensitive else ""
+    return f"{ours}{mark} ({paper})"
+
+
+def _print_scoreboard(console: Any, report: reproduce.Report) -> None:
+    """The scoreboard after the tables (reproduce/scoreboard.py); * marks above."""
+    from ccsim.reproduce.scoreboard import lines
+
+    if any(r.phase_sensitive for r in report.rows):
+        console.print("* phase-sensitive: the spread over phases exceeds the tolerance")
+    console.print()
+    for line in lines(report.scoreboard):
+        console.print(line, markup=False, highlight=False)
 
 
 # ccsim sweep ---------------------------------------------------------------------------

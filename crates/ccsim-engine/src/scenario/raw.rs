@@ -59,6 +59,7 @@ pub struct Defaults {
     pub sack: Option<bool>,
     pub ecn: Option<bool>,
     pub rtt_sample: Option<String>,
+    pub fast_retransmit: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -109,6 +110,7 @@ pub struct Flow {
     pub sack: Option<bool>,
     pub ecn: Option<bool>,
     pub rtt_sample: Option<String>,
+    pub fast_retransmit: Option<String>,
     pub params: Option<toml::Table>,
     // unresponsive sources
     pub rate: Option<Value>,
