@@ -1,9 +1,12 @@
 # ccsim build plumbing (GNU make).
 #
 #   make demo    set up .venv, build ccsim (release) and run the keshav-s1 reproduction
-#   make test    set up, then cargo test (engine) and pytest
+#   make test    set up, then cargo test (engine, release and debug) and pytest
 #   make bench   the speed benchmark of issue 2
 #   make build   only set up .venv and build
+#   make reproductions   rerun every reproduction: figures, CSVs, the numbers and
+#                scoreboards in docs/reproductions/*.md, then the golden digests
+#   make validate-ns3    the ns-3 comparison (validation/ns3/, own venv; not in make test)
 #
 # Everything the project needs is installed here, into .venv at the repository root.
 # Re-running is incremental: the venv's dependencies are reinstalled only when
@@ -27,7 +30,7 @@ SOURCES := $(shell find crates python -type f \
 # maturin must see the venv as the active environment to install into it.
 VENV_ENV := VIRTUAL_ENV=$(VENV) PATH=$(BIN):$$PATH
 
-.PHONY: build demo test bench clean venv
+.PHONY: build demo test bench clean venv debian-packages reproductions validate-ns3
 
 venv: $(DEPS_STAMP)
 
@@ -54,9 +57,30 @@ demo: $(BUILD_STAMP)
 	@echo
 	@echo "Plots and tables are in $(CURDIR)/out/keshav-s1/"
 
-test: $(BUILD_STAMP)
+# Debian packages the tests use (tshark reads the pcap files ccsim writes). CI runs as
+# root on Debian; elsewhere install them yourself or the tests that need them skip.
+DEBIAN_PACKAGES := tshark
+debian-packages:
+	@missing=""; for p in $(DEBIAN_PACKAGES); do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "not installed:$$missing (tests that need them will skip)"; fi; \
+	fi
+
+test: $(BUILD_STAMP) debian-packages
 	cargo test -p ccsim-engine --release
+	# Debug build too: debug assertions check every channel's conservation identity.
+	cargo test -p ccsim-engine
 	$(BIN)/python -m pytest -q
+
+reproductions: $(BUILD_STAMP)
+	$(BIN)/python -m ccsim.reproduce.regenerate
+	$(BIN)/python tests/golden.py --update
+
+validate-ns3: $(BUILD_STAMP)
+	$(MAKE) -C validation/ns3 CCSIM_PYTHON=$(BIN)/python
 
 bench: $(BUILD_STAMP)
 	$(BIN)/ccsim bench --flows 100 --bottleneck 100Mbps --time 60s

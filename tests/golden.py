@@ -77,8 +77,8 @@ def record(baseline: dict[str, Any] | None = None) -> dict[str, Any]:
     runs: dict[str, Any] = {}
     original = _ccsim.run
 
-    def recording_run(text: str, source: str, overrides: list[str] = [], seed: int | None = None, fmt: str = "toml") -> str:  # noqa: B006
-        out = original(text, source, overrides, seed, fmt)
+    def recording_run(text: str, source: str, overrides: list[str] = [], seed: int | None = None, *rest: object) -> str:  # noqa: B006
+        out = original(text, source, overrides, seed, *rest)
         key = json.dumps([Path(source).name, list(overrides), seed])
         keys = None
         if baseline is not None and key in baseline:

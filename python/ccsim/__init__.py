@@ -34,7 +34,7 @@ except ImportError as exc:  # pragma: no cover - only without a build
 from typing import TYPE_CHECKING, Any
 
 from ccsim._builder import ScenarioBuilder
-from ccsim._scenario import Scenario, load, loads, run
+from ccsim._scenario import Interrupted, Scenario, load, loads, run
 from ccsim.results import Results
 
 if TYPE_CHECKING:
@@ -62,6 +62,7 @@ ScenarioError = _ccsim.ScenarioError
 __version__: str = _ccsim.__version__
 
 __all__ = [
+    "Interrupted",
     "Results",
     "Scenario",
     "ScenarioBuilder",

@@ -4,6 +4,8 @@ The contract is docs/architecture.md, "The native module". Every function releas
 GIL while simulating; a panic inside the engine is re-raised as ``RuntimeError``.
 """
 
+from collections.abc import Callable
+
 __version__: str
 
 class ScenarioError(ValueError):
@@ -21,8 +23,15 @@ def run(
     overrides: list[str] = ...,
     seed: int | None = None,
     fmt: str = "toml",
+    progress: Callable[[float, float, int], object] | None = None,
+    max_events: int | None = None,
+    max_wall_s: float | None = None,
 ) -> str:
-    """Run a scenario (TOML, or JSON with ``fmt="json"``); return the results JSON."""
+    """Run a scenario (TOML, or JSON with ``fmt="json"``); return the results JSON.
+
+    Runs in slices of 200,000 events; between them Ctrl-C is checked (the run stops and
+    the results come back with ``"partial": true, "stop_reason": "interrupted"``),
+    ``progress(sim_time_s, end_s, events)`` is called and ``max_wall_s`` enforced."""
 
 def bench(flows: int, bottleneck_bps: int, time_s: float, seed: int = 1) -> str:
     """Run the dumbbell speed benchmark; return the bench JSON."""

@@ -7,6 +7,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from ccsim import _ccsim, _builder
@@ -164,15 +165,35 @@ def load(path: str | os.PathLike[str]) -> Scenario:
     return loads(text, source)
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run. ``results`` holds what was simulated until then, marked
+    partial (``results.raw["partial"]`` is true, ``stop_reason`` is "interrupted")."""
+
+    def __init__(self, results: Results) -> None:
+        super().__init__(f"interrupted at {results.sim_time_s:g} s simulated")
+        self.results = results
+
+
 def run(
     scenario: Scenario | ScenarioBuilder | dict[str, Any] | str | os.PathLike[str],
     seed: int | None = None,
+    *,
+    progress: bool | Callable[[float, float, int], None] | None = None,
+    max_events: int | None = None,
+    max_wall: float | None = None,
 ) -> Results:
     """Run a scenario: a :class:`Scenario`, a builder (``Scenario.dumbbell(...)``), a
     dict in the scenario-file schema, or a path to a scenario file.
 
     ``seed`` overrides the scenario's ``[scenario].seed``. The same scenario and seed
     always give the same results (apart from ``wall_time_s``).
+
+    ``progress``: ``True`` shows a progress bar on stderr (in a terminal or Jupyter) once
+    the run has lasted 2 s; a callable is called as ``progress(sim_time_s, end_s,
+    events)`` about every 10 ms. ``max_events`` and ``max_wall`` (seconds) stop the run
+    early (as ``[scenario].max_events`` / ``max_wall`` do); the results are then marked
+    partial. Ctrl-C stops the run within a fraction of a second and raises
+    :class:`Interrupted`, which carries the partial results.
     """
     if isinstance(scenario, dict):
         scenario = Scenario.from_dict(scenario)
@@ -185,14 +206,48 @@ def run(
             f"{scenario.source}: seed: {seed!r} is not an integer in [0, 2**64); "
             "give e.g. seed=1"
         )
+    if max_events is not None and (not _is_seed(max_events) or max_events == 0):
+        raise _ccsim.ScenarioError(
+            f"{scenario.source}: max_events: {max_events!r} is not a positive integer"
+        )
+    if max_wall is not None and not (isinstance(max_wall, (int, float)) and max_wall > 0):
+        raise _ccsim.ScenarioError(
+            f"{scenario.source}: max_wall: {max_wall!r} is not a positive number of seconds"
+        )
+    bar = None
+    callback: Callable[[float, float, int], None] | None = None
+    if progress is True:
+        from ccsim._progress import RunProgress, wants_bar
+
+        if wants_bar():
+            bar = RunProgress(Path(scenario.source).name)
+            callback = bar.update
+    elif callable(progress):
+        callback = progress
     start = time.perf_counter()
-    text = _ccsim.run(scenario.text, scenario.source, list(scenario.overrides), seed, scenario.fmt)
+    try:
+        text = _ccsim.run(
+            scenario.text,
+            scenario.source,
+            list(scenario.overrides),
+            seed,
+            scenario.fmt,
+            callback,
+            max_events,
+            None if max_wall is None else float(max_wall),
+        )
+    finally:
+        if bar is not None:
+            bar.close()
     wall = time.perf_counter() - start
     raw = json.loads(text)
     # The engine reads no clock; if the binding did not time the run, time it here.
     if not raw.get("wall_time_s"):
         raw["wall_time_s"] = wall
-    return Results(raw)
+    results = Results(raw)
+    if raw.get("stop_reason") == "interrupted":
+        raise Interrupted(results)
+    return results
 
 
 def _is_seed(seed: object) -> bool:

@@ -93,6 +93,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="write summary.json, CSV tables, time series and plots into DIR (a new or "
         "empty directory, unless --force)",
     )
+    p.add_argument(
+        "--pcap",
+        metavar="DIR",
+        type=Path,
+        help="capture every channel and write one libpcap file per channel into DIR",
+    )
+    p.add_argument(
+        "--max-events",
+        type=_nonneg_int("a positive integer"),
+        metavar="N",
+        help="stop after N events (the results are marked partial)",
+    )
+    p.add_argument(
+        "--max-wall",
+        type=float,
+        metavar="SECONDS",
+        help="stop after this much wall-clock time (the results are marked partial)",
+    )
     _figure_flags(p)
     _output_flags(p, rows=True)
     p.set_defaults(func=cmd_run)
@@ -319,10 +337,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
-            # The reader went away (e.g. `| head`); stay quiet as other tools do.
+            # The reader went away (e.g. `| head`): what it wanted was written; stay
+            # quiet and succeed, as other tools do.
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
-            return 1
+            return 0
         name = f"{exc.filename}: " if exc.filename else ""
         _print_error(f"{name}{exc.strerror or exc}")
         return EXIT_USAGE
@@ -417,10 +436,40 @@ def scenario_file(name: str) -> Path:
 
 def cmd_run(args: argparse.Namespace) -> int:
     scenario = ccsim.load(scenario_file(args.file)).with_overrides(args.overrides)
+    if args.max_events == 0:
+        raise CliError("--max-events 0: give a positive number of events")
+    if args.max_wall is not None and not args.max_wall > 0:
+        raise CliError(f"--max-wall {args.max_wall:g}: give a positive number of seconds")
     if args.out is not None:
         check_out_dir(args.out, args.force)
-    results = ccsim.run(scenario, seed=args.seed)
+    if args.pcap is not None:
+        from ccsim.pcap import with_capture
+
+        scenario = with_capture(scenario)
+    interrupted = False
+    try:
+        results = ccsim.run(
+            scenario,
+            seed=args.seed,
+            progress=not args.quiet,
+            max_events=args.max_events,
+            max_wall=args.max_wall,
+        )
+    except ccsim.Interrupted as exc:
+        results = exc.results
+        interrupted = True
+    if results.raw.get("partial"):
+        _stderr().print(
+            f"ccsim: partial results: stopped ({results.raw['stop_reason'].replace('_', ' ')}) "
+            f"at {results.sim_time_s:g} s of {scenario.check()['scenario']['duration']}"
+        )
     written: list[Path] = []
+    if args.pcap is not None:
+        from ccsim.pcap import write_pcaps
+
+        pcaps = write_pcaps(results, args.pcap)
+        if not args.quiet:
+            _stderr().print(f"wrote {len(pcaps)} pcap files to {args.pcap}/")
     if args.out is not None:
         from ccsim import plots
         from ccsim.output import write_results
@@ -431,14 +480,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(results.to_json(indent=2))
         if written and not args.quiet:
             _stderr().print(f"wrote {len(written)} files to {args.out}/")
-        return 0
+        return 130 if interrupted else 0
     if args.quiet:
-        return 0
+        return 130 if interrupted else 0
     console = _stdout(args.wide)
     print_results(results, console, all_rows=args.all_rows)
     if written:
         console.print(f"\nwrote {len(written)} files to {args.out}/")
-    return 0
+    return 130 if interrupted else 0
 
 
 def print_results(results: ccsim.Results, console: Console, *, all_rows: bool = False) -> None:
@@ -650,8 +699,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             report = repro.reproduce(out, progress)
     finally:
         progress.close()
+    report.score()
     if args.json:
-        print(json.dumps([r.to_dict() for r in report.rows], indent=2))
+        print(json.dumps(report.to_dict(), indent=2))
         return 0
     if args.quiet:
         return 0
@@ -661,6 +711,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print_report_table(console, report, spec)
     for note in report.notes:
         console.print(note)
+    _print_scoreboard(console, report)
     console.print(f"\nFigures and tables written to {out}/:")
     for path in _figure_files(report.files, args.formats):
         console.print(f"  {path}")
@@ -717,7 +768,19 @@ def _cell(row: reproduce.Row | None) -> str:
     """``ours (paper)``: counts as integers, other values with two decimals."""
     if row is None:
         return ""
-    return f"{_tables.number(row.ours)} ({_tables.number(row.paper)})"
+    mark = "*" if row.phase_sensitive else ""
+    return f"{_tables.number(row.ours)}{mark} ({_tables.number(row.paper)})"
+
+
+def _print_scoreboard(console: Any, report: reproduce.Report) -> None:
+    """The scoreboard after the tables (reproduce/scoreboard.py); * marks above."""
+    from ccsim.reproduce.scoreboard import lines
+
+    if any(r.phase_sensitive for r in report.rows):
+        console.print("* phase-sensitive: the spread over phases exceeds the tolerance")
+    console.print()
+    for line in lines(report.scoreboard):
+        console.print(line, markup=False, highlight=False)
 
 
 # ccsim sweep ---------------------------------------------------------------------------

@@ -80,6 +80,8 @@ pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Sc
         description: format!("{flows} Reno flows over a {bottleneck_bps} bps drop-tail dumbbell", flows = n),
         duration: time,
         seed: 1,
+        max_events: None,
+        max_wall: None,
         nodes,
         links,
         flows,

@@ -60,6 +60,11 @@ pub struct ChannelCounters {
     pub queue_integral: u128,
     /// Sum of the sojourn times in the discipline of the packets transmitted, ps.
     pub sojourn_ps: u128,
+    /// Integral of the line rate over time, bits/s x ps (the capacity offered; with
+    /// scheduled rate changes, not rate x duration).
+    pub capacity: u128,
+    /// Scheduled rate changes applied.
+    pub rate_changes: u32,
 }
 
 impl ChannelCounters {
@@ -78,6 +83,8 @@ impl ChannelCounters {
             busy_ps: self.busy_ps - o.busy_ps,
             queue_integral: self.queue_integral - o.queue_integral,
             sojourn_ps: self.sojourn_ps - o.sojourn_ps,
+            capacity: self.capacity - o.capacity,
+            rate_changes: self.rate_changes - o.rate_changes,
         }
     }
 
@@ -141,12 +148,16 @@ pub struct Channel {
     tx_cache: [(u32, SimDuration); 2],
     /// Per-packet processing jitter at the far end: its stream and bound, ps.
     jitter: Option<Box<(Rng, u64)>>,
+    /// Start of the current rate (for the capacity integral).
+    rate_since: SimTime,
+    /// Scheduled rate changes: (time, new rate).
+    pub rate_history: Vec<(SimTime, u64)>,
 }
 
 impl Channel {
     #[allow(clippy::too_many_arguments)]
     pub fn new(name: String, link: String, from: u32, to: u32, rate_bps: u64, delay: SimDuration, limit: Limit, qdisc: AnyQdisc) -> Self {
-        let bypass = !matches!(qdisc, AnyQdisc::Red(_));
+        let bypass = qdisc.idle_bypass();
         Channel {
             name,
             link,
@@ -171,6 +182,8 @@ impl Channel {
             trace_sojourn: None,
             tx_cache: [(0, SimDuration::ZERO); 2],
             jitter: None,
+            rate_since: SimTime::ZERO,
+            rate_history: Vec::new(),
         }
     }
 
@@ -199,9 +212,15 @@ impl Channel {
         self.queue_last_change = now;
     }
 
-    /// Brings the queue-length integral up to `now` (before reading it).
+    /// Brings the queue-length and capacity integrals up to `now` (before reading them).
     pub fn settle(&mut self, now: SimTime) {
         self.account_queue(now);
+        self.account_capacity(now);
+    }
+
+    fn account_capacity(&mut self, now: SimTime) {
+        self.counters.capacity += self.rate_bps as u128 * (now - self.rate_since).as_ps() as u128;
+        self.rate_since = now;
     }
 
     #[inline]
@@ -430,6 +449,9 @@ impl Channel {
     /// Scheduled change of rate and/or delay. A packet in transmission keeps its timing.
     pub fn change(&mut self, now: SimTime, rate_bps: Option<u64>, delay: Option<SimDuration>) {
         if let Some(r) = rate_bps {
+            self.account_capacity(now);
+            self.counters.rate_changes += 1;
+            self.rate_history.push((now, r));
             self.qdisc.set_rate(now, r);
             self.rate_bps = r;
             self.tx_cache = [(0, SimDuration::ZERO); 2];

@@ -17,6 +17,8 @@ use serde_json::json;
 pub struct FlowResult {
     pub name: String,
     pub kind: String,
+    /// Size of the flow's data packets, bits.
+    pub packet_bits: u32,
     pub cc: Option<String>,
     pub from: String,
     pub to: String,
@@ -89,6 +91,15 @@ pub struct LinkResult {
     pub sojourn_max_s: f64,
     /// What the channel's elements measured, in chain order.
     pub elements: Vec<serde_json::Value>,
+    /// Scheduled rate changes of the channel: `rate_bps` from `at_s` on (empty without
+    /// changes; `rate_bps` above is the rate at the end).
+    pub rate_history: Vec<RateChange>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct RateChange {
+    pub at_s: f64,
+    pub rate_bps: u64,
 }
 
 /// A channel's drops by `DropReason`.
@@ -178,6 +189,10 @@ pub struct Results {
     pub seed: u64,
     pub sim_time_s: f64,
     pub wall_time_s: f64,
+    /// The run stopped before the scenario's end (`stop_reason` says why); counters
+    /// cover [0, sim_time_s), and phases not reached are left out.
+    pub partial: bool,
+    pub stop_reason: Option<crate::sim::StopReason>,
     pub events: u64,
     pub flows: Vec<FlowResult>,
     pub links: Vec<LinkResult>,
@@ -245,7 +260,15 @@ fn phase(sim: &Simulation, name: String, a: usize, b: usize) -> Option<PhaseResu
                 tx_bytes: c.tx_bytes(),
                 drops: c.drops,
                 marks: c.marks,
-                utilization: if dur > 0.0 { (c.tx_bits as f64 / (ch.rate_bps as f64 * dur)).min(1.0) } else { 0.0 },
+                utilization: if dur <= 0.0 {
+                    0.0
+                } else if c.rate_changes == 0 && ch.rate_history.iter().all(|&(t, _)| t <= sa.time) {
+                    // One rate throughout the period (the same formula as always).
+                    (c.tx_bits as f64 / (ch.rate_bps as f64 * dur)).min(1.0)
+                } else {
+                    // The rate changed: divide by the capacity actually offered.
+                    (c.tx_bits as f64 * PS_PER_S as f64 / c.capacity as f64).min(1.0)
+                },
                 queue_mean_pkts: if dur_ps > 0 { c.queue_integral as f64 / dur_ps as f64 } else { 0.0 },
                 sojourn_mean_s: (c.tx_pkts > 0).then(|| c.sojourn_ps as f64 / c.tx_pkts as f64 / PS_PER_S as f64),
             }
@@ -277,6 +300,7 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
             FlowResult {
                 name: f.name.clone(),
                 kind: f.spec.kind().to_string(),
+                packet_bits: (flow_size(&f.spec) * 8.0) as u32,
                 cc,
                 from: node(f.from),
                 to: node(f.to),
@@ -350,6 +374,7 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
                 sojourn_mean_s: (c.tx_pkts > 0).then(|| c.sojourn_ps as f64 / c.tx_pkts as f64 / PS_PER_S as f64),
                 sojourn_max_s: ch.sojourn_max_ps as f64 / PS_PER_S as f64,
                 elements: ch.elements().iter().map(|e| element_result(e, sc)).collect(),
+                rate_history: ch.rate_history.iter().map(|&(t, r)| RateChange { at_s: t.as_secs_f64(), rate_bps: r }).collect(),
             }
         })
         .collect();
@@ -386,6 +411,8 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
         seed: sim.seed,
         sim_time_s: now.as_secs_f64(),
         wall_time_s,
+        partial: sim.stop_reason().is_some(),
+        stop_reason: sim.stop_reason(),
         events: sim.events_processed(),
         flows,
         links,
@@ -426,5 +453,16 @@ fn element_result(e: &AnyElement, sc: &Scenario) -> serde_json::Value {
         }
         AnyElement::RandomLoss(l) => json!({"kind": "random_loss", "lost_pkts": l.lost}),
         AnyElement::Beacon(b) => json!({"kind": "beacon", "sent_pkts": b.sent}),
+        AnyElement::Capture(c) => json!({
+            "kind": "capture",
+            "packets": c.t_ps.len(),
+            "truncated": c.truncated,
+            "t_ps": c.t_ps,
+            "flow": c.flow,
+            "seq": c.seq,
+            "bits": c.bits,
+            "packet_kind": c.kind,
+            "flags": c.flags,
+        }),
     }
 }

@@ -125,6 +125,20 @@ pub struct Simulation {
     pub snapshots: Vec<Option<Snapshot>>,
     end: SimTime,
     finished: bool,
+    /// Stopped before the end (max_events, max_wall, interrupted).
+    stopped: Option<StopReason>,
+}
+
+/// Why a run stopped before the end of its scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// `[scenario].max_events` (or the front end's `--max-events`) was reached.
+    MaxEvents,
+    /// `[scenario].max_wall` (or `--max-wall`) was reached.
+    MaxWall,
+    /// The user interrupted the run (Ctrl-C).
+    Interrupted,
 }
 
 impl Simulation {
@@ -142,7 +156,7 @@ impl Simulation {
                 let id = channels.len();
                 let q = match &d.qdisc {
                     QdiscConfig::Fcfs => AnyQdisc::Fcfs(Fcfs::new(d.buffer)),
-                    QdiscConfig::Fq => AnyQdisc::Fq(Box::new(FairQueueing::new(d.buffer, d.rate_bps))),
+                    QdiscConfig::Fq(c) => AnyQdisc::Fq(Box::new(FairQueueing::with_config(*c, d.buffer, d.rate_bps))),
                     QdiscConfig::Red(c) => {
                         AnyQdisc::Red(Box::new(Red::new(c.clone(), d.buffer, d.rate_bps, Rng::new(seed, stream::qdisc(id)))))
                     }
@@ -266,7 +280,9 @@ impl Simulation {
                     }
                     w.set_trace(trace);
                     events.schedule(start, Event::FlowStart(fi as u32));
-                    let r = AckReceiver::new(*receiver, a, (*max_window).min(1 << 16) as usize);
+                    // The receiver's record of out-of-order packets starts small and grows
+                    // to the largest window seen.
+                    let r = AckReceiver::new(*receiver, a, 64);
                     (Sender::Window(w), Receiver::Ack(r))
                 }
                 FlowSpec::Cbr { rate_bps, packet_bits, on } => {
@@ -339,6 +355,7 @@ impl Simulation {
             snapshots: vec![None; n_b],
             end,
             finished: false,
+            stopped: None,
         }
     }
 
@@ -347,10 +364,59 @@ impl Simulation {
         self.net.ev.events_processed()
     }
 
-    /// Runs until the end of the scenario (events at exactly the end time included).
+    /// Runs until the end of the scenario (events at exactly the end time included), or
+    /// until `[scenario].max_events`.
     pub fn run(&mut self) {
-        self.run_until(self.end);
-        self.finished = true;
+        while !self.run_slice(u64::MAX) {}
+    }
+
+    /// Runs at most `max_events` more events. Returns true when the run is over: the end
+    /// of the scenario was reached, `[scenario].max_events` stopped it, or `stop` was
+    /// called. Front ends run in slices to show progress and to stop on Ctrl-C.
+    pub fn run_slice(&mut self, max_events: u64) -> bool {
+        if self.finished || self.stopped.is_some() {
+            return true;
+        }
+        let mut budget = max_events;
+        if let Some(limit) = self.scenario.max_events {
+            let left = limit.saturating_sub(self.events_processed());
+            if left == 0 {
+                self.stopped = Some(StopReason::MaxEvents);
+                return true;
+            }
+            budget = budget.min(left);
+        }
+        let end = self.end;
+        while budget > 0 {
+            let Some((now, e)) = self.net.ev.pop_until(end) else {
+                self.finished = true;
+                return true;
+            };
+            self.dispatch(now, e);
+            budget -= 1;
+        }
+        false
+    }
+
+    /// Stops the run before its end (the results are then partial, with this reason).
+    pub fn stop(&mut self, reason: StopReason) {
+        if !self.finished {
+            self.stopped = Some(reason);
+        }
+    }
+
+    /// Why the run stopped early, if it did.
+    pub fn stop_reason(&self) -> Option<StopReason> {
+        self.stopped
+    }
+
+    /// Simulated time reached so far.
+    pub fn now(&self) -> SimTime {
+        if self.finished {
+            self.end
+        } else {
+            self.net.ev.now()
+        }
     }
 
     /// Runs all events up to and including `until` (capped at the scenario's end).
@@ -657,7 +723,7 @@ impl Simulation {
     /// Summarises the run (call after `run`). `wall_time_s` is supplied by the caller:
     /// the engine reads no clock.
     pub fn results(&mut self, wall_time_s: f64) -> Results {
-        let now = if self.finished { self.end } else { self.net.ev.now() };
+        let now = self.now();
         for c in self.channels.iter_mut() {
             c.settle(now);
         }

@@ -294,3 +294,51 @@ fn a_change_may_apply_to_one_direction() {
         .to_string();
     assert!(e.contains("changes.0.channel") && e.contains("'a->b'"), "{e}");
 }
+
+#[test]
+fn utilisation_after_a_rate_change_uses_the_rate_in_force() {
+    // A 2 Mbps CBR through a link that runs at 4 Mbps for 5 s, then at 1 Mbps: the line
+    // is half busy, then saturated. Per 1 s interval: 0.5 before, 1.0 after; over a phase
+    // covering both halves the capacity offered is 4 x 5 + 1 x 5 = 25 Mbit and the bits
+    // sent 2 x 5 + 1 x 5 = 15 Mbit: 0.6.
+    let text = r#"
+[scenario]
+name = "rate-change"
+duration = "10s"
+[nodes]
+hosts = ["a", "b"]
+[[links]]
+between = ["a", "b"]
+rate = "4Mbps"
+buffer = "1000pkt"
+[[flows]]
+name = "c"
+kind = "cbr"
+from = "a"
+to = "b"
+rate = "2Mbps"
+[[changes]]
+at = "5s"
+channel = "a->b"
+rate = "1Mbps"
+[[phases]]
+name = "all"
+start = "0s"
+end = "10s"
+[measure]
+interval = "1s"
+"#;
+    let r = run(text, &[]);
+    let util = |p: &ccsim_engine::results::PhaseResult| p.links.iter().find(|l| l.name == "a->b").unwrap().utilization;
+    let iv: Vec<f64> = r.intervals.iter().map(util).collect();
+    for (i, u) in iv.iter().enumerate() {
+        let want = if i < 5 { 0.5 } else { 1.0 };
+        assert!((u - want).abs() < 0.01, "interval {i}: {u}");
+    }
+    let all = util(&r.phases[0]);
+    assert!((all - 0.6).abs() < 0.01, "{all}");
+    let ch = r.links.iter().find(|l| l.name == "a->b").unwrap();
+    assert_eq!(ch.rate_history.len(), 1);
+    assert_eq!((ch.rate_history[0].at_s, ch.rate_history[0].rate_bps), (5.0, 1_000_000));
+    assert!(r.links.iter().find(|l| l.name == "b->a").unwrap().rate_history.is_empty());
+}

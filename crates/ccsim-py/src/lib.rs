@@ -32,6 +32,7 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, EngineError>) -> PyResult<T> {
     }
 }
 
+/// Runs to the end without slicing (the bench).
 fn timed_run(sc: scenario::Scenario, seed: Option<u64>) -> Results {
     let t0 = Instant::now();
     let mut s = sim::run_scenario(sc, seed);
@@ -65,17 +66,66 @@ fn check(py: Python<'_>, text: String, source: String, overrides: Vec<String>, f
     })
 }
 
-/// Runs a scenario; returns the results JSON.
+/// Events per slice of a run: the GIL is taken back between slices (about every 10 ms
+/// of wall time) to check for Ctrl-C, report progress and enforce `max_wall`.
+const SLICE_EVENTS: u64 = 200_000;
+
+/// Runs a scenario; returns the results JSON. The run goes in slices: between them
+/// Python signal handlers run (Ctrl-C stops the run: the results come back marked
+/// partial with `stop_reason = "interrupted"`), `progress(sim_time_s, end_s, events)` is
+/// called if given, and `max_wall_s` (or the scenario's `max_wall`) is enforced.
 #[pyfunction]
-#[pyo3(signature = (text, source, overrides=Vec::new(), seed=None, fmt="toml"))]
-fn run(py: Python<'_>, text: String, source: String, overrides: Vec<String>, seed: Option<u64>, fmt: &str) -> PyResult<String> {
+#[pyo3(signature = (text, source, overrides=Vec::new(), seed=None, fmt="toml", progress=None, max_events=None, max_wall_s=None))]
+#[allow(clippy::too_many_arguments)]
+fn run(
+    py: Python<'_>,
+    text: String,
+    source: String,
+    overrides: Vec<String>,
+    seed: Option<u64>,
+    fmt: &str,
+    progress: Option<Py<PyAny>>,
+    max_events: Option<u64>,
+    max_wall_s: Option<f64>,
+) -> PyResult<String> {
     let fmt = fmt.to_string();
-    py.detach(|| {
+    let t0 = Instant::now();
+    let mut sim = py.detach(|| {
         guarded(|| {
-            let sc = parse(&text, &source, &overrides, &fmt)?;
-            Ok(timed_run(sc, seed).to_json())
+            let mut sc = parse(&text, &source, &overrides, &fmt)?;
+            if let Some(m) = max_events {
+                if m == 0 {
+                    return Err(EngineError::new(&source, "max_events", "must be at least 1"));
+                }
+                sc.max_events = Some(sc.max_events.map_or(m, |s| s.min(m)));
+            }
+            Ok(sim::Simulation::new(sc, seed))
         })
-    })
+    })?;
+    let wall_limit = max_wall_s.or(sim.scenario.max_wall.map(|d| d.as_secs_f64()));
+    let end_s = sim.end().as_secs_f64();
+    loop {
+        let done = py.detach(|| guarded(|| Ok(sim.run_slice(SLICE_EVENTS))))?;
+        if done {
+            break;
+        }
+        if let Err(e) = py.check_signals() {
+            if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+                sim.stop(sim::StopReason::Interrupted);
+                break;
+            }
+            return Err(e);
+        }
+        if let Some(cb) = &progress {
+            cb.call1(py, (sim.now().as_secs_f64(), end_s, sim.events_processed()))?;
+        }
+        if wall_limit.is_some_and(|w| t0.elapsed().as_secs_f64() >= w) {
+            sim.stop(sim::StopReason::MaxWall);
+            break;
+        }
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    py.detach(|| guarded(|| Ok(sim.results(wall).to_json())))
 }
 
 /// Runs the dumbbell benchmark; returns its JSON report.

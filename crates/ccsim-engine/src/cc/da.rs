@@ -125,6 +125,9 @@ pub enum NdgSampling {
     Epoch,
 }
 
+/// The largest `reference_window` accepted (it is a count of remembered RTTs).
+pub const MAX_REFERENCE_WINDOW: u32 = 100_000;
+
 /// Parameters of DA (`[flows.params]`, by these names).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -200,8 +203,10 @@ impl DaConfig {
         if self.max_reduce == Some(0) {
             return Err(("max_reduce", "must be a whole number of at least 1".into()));
         }
-        if self.reference_window == Some(0) {
-            return Err(("reference_window", "must be a whole number of at least 1".into()));
+        if let Some(m) = self.reference_window {
+            if !(1..=MAX_REFERENCE_WINDOW).contains(&m) {
+                return Err(("reference_window", format!("{m} head RTTs: give 1 to {MAX_REFERENCE_WINDOW} (the paper's M is small)")));
+            }
         }
         self.rto().check()
     }
@@ -277,7 +282,7 @@ impl Da {
             optimistic: cfg.optimistic,
             dupack_threshold: cfg.dupack_threshold,
             d_t: None,
-            recent: Vec::with_capacity(m),
+            recent: Vec::new(),
             recent_cap: m,
             recent_pos: 0,
             head: None,

@@ -38,9 +38,13 @@ impl GenericConfig {
         if self.window == Some(0) {
             return Err(("window", "must be a whole number of at least 1".into()));
         }
-        if !(self.beta > 0.0 && self.beta.is_finite()) {
-            return Err(("beta", format!("expected a positive number, found {}", self.beta)));
+        if !(self.beta >= 1.0 && self.beta.is_finite()) {
+            return Err((
+                "beta",
+                format!("{}: a timeout shorter than the round trip fires before any ack can return; give at least 1 (Keshav: about 2)", self.beta),
+            ));
         }
+        super::check_timeout("initial_rto", self.initial_rto)?;
         if !(self.alpha > 0.0 && self.alpha < 1.0) {
             return Err(("alpha", format!("{} must be above 0 and below 1", self.alpha)));
         }

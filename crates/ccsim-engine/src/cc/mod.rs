@@ -341,13 +341,31 @@ impl JkRtoConfig {
         RtoStyle::JacobsonKarels { k: self.k, min_rto: self.min_rto, max_rto: self.max_rto }
     }
 
-    /// Checks the bounds; (field, message) if wrong.
+    /// Checks the bounds; (field, message) if wrong. Every timeout is at least
+    /// `MIN_TIMEOUT` (1 us), so a timer always moves time forward.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
+        for (name, t) in [("initial_rto", self.initial_rto), ("min_rto", self.min_rto), ("max_rto", self.max_rto)] {
+            check_timeout(name, t)?;
+        }
         if self.max_rto < self.min_rto {
             return Err(("max_rto", "must not be below min_rto".into()));
         }
         Ok(())
     }
+}
+
+/// The shortest retransmission timeout accepted or used: 1 us. A shorter one (or zero)
+/// would retransmit without letting time advance (zero) or at a rate no network could
+/// carry; the estimator also never goes below it.
+pub const MIN_TIMEOUT: SimDuration = SimDuration::from_micros(1);
+
+/// Checks a timeout parameter against `MIN_TIMEOUT`.
+pub(crate) fn check_timeout(name: &'static str, t: SimDuration) -> Result<(), (&'static str, String)> {
+    if t < MIN_TIMEOUT {
+        let t = crate::units::fmt_time(t);
+        return Err((name, format!("{t} is shorter than the smallest timeout, 1us; give at least \"1us\" (RFC 6298 uses 1s)")));
+    }
+    Ok(())
 }
 
 /// Checks that each named count is at least 1; (field, message) for the first that is not.

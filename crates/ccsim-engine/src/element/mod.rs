@@ -19,6 +19,7 @@
 //! `AnyElement` and `ElementConfig` (with its `dispatch!` arm). See docs/extending.md.
 
 pub mod basic;
+pub mod capture;
 pub mod loss;
 
 use crate::meta::MetaSlab;
@@ -29,6 +30,7 @@ use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 
 pub use basic::{Beacon, BeaconConfig, Counter, FlowStats, FlowStatsRow};
+pub use capture::{Capture, CaptureConfig};
 pub use loss::{LossConfig, RandomLoss};
 
 /// A packet an element wants sent: from the channel's sending node to host `to`.
@@ -119,6 +121,8 @@ pub enum ElementConfig {
     RandomLoss(LossConfig),
     /// Periodic control packets from the channel's sending node to a host.
     Beacon(BeaconConfig),
+    /// Records every packet transmitted (for pcap files).
+    Capture(CaptureConfig),
 }
 
 impl ElementConfig {
@@ -128,6 +132,7 @@ impl ElementConfig {
             ElementConfig::FlowStats => "flow_stats",
             ElementConfig::RandomLoss(_) => "random_loss",
             ElementConfig::Beacon(_) => "beacon",
+            ElementConfig::Capture(_) => "capture",
         }
     }
 
@@ -139,6 +144,7 @@ impl ElementConfig {
             ElementConfig::FlowStats => AnyElement::FlowStats(Box::default()),
             ElementConfig::RandomLoss(c) => AnyElement::RandomLoss(RandomLoss::new(c.clone(), rng)),
             ElementConfig::Beacon(c) => AnyElement::Beacon(Beacon::new(c.clone(), to.expect("beacon destination resolved"))),
+            ElementConfig::Capture(c) => AnyElement::Capture(Box::new(Capture::new(c))),
         }
     }
 }
@@ -150,6 +156,7 @@ pub enum AnyElement {
     FlowStats(Box<FlowStats>),
     RandomLoss(RandomLoss),
     Beacon(Beacon),
+    Capture(Box<Capture>),
 }
 
 macro_rules! dispatch {
@@ -159,6 +166,7 @@ macro_rules! dispatch {
             AnyElement::FlowStats($e) => $body,
             AnyElement::RandomLoss($e) => $body,
             AnyElement::Beacon($e) => $body,
+            AnyElement::Capture($e) => $body,
         }
     };
 }

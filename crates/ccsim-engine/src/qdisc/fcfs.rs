@@ -17,12 +17,10 @@ pub struct Fcfs {
 }
 
 impl Fcfs {
+    /// The queue grows as it is used (to its longest backlog, then no more allocation),
+    /// so a channel whose buffer is never filled costs no memory for it.
     pub fn new(limit: Limit) -> Self {
-        let cap = match limit {
-            Limit::Packets(n) => n.min(1 << 16) as usize,
-            Limit::Bytes(b) => (b / 1000).min(1 << 16) as usize,
-        };
-        Fcfs { limit, queue: VecDeque::with_capacity(cap), bits: 0 }
+        Fcfs { limit, queue: VecDeque::new(), bits: 0 }
     }
 }
 

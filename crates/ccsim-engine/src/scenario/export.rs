@@ -32,7 +32,11 @@ fn per_dir<T: PartialEq>(v: [&T; 2], f: impl Fn(&T) -> Value) -> Value {
 fn qdisc(q: &QdiscConfig) -> Value {
     match q {
         QdiscConfig::Fcfs => s("fcfs"),
-        QdiscConfig::Fq => s("fq"),
+        QdiscConfig::Fq(c) => {
+            let mut t = Table::try_from(c).expect("FQ config serialises");
+            t.insert("kind".into(), s("fq"));
+            Value::Table(t)
+        }
         QdiscConfig::Red(c) => {
             let mut t = Table::try_from(c).expect("RED config serialises");
             t.insert("kind".into(), s("red"));
@@ -89,6 +93,7 @@ fn flow(sc: &Scenario, f: &Flow) -> Table {
             t.insert("sack".into(), Value::Boolean(sender.sack));
             t.insert("ecn".into(), Value::Boolean(sender.ecn));
             t.insert("rtt_sample".into(), Value::try_from(sender.rtt_sample).expect("enum serialises"));
+            t.insert("fast_retransmit".into(), Value::try_from(sender.fast_retransmit).expect("enum serialises"));
             t.insert("params".into(), Value::Table(cc.params()));
         }
         FlowSpec::Cbr { rate_bps, packet_bits, on } => {
@@ -122,6 +127,12 @@ pub fn to_file(sc: &Scenario) -> Table {
     }
     head.insert("duration".into(), s(fmt_time(sc.duration)));
     head.insert("seed".into(), int(sc.seed));
+    if let Some(m) = sc.max_events {
+        head.insert("max_events".into(), int(m));
+    }
+    if let Some(w) = sc.max_wall {
+        head.insert("max_wall".into(), s(fmt_time(w)));
+    }
     doc.insert("scenario".into(), Value::Table(head));
 
     let mut nodes = Table::new();

@@ -36,6 +36,10 @@ pub struct Header {
     pub description: String,
     pub duration: Value,
     pub seed: Option<u64>,
+    /// Stop after this many events (a guard against runaway scenarios).
+    pub max_events: Option<u64>,
+    /// Stop after this much wall-clock time (enforced by the front end).
+    pub max_wall: Option<Value>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -55,6 +59,7 @@ pub struct Defaults {
     pub sack: Option<bool>,
     pub ecn: Option<bool>,
     pub rtt_sample: Option<String>,
+    pub fast_retransmit: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -105,6 +110,7 @@ pub struct Flow {
     pub sack: Option<bool>,
     pub ecn: Option<bool>,
     pub rtt_sample: Option<String>,
+    pub fast_retransmit: Option<String>,
     pub params: Option<toml::Table>,
     // unresponsive sources
     pub rate: Option<Value>,

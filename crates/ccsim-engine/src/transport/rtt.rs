@@ -73,7 +73,12 @@ impl RtoEstimator {
     }
 
     /// The current timeout, with backoff applied.
+    /// The timeout in force, never below `cc::MIN_TIMEOUT`.
     pub fn rto(&self) -> SimDuration {
+        self.raw_rto().max(crate::cc::MIN_TIMEOUT)
+    }
+
+    fn raw_rto(&self) -> SimDuration {
         match self.style {
             RtoStyle::JacobsonKarels { max_rto, .. } => {
                 let r = self.base_rto.saturating_mul(1u64 << self.backoff);

@@ -1,0 +1,178 @@
+//! Property test: any scenario text built from plausible and implausible pieces, with
+//! any overrides, gives a clear `ScenarioError` or a run that completes (under an event
+//! cap) with packets conserved; never a panic, an abort or a hang.
+
+use ccsim_engine::{run_text, Results};
+use proptest::prelude::*;
+
+fn pick(options: &'static [&'static str]) -> impl Strategy<Value = String> {
+    prop::sample::select(options).prop_map(|s| s.to_string())
+}
+
+/// Mostly a valid piece, sometimes a broken one, so that most cases run.
+fn mix(good: &'static [&'static str], bad: &'static [&'static str]) -> impl Strategy<Value = String> {
+    prop_oneof![9 => pick(good), 1 => pick(bad)]
+}
+
+const RATES: &[&str] = &["\"1bps\"", "\"64kbps\"", "\"1Mbps\"", "\"10Mbps\"", "\"10Gbps\"", "[\"1Mbps\", \"64kbps\"]"];
+const BAD_RATES: &[&str] = &["\"0bps\"", "10", "\"-1Mbps\""];
+const TIMES: &[&str] = &["\"0s\"", "\"1ps\"", "\"1us\"", "\"5ms\"", "\"2s\""];
+const BAD_TIMES: &[&str] = &["\"-1s\"", "5", "\"1000000000s\""];
+const BUFFERS: &[&str] = &["\"1pkt\"", "\"20pkt\"", "\"1B\"", "\"30000B\"", "[\"5pkt\", \"50pkt\"]"];
+const BAD_BUFFERS: &[&str] = &["\"0pkt\"", "\"4294967296pkt\""];
+const QDISCS: &[&str] = &[
+    "\"fcfs\"",
+    "\"fq\"",
+    "\"red\"",
+    "{ kind = \"red\", min_th = \"2pkt\", max_th = \"4pkt\", ecn = true, gentle = true }",
+    "{ kind = \"red\", min_th = \"3000B\", byte_mode = true, max_p = 1.0 }",
+];
+const BAD_QDISCS: &[&str] = &["\"codel\"", "{ kind = \"red\", w_q = 0.0 }", "{ kind = \"fq\", x = 1 }"];
+const CCS: &[&str] = &["generic", "tahoe", "reno", "newreno", "vegas", "da", "pp"];
+const BAD_CCS: &[&str] = &["bbr"];
+const PARAMS: &[&str] = &["", "", "", "initial_rto = \"200ms\"", "rto_k = 1"];
+const BAD_PARAMS: &[&str] = &[
+    "initial_rto = \"0s\"",
+    "initial_rto = \"1ns\"",
+    "min_rto = \"1ps\"\nmax_rto = \"1ps\"",
+    "beta = 1e-300",
+    "beta = 2.0\nalpha = 0.5",
+    "window = 4294967295",
+    "initial_window = 1000",
+    "reference_window = 4294967295",
+    "k = 0.5",
+    "setpoint = -1.0",
+    "alpha = 3\nbeta = 1",
+    "update = \"probe\"",
+    "min_buffer = 2\noptimistic = true",
+    "dupack_threshold = 0",
+    "nonsense = 1",
+];
+const OPTIONS: &[&str] = &[
+    "",
+    "delayed_ack = true",
+    "sack = true",
+    "ecn = true",
+    "rtt_sample = \"newest\"",
+    "out_of_order = \"discard\"",
+    "max_window = \"3pkt\"",
+    "start_jitter = \"50ms\"",
+    "ack_path = [\"b\", \"r\", \"a\"]",
+    "data_size = \"1B\"",
+];
+const BAD_OPTIONS: &[&str] = &["max_window = \"200000000pkt\"", "data_size = \"600000000B\"", "start_jitter = \"100s\""];
+const SOURCES: &[&str] = &[
+    "kind = \"cbr\"\nrate = \"1Mbps\"",
+    "kind = \"cbr\"\nrate = \"1000Gbps\"\npacket_size = \"1bit\"",
+    "kind = \"poisson\"\nmean_gap = \"1ms\"",
+    "kind = \"poisson\"\nmean_gap = \"1ps\"",
+];
+const BAD_SOURCES: &[&str] = &["kind = \"cbr\"\nrate = \"1Mbps\"\non = [[\"0.1s\", \"0.2s\"], [\"0.15s\", \"0.3s\"]]", "kind = \"voice\""];
+const ELEMENTS: &[&str] = &[
+    "",
+    "[[elements]]\nkind = \"random_loss\"\nat = \"r->b\"\np = 0.1",
+    "[[elements]]\nkind = \"random_loss\"\nat = \"r-b\"\nmodel = \"gilbert_elliott\"\np_gb = 0.1\np_bg = 0.3",
+    "[[elements]]\nkind = \"beacon\"\nat = \"r->b\"\nto = \"a\"\nperiod = \"1us\"",
+    "[[elements]]\nkind = \"beacon\"\nat = \"r->b\"\nto = \"a\"\nperiod = \"10ms\"",
+    "[[elements]]\nkind = \"counter\"\nat = [\"a->r\", \"r->a\"]",
+];
+const BAD_ELEMENTS: &[&str] = &["[[elements]]\nkind = \"flow_stats\"\nat = \"nowhere\""];
+const OVERRIDES: &[&str] = &[
+    "defaults.qdisc=fq",
+    "defaults.cc=vegas",
+    "scenario.duration=50ms",
+    "links.0.rate=1bps",
+    "links.r-b.delay=1ps",
+    "flows.w.cc=pp",
+    "defaults.sack=true",
+    "measure.delays=true",
+    "nodes.processing_jitter={ r = \"1ms\" }",
+];
+const BAD_OVERRIDES: &[&str] = &["scenario.duration=0s", "flows.w.params.initial_rto=0s", "measure.interval=1us", "no.such.key=1", "flows=[]", "links=7"];
+
+/// A scenario of three hosts and a router around pieces drawn at random. Windows
+/// default to 64 packets: an event cap bounds the events, not the work of one event, and
+/// a Generic flow with a million-packet window sends it in one go (slow, not wrong).
+fn scenario() -> impl Strategy<Value = (String, Vec<String>)> {
+    (
+        (mix(&["\"100ms\"", "\"1s\"", "\"3s\""], &["\"0s\""]), mix(RATES, BAD_RATES), mix(TIMES, BAD_TIMES), mix(BUFFERS, BAD_BUFFERS), mix(QDISCS, BAD_QDISCS)),
+        (mix(CCS, BAD_CCS), mix(PARAMS, BAD_PARAMS), mix(OPTIONS, BAD_OPTIONS), mix(OPTIONS, BAD_OPTIONS), mix(SOURCES, BAD_SOURCES), mix(ELEMENTS, BAD_ELEMENTS)),
+        prop::collection::vec(mix(OVERRIDES, BAD_OVERRIDES), 0..3),
+    )
+        .prop_map(|((duration, rate, delay, buffer, qdisc), (cc, params, opt1, opt2, source, element), overrides)| {
+            let text = format!(
+                "[scenario]\nname = \"fuzz\"\nduration = {duration}\nmax_events = 20000\n\
+                 [defaults]\nmax_window = \"64pkt\"\n\
+                 [nodes]\nhosts = [\"a\", \"b\", \"c\"]\nrouters = [\"r\"]\n\
+                 [[links]]\nbetween = [\"a\", \"r\"]\nrate = \"10Mbps\"\n\
+                 [[links]]\nbetween = [\"c\", \"r\"]\nrate = \"10Mbps\"\n\
+                 [[links]]\nbetween = [\"r\", \"b\"]\nrate = {rate}\ndelay = {delay}\nbuffer = {buffer}\nqdisc = {qdisc}\n\
+                 [[flows]]\nname = \"w\"\nfrom = \"a\"\nto = \"b\"\ncc = \"{cc}\"\n{opt1}\n{opt2}\n[flows.params]\n{params}\n\
+                 [[flows]]\nname = \"s\"\nfrom = \"c\"\nto = \"b\"\n{source}\n\
+                 {element}\n"
+            );
+            (text, overrides)
+        })
+}
+
+fn check(r: &Results) {
+    for f in &r.flows {
+        assert_eq!(f.sent_pkts, f.arrived_pkts + f.dropped_pkts + f.in_network_pkts, "flow {}", f.name);
+        assert!(f.delivered_pkts <= f.arrived_pkts);
+    }
+    for l in &r.links {
+        assert_eq!(l.offered_pkts, l.tx_pkts + l.drops + l.queued_pkts, "channel {}", l.name);
+        assert_eq!(l.drops, l.drops_by_reason.total());
+    }
+    assert!(r.events <= 20_000);
+}
+
+#[test]
+fn any_scenario_is_an_error_or_a_conserving_run() {
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    use std::cell::Cell;
+    let (ran, tried) = (Cell::new(0u32), Cell::new(0u32));
+    // A fixed stream of cases, so CI sees the same 2500 every time (PROPTEST_CASES may
+    // raise the count locally).
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2500);
+    let config = Config { cases, failure_persistence: None, ..Config::default() };
+    let mut runner = TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
+    runner
+        .run(&scenario(), |(text, overrides)| {
+            tried.set(tried.get() + 1);
+            match run_text(&text, "fuzz.toml", &overrides, Some(1)) {
+                Err(e) => {
+                    let msg = e.to_string();
+                    prop_assert!(msg.starts_with("fuzz.toml") || msg.starts_with("--set"), "{msg}");
+                    prop_assert!(!msg.contains('\n'), "one line: {msg}");
+                }
+                Ok(mut sim) => {
+                    check(&sim.results(0.0));
+                    ran.set(ran.get() + 1);
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    // Most cases are meant to run, so the runs are exercised as well as the errors.
+    assert!(ran.get() * 5 > tried.get(), "{} of {} ran", ran.get(), tried.get());
+    eprintln!("{} of {} cases ran", ran.get(), tried.get());
+}
+
+#[test]
+fn the_inputs_that_used_to_abort_or_hang_are_errors_now() {
+    let base = "[scenario]\nname = \"x\"\nduration = \"10s\"\n[nodes]\nhosts = [\"a\", \"b\"]\n\
+                [[links]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\n[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\n";
+    for (o, field) in [
+        (vec!["flows.f.cc=da", "flows.f.params.reference_window=4294967295"], "flows.f.params.reference_window"),
+        (vec!["defaults.cc=generic", "defaults.max_window=200000000pkt"], "defaults.max_window"),
+        (vec!["flows.f.params.initial_rto=0s"], "flows.f.params.initial_rto"),
+        (vec!["flows.f.cc=generic", "flows.f.params.beta=1e-300"], "flows.f.params.beta"),
+        (vec!["flows.f.cc=generic", "flows.f.params.initial_rto=1ns"], "flows.f.params.initial_rto"),
+        (vec!["flows.f.params.min_rto=1ps", "flows.f.params.max_rto=1ps"], "flows.f.params.min_rto"),
+    ] {
+        let o: Vec<String> = o.iter().map(|s| s.to_string()).collect();
+        let e = run_text(base, "x.toml", &o, None).err().unwrap_or_else(|| panic!("{o:?} accepted"));
+        assert_eq!(e.field, field, "{o:?}: {e}");
+    }
+}

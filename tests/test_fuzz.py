@@ -1,0 +1,113 @@
+"""Property test through the Python API: any scenario text built from plausible and
+broken pieces, with any ``--set`` overrides, is a ``ScenarioError`` (one line, naming the
+source) or a run that completes under an event cap with packets conserved; never a
+crash of the interpreter, an engine panic (``RuntimeError``) or a hang."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ccsim
+from test_invariants import check_conservation
+
+GOOD = {
+    "duration": ['"100ms"', '"1s"', '"3s"'],
+    "rate": ['"64kbps"', '"1Mbps"', '"10Mbps"', '["1Mbps", "64kbps"]'],
+    "delay": ['"0s"', '"1us"', '"5ms"', '"1s"'],
+    "buffer": ['"1pkt"', '"20pkt"', '"30000B"'],
+    "qdisc": ['"fcfs"', '"fq"', '"red"', '{ kind = "red", min_th = "2pkt", max_th = "4pkt", ecn = true }'],
+    "cc": ["generic", "tahoe", "reno", "newreno", "vegas", "da", "pp"],
+    "option": ["", "delayed_ack = true", "ecn = true", 'rtt_sample = "newest"', 'out_of_order = "discard"',
+               'max_window = "3pkt"', 'start_jitter = "50ms"'],
+    "source": ['kind = "cbr"\nrate = "1Mbps"', 'kind = "poisson"\nmean_gap = "1ms"',
+               'kind = "cbr"\nrate = "1Gbps"\npacket_size = "10bit"'],
+    "element": ["", '[[elements]]\nkind = "random_loss"\nat = "r->b"\np = 0.1',
+                '[[elements]]\nkind = "beacon"\nat = "r->b"\nto = "a"\nperiod = "10ms"'],
+    "override": ["defaults.qdisc=fq", "defaults.cc=vegas", "scenario.duration=50ms",
+                 "defaults.sack=true", "measure.delays=true"],
+}  # fmt: skip
+BAD = {
+    "duration": ['"0s"', "3", '"-1s"'],
+    "rate": ['"0bps"', "10", '"fast"'],
+    "delay": ['"-1s"', "5"],
+    "buffer": ['"0pkt"', '"4294967296pkt"', '"x"'],
+    "qdisc": ['"codel"', '{ kind = "red", w_q = 0.0 }', '{ kind = "red", max_th = "1pkt" }'],
+    "cc": ["bbr", ""],
+    "option": ['max_window = "200000000pkt"', 'data_size = "600000000B"', "sack = 1",
+               'start_jitter = "100s"', 'ack_delay = "1ms"'],
+    "source": ['kind = "cbr"', 'kind = "voice"', 'kind = "poisson"\nmean_gap = "0s"'],
+    "element": ['[[elements]]\nkind = "beacon"\nat = "r->b"\nto = "r"\nperiod = "1s"',
+                '[[elements]]\nkind = "random_loss"\nat = "r->b"\np = 2'],
+    "override": ["flows.w.params.initial_rto=0s", "no.such.key=1", "flows=[]", "links=7",
+                 "flows.w.params.reference_window=4294967295", "measure.interval=1us"],
+}  # fmt: skip
+
+
+def piece(name: str) -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.sampled_from(GOOD[name]), st.sampled_from(GOOD[name]), st.sampled_from(BAD[name])
+    )
+
+
+@st.composite
+def scenarios(draw: st.DrawFn) -> tuple[str, list[str]]:
+    text = f"""
+[scenario]
+name = "fuzz"
+duration = {draw(piece("duration"))}
+max_events = 20000
+[defaults]
+max_window = "64pkt"
+[nodes]
+hosts = ["a", "b", "c"]
+routers = ["r"]
+[[links]]
+between = ["a", "r"]
+rate = "10Mbps"
+[[links]]
+between = ["c", "r"]
+rate = "10Mbps"
+[[links]]
+between = ["r", "b"]
+rate = {draw(piece("rate"))}
+delay = {draw(piece("delay"))}
+buffer = {draw(piece("buffer"))}
+qdisc = {draw(piece("qdisc"))}
+[[flows]]
+name = "w"
+from = "a"
+to = "b"
+cc = "{draw(piece("cc"))}"
+{draw(piece("option"))}
+[[flows]]
+name = "s"
+from = "c"
+to = "b"
+{draw(piece("source"))}
+{draw(piece("element"))}
+"""
+    overrides = draw(st.lists(piece("override"), max_size=2))
+    return text, overrides
+
+
+@settings(
+    max_examples=2000,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(scenarios())
+def test_any_scenario_is_an_error_or_a_conserving_run(case):
+    text, overrides = case
+    try:
+        scenario = ccsim.loads(text, "fuzz.toml").with_overrides(overrides)
+        results = ccsim.run(scenario)
+    except ccsim.ScenarioError as exc:
+        message = str(exc)
+        assert message.startswith(("fuzz.toml", "--set")), message
+        assert "\n" not in message, message
+        return
+    assert results.events <= 20_000
+    check_conservation(results)
