@@ -4,6 +4,9 @@
 #   make test    set up, then cargo test (engine, release and debug) and pytest
 #   make bench   the speed benchmark of issue 2
 #   make build   only set up .venv and build
+#   make reproductions   rerun every reproduction: figures, CSVs, the numbers and
+#                scoreboards in docs/reproductions/*.md, then the golden digests
+#   make validate-ns3    the ns-3 comparison (validation/ns3/, own venv; not in make test)
 #
 # Everything the project needs is installed here, into .venv at the repository root.
 # Re-running is incremental: the venv's dependencies are reinstalled only when
@@ -27,7 +30,7 @@ SOURCES := $(shell find crates python -type f \
 # maturin must see the venv as the active environment to install into it.
 VENV_ENV := VIRTUAL_ENV=$(VENV) PATH=$(BIN):$$PATH
 
-.PHONY: build demo test bench clean venv debian-packages
+.PHONY: build demo test bench clean venv debian-packages reproductions validate-ns3
 
 venv: $(DEPS_STAMP)
 
@@ -50,7 +53,7 @@ $(BUILD_STAMP): $(DEPS_STAMP) $(SOURCES)
 build: $(BUILD_STAMP)
 
 demo: $(BUILD_STAMP)
-	$(BIN)/ccsim reproduce keshav-s1 --out out/keshav-s1
+	$(BIN)/ccsim reproduce keshav-s1 --out out/keshav-s1 --force
 	@echo
 	@echo "Plots and tables are in $(CURDIR)/out/keshav-s1/"
 
@@ -71,6 +74,13 @@ test: $(BUILD_STAMP) debian-packages
 	# Debug build too: debug assertions check every channel's conservation identity.
 	cargo test -p ccsim-engine
 	$(BIN)/python -m pytest -q
+
+reproductions: $(BUILD_STAMP)
+	$(BIN)/python -m ccsim.reproduce.regenerate
+	$(BIN)/python tests/golden.py --update
+
+validate-ns3: $(BUILD_STAMP)
+	$(MAKE) -C validation/ns3 CCSIM_PYTHON=$(BIN)/python
 
 bench: $(BUILD_STAMP)
 	$(BIN)/ccsim bench --flows 100 --bottleneck 100Mbps --time 60s

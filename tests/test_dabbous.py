@@ -31,8 +31,9 @@ def ok(result) -> str:
 def full(tmp_path_factory):
     """`ccsim reproduce dabbous --json` once: (rows, output directory)."""
     out_dir = tmp_path_factory.mktemp("dabbous")
-    rows = json.loads(ok(run_cli("reproduce", "dabbous", "--json", "--out", out_dir)))
-    return rows, out_dir
+    data = json.loads(ok(run_cli("reproduce", "dabbous", "--json", "--out", out_dir)))
+    assert data["reproduction"] == "dabbous"
+    return data["rows"], out_dir, data["scoreboard"]
 
 
 def cell(rows, row, column):
@@ -48,27 +49,31 @@ def test_list_names_every_experiment():
 
 
 def test_rows_follow_the_contract(full):
-    rows, _ = full
+    rows, *_ = full
     assert rows
     seen = set()
     for r in rows:
         assert {"row", "column", "ours", "paper"} <= set(r)
         assert isinstance(r["row"], str) and isinstance(r["column"], str)
         for key in ("ours", "paper"):
-            assert r[key] is None or isinstance(r[key], float), r
+            # Counts (packets sent, dropped) are integers, everything else floats.
+            assert r[key] is None or isinstance(r[key], (int, float)), r
+            if r["column"].endswith(("sent", "dropped")):
+                assert r[key] is None or isinstance(r[key], int), r
         assert (r["row"], r["column"]) not in seen, r
         seen.add((r["row"], r["column"]))
 
 
 def test_paper_values_are_the_papers(full):
-    rows, _ = full
+    rows, *_ = full
     # Table 1 and section 4.1.
     assert cell(rows, "single JK", "rtt max (ms)")["paper"] == 370.0
     assert cell(rows, "single DA", "rtt mean (ms)")["paper"] == 260.0
     assert cell(rows, "single DA", "slow-start exit window")["paper"] == 13.0
-    # Table 2: 6 intervals x 3 sources, 4 columns each, every cell from the paper.
+    # Table 2: 6 intervals x 3 sources, 4 columns each, every cell from the paper, plus
+    # 3 sensitivity columns compared with the same paper cells.
     load = [r for r in rows if r["row"].startswith("load ")]
-    assert len(load) == 6 * 3 * 4
+    assert len(load) == 6 * 3 * (4 + 3)
     assert all(r["paper"] is not None for r in load)
     assert cell(rows, "load 60s Bg", "JK dropped")["paper"] == 44.0
     assert cell(rows, "load 100s B", "DA sent")["paper"] == 1023.0
@@ -78,7 +83,7 @@ def test_paper_values_are_the_papers(full):
 
 
 def test_ours_are_the_runs(full):
-    rows, _ = full
+    rows, *_ = full
     # Computed from the same scenario run through the API.
     r = ccsim.run(ccsim.load(REPO / "scenarios" / "dabbous-single.toml").set("defaults.cc", "da"))
     f = r.flow("src")
@@ -87,16 +92,19 @@ def test_ours_are_the_runs(full):
     # The DA source of section 4.1 loses nothing; the JK source does.
     assert cell(rows, "single DA", "dropped")["ours"] == 0.0
     assert cell(rows, "single JK", "dropped")["ours"] > 0.0
-    # Table 2 rows add up per interval to what the interval table says.
+    # Table 2's "sent" is what the interval table says was delivered (counted where the
+    # packets arrive, as the paper's Bg sent + dropped = 2002 shows).
     scenario = ccsim.load(REPO / "scenarios" / "dabbous-load.toml").set("defaults.cc", "tahoe")
     load = ccsim.run(scenario)
     intervals = load.intervals
-    sent = intervals[(intervals["end_s"] == 60.0) & (intervals["name"] == "bg")]["sent_pkts"]
-    assert cell(rows, "load 60s Bg", "JK sent")["ours"] == float(sent.iloc[0])
+    at60 = intervals[(intervals["end_s"] == 60.0) & (intervals["name"] == "bg")]
+    assert cell(rows, "load 60s Bg", "JK sent")["ours"] == float(at60["delivered_pkts"].iloc[0])
+    # The whole-packet window is the time average of the window's whole part.
+    assert cell(rows, "two DA d_BG=9.8ms", "A whole-packet window 50-100 s")["paper"] == 9.0
 
 
 def test_files_are_written(full):
-    _, out_dir = full
+    _, out_dir, _ = full
     names = {p.name for p in out_dir.iterdir()}
     for name in ["dabbous", *SUBNAMES]:
         assert f"{name}.csv" in names
@@ -106,15 +114,29 @@ def test_files_are_written(full):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with (out_dir / "dabbous.csv").open(encoding="utf-8") as f:
         header = next(csv.reader(f))
-    assert header == ["row", "column", "ours", "paper", "note"]
+    assert header == ["row", "column", "ours", "paper", "note", "min", "max"]
 
 
 def test_a_subname_gives_the_same_rows_as_the_full_run(full, tmp_path):
-    rows, _ = full
+    rows, *_ = full
     sub = json.loads(ok(run_cli("reproduce", "dabbous-minbuf", "--json", "--out", tmp_path)))
-    assert sub
-    for r in sub:
+    assert sub["rows"]
+    for r in sub["rows"]:
         assert cell(rows, r["row"], r["column"]) == r
+    assert sub["scoreboard"]["counted"] == 1
+
+
+def test_scoreboard_explains_every_cell_outside_tolerance(full):
+    rows, _, board = full
+    assert board["counted"] > 50
+    assert board["within"] + board["outside"] == board["counted"]
+    assert all(c["reason"] and c["link"].startswith("docs/reproductions/dabbous.md#") for c in board["outside_cells"])
+    # Table 1's DA delays contradict the paper's own path and window: not counted.
+    assert {c["column"] for c in board["inconsistent_cells"]} == {"rtt min (ms)", "rtt mean (ms)", "rtt max (ms)"}
+    statuses = {(r["row"], r["column"]): r.get("status") for r in rows}
+    assert statuses[("single DA", "rtt min (ms)")] == "inconsistent"
+    assert statuses[("vs-jk FCFS", "JK/DA throughput")] == "outside"
+    assert statuses[("two DA two_back d_BG=9.8ms", "A throughput (pkt/s)")] is None  # no paper value
 
 
 @pytest.mark.parametrize(

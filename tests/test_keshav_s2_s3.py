@@ -18,6 +18,8 @@ from ccsim.scenarios import scenario_path
 from conftest import run_cli
 
 ROWS = ["G/FCFS", "G/FQ", "JK/FCFS", "JK/FQ", "PP/FQ", "PP/FQ per-probe"]
+# Sensitivity rows: Fair Queueing with drop_rule = rollback.
+ROLLBACK = ["G/FQ rollback", "JK/FQ rollback", "PP/FQ rollback", "PP/FQ per-probe rollback"]
 COLUMNS = [
     f"{m} {s}{sd}"
     for m in ("throughput", "delay", "loss", "retransmission")
@@ -36,8 +38,9 @@ def ok(result) -> str:
 def reproduction(request, tmp_path_factory):
     name = request.param
     out_dir = tmp_path_factory.mktemp(name)
-    rows = json.loads(ok(run_cli("reproduce", name, "--json", "--out", out_dir)))
-    return name, rows, out_dir
+    data = json.loads(ok(run_cli("reproduce", name, "--json", "--out", out_dir)))
+    assert data["reproduction"] == name
+    return name, data["rows"], out_dir, data["scoreboard"]
 
 
 def test_listed():
@@ -46,13 +49,13 @@ def test_listed():
 
 
 def test_json_is_the_row_column_contract(reproduction):
-    _, rows, _ = reproduction
-    assert [(r["row"], r["column"]) for r in rows] == [(r, c) for r in ROWS for c in COLUMNS]
+    _, rows, _, _ = reproduction
+    assert [(r["row"], r["column"]) for r in rows] == [(r, c) for r in ROWS + ROLLBACK for c in COLUMNS]
     assert all(r["ours"] is not None for r in rows)
 
 
 def test_paper_values(reproduction):
-    name, rows, _ = reproduction
+    name, rows, _, _ = reproduction
     cell = {(r["row"], r["column"]): r for r in rows}
     if name == "keshav-s2":
         assert cell[("PP/FQ", "throughput 1")]["paper"] == 1.70
@@ -72,7 +75,7 @@ def test_paper_values(reproduction):
 
 
 def test_ours_are_interval_means_and_deviations(reproduction):
-    name, rows, out_dir = reproduction
+    name, rows, out_dir, _ = reproduction
     cell = {(r["row"], r["column"]): r["ours"] for r in rows}
     run = json.loads((out_dir / "runs" / "JK-FQ.json").read_text())
     assert len(run["intervals"]) >= 3
@@ -85,7 +88,7 @@ def test_ours_are_interval_means_and_deviations(reproduction):
 
 
 def test_delay_is_at_least_the_propagation_round_trip(reproduction):
-    name, rows, _ = reproduction
+    name, rows, _, _ = reproduction
     cell = {(r["row"], r["column"]): r["ours"] for r in rows}
     rtt2 = 12.0 if name == "keshav-s2" else 24.0
     for row in ROWS:
@@ -94,7 +97,7 @@ def test_delay_is_at_least_the_propagation_round_trip(reproduction):
 
 
 def test_csv_and_figures_written(reproduction):
-    name, rows, out_dir = reproduction
+    name, rows, out_dir, _ = reproduction
     table = "table3.csv" if name == "keshav-s2" else "table4.csv"
     with (out_dir / table).open() as f:
         assert [(r["row"], r["column"]) for r in csv.DictReader(f)] == [
@@ -114,3 +117,17 @@ def test_scenario_two_topology_is_as_the_text_says():
     assert all(link["rate_bps"] == 80_000 and link["delay_s"] == 2.0 for link in forward)
     assert all(link["buffer_pkts"] == 120 for link in forward)
     assert r.flow("ftp1")["rtt_min_s"] >= 12.0
+
+
+def test_scoreboard_counts_the_papers_pairs_and_means_only(reproduction):
+    name, rows, _, board = reproduction
+    # 5 pairs x 4 throughput/delay means + the JK and PP rows' 4 loss/retransmission
+    # means (the standard deviations, PP per-probe and the rollback rows are not counted).
+    assert board["counted"] == 5 * 4 + 3 * 4
+    assert board["within"] + board["outside"] == board["counted"]
+    assert all(c["reason"] for c in board["outside_cells"]), board["outside_cells"]
+    status = {(r["row"], r["column"]): r.get("status") for r in rows}
+    assert status[("JK/FQ", "throughput 1 sd")] == "not counted"
+    assert status[("PP/FQ per-probe", "throughput 1")] == "not counted"
+    assert status[("JK/FQ rollback", "throughput 1")] == "not counted"
+    assert status[("JK/FCFS", "throughput 1")] in ("within", "outside")

@@ -32,7 +32,7 @@ def test_generated_scenario_files_are_committed_as_written():
     for name, text in files().items():
         assert (REPO / "scenarios" / name).read_text(encoding="utf-8") == text, (
             f"scenarios/{name} differs from its generator; run "
-            "python -m ccsim.reproduce._leith_scenarios scenarios/"
+            "python -m ccsim.reproduce._leith_scenarios"
         )
 
 

@@ -9,6 +9,10 @@ The engine is Rust (``ccsim._ccsim``); this package is the front end::
     results.flows               # one row per flow (pandas DataFrame)
     results.series("ftp1.cwnd") # columns t, v
 
+    # or built in Python: a dumbbell, a parking lot, or node by node
+    built = ccsim.Scenario.dumbbell(n_flows=10, bottleneck="10Mbps", cc="reno")
+    ccsim.run(built).flows
+
     # every combination of values (times seeds), into one DuckDB file (docs/sweeps.md)
     sweep = ccsim.sweep("scenarios/keshav-s1.toml", {"defaults.qdisc": ["fcfs", "fq"]},
                         db="out/s1.duckdb")
@@ -29,6 +33,7 @@ except ImportError as exc:  # pragma: no cover - only without a build
 
 from typing import TYPE_CHECKING, Any
 
+from ccsim._builder import ScenarioBuilder
 from ccsim._scenario import Interrupted, Scenario, load, loads, run
 from ccsim.results import Results
 
@@ -60,6 +65,7 @@ __all__ = [
     "Interrupted",
     "Results",
     "Scenario",
+    "ScenarioBuilder",
     "ScenarioError",
     "SweepError",
     "SweepResults",

@@ -10,7 +10,8 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
-from ccsim import _ccsim
+from ccsim import _ccsim, _builder
+from ccsim._builder import ScenarioBuilder
 from ccsim.results import Results
 
 
@@ -28,6 +29,19 @@ class Scenario:
     source: str = "<string>"
     overrides: tuple[str, ...] = field(default=())
     fmt: str = "toml"
+
+    # Building scenarios in Python (ccsim/_builder.py): each returns a ScenarioBuilder.
+    dumbbell = staticmethod(_builder.dumbbell)
+    parking_lot = staticmethod(_builder.parking_lot)
+
+    @staticmethod
+    def builder(
+        name: str, duration: str, *, description: str | None = None, seed: int | None = None
+    ) -> ScenarioBuilder:
+        """An empty scenario to build with ``add_host``, ``add_router``, ``add_link``,
+        ``add_flow``, ``add_phase``, ``add_element``, ``add_change``, ``defaults`` and
+        ``measure``."""
+        return ScenarioBuilder(name, duration, description=description, seed=seed)
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any], source: str = "<dict>") -> Scenario:
@@ -139,7 +153,8 @@ def load(path: str | os.PathLike[str]) -> Scenario:
         text = Path(source).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise _ccsim.ScenarioError(
-            f"{source}: no such file; check the path (scenarios live in scenarios/)"
+            f"{source}: no such file; check the path (built-in scenarios are in scenarios/ "
+            "and ccsim.scenarios.scenarios_dir(); `ccsim run` also takes their names)"
         ) from None
     except IsADirectoryError:
         raise _ccsim.ScenarioError(f"{source}: is a directory; give a .toml file") from None
@@ -160,15 +175,15 @@ class Interrupted(KeyboardInterrupt):
 
 
 def run(
-    scenario: Scenario | dict[str, Any] | str | os.PathLike[str],
+    scenario: Scenario | ScenarioBuilder | dict[str, Any] | str | os.PathLike[str],
     seed: int | None = None,
     *,
     progress: bool | Callable[[float, float, int], None] | None = None,
     max_events: int | None = None,
     max_wall: float | None = None,
 ) -> Results:
-    """Run a scenario: a :class:`Scenario`, a dict in the scenario-file schema, or a
-    path to a scenario file.
+    """Run a scenario: a :class:`Scenario`, a builder (``Scenario.dumbbell(...)``), a
+    dict in the scenario-file schema, or a path to a scenario file.
 
     ``seed`` overrides the scenario's ``[scenario].seed``. The same scenario and seed
     always give the same results (apart from ``wall_time_s``).
@@ -182,6 +197,8 @@ def run(
     """
     if isinstance(scenario, dict):
         scenario = Scenario.from_dict(scenario)
+    elif isinstance(scenario, ScenarioBuilder):
+        scenario = scenario.build()
     elif not isinstance(scenario, Scenario):
         scenario = load(scenario)
     if seed is not None and not _is_seed(seed):

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ccsim import _ccsim
+from ccsim._builder import ScenarioBuilder
 from ccsim._scenario import Scenario, _override_value, _toml_item, load
 
 if TYPE_CHECKING:
@@ -361,6 +362,8 @@ def make_plan(
     """Expand and check the grid: every case's scenario is validated by the engine."""
     if isinstance(scenario, dict):
         scenario = Scenario.from_dict(scenario)
+    elif isinstance(scenario, ScenarioBuilder):
+        scenario = scenario.build()
     elif not isinstance(scenario, Scenario):
         scenario = load(scenario)
     if scenario.fmt != "toml":

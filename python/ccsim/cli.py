@@ -12,16 +12,16 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
-from rich import box
 from rich.console import Console
 from rich.table import Table
 
 import ccsim
-from ccsim import _ccsim, reproduce
+from ccsim import _ccsim, _tables, reproduce
 
 EXIT_USAGE = 2
 
@@ -67,7 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("run", help="run one scenario file", description="Run one scenario file.")
-    p.add_argument("file", metavar="FILE", help="scenario file (TOML)")
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="scenario file (TOML), or the name of a built-in scenario (keshav-s1)",
+    )
     p.add_argument(
         "--seed",
         type=_nonneg_int("a non-negative integer"),
@@ -86,7 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         metavar="DIR",
         type=Path,
-        help="write summary.json, CSV tables, time series and plots into DIR",
+        help="write summary.json, CSV tables, time series and plots into DIR (a new or "
+        "empty directory, unless --force)",
     )
     p.add_argument(
         "--pcap",
@@ -106,6 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="stop after this much wall-clock time (the results are marked partial)",
     )
+    _figure_flags(p)
+    _output_flags(p, rows=True)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser(
@@ -120,12 +127,19 @@ def build_parser() -> argparse.ArgumentParser:
         "write the figures.",
     )
     p.add_argument("name", metavar="NAME", help="reproduction name (see `ccsim list`)")
-    p.add_argument("--out", metavar="DIR", type=Path, help="output directory (default out/NAME)")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        type=Path,
+        help="output directory (default out/NAME; a new or empty directory, unless --force)",
+    )
     p.add_argument(
         "--json",
         action="store_true",
         help='print a JSON list of {"row", "column", "ours", "paper"} objects',
     )
+    _figure_flags(p)
+    _output_flags(p, rows=False)
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser(
@@ -223,6 +237,92 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The same as ccsim.plots.FORMATS, not imported from there: parsing arguments must not
+# import matplotlib (a test keeps the two equal).
+FIGURE_FORMATS = ("png", "pdf", "svg")
+
+
+def _figure_formats(text: str) -> tuple[str, ...]:
+    formats = tuple(dict.fromkeys(f.strip().lower().lstrip(".") for f in text.split(",")))
+    bad = [f for f in formats if f not in FIGURE_FORMATS]
+    if bad or not formats:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: unknown format {', '.join(bad)!r}; give some of png,pdf,svg"
+        )
+    return formats
+
+
+def _figure_size(text: str) -> tuple[float, float]:
+    try:
+        width, height = (float(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: not WIDTHxHEIGHT in inches; give e.g. 3.5x2.5"
+        ) from None
+    if not (1.0 <= width <= 50.0 and 1.0 <= height <= 50.0):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a width and a height of 1 to 50 inches")
+    return width, height
+
+
+def _figure_dpi(text: str) -> int:
+    if not text.isdigit() or not 20 <= int(text) <= 2400:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of dots per inch, 20 to 2400")
+    return int(text)
+
+
+def _figure_flags(p: argparse.ArgumentParser) -> None:
+    """--format, --size, --dpi: the figures --out writes."""
+    p.add_argument(
+        "--format",
+        dest="formats",
+        type=_figure_formats,
+        default=("png",),
+        metavar="LIST",
+        help="figure formats, any of png,pdf,svg (default png)",
+    )
+    p.add_argument(
+        "--size",
+        type=_figure_size,
+        default=(8.0, 4.0),
+        metavar="WxH",
+        help="figure size in inches (default 8x4; e.g. 3.5x2.5 for one paper column)",
+    )
+    p.add_argument(
+        "--dpi",
+        type=_figure_dpi,
+        default=120,
+        metavar="N",
+        help="resolution of PNG figures in dots per inch (default 120)",
+    )
+
+
+def _output_flags(p: argparse.ArgumentParser, *, rows: bool) -> None:
+    """Flags shared by run and reproduce: how much to print, and --force for --out."""
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a non-empty --out directory (files of the same names are replaced)",
+    )
+    p.add_argument(
+        "--wide",
+        action="store_true",
+        help="print tables at full width (default: fitted to the terminal, dropping "
+        "or splitting columns)",
+    )
+    if rows:
+        p.add_argument(
+            "--all",
+            dest="all_rows",
+            action="store_true",
+            help=f"print every flow and channel (default: a summary beyond {SUMMARY_ROWS} rows)",
+        )
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="print nothing but errors (files are still written; --json still prints)",
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -261,10 +361,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # Output helpers ------------------------------------------------------------------------
 
+# `ccsim run` prints every flow (and channel) up to this many; beyond, a summary (--all).
+SUMMARY_ROWS = 20
+# How many of the first and of the last flows (by goodput) a summary shows.
+SUMMARY_EDGE = 5
 
-def _stdout() -> Console:
-    # Not a terminal (a pipe or a file): no colours, and room for wide tables.
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+
+def _stdout(wide: bool = False) -> Console:
+    # As wide as the terminal (COLUMNS if set; 200 when stdout is not a terminal), or
+    # unbounded with --wide; no colour highlighting.
+    return _tables.console(wide)
 
 
 def _stderr() -> Console:
@@ -291,31 +397,51 @@ def fmt_time(s: float | None) -> str:
 
 
 def fmt_num(x: Any, digits: int = 2) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, int):
-        return str(x)
-    return f"{x:.{digits}f}"
+    return _tables.number(x, digits)
 
 
 def _table(title: str, headers: list[str]) -> Table:
-    table = Table(
-        title=title or None, box=box.SIMPLE_HEAD, show_edge=False, title_justify="left"
+    return _tables.make_table(
+        title, [_tables.Column(h, justify="left" if i == 0 else "right") for i, h in enumerate(headers)]
     )
-    for i, header in enumerate(headers):
-        table.add_column(header, justify="left" if i == 0 else "right")
-    return table
+
+
+def check_out_dir(out: Path, force: bool, *, default: bool = False) -> None:
+    """Refuse to write into a file or, without --force, into a non-empty directory."""
+    what = f"{out} (the default --out)" if default else f"--out {out}"
+    if out.exists() and not out.is_dir():
+        raise CliError(f"{what}: is a file; give a directory")
+    if out.is_dir() and not force and any(out.iterdir()):
+        raise CliError(
+            f"{what}: directory is not empty; add --force to write into it (files of the "
+            "same names are replaced) or give a new directory"
+        )
 
 
 # ccsim run -----------------------------------------------------------------------------
 
 
+def scenario_file(name: str) -> Path:
+    """FILE as given, or the built-in scenario of that name when no such file exists
+    (``ccsim run keshav-s1`` works wherever ccsim is installed)."""
+    path = Path(name)
+    if path.exists() or path.suffix or "/" in name or os.sep in name:
+        return path
+    from ccsim import scenarios
+
+    if name in scenarios.names():
+        return scenarios.scenario_path(name)
+    return path
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    scenario = ccsim.load(args.file).with_overrides(args.overrides)
+    scenario = ccsim.load(scenario_file(args.file)).with_overrides(args.overrides)
     if args.max_events == 0:
         raise CliError("--max-events 0: give a positive number of events")
     if args.max_wall is not None and not args.max_wall > 0:
         raise CliError(f"--max-wall {args.max_wall:g}: give a positive number of seconds")
+    if args.out is not None:
+        check_out_dir(args.out, args.force)
     if args.pcap is not None:
         from ccsim.pcap import with_capture
 
@@ -325,7 +451,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         results = ccsim.run(
             scenario,
             seed=args.seed,
-            progress=True,
+            progress=not args.quiet,
             max_events=args.max_events,
             max_wall=args.max_wall,
         )
@@ -342,84 +468,173 @@ def cmd_run(args: argparse.Namespace) -> int:
         from ccsim.pcap import write_pcaps
 
         pcaps = write_pcaps(results, args.pcap)
-        _stderr().print(f"wrote {len(pcaps)} pcap files to {args.pcap}/")
+        if not args.quiet:
+            _stderr().print(f"wrote {len(pcaps)} pcap files to {args.pcap}/")
     if args.out is not None:
+        from ccsim import plots
         from ccsim.output import write_results
 
-        written = write_results(results, args.out)
+        with plots.figure_options(args.formats, args.size, args.dpi):
+            written = write_results(results, args.out, scenario.check())
     if args.json:
         print(results.to_json(indent=2))
-        if written:
+        if written and not args.quiet:
             _stderr().print(f"wrote {len(written)} files to {args.out}/")
         return 130 if interrupted else 0
-    print_results(results, _stdout())
+    if args.quiet:
+        return 130 if interrupted else 0
+    console = _stdout(args.wide)
+    print_results(results, console, all_rows=args.all_rows)
     if written:
-        _stdout().print(f"\nwrote {len(written)} files to {args.out}/")
+        console.print(f"\nwrote {len(written)} files to {args.out}/")
     return 130 if interrupted else 0
 
 
-def print_results(results: ccsim.Results, console: Console) -> None:
+def print_results(results: ccsim.Results, console: Console, *, all_rows: bool = False) -> None:
+    """The header line and the tables of flows, channels and phases, fitted to the
+    console's width; beyond SUMMARY_ROWS flows or channels, a summary unless ``all_rows``."""
+    Col = _tables.Column
     raw = results.raw
     console.print(
         f"[bold]{raw['scenario']}[/bold]  seed {raw['seed']}  "
         f"{raw['sim_time_s']:g} s simulated in {raw['wall_time_s']:.3g} s, "
         f"{raw['events']:,} events"
     )
-    flows = _table(
-        "Flows",
-        ["flow", "kind", "cc", "from", "to", "sent", "delivered", "retx", "dropped",
-         "goodput", "pkt/s", "rtt min", "rtt mean", "rtt max"],
-    )
-    for f in raw["flows"]:
-        flows.add_row(
+    flows = raw["flows"]
+    flow_columns = [
+        Col("flow", justify="left"), Col("kind", 5), Col("cc", 3), Col("from", 8),
+        Col("to", 8), Col("sent", 6), Col("delivered"), Col("retx", 4), Col("dropped", 2),
+        Col("goodput"), Col("pkt/s", 7), Col("rtt min", 9), Col("rtt mean", 2),
+        Col("rtt max", 9),
+    ]  # fmt: skip
+
+    def flow_row(f: dict[str, Any]) -> list[str]:
+        return [
             f["name"], f["kind"], f.get("cc") or "-", f["from"], f["to"],
-            str(f["sent_pkts"]), str(f["delivered_pkts"]), str(f["retransmitted_pkts"]),
-            str(f["dropped_pkts"]), fmt_rate(f["goodput_bps"]), fmt_num(f["goodput_pps"]),
+            fmt_num(f["sent_pkts"]), fmt_num(f["delivered_pkts"]),
+            fmt_num(f["retransmitted_pkts"]), fmt_num(f["dropped_pkts"]),
+            fmt_rate(f["goodput_bps"]), fmt_num(f["goodput_pps"]),
             fmt_time(f["rtt_min_s"]), fmt_time(f["rtt_mean_s"]), fmt_time(f["rtt_max_s"]),
-        )  # fmt: skip
-    console.print(flows)
-    links = _table(
-        "Channels",
-        ["channel", "rate", "delay", "qdisc", "buffer", "tx pkts", "drops", "util",
-         "queue mean", "queue max"],
-    )
-    for c in raw["links"]:
+        ]  # fmt: skip
+
+    if all_rows or len(flows) <= SUMMARY_ROWS:
+        _tables.print_table(console, "Flows", flow_columns, [flow_row(f) for f in flows])
+    else:
+        ranked = sorted(flows, key=lambda f: (-f["goodput_bps"], f["name"]))
+        rows: list[list[str] | None] = [flow_row(f) for f in ranked[:SUMMARY_EDGE]]
+        rows.append(None)
+        rows += [flow_row(f) for f in ranked[-SUMMARY_EDGE:]]
+        _tables.print_table(
+            console,
+            f"Flows: the {SUMMARY_EDGE} highest and {SUMMARY_EDGE} lowest goodputs of "
+            f"{len(flows)}",
+            flow_columns,
+            rows,
+            notes=[
+                _flow_aggregates(flows),
+                f"{len(flows) - 2 * SUMMARY_EDGE} flows not shown (--all shows every flow).",
+            ],
+        )
+
+    channels = raw["links"]
+    channel_columns = [
+        Col("channel", justify="left"), Col("rate", 3), Col("delay", 4), Col("qdisc", 5),
+        Col("buffer", 6), Col("tx pkts", 2), Col("drops"), Col("util"),
+        Col("queue mean", 1), Col("queue max", 3),
+    ]  # fmt: skip
+
+    def channel_row(c: dict[str, Any]) -> list[str]:
         buffer = (
             f"{c['buffer_pkts']} pkt" if c.get("buffer_pkts") is not None
             else f"{c['buffer_bytes']} B" if c.get("buffer_bytes") is not None
             else "-"
         )  # fmt: skip
-        links.add_row(
+        return [
             c["name"], fmt_rate(c["rate_bps"]), fmt_time(c["delay_s"]), c["qdisc"], buffer,
-            str(c["tx_pkts"]), str(c["drops"]), f"{100 * c['utilization']:.1f}%",
+            fmt_num(c["tx_pkts"]), fmt_num(c["drops"]), f"{100 * c['utilization']:.1f}%",
             fmt_num(c["queue_mean_pkts"]), fmt_num(c["queue_max_pkts"]),
-        )  # fmt: skip
-    console.print(links)
-    if raw.get("phases"):
-        phases = _table(
-            "Phases (per flow, rates in packets/s)",
-            ["phase", "start", "end", "flow", "sent", "delivered", "retx", "dropped",
-             "goodput", "loss", "retransmission"],
+        ]  # fmt: skip
+
+    if all_rows or len(channels) <= SUMMARY_ROWS:
+        _tables.print_table(console, "Channels", channel_columns, [channel_row(c) for c in channels])
+    else:
+        busiest = sorted(channels, key=lambda c: (-c["utilization"], -c["drops"], c["name"]))
+        shown = busiest[: 2 * SUMMARY_EDGE]
+        _tables.print_table(
+            console,
+            f"Channels: the {len(shown)} busiest of {len(channels)}",
+            channel_columns,
+            [channel_row(c) for c in shown],
+            notes=[
+                f"{len(channels) - len(shown)} channels not shown, with "
+                f"{sum(c['drops'] for c in busiest[len(shown):]):,} drops in all "
+                "(--all shows every channel)."
+            ],
         )
+
+    if raw.get("phases"):
+        phase_columns = [
+            Col("phase", justify="left"), Col("start", 4), Col("end", 4),
+            Col("flow", justify="left"), Col("sent", 3), Col("delivered", 2), Col("retx", 3),
+            Col("dropped", 2), Col("goodput"), Col("loss", 1), Col("retransmission", 1),
+        ]  # fmt: skip
+        summary = not all_rows and len(flows) > SUMMARY_ROWS
+        rows = []
         for phase in raw["phases"]:
-            for f in phase["flows"]:
-                phases.add_row(
-                    phase["name"], f"{phase['start_s']:g} s", f"{phase['end_s']:g} s",
-                    f["name"], str(f["sent_pkts"]), str(f["delivered_pkts"]),
-                    str(f["retransmitted_pkts"]), str(f["dropped_pkts"]),
-                    fmt_num(f["goodput_pps"]), fmt_num(f["loss_pps"]),
-                    fmt_num(f["retransmission_pps"]),
+            entries = phase["flows"]
+            if summary:
+                entries = [_sum_flows(entries, f"all {len(entries)} flows")]
+            for f in entries:
+                rows.append(
+                    [
+                        phase["name"], f"{phase['start_s']:g} s", f"{phase['end_s']:g} s",
+                        f["name"], fmt_num(f["sent_pkts"]), fmt_num(f["delivered_pkts"]),
+                        fmt_num(f["retransmitted_pkts"]), fmt_num(f["dropped_pkts"]),
+                        fmt_num(f["goodput_pps"]), fmt_num(f["loss_pps"]),
+                        fmt_num(f["retransmission_pps"]),
+                    ]
                 )  # fmt: skip
-        console.print(phases)
+        _tables.print_table(
+            console,
+            "Phases (per flow, rates in packets/s)" if not summary
+            else "Phases (all flows together, rates in packets/s; --all: per flow)",
+            phase_columns,
+            rows,
+        )
     if raw.get("intervals"):
         console.print(
             f"{len(raw['intervals'])} intervals recorded (see --json or --out for them)."
         )
     if raw.get("series"):
-        console.print(
-            "Time series: " + ", ".join(s["name"] for s in raw["series"])
-            + " (see --json or --out)."
-        )
+        names = [s["name"] for s in raw["series"]]
+        listed = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        console.print(f"Time series: {listed} (see --json or --out).")
+
+
+def _flow_aggregates(flows: list[dict[str, Any]]) -> str:
+    """One line: total goodput, mean/min/max per flow, Jain's fairness index."""
+    goodputs = [float(f["goodput_bps"]) for f in flows]
+    total = sum(goodputs)
+    squares = sum(x * x for x in goodputs)
+    jain = total * total / (len(goodputs) * squares) if squares > 0 else None
+    return (
+        f"All {len(flows)} flows: goodput {fmt_rate(total)} in total; per flow mean "
+        f"{fmt_rate(total / len(goodputs))}, min {fmt_rate(min(goodputs))}, max "
+        f"{fmt_rate(max(goodputs))}; Jain's fairness index "
+        f"{'-' if jain is None else f'{jain:.3f}'}; "
+        f"{sum(f['dropped_pkts'] for f in flows):,} packets dropped, "
+        f"{sum(f['retransmitted_pkts'] for f in flows):,} retransmitted."
+    )
+
+
+def _sum_flows(entries: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    """A phase's flow counters added up (rates too: they are per flow, so they add)."""
+    total: dict[str, Any] = {"name": name}
+    for key in ("sent_pkts", "delivered_pkts", "retransmitted_pkts", "dropped_pkts"):
+        total[key] = sum(int(e[key]) for e in entries)
+    for key in ("goodput_pps", "loss_pps", "retransmission_pps"):
+        total[key] = sum(float(e[key] or 0.0) for e in entries)
+    return total
 
 
 # ccsim list ----------------------------------------------------------------------------
@@ -439,7 +654,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 class _RichProgress:
     """A reproduce.Progress drawn on stderr (hidden when stderr is not a terminal)."""
 
-    def __init__(self) -> None:
+    def __init__(self, quiet: bool = False) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
         from rich.progress import TimeElapsedColumn
 
@@ -450,7 +665,7 @@ class _RichProgress:
             TimeElapsedColumn(),
             console=_stderr(),
             transient=True,
-            disable=not sys.stderr.isatty(),
+            disable=quiet or not sys.stderr.isatty(),
         )
         self._task: Any = None
         self._stepped = False
@@ -477,38 +692,95 @@ class _RichProgress:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     repro = reproduce.get(args.name)
     out = args.out if args.out is not None else Path("out") / args.name
-    progress = _RichProgress()
+    check_out_dir(out, args.force, default=args.out is None)
+    progress = _RichProgress(quiet=args.quiet)
     try:
-        report = repro.reproduce(out, progress)
+        with _figures(args):
+            report = repro.reproduce(out, progress)
     finally:
         progress.close()
+    report.score()
     if args.json:
-        print(json.dumps([r.to_dict() for r in report.rows], indent=2))
+        print(json.dumps(report.to_dict(), indent=2))
         return 0
-    console = _stdout()
+    if args.quiet:
+        return 0
+    console = _stdout(args.wide)
     console.print(f"[bold]{repro.name}[/bold]: {repro.description}")
     for spec in report.tables:
-        table = _table(spec.title, ["", *[header for _, header in spec.columns]])
-        for row in spec.rows:
-            cells = [report.cell(row, key) for key, _ in spec.columns]
-            notes = {c.note for c in cells if c is not None and c.note}
-            label = row if not notes else f"{row}\n{'; '.join(sorted(notes))}"
-            table.add_row(label, *[_cell(c) for c in cells])
-        console.print(table)
+        print_report_table(console, report, spec)
     for note in report.notes:
         console.print(note)
+    _print_scoreboard(console, report)
     console.print(f"\nFigures and tables written to {out}/:")
-    for path in report.files:
+    for path in _figure_files(report.files, args.formats):
         console.print(f"  {path}")
     return 0
 
 
+@contextmanager
+def _figures(args: argparse.Namespace) -> Iterator[None]:
+    """The figures drawn inside in --format, --size and --dpi."""
+    from ccsim import plots
+
+    with plots.figure_options(args.formats, args.size, args.dpi):
+        yield
+
+
+def _figure_files(files: list[Path], formats: tuple[str, ...]) -> list[Path]:
+    """A reproduction names each figure by its PNG path: the files of every format."""
+    out: list[Path] = []
+    for path in files:
+        if path.suffix == ".png":
+            out += [path.with_suffix(f".{fmt}") for fmt in formats]
+        else:
+            out.append(path)
+    return out
+
+
+def print_report_table(console: Console, report: reproduce.Report, spec: reproduce.Table) -> None:
+    """One reproduced table, cells ``ours (paper)``, split into parts that fit the
+    console; notes on rows are numbered and printed below the table."""
+    columns = [_tables.Column("", justify="left")]
+    columns += [_tables.Column(header) for _, header in spec.columns]
+    notes: list[str] = []
+    rows: list[list[str] | None] = []
+    for row in spec.rows:
+        cells = [report.cell(row, key) for key, _ in spec.columns]
+        marks = []
+        for note in sorted({c.note for c in cells if c is not None and c.note}):
+            if note not in notes:
+                notes.append(note)
+            marks.append(f"[{notes.index(note) + 1}]")
+        label = f"{row} {''.join(marks)}" if marks else row
+        rows.append([label, *[_cell(c) for c in cells]])
+    _tables.print_table(
+        console,
+        spec.title,
+        columns,
+        rows,
+        mode="wrap",
+        notes=[f"[{i}] {note}" for i, note in enumerate(notes, 1)],
+    )
+
+
 def _cell(row: reproduce.Row | None) -> str:
+    """``ours (paper)``: counts as integers, other values with two decimals."""
     if row is None:
         return ""
-    ours = "-" if row.ours is None else f"{row.ours:.2f}"
-    paper = "-" if row.paper is None else f"{row.paper:.2f}"
-    return f"{ours} ({paper})"
+    mark = "*" if row.phase_sensitive else ""
+    return f"{_tables.number(row.ours)}{mark} ({_tables.number(row.paper)})"
+
+
+def _print_scoreboard(console: Any, report: reproduce.Report) -> None:
+    """The scoreboard after the tables (reproduce/scoreboard.py); * marks above."""
+    from ccsim.reproduce.scoreboard import lines
+
+    if any(r.phase_sensitive for r in report.rows):
+        console.print("* phase-sensitive: the spread over phases exceeds the tolerance")
+    console.print()
+    for line in lines(report.scoreboard):
+        console.print(line, markup=False, highlight=False)
 
 
 # ccsim sweep ---------------------------------------------------------------------------
@@ -532,7 +804,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.parquet is not None and args.parquet.exists() and not args.parquet.is_dir():
         raise CliError(f"--parquet {args.parquet}: is a file; give a directory")
     db = args.db if args.db is not None else Path("out") / f"sweep-{Path(args.file).stem}.duckdb"
-    scenario = ccsim.load(args.file).with_overrides(args.overrides)
+    scenario = ccsim.load(scenario_file(args.file)).with_overrides(args.overrides)
     results = _sweep.run_sweep(
         scenario,
         params,

@@ -7,9 +7,16 @@ Layout of ``ccsim run FILE --out DIR``::
     DIR/phases.csv              per phase and flow    (phase_links.csv: per channel)
     DIR/intervals.csv           per interval and flow (interval_links.csv: per channel)
     DIR/series/<name>.csv       one file per time series, columns t,v
+    DIR/plots/throughput.png    goodput of the flows per interval (else per phase, else
+                                one bar per flow), always
+    DIR/plots/channels.png      utilisation and queue of the busiest channels, always
     DIR/plots/<flow>_window.png the flow's cwnd/ssthresh/outstanding series
     DIR/plots/<flow>_rtt.png    the flow's RTT samples
     DIR/plots/<channel>_queue.png
+
+Plots are written in each format of ``plots.figure_options`` (PNG by default; PDF, SVG),
+with the phases, the on periods of unresponsive sources and the scheduled changes marked
+when the checked scenario is given.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 from ccsim.results import Results
 
@@ -30,8 +38,14 @@ def safe_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
 
 
-def write_results(results: Results, out: Path) -> list[Path]:
-    """Write everything about ``results`` into ``out``; return the files written."""
+def write_results(
+    results: Results, out: Path, scenario: dict[str, Any] | None = None
+) -> list[Path]:
+    """Write everything about ``results`` into ``out``; return the files written.
+
+    ``scenario`` is the checked scenario (``Scenario.check()``); with it the plots mark
+    on periods and ``[[changes]]`` as well as phases.
+    """
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
 
@@ -63,51 +77,56 @@ def write_results(results: Results, out: Path) -> list[Path]:
             path = series_dir / f"{safe_name(name)}.csv"
             results.series(name).to_csv(path, index=False)
             emit(path)
-        for path in write_plots(results, out / "plots"):
-            emit(path)
+    for path in write_plots(results, out / "plots", scenario):
+        emit(path)
     return written
 
 
-def write_plots(results: Results, out: Path) -> list[Path]:
-    """One PNG per flow's window series, per flow's RTT series and per queue series."""
+def write_plots(
+    results: Results, out: Path, scenario: dict[str, Any] | None = None
+) -> list[Path]:
+    """The throughput and channel plots, then one plot per flow's window series, per
+    flow's RTT series and per queue series; in every format in force."""
     from ccsim import plots
 
     out.mkdir(parents=True, exist_ok=True)
+    timeline = plots.Timeline.of(results, scenario)
+    written = []
+    written += plots.throughput_plot(results, out / "throughput.png", timeline=timeline)
+    if results.raw.get("links"):
+        written += plots.channels_plot(results, out / "channels.png")
+
     by_entity: dict[str, dict[str, str]] = defaultdict(dict)
     for entry in results.raw.get("series", []):
         by_entity[entry["entity"]][entry["metric"]] = entry["name"]
-
-    written = []
     for entity, metrics in by_entity.items():
         window = [metrics[m] for m in WINDOW_METRICS if m in metrics]
         if window:
-            path = out / f"{safe_name(entity)}_window.png"
-            plots.step_plot(
+            written += plots.step_plot(
                 results,
                 window,
-                path,
-                title=f"{results.scenario}: {entity} window",
+                out / f"{safe_name(entity)}_window.png",
+                title=f"{results.scenario}: {entity}, "
+                + ", ".join(plots.describe(m, unit=False) for m in WINDOW_METRICS if m in metrics),
                 ylabel="packets",
+                timeline=timeline,
             )
-            written.append(path)
         if "rtt" in metrics:
-            path = out / f"{safe_name(entity)}_rtt.png"
-            plots.scatter_plot(
+            written += plots.scatter_plot(
                 results,
                 metrics["rtt"],
-                path,
-                title=f"{results.scenario}: {entity} RTT samples",
-                ylabel="RTT (s)",
+                out / f"{safe_name(entity)}_rtt.png",
+                title=f"{results.scenario}: {entity} round-trip time samples",
+                ylabel="round-trip time (s)",
+                timeline=timeline,
             )
-            written.append(path)
         if "queue" in metrics:
-            path = out / f"{safe_name(entity)}_queue.png"
-            plots.step_plot(
+            written += plots.step_plot(
                 results,
                 [metrics["queue"]],
-                path,
+                out / f"{safe_name(entity)}_queue.png",
                 title=f"{results.scenario}: {entity} queue",
                 ylabel="packets queued",
+                timeline=timeline,
             )
-            written.append(path)
     return written

@@ -157,7 +157,7 @@ pub struct Channel {
 impl Channel {
     #[allow(clippy::too_many_arguments)]
     pub fn new(name: String, link: String, from: u32, to: u32, rate_bps: u64, delay: SimDuration, limit: Limit, qdisc: AnyQdisc) -> Self {
-        let bypass = !matches!(qdisc, AnyQdisc::Red(_));
+        let bypass = qdisc.idle_bypass();
         Channel {
             name,
             link,

@@ -158,7 +158,7 @@ impl Simulation {
                 let id = channels.len();
                 let q = match &d.qdisc {
                     QdiscConfig::Fcfs => AnyQdisc::Fcfs(Fcfs::new(d.buffer)),
-                    QdiscConfig::Fq => AnyQdisc::Fq(Box::new(FairQueueing::new(d.buffer, d.rate_bps))),
+                    QdiscConfig::Fq(c) => AnyQdisc::Fq(Box::new(FairQueueing::with_config(*c, d.buffer, d.rate_bps))),
                     QdiscConfig::Red(c) => {
                         AnyQdisc::Red(Box::new(Red::new(c.clone(), d.buffer, d.rate_bps, Rng::new(seed, stream::qdisc(id)))))
                     }

@@ -78,11 +78,27 @@ end = "200s"
 "#;
 
 #[test]
-fn fair_queueing_gives_max_min_shares() {
+fn fair_queueing_with_rollback_gives_max_min_shares() {
     // Max-min fair shares of 9 units among demands 2, 4, 8: the 2-unit source gets its
     // demand, the other two split the remaining 7: (2, 3.5, 3.5) units = (20, 35, 35) pkt/s.
-    let r = run(FQ_MAXMIN, &[], None);
+    // This holds when a dropped packet is not charged (drop_rule = "rollback").
+    let r = run(FQ_MAXMIN, &[r#"defaults.qdisc={kind = "fq", drop_rule = "rollback"}"#], None);
     for (flow, want) in [("two", 20.0), ("four", 35.0), ("eight", 35.0)] {
+        let got = phase_goodput(&r, "steady", flow);
+        assert!((got - want).abs() / want < 0.01, "{flow}: {got} pkt/s, want {want} within 1%");
+    }
+}
+
+#[test]
+fn fair_queueing_dks_rule_charges_the_heaviest_overload() {
+    // DKS rule (the default): every packet sent, dropped or not, advances its
+    // conversation's finish number. R grows at 9 units / 3 = 3 units per second per
+    // active conversation; "four" sends 4 and "eight" 8, so both finish numbers run ahead
+    // of R, but "eight"'s by 5 units/s and "four"'s by 1: "four"'s packets always carry
+    // the smaller F and it gets its whole demand (40 pkt/s); "two" (below R's pace) gets
+    // its 20; "eight", charged for its drops, the remaining 30.
+    let r = run(FQ_MAXMIN, &[], None);
+    for (flow, want) in [("two", 20.0), ("four", 40.0), ("eight", 30.0)] {
         let got = phase_goodput(&r, "steady", flow);
         assert!((got - want).abs() / want < 0.01, "{flow}: {got} pkt/s, want {want} within 1%");
     }
@@ -395,9 +411,13 @@ fn keshav_s2_s3_packet_pair_shares_fairly_without_loss_after_start_up() {
     // more than the fair share), so Fair Queueing's max-min share of each FTP source is
     // 10/6 = 1.67 pkt/s. After the first 1000 s interval (start-up), PP must lose nothing
     // and each source must get within 5% of that share, in Scenario 3 too, where source 2's
-    // round trip is twice source 1's.
+    // round trip is twice source 1's. Max-min shares need the rollback drop rule: with
+    // DKS's (the default) the Poisson sources, which offer more than their share, are
+    // charged for their drops and fall behind, and PP's probes see spare capacity
+    // (docs/reproductions/keshav.md).
     for name in ["keshav-s2", "keshav-s3"] {
-        let r = run(&scenario_file(name), &["defaults.cc=pp", "defaults.qdisc=fq"], None);
+        let fq = r#"defaults.qdisc={kind = "fq", drop_rule = "rollback"}"#;
+        let r = run(&scenario_file(name), &["defaults.cc=pp", fq], None);
         assert_eq!(r.intervals.len(), 6);
         for flow in ["ftp1", "ftp2"] {
             let later: Vec<_> = r.intervals[1..].iter().map(|iv| iv.flows.iter().find(|f| f.name == flow).unwrap()).collect();
@@ -407,4 +427,55 @@ fn keshav_s2_s3_packet_pair_shares_fairly_without_loss_after_start_up() {
             assert!((mean - 10.0 / 6.0).abs() < 0.05 * 10.0 / 6.0, "{name} {flow}: {mean} pkt/s");
         }
     }
+}
+
+/// Two CBR conversations on an 8 kbps Fair Queueing line (1000 B = 1 s on the line);
+/// access lines of 8 Mbps (1 ms per packet), no propagation delay. A sends at 0 and
+/// 0.5 s, B once at 0.75 s.
+const FQ_IDLE_LINE: &str = r#"
+[scenario]
+name = "fq-idle-line"
+duration = "2.1s"
+[defaults]
+buffer = "10pkt"
+[nodes]
+hosts = ["a", "b", "sink"]
+routers = ["sw"]
+[[links]]
+between = ["a", "sw"]
+rate = "8Mbps"
+[[links]]
+between = ["b", "sw"]
+rate = "8Mbps"
+[[links]]
+between = ["sw", "sink"]
+rate = "8kbps"
+qdisc = "fq"
+[[flows]]
+name = "a"
+kind = "cbr"
+from = "a"
+to = "sink"
+rate = "16kbps"
+on = [["0s", "0.6s"]]
+[[flows]]
+name = "b"
+kind = "cbr"
+from = "b"
+to = "sink"
+rate = "16kbps"
+on = [["0.75s", "0.8s"]]
+"#;
+
+#[test]
+fn fair_queueing_numbers_a_packet_that_finds_the_line_idle() {
+    // a0 reaches sw at 1 ms and finds the line idle. It still gets a finish number:
+    // F = 8000 bits, so A is active in the fluid system and R grows at 8000 bits/s.
+    // a1 (0.501 s): R = 4000, S = max(8000, 4000), F = 16000. b0 (0.751 s): R = 6000,
+    // F = 14000 < 16000, so b0 follows a0 on the line (1.001-2.001 s) and reaches the
+    // sink by 2.1 s; a1 waits. Before the fix a0 skipped the discipline: a1 got F = 8000
+    // (R = 0 with no active conversation), b0 F = 10000, and a1 went first.
+    let r = run(FQ_IDLE_LINE, &[], None);
+    let delivered = |name: &str| r.flows.iter().find(|f| f.name == name).unwrap().delivered_pkts;
+    assert_eq!((delivered("a"), delivered("b")), (1, 1));
 }

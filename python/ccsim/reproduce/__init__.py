@@ -1,7 +1,9 @@
 """Built-in reproductions of published results.
 
 A reproduction is one module in this package exposing ``DESCRIPTION`` (one line) and
-``reproduce(out_dir, progress) -> Report``, plus one line in ``_REGISTRY`` below. A module
+``reproduce(out_dir, progress) -> Report``, plus one line in ``_REGISTRY`` below. Its
+report carries a scoreboard (``scoreboard.py``): how many of its cells are within
+tolerance of the paper, with a reason for each one that is not. A module
 that holds several experiments exposes ``EXPERIMENTS = {key: (description, reproduce)}``
 and is registered once per experiment as ``"module:key"``. Modules are imported only
 when used, so ``ccsim list`` stays fast.
@@ -71,13 +73,23 @@ class NoProgress:
 
 @dataclass
 class Row:
-    """One cell of a reproduced table: ours beside the paper's (None where absent)."""
+    """One cell of a reproduced table: ours beside the paper's (None where absent).
+
+    ``spread``: (min, max) of ours over the runs it is the mean of (phase-averaged
+    cells), else None. ``status``, ``reason``, ``link``: set by the scoreboard.
+    """
 
     row: str
     column: str
     ours: float | None
     paper: float | None
     note: str | None = None
+    spread: tuple[float, float] | None = None
+    # The spread is wider than the cell's tolerance: the cell depends on the phase.
+    phase_sensitive: bool = False
+    status: str | None = None
+    reason: str | None = None
+    link: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -88,16 +100,34 @@ class Row:
         }
         if self.note is not None:
             d["note"] = self.note
+        if self.spread is not None:
+            d["min"], d["max"] = self.spread
+            d["phase_sensitive"] = self.phase_sensitive
+        if self.status is not None:
+            d["status"] = self.status
+        if self.reason is not None:
+            d["reason"], d["link"] = self.reason, self.link
         return d
 
 
 @dataclass
 class Table:
-    """How to print a group of cells: a title, row labels and (column key, header) pairs."""
+    """How to print a group of cells: a title, row labels and (column key, header) pairs.
+
+    For the scoreboard: ``floor`` is the absolute tolerance (a number, or a dict from
+    column-key prefix to number), in ``unit``; ``score_rows`` the rows it counts (None:
+    all; [] for a sensitivity table, which counts none) and ``score_columns`` the columns
+    (None: all).
+    """
 
     title: str
     rows: list[str]
     columns: list[tuple[str, str]]
+    floor: float | dict[str, float] = 0.0
+    unit: str = ""
+    score_rows: list[str] | None = None
+    # The columns it counts (None: all).
+    score_columns: list[str] | None = None
 
 
 @dataclass
@@ -107,6 +137,25 @@ class Report:
     tables: list[Table]
     files: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Explain rules (scoreboard.Explain) for the cells of this report.
+    explain: list[Any] = field(default_factory=list)
+    scoreboard: Any = None
+
+    def score(self) -> Any:
+        """Computes (and keeps) the scoreboard; returns it."""
+        from ccsim.reproduce import scoreboard
+
+        self.scoreboard = scoreboard.score(self, self.explain)
+        return self.scoreboard
+
+    def to_dict(self) -> dict[str, Any]:
+        """The run's JSON: every row and the scoreboard."""
+        board = self.scoreboard if self.scoreboard is not None else self.score()
+        return {
+            "reproduction": self.name,
+            "rows": [r.to_dict() for r in self.rows],
+            "scoreboard": board.to_dict(),
+        }
 
     def cell(self, row: str, column: str) -> Row | None:
         for r in self.rows:
@@ -151,10 +200,11 @@ def all_reproductions() -> list[Reproduction]:
 
 
 def write_csv(rows: list[Row], path: Path) -> Path:
-    """Write reproduced rows as CSV (row, column, ours, paper, note); returns the path."""
+    """Write reproduced rows as CSV (row, column, ours, paper, note, min, max); returns
+    the path. min and max are the spread of phase-averaged cells, else empty."""
     with path.open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
-        writer.writerow(["row", "column", "ours", "paper", "note"])
+        writer.writerow(["row", "column", "ours", "paper", "note", "min", "max"])
         for r in rows:
             writer.writerow(
                 [
@@ -163,6 +213,8 @@ def write_csv(rows: list[Row], path: Path) -> Path:
                     "" if r.ours is None else repr(r.ours),
                     "" if r.paper is None else repr(r.paper),
                     r.note or "",
+                    "" if r.spread is None else repr(r.spread[0]),
+                    "" if r.spread is None else repr(r.spread[1]),
                 ]
             )
     return path
@@ -198,3 +250,39 @@ def run_variants(
         files.append(run_file)
     progress.done()
     return results, files
+
+
+def run_seeds(
+    base: ccsim.Scenario,
+    name: str,
+    variants: dict[str, dict[str, str]],
+    seeds: list[int],
+    progress: Progress,
+) -> dict[str, list[ccsim.Results]]:
+    """Run ``base`` once per variant and seed (plain loop; nothing written). Returns the
+    results of every seed by label, in seed order."""
+    import ccsim
+
+    progress.start(len(variants))
+    out: dict[str, list[ccsim.Results]] = {}
+    for label, overrides in variants.items():
+        progress.step(f"{name} {label} x {len(seeds)} seeds")
+        scenario = base
+        for key, value in overrides.items():
+            scenario = scenario.set(key, value)
+        out[label] = [ccsim.run(scenario, seed=seed) for seed in seeds]
+    progress.done()
+    return out
+
+
+def spread_row(
+    row: str, column: str, values: list[float], paper: float | None, tolerance: float,
+    note: str | None = None,
+) -> Row:
+    """A phase-averaged cell: the mean of ``values`` with their (min, max); phase-sensitive
+    when the spread exceeds ``tolerance``."""
+    import math
+
+    lo, hi = min(values), max(values)
+    mean = min(max(math.fsum(values) / len(values), lo), hi)  # no rounding outside [lo, hi]
+    return Row(row, column, mean, paper, note, (lo, hi), hi - lo > tolerance)

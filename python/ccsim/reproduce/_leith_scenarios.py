@@ -4,7 +4,10 @@
 dumbbells: too long to write by hand, so they are written by :func:`dumbbell` (and a test
 checks that the committed files are exactly what it writes). Regenerate them with::
 
-    python -m ccsim.reproduce._leith_scenarios scenarios/
+    python -m ccsim.reproduce._leith_scenarios
+
+(it writes the package's copies, ``python/ccsim/scenarios/``, and those at the root,
+``scenarios/``; a directory given as argument is written instead).
 
 The layout (docs/reproductions/leith.md says why):
 
@@ -127,10 +130,15 @@ def files() -> dict[str, str]:
 
 
 def main(argv: list[str]) -> int:
-    target = Path(argv[1]) if len(argv) > 1 else Path("scenarios")
-    for name, text in files().items():
-        (target / name).write_text(text, encoding="utf-8")
-        print(f"wrote {target / name}")
+    if len(argv) > 1:
+        targets = [Path(argv[1])]
+    else:
+        package = Path(__file__).resolve().parent.parent / "scenarios"
+        targets = [package, package.parent.parent.parent / "scenarios"]
+    for target in targets:
+        for name, text in files().items():
+            (target / name).write_text(text, encoding="utf-8")
+            print(f"wrote {target / name}")
     return 0
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccsim.reproduce import Progress, Report
-from ccsim.reproduce._keshav_tandem import Spec, paper_row
+from ccsim.reproduce._keshav_tandem import EXPLAIN_COMMON, Spec, paper_row
+from ccsim.reproduce.scoreboard import Explain
 from ccsim.reproduce._keshav_tandem import reproduce as _reproduce
 
 DESCRIPTION = (
@@ -37,11 +38,16 @@ PAPER_NOTES = {
     "G/FQ": "paper printed '0.02 0.02 0.03 0.02 0.06 0.01': columns ambiguous",
 }
 
+EXPLAIN: list[Explain] = [
+    *EXPLAIN_COMMON,
+]  # fmt: skip
+
 SPEC = Spec(
     scenario="keshav-s2",
     table="Table 3",
     paper=PAPER,
     paper_notes=PAPER_NOTES,
+    explain=EXPLAIN,
     figures=[
         ("figure5_jk_fcfs_window.png", "JK/FCFS", ["ftp1.cwnd"],
          "Scenario 2: JK/FCFS window of source 1 (cf. Keshav 1991, Figure 5)", None),

@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccsim.reproduce import Progress, Report
-from ccsim.reproduce._keshav_tandem import Spec, paper_row
+from ccsim.reproduce._keshav_tandem import _S23, EXPLAIN_COMMON, Spec, paper_row
+from ccsim.reproduce.scoreboard import Explain
 from ccsim.reproduce._keshav_tandem import reproduce as _reproduce
 
 DESCRIPTION = (
@@ -34,11 +35,20 @@ PAPER_NOTES = {
     "G/FQ": "paper printed '0 0.01 0.04 0.07 0.36 0.40': columns ambiguous",
 }
 
+EXPLAIN: list[Explain] = [
+    Explain(
+        r"JK/FQ", r"throughput [12]",
+        "ours is near fair (1.87/1.81): our FQ does not single out the long-RTT source", _S23,
+    ),
+    *EXPLAIN_COMMON,
+]  # fmt: skip
+
 SPEC = Spec(
     scenario="keshav-s3",
     table="Table 4",
     paper=PAPER,
     paper_notes=PAPER_NOTES,
+    explain=EXPLAIN,
     figures=[
         ("s3_jk_fcfs_windows.png", "JK/FCFS", ["ftp1.cwnd", "ftp2.cwnd"],
          "Scenario 3: JK/FCFS windows of sources 1 (12 s) and 2 (24 s)", None),

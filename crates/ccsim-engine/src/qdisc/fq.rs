@@ -13,21 +13,52 @@
 //!   finish F = S + P; packets are sent in increasing F (ties: earlier arrival first).
 //! - Buffer full: the packet dropped is the last one of the conversation with the most
 //!   bits queued (which is the arrival itself when its own conversation is longest:
-//!   `DropReason::Overflow`; another conversation's tail: `DropReason::PushedOut`);
-//!   the victim's conversation finish number is rolled back to the dropped packet's start.
+//!   `DropReason::Overflow`; another conversation's tail: `DropReason::PushedOut`).
+//! - What a drop does to the victim's numbers (`FqConfig::drop_rule`):
+//!   - `DropRule::Dks` (default): nothing. DKS keep F and S unchanged when a packet is
+//!     dropped, so a conversation is charged for every packet it sends, dropped or not,
+//!     and an ill-behaved source that overruns its share pushes its own later packets
+//!     back (DKS section 2.2). The dropped packet's bits stay in the fluid system: the
+//!     conversation stays active in R until R passes its last finish number.
+//!   - `DropRule::Rollback`: the victim conversation's finish number goes back to the
+//!     dropped packet's start, as if it had never been sent (our earlier behaviour).
+//! - Every packet passes through the discipline, also one that finds the line idle and
+//!   the queue empty: the channel's idle shortcut is off for FQ (`AnyQdisc::idle_bypass`),
+//!   so that packet too gets its finish number and advances its conversation's F.
 //!
 //! Arithmetic is integer: R and finish numbers are in units of 1e-12 bit (bits x
 //! `PS_PER_S`), so that one picosecond at mu bits/s advances R by mu / N_ac units.
 //!
 //! Deviations from DKS: no preference parameter delta (their "FQ with delta = 0" is what
-//! Keshav simulates); the round number is exact rather than approximated.
+//! Keshav simulates); the round number is exact rather than approximated; `rollback`
+//! (not the default) is a deviation kept for comparison.
 
 use super::{DropReason, Qdisc, Verdict};
 use crate::packet::Packet;
 use crate::time::{SimTime, PS_PER_S};
 use crate::units::Limit;
+use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+
+/// What a drop does to the victim conversation's finish number.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DropRule {
+    /// Demers-Keshav-Shenker: F and S unchanged; the dropped packet is charged.
+    #[default]
+    Dks,
+    /// The conversation's finish number returns to the dropped packet's start.
+    Rollback,
+}
+
+/// Fair Queueing parameters (`qdisc = { kind = "fq", drop_rule = "dks" }`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FqConfig {
+    /// What a drop does to the victim's finish number. Default `dks` (DKS section 2.2).
+    pub drop_rule: DropRule,
+}
 
 #[derive(Debug, Clone)]
 struct Queued {
@@ -53,6 +84,7 @@ struct Conv {
 #[derive(Debug, Clone)]
 pub struct FairQueueing {
     limit: Limit,
+    drop_rule: DropRule,
     rate_bps: u64,
     convs: Vec<Conv>,
     /// (finish, uid, conv) of each non-empty conversation's head; stale entries skipped.
@@ -71,8 +103,13 @@ pub struct FairQueueing {
 
 impl FairQueueing {
     pub fn new(limit: Limit, rate_bps: u64) -> Self {
+        Self::with_config(FqConfig::default(), limit, rate_bps)
+    }
+
+    pub fn with_config(cfg: FqConfig, limit: Limit, rate_bps: u64) -> Self {
         FairQueueing {
             limit,
+            drop_rule: cfg.drop_rule,
             rate_bps,
             convs: Vec::new(),
             heads: BinaryHeap::new(),
@@ -172,14 +209,16 @@ impl FairQueueing {
             let cv = &mut self.convs[v as usize];
             let q = cv.queue.pop_back().expect("longest conversation has packets");
             cv.bits -= q.pkt.bits as u64;
-            cv.last_finish = q.start;
-            if cv.last_finish <= self.round {
-                if cv.fluid_active {
-                    cv.fluid_active = false;
-                    self.active -= 1;
+            if self.drop_rule == DropRule::Rollback {
+                cv.last_finish = q.start;
+                if cv.last_finish <= self.round {
+                    if cv.fluid_active {
+                        cv.fluid_active = false;
+                        self.active -= 1;
+                    }
+                } else {
+                    self.fluid.push(Reverse((cv.last_finish, v)));
                 }
-            } else {
-                self.fluid.push(Reverse((cv.last_finish, v)));
             }
             self.pkts -= 1;
             self.bits -= q.pkt.bits as u64;
@@ -334,9 +373,87 @@ mod tests {
         assert_eq!(drain(&mut q), vec![(0, 0), (1, 0), (0, 1), (1, 1)]);
     }
 
+    /// A conversation's last finish number, in bits.
+    fn finish_bits(q: &FairQueueing, conv: usize) -> f64 {
+        q.convs[conv].last_finish as f64 / PS_PER_S as f64
+    }
+
+    fn rollback(limit: Limit) -> FairQueueing {
+        FairQueueing::with_config(FqConfig { drop_rule: DropRule::Rollback }, limit, 8000)
+    }
+
+    #[test]
+    fn dks_rule_charges_dropped_packets_to_their_conversation() {
+        // 8000 bps, 1000 B = 8000 bits, all at t = 0 (R = 0), two buffers.
+        let mut q = FairQueueing::new(Limit::Packets(2), 8000);
+        let mut d = Vec::new();
+        put(&mut q, T0, pkt(0, 0, 1000), &mut d); // S = 0, F = 8000
+        put(&mut q, T0, pkt(0, 1, 1000), &mut d); // S = 8000, F = 16000
+        // Third packet: F = 24000, buffer over, conv 0 longest: the arrival is dropped
+        // and F_0 stays 24000 (DKS: F and S unchanged).
+        assert_eq!(put(&mut q, T0, pkt(0, 2, 1000), &mut d), Verdict::Dropped(DropReason::Overflow));
+        assert_eq!(finish_bits(&q, 0), 24000.0);
+        q.dequeue(T0, &mut d); // seq 0 leaves
+        put(&mut q, T0, pkt(0, 3, 1000), &mut d); // S = 24000, F = 32000
+        assert_eq!(finish_bits(&q, 0), 32000.0);
+        // Conv 1 arrives: F = 8000; conv 0 (seq 1, 3) is longest and loses its tail, seq 3;
+        // F_0 stays 32000.
+        put(&mut q, T0, pkt(1, 0, 1000), &mut d);
+        assert_eq!(d.iter().map(|(p, r)| (p.seq, *r)).collect::<Vec<_>>(), vec![(3, DropReason::PushedOut)]);
+        assert_eq!(finish_bits(&q, 0), 32000.0);
+        assert_eq!(drain(&mut q), vec![(1, 0), (0, 1)]);
+        // Conv 0's next packet carries the charge: F = 40000 (rollback: 24000).
+        put(&mut q, T0, pkt(0, 4, 1000), &mut d);
+        assert_eq!(finish_bits(&q, 0), 40000.0);
+        put(&mut q, T0, pkt(1, 1, 1000), &mut d);
+        assert_eq!(finish_bits(&q, 1), 16000.0);
+        assert_eq!(drain(&mut q), vec![(1, 1), (0, 4)]);
+    }
+
+    #[test]
+    fn rollback_rule_returns_finish_number_to_the_dropped_packets_start() {
+        // The same arrivals as above with `drop_rule = "rollback"`.
+        let mut q = rollback(Limit::Packets(2));
+        let mut d = Vec::new();
+        put(&mut q, T0, pkt(0, 0, 1000), &mut d); // F = 8000
+        put(&mut q, T0, pkt(0, 1, 1000), &mut d); // F = 16000
+        assert_eq!(put(&mut q, T0, pkt(0, 2, 1000), &mut d), Verdict::Dropped(DropReason::Overflow));
+        assert_eq!(finish_bits(&q, 0), 16000.0, "back to the dropped packet's start");
+        q.dequeue(T0, &mut d);
+        put(&mut q, T0, pkt(0, 3, 1000), &mut d); // S = 16000, F = 24000
+        assert_eq!(finish_bits(&q, 0), 24000.0);
+        put(&mut q, T0, pkt(1, 0, 1000), &mut d); // pushes seq 3 out: F_0 back to 16000
+        assert_eq!(finish_bits(&q, 0), 16000.0);
+        assert_eq!(drain(&mut q), vec![(1, 0), (0, 1)]);
+        // Conv 0's next packet: F = 24000; conv 1's next F = 16000.
+        put(&mut q, T0, pkt(0, 4, 1000), &mut d);
+        assert_eq!(finish_bits(&q, 0), 24000.0);
+        put(&mut q, T0, pkt(1, 1, 1000), &mut d);
+        assert_eq!(drain(&mut q), vec![(1, 1), (0, 4)]);
+    }
+
+    #[test]
+    fn dks_rule_keeps_the_dropped_bits_in_the_round_number() {
+        // One buffer. Conv 0 queues seq 0 (F = 8000); seq 1 (F = 16000) is dropped.
+        // DKS: conv 0 stays active in the fluid system until R = 16000, so R grows at
+        // 8000 bits/s for 2 s: R(1.5 s) = 12000, and conv 1 arriving then gets
+        // F = 12000 + 8000 = 20000. Rollback: F_0 = 8000, conv 0 leaves the fluid system
+        // at 1 s, R stays 8000, and conv 1 gets F = 16000.
+        for (mut q, round, f1) in [(FairQueueing::new(Limit::Packets(1), 8000), 12000.0, 20000.0), (rollback(Limit::Packets(1)), 8000.0, 16000.0)] {
+            let mut d = Vec::new();
+            put(&mut q, T0, pkt(0, 0, 1000), &mut d);
+            assert_eq!(put(&mut q, T0, pkt(0, 1, 1000), &mut d), Verdict::Dropped(DropReason::Overflow));
+            q.dequeue(T0, &mut d);
+            let t = SimTime::from_millis(1500);
+            assert_eq!(q.round_bits(t), round);
+            put(&mut q, t, pkt(1, 0, 1000), &mut d);
+            assert_eq!(finish_bits(&q, 1), f1);
+        }
+    }
+
     #[test]
     fn dropped_tail_rolls_back_finish_number() {
-        let mut q = FairQueueing::new(Limit::Packets(2), 8000);
+        let mut q = rollback(Limit::Packets(2));
         let mut d = Vec::new();
         put(&mut q, T0, pkt(0, 0, 1000), &mut d); // F = 8000
         put(&mut q, T0, pkt(0, 1, 1000), &mut d); // F = 16000

@@ -26,7 +26,7 @@ use crate::time::SimTime;
 use crate::units::Limit;
 
 pub use fcfs::Fcfs;
-pub use fq::FairQueueing;
+pub use fq::{DropRule, FairQueueing, FqConfig};
 pub use red::{Red, RedConfig};
 
 /// Why a packet was dropped (counted per reason on each channel).
@@ -117,6 +117,13 @@ pub enum AnyQdisc {
 }
 
 impl AnyQdisc {
+    /// Whether a packet that finds the line idle and the queue empty may skip the
+    /// discipline (the channel's shortcut). Not for RED (its average must see every
+    /// arrival) nor FQ (every packet needs its finish number, DKS).
+    pub fn idle_bypass(&self) -> bool {
+        matches!(self, AnyQdisc::Fcfs(_))
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             AnyQdisc::Fcfs(_) => "fcfs",

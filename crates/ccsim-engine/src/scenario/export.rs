@@ -32,7 +32,11 @@ fn per_dir<T: PartialEq>(v: [&T; 2], f: impl Fn(&T) -> Value) -> Value {
 fn qdisc(q: &QdiscConfig) -> Value {
     match q {
         QdiscConfig::Fcfs => s("fcfs"),
-        QdiscConfig::Fq => s("fq"),
+        QdiscConfig::Fq(c) => {
+            let mut t = Table::try_from(c).expect("FQ config serialises");
+            t.insert("kind".into(), s("fq"));
+            Value::Table(t)
+        }
         QdiscConfig::Red(c) => {
             let mut t = Table::try_from(c).expect("RED config serialises");
             t.insert("kind".into(), s("red"));
@@ -102,6 +106,7 @@ fn flow(sc: &Scenario, f: &Flow) -> Table {
                 tso.insert("divisor".into(), int(x.divisor as u64));
                 t.insert("tso".into(), Value::Table(tso));
             }
+            t.insert("fast_retransmit".into(), Value::try_from(sender.fast_retransmit).expect("enum serialises"));
             t.insert("params".into(), Value::Table(cc.params()));
         }
         FlowSpec::Cbr { rate_bps, packet_bits, on } => {

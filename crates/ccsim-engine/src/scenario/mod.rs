@@ -12,7 +12,7 @@ mod validate;
 
 use crate::cc::CcConfig;
 use crate::element::ElementConfig;
-use crate::qdisc::RedConfig;
+use crate::qdisc::{FqConfig, RedConfig};
 use crate::transport::receiver::ReceiverConfig;
 use crate::transport::sender::SenderConfig;
 use crate::time::SimDuration;
@@ -65,7 +65,7 @@ impl std::error::Error for ScenarioError {}
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum QdiscConfig {
     Fcfs,
-    Fq,
+    Fq(FqConfig),
     Red(RedConfig),
 }
 
@@ -73,7 +73,7 @@ impl QdiscConfig {
     pub fn name(&self) -> &'static str {
         match self {
             QdiscConfig::Fcfs => "fcfs",
-            QdiscConfig::Fq => "fq",
+            QdiscConfig::Fq(_) => "fq",
             QdiscConfig::Red(_) => "red",
         }
     }
@@ -346,6 +346,32 @@ mod tests {
         assert_eq!(e.field, "flows.f.ack_delay_min");
         let e = parse(&format!("{base}[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\ntso = {{ divisor = 0 }}\n"), "f.toml", &[]).unwrap_err();
         assert_eq!(e.field, "flows.f.tso.divisor");
+    }
+
+    #[test]
+    fn fq_drop_rule_and_go_back_n_parse_export_and_are_checked() {
+        use crate::qdisc::{DropRule, FqConfig};
+        use crate::transport::sender::FastRetransmit;
+        let base = format!("{MIN}routers = [\"r\"]\n[[links]]\nbetween = [\"a\", \"r\"]\nrate = \"1Mbps\"\n[[links]]\nbetween = [\"r\", \"b\"]\nrate = \"1Mbps\"\n");
+        let flows = "[[flows]]\nname = \"t\"\nfrom = \"a\"\nto = \"b\"\ncc = \"tahoe\"\n[[flows]]\nname = \"n\"\nfrom = \"a\"\nto = \"b\"\ncc = \"newreno\"\n";
+        let text = format!("{base}{flows}");
+        let o = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let sc = parse(&text, "f.toml", &o(&["defaults.qdisc={kind = \"fq\", drop_rule = \"rollback\"}", "defaults.fast_retransmit=go_back_n"])).unwrap();
+        assert_eq!(sc.links[0].dirs[0].qdisc, QdiscConfig::Fq(FqConfig { drop_rule: DropRule::Rollback }));
+        let fr = |name: &str| match &sc.flows.iter().find(|f| f.name == name).unwrap().spec {
+            FlowSpec::Window { sender, .. } => sender.fast_retransmit,
+            _ => unreachable!(),
+        };
+        // [defaults] applies where it can: not to NewReno.
+        assert_eq!((fr("t"), fr("n")), (FastRetransmit::GoBackN, FastRetransmit::Bsd));
+        assert_eq!(parse(&sc.to_toml(), "export.toml", &[]).unwrap(), sc);
+        assert_eq!(parse(&text, "f.toml", &o(&["defaults.qdisc=fq"])).unwrap().links[0].dirs[0].qdisc, QdiscConfig::Fq(FqConfig::default()));
+        let e = parse(&text, "f.toml", &o(&["defaults.qdisc={kind = \"fq\", drop_rule = \"never\"}"])).unwrap_err();
+        assert!(e.field.starts_with("defaults.qdisc"), "{}: {}", e.field, e.message);
+        let e = parse(&text, "f.toml", &o(&["flows.n.fast_retransmit=go_back_n"])).unwrap_err();
+        assert_eq!(e.field, "flows.n.fast_retransmit");
+        let e = parse(&text, "f.toml", &o(&["defaults.fast_retransmit=later"])).unwrap_err();
+        assert_eq!(e.field, "defaults.fast_retransmit");
     }
 
     #[test]

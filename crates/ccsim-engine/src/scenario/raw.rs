@@ -62,6 +62,7 @@ pub struct Defaults {
     pub ack_delay_min: Option<Value>,
     pub tso: Option<Value>,
     pub handshake: Option<bool>,
+    pub fast_retransmit: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -143,6 +144,7 @@ pub struct Flow {
     pub ack_delay_min: Option<Value>,
     pub tso: Option<Value>,
     pub handshake: Option<bool>,
+    pub fast_retransmit: Option<String>,
     pub params: Option<toml::Table>,
     // unresponsive sources
     pub rate: Option<Value>,

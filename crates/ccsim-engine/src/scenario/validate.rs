@@ -5,7 +5,7 @@ use super::raw;
 use super::{ChannelSpec, Change, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Scenario, ScenarioError};
 use crate::element::ElementConfig;
 use crate::transport::receiver::{DelayedAck, ReceiverConfig};
-use crate::transport::sender::{RttSample, SenderConfig, Tso};
+use crate::transport::sender::{FastRetransmit, RttSample, SenderConfig, Tso};
 use crate::cc::CcConfig;
 use crate::time::SimDuration;
 use crate::units::{self, Limit};
@@ -121,15 +121,12 @@ impl Ctx<'_> {
         let kind = table.remove("kind");
         let q = match kind.as_ref().and_then(Value::as_str) {
             Some("red") => QdiscConfig::Red(self.from_table(field, table)?),
+            Some("fq") => QdiscConfig::Fq(self.from_table(field, table)?),
             other => {
                 if let Some(k) = table.keys().next() {
                     return Err(self.err(format!("{field}.{k}"), format!("'{}' takes no parameters", other.unwrap_or(""))));
                 }
-                if other == Some("fq") {
-                    QdiscConfig::Fq
-                } else {
-                    QdiscConfig::Fcfs
-                }
+                QdiscConfig::Fcfs
             }
         };
         if let QdiscConfig::Red(r) = &q {
@@ -210,6 +207,10 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     let def_tso = match &d.tso {
         Some(v) => tso(&cx, "defaults.tso", v)?,
         None => None,
+    };
+    let def_fast_retransmit = match &d.fast_retransmit {
+        Some(v) => fast_retransmit(&cx, "defaults.fast_retransmit", v)?,
+        None => FastRetransmit::Bsd,
     };
 
     // [nodes]
@@ -426,13 +427,22 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 };
                 let handshake = fl.handshake.or(d.handshake).unwrap_or(false);
                 let receiver = ReceiverConfig { keep_out_of_order, delayed_ack, sack_blocks: if sack { 3 } else { 0 }, ecn, handshake };
-                let sender = SenderConfig { sack, ecn, rtt_sample, tso, handshake: handshake.then_some(ack_size) };
                 let cc_name = fl.cc.clone().unwrap_or_else(|| def_cc.clone());
                 let field = if fl.cc.is_some() { format!("{p}.cc") } else { "defaults.cc".to_string() };
                 let empty = toml::Table::new();
                 let cc = cc_config(&cx, &field, &format!("{p}.params"), &cc_name, fl.params.as_ref().unwrap_or(&empty))?;
                 if sack && !matches!(cc, CcConfig::Reno(_) | CcConfig::NewReno(_) | CcConfig::Vegas(_) | CcConfig::DelayAimd(_)) {
                     return Err(cx.err(format!("{p}.sack"), format!("SACK recovery works with the Reno family; cc '{cc_name}' is not one (use reno, newreno, vegas or delay_aimd)")));
+                }
+                let fast_retransmit = match &fl.fast_retransmit {
+                    Some(v) => fast_retransmit(&cx, &format!("{p}.fast_retransmit"), v)?,
+                    // [defaults] applies where it can: Reno recovery without SACK.
+                    None if sack || matches!(cc, CcConfig::NewReno(_)) => FastRetransmit::Bsd,
+                    None => def_fast_retransmit,
+                };
+                let sender = SenderConfig { sack, ecn, rtt_sample, tso, handshake: handshake.then_some(ack_size), fast_retransmit };
+                if fast_retransmit == FastRetransmit::GoBackN && (sack || matches!(cc, CcConfig::NewReno(_))) {
+                    return Err(cx.err(format!("{p}.fast_retransmit"), "\"go_back_n\" applies to Reno recovery; not with sack = true or cc = \"newreno\""));
                 }
                 FlowSpec::Window { cc, data_size, ack_size, max_window, receiver, sender }
             }
@@ -452,6 +462,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     ("ack_delay_min", fl.ack_delay_min.is_some()),
                     ("tso", fl.tso.is_some()),
                     ("handshake", fl.handshake.is_some()),
+                    ("fast_retransmit", fl.fast_retransmit.is_some()),
                     ("stop", fl.stop.is_some()),
                 ] {
                     let hint = if what == "data_size" { " (use packet_size)" } else if what == "stop" { " (use on periods)" } else { "" };
@@ -918,6 +929,14 @@ fn tso(cx: &Ctx, field: &str, v: &Value) -> Result<Option<Tso>, ScenarioError> {
         _ => return Err(cx.err(field, format!("expected true, false or a table {{ defer = \"40ms\", segment = \"65536B\", divisor = 3 }}, found {v}"))),
     }
     Ok(Some(t))
+}
+
+fn fast_retransmit(cx: &Ctx, field: &str, v: &str) -> Result<FastRetransmit, ScenarioError> {
+    match v {
+        "bsd" => Ok(FastRetransmit::Bsd),
+        "go_back_n" => Ok(FastRetransmit::GoBackN),
+        _ => Err(cx.err(field, format!("unknown value '{v}'; use \"bsd\" (resend the lost packet, resume where it was) or \"go_back_n\" (resend from the lost packet on)"))),
+    }
 }
 
 fn out_of_order(cx: &Ctx, field: &str, v: &str) -> Result<bool, ScenarioError> {

@@ -32,6 +32,18 @@
 //!   (NextSeg rules 1-3; no rescue retransmission). A timeout clears the scoreboard
 //!   (RFC 2018 section 8) and goes back to `snd_una`.
 //!
+//! What follows a fast retransmit in Reno recovery (`fast_retransmit`):
+//! - **`bsd`** (default): the lost packet alone is resent and sending resumes where it
+//!   was (4.3BSD restores `snd_nxt`); the next new ack opens the window from there.
+//! - **`go_back_n`**: the sender goes back to the lost packet as after a timeout
+//!   (`snd_nxt = snd_una + 1` after resending it) and resends what follows as the window
+//!   opens, so a receiver that discarded the packets behind the hole gets them again
+//!   without a timeout. Duplicate acks do not start another fast retransmit until the
+//!   cumulative ack passes the highest packet sent before this one (duplicates of the
+//!   resent packets at a keeping receiver would otherwise look like a new loss). Our
+//!   reading of the REAL simulator's JK: fast retransmit grafted onto a go-back-N
+//!   "generic" source (Keshav 1991 section 3; docs/reproductions/keshav.md).
+//!
 //! ECN (`ecn = true`, RFC 3168 section 6.1): new data packets are ECN-capable (ECT;
 //! retransmissions are not, 6.1.5); an ack with ECE reduces the window once
 //! (`Cause::Ecn`) unless in loss recovery or within the window after the previous
@@ -108,6 +120,18 @@ pub struct Tso {
     pub divisor: u32,
 }
 
+/// What follows a fast retransmit in Reno recovery.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FastRetransmit {
+    /// Resend the lost packet; resume sending where it was (4.3BSD).
+    #[default]
+    Bsd,
+    /// Go back to the lost packet and resend what follows as the window opens, with
+    /// duplicate acks ignored until the cumulative ack passes the packets sent before.
+    GoBackN,
+}
+
 /// Options of the window sender beyond its policy.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SenderConfig {
@@ -123,6 +147,9 @@ pub struct SenderConfig {
     /// sent alone, and data follows its ack (its RTT is the policy's first sample).
     #[serde(default)]
     pub handshake: Option<u32>,
+    /// What follows a fast retransmit (Reno recovery only).
+    #[serde(default)]
+    pub fast_retransmit: FastRetransmit,
 }
 
 /// Time spent at each window size since `from` (`[measure].windows`).
@@ -210,7 +237,9 @@ pub struct WindowSender {
     /// Send time of each outstanding packet's last transmission and whether it was a
     /// retransmission, from `snd_una` on (`rtt_sample = newest`).
     sent_at: Option<Box<VecDeque<(SimTime, bool)>>>,
-    /// No SACK, no ECN, the echo RTT and Reno recovery: the hot path skips every
+    /// Go back after a fast retransmit (`FastRetransmit::GoBackN`).
+    go_back_n: bool,
+    /// No SACK, no ECN, the echo RTT, Reno recovery and BSD fast retransmit: the hot path skips every
     /// check for those features (a const-generic instance of `on_ack`/`send`).
     plain: bool,
     /// Some series of this flow are recorded, or its window histogram kept.
@@ -252,12 +281,14 @@ impl WindowSender {
             ecn_recover: None,
             cwr_pending: false,
             sent_at: (cfg.rtt_sample == RttSample::Newest).then(Box::default),
+            go_back_n: cfg.fast_retransmit == FastRetransmit::GoBackN,
             plain: !cfg.sack
                 && !cfg.ecn
                 && cfg.rtt_sample == RttSample::Oldest
                 && recovery_mode == Recovery::Reno
                 && cfg.tso.is_none()
-                && cfg.handshake.is_none(),
+                && cfg.handshake.is_none()
+                && cfg.fast_retransmit == FastRetransmit::Bsd,
             tracing: false,
             whist: None,
             rtt: RttStats::default(),
@@ -634,6 +665,9 @@ impl WindowSender {
             let Some(th) = self.cc.dupack_threshold() else { return };
             match if PLAIN { Recovery::Reno } else { self.recovery_mode } {
                 Recovery::Reno => {
+                    if !PLAIN && self.go_back_n && self.guard.is_some_and(|g| ack.seq <= g) {
+                        return; // duplicates of packets resent after a go-back-N fast retransmit
+                    }
                     if self.dupacks == th {
                         self.fast_retransmit(now, false, c, out, rec);
                     } else if self.dupacks > th {
@@ -676,6 +710,11 @@ impl WindowSender {
         self.timed = None;
         self.cc.on_congestion(&CongestionSample { now, cause: Cause::FastRetransmit, in_flight_pkts: self.outstanding(), pipe });
         self.send(now, self.snd_una, c, out);
+        if self.go_back_n && !pipe {
+            // Go back: what follows the lost packet is resent as the window opens.
+            self.snd_nxt = self.snd_una + 1;
+            self.guard = Some(self.snd_max);
+        }
         self.timer.deadline = Some(now + self.rto.rto());
         self.record_window(now, rec);
         if !pipe {
@@ -746,6 +785,7 @@ mod tests {
     use super::*;
     use crate::cc::{CustomCc, GenericConfig, PacketPairConfig, TahoeConfig};
     use crate::packet::PacketKind;
+    use crate::transport::receiver::ReceiverConfig;
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::{Arc, Mutex};
 
@@ -894,6 +934,7 @@ mod tests {
     fn opened(cc: CcConfig, cfg: SenderConfig, w: u32) -> T {
         let reno = TahoeConfig { initial_window: w, initial_ssthresh: Some(w), ..Default::default() };
         let cc = match cc {
+            CcConfig::Tahoe(_) => CcConfig::Tahoe(reno),
             CcConfig::Reno(_) => CcConfig::Reno(reno),
             CcConfig::NewReno(_) => CcConfig::NewReno(reno),
             other => other,
@@ -908,8 +949,13 @@ mod tests {
     /// order one round trip (100 ms) after it is sent, except the first transmissions of
     /// `lose`. Returns, per round, the retransmissions sent, until nothing is in flight.
     fn rounds(t: &mut T, sack: bool, lose: &[u32]) -> Vec<Vec<u32>> {
-        use crate::transport::receiver::{AckReceiver, ReceiverConfig};
         let cfg = ReceiverConfig { sack_blocks: if sack { 3 } else { 0 }, ..Default::default() };
+        rounds_with(t, cfg, lose)
+    }
+
+    /// `rounds` with a given receiver.
+    fn rounds_with(t: &mut T, cfg: ReceiverConfig, lose: &[u32]) -> Vec<Vec<u32>> {
+        use crate::transport::receiver::AckReceiver;
         let mut r = AckReceiver::new(cfg, Packet::new(PacketKind::Ack, 0, 40), 64);
         let mut rc = FlowCounters::default();
         let mut dropped: Vec<u32> = Vec::new();
@@ -981,6 +1027,50 @@ mod tests {
         assert_eq!(t.c.fast_retransmits, 1);
         assert_eq!(t.c.retransmitted, 3, "each hole once");
         assert!(!t.s.in_recovery());
+    }
+
+    fn go_back_n() -> SenderConfig {
+        SenderConfig { fast_retransmit: FastRetransmit::GoBackN, ..Default::default() }
+    }
+
+    #[test]
+    fn bsd_fast_retransmit_stalls_behind_a_discarding_receiver() {
+        // Window 10, 2 lost; the receiver threw 3..9 away. After the fast retransmit of 2
+        // the ack says 3, but snd_nxt is back at 10: 7 packets count as outstanding
+        // against a window of 2, nothing is sent, and only the timer helps.
+        let mut t = opened(CcConfig::Tahoe(TahoeConfig::default()), SenderConfig::default(), 10);
+        let discard = ReceiverConfig { keep_out_of_order: false, ..Default::default() };
+        let r = rounds_with(&mut t, discard, &[2]);
+        assert_eq!(r.iter().flatten().copied().collect::<Vec<_>>(), vec![2], "{r:?}");
+        assert!(t.s.outstanding() > 0 && t.s.timer.deadline.is_some(), "stalled, waiting for the timer");
+    }
+
+    #[test]
+    fn go_back_n_fast_retransmit_resends_what_a_discarding_receiver_threw_away() {
+        // The same loss with go-back-N: after the ack for 2 the window (2, then growing in
+        // slow start) resends 3..9 in turn. Each packet is retransmitted once, no timeout.
+        let mut t = opened(CcConfig::Tahoe(TahoeConfig::default()), go_back_n(), 10);
+        let discard = ReceiverConfig { keep_out_of_order: false, ..Default::default() };
+        let r = rounds_with(&mut t, discard, &[2]);
+        // The acks for 0 and 1 had opened the window to send 10, 11 and 12 behind the
+        // hole, so 3..=12 were thrown away. Rounds: [2], then [3, 4] (cwnd 2), then
+        // [5, 6, 7, 8] and [9, 10, 11, 12] (slow start, one more per ack).
+        let retx: Vec<Vec<u32>> = r.into_iter().filter(|x| !x.is_empty()).collect();
+        assert_eq!(retx, vec![vec![2], vec![3, 4], vec![5, 6, 7, 8], vec![9, 10, 11, 12]]);
+        assert_eq!((t.c.timeouts, t.c.fast_retransmits, t.c.retransmitted), (0, 1, 11));
+    }
+
+    #[test]
+    fn go_back_n_ignores_duplicates_of_its_resent_packets() {
+        // Keeping receiver, 2 and 5 lost. Fast retransmit of 2 (guard: 10 sent before);
+        // its ack says 5, so the sender resends 5 and 6 (cwnd 2). 6 is a duplicate at the
+        // receiver, whose ack repeats the cumulative ack 10: not a new loss (ack <= guard).
+        // BSD Tahoe would wait for the timer here (the ack for 2 stops at the second hole).
+        let mut t = opened(CcConfig::Tahoe(TahoeConfig::default()), go_back_n(), 10);
+        let r = rounds(&mut t, false, &[2, 5]);
+        let retx: Vec<Vec<u32>> = r.into_iter().filter(|x| !x.is_empty()).collect();
+        assert_eq!(retx, vec![vec![2], vec![5, 6]]);
+        assert_eq!((t.c.timeouts, t.c.fast_retransmits, t.c.retransmitted), (0, 1, 3));
     }
 
     #[test]

@@ -1,0 +1,182 @@
+"""Regenerate every reproduction's tables, figures, scoreboard and the numbers in the notes.
+
+    python -m ccsim.reproduce.regenerate            # what `make reproductions` runs first
+    python -m ccsim.reproduce.regenerate --check    # fail if a note's generated block is stale
+
+Each reproduction in ``DOCS`` is run with its output directory under docs/reproductions/
+(figures, CSV tables; ``runs/`` is not committed). Then every block of a note between
+
+    <!-- generated: NAME TABLE -->
+    ...
+    <!-- end generated -->
+
+is replaced: TABLE is ``scoreboard`` (the counts and the cells outside tolerance), or the
+start of a table's title (its first table whose title starts so), rendered in Markdown as
+``ours (paper)`` with ``*`` on phase-sensitive cells. docs/reproductions/scoreboard.json
+gets every reproduction's scoreboard, and the summary block ``<!-- generated: summary
+scoreboard -->`` (in any note) the counts of all of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+from ccsim.reproduce import NoProgress, Report, get, scoreboard
+
+REPO = Path(__file__).resolve().parents[3]
+DOCS_DIR = REPO / "docs" / "reproductions"
+# Reproduction -> its output directory (figures, CSVs) under docs/reproductions/.
+DOCS: dict[str, str] = {
+    "keshav-s1": "keshav-figures",
+    "keshav-s2": "keshav-figures",
+    "keshav-s3": "keshav-figures",
+    "dabbous": "dabbous-figures",
+}
+NOTES = [DOCS_DIR / "keshav.md", DOCS_DIR / "dabbous.md", REPO / "README.md"]
+BLOCK = re.compile(
+    r"(<!-- generated: (?P<name>\S+) (?P<what>[^>]*?) -->\n)(?P<body>.*?)(<!-- end generated -->)",
+    re.S,
+)
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "-"
+    if abs(x) >= 100:
+        return f"{x:.0f}"
+    return f"{x:.2f}"
+
+
+def markdown_table(report: Report, title_start: str) -> str:
+    """The first table of ``report`` whose title starts with ``title_start``, as Markdown."""
+    table = next((t for t in report.tables if t.title.startswith(title_start)), None)
+    if table is None:
+        raise KeyError(f"{report.name}: no table titled {title_start!r}...")
+    header = ["", *[h.replace("\n", " ") for _, h in table.columns]]
+    lines = [
+        f"*{scoreboard.short_title(table.title)}*",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
+    for label in table.rows:
+        cells = []
+        for key, _ in table.columns:
+            row = report.cell(label, key)
+            if row is None:
+                cells.append("")
+                continue
+            mark = "\\*" if row.phase_sensitive else ""
+            cells.append(f"{_fmt(row.ours)}{mark} ({_fmt(row.paper)})")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def markdown_scoreboard(board: scoreboard.Scoreboard) -> str:
+    share = board.share()
+    out = [
+        f"**Scoreboard: {board.within} of {board.counted} counted cells within tolerance"
+        f"{f' ({share:.0%})' if share is not None else ''}**; "
+        f"{len(board.inconsistent)} self-inconsistent paper cells not counted.",
+        "",
+        "| table | within | counted | tolerance |",
+        "|---|---|---|---|",
+    ]
+    for title, (n, k) in board.per_table.items():
+        out.append(f"| {scoreboard.short_title(title)} | {k} | {n} | {board.tolerances[title]} |")
+    if board.outside:
+        out += ["", "| cell outside tolerance | ours | paper | reason |", "|---|---|---|---|"]
+        for c in board.outside:
+            link = c.link.split("#", 1)[1] if c.link else ""
+            why = c.reason or "no reason recorded"
+            out.append(
+                f"| {c.row} / {c.column} | {_fmt(c.ours)} | {_fmt(c.paper)} | "
+                f"{why} ([note](#{link})) |"
+            )
+    if board.inconsistent:
+        out += ["", "| self-inconsistent paper cell | ours | paper | why |", "|---|---|---|---|"]
+        for c in board.inconsistent:
+            out.append(f"| {c.row} / {c.column} | {_fmt(c.ours)} | {_fmt(c.paper)} | {c.reason} |")
+    return "\n".join(out) + "\n"
+
+
+def markdown_summary(boards: dict[str, scoreboard.Scoreboard]) -> str:
+    out = [
+        "| reproduction | within tolerance | counted | share | self-inconsistent (not counted) |",
+        "|---|---|---|---|---|",
+    ]
+    n = k = 0
+    for name, b in boards.items():
+        share = b.share()
+        out.append(
+            f"| {name} | {b.within} | {b.counted} | {share:.0%} | {len(b.inconsistent)} |"
+            if share is not None
+            else f"| {name} | 0 | 0 | - | {len(b.inconsistent)} |"
+        )
+        n += b.counted
+        k += b.within
+    out.append(f"| all | {k} | {n} | {k / n:.0%} | |")
+    return "\n".join(out) + "\n"
+
+
+def run_all() -> dict[str, Report]:
+    reports = {}
+    for name, sub in DOCS.items():
+        print(f"reproducing {name} -> {DOCS_DIR / sub}", file=sys.stderr)
+        report = get(name).reproduce(DOCS_DIR / sub, NoProgress())
+        report.score()
+        reports[name] = report
+    return reports
+
+
+def render_notes(reports: dict[str, Report], paths: list[Path]) -> dict[Path, str]:
+    """The notes with every generated block replaced (path -> new text)."""
+    boards = {name: r.scoreboard for name, r in reports.items()}
+    out = {}
+    for path in paths:
+        if not path.exists():
+            continue
+        text = path.read_text(encoding="utf-8")
+
+        def replace(m: re.Match[str]) -> str:
+            name, what = m["name"], m["what"].strip()
+            if name == "summary":
+                body = markdown_summary(boards)
+            elif what == "scoreboard":
+                body = markdown_scoreboard(boards[name])
+            else:
+                body = markdown_table(reports[name], what.strip('"'))
+            return m.group(1) + body + m.group(5)
+
+        out[path] = BLOCK.sub(replace, text)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true", help="only check that the notes are current")
+    args = ap.parse_args(argv)
+    reports = run_all()
+    rendered = render_notes(reports, NOTES)
+    stale = [p for p, text in rendered.items() if p.read_text(encoding="utf-8") != text]
+    if args.check:
+        for p in stale:
+            print(f"{p}: generated blocks are stale; run make reproductions", file=sys.stderr)
+        return 1 if stale else 0
+    for p in stale:
+        p.write_text(rendered[p], encoding="utf-8")
+        print(f"updated {p.relative_to(REPO)}", file=sys.stderr)
+    boards = {name: r.scoreboard.to_dict() for name, r in reports.items()}
+    (DOCS_DIR / "scoreboard.json").write_text(json.dumps(boards, indent=1) + "\n", encoding="utf-8")
+    for name, r in reports.items():
+        b = r.scoreboard
+        print(f"{name}: {b.within} of {b.counted} within tolerance, {len(b.unexplained)} unexplained")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
