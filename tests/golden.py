@@ -114,6 +114,9 @@ def compare(baseline: dict[str, Any], now: dict[str, Any]) -> list[str]:
         for field in SCALARS + SECTIONS:
             if got[field] != want[field]:
                 problems.append(f"{key}: {field} differs")
+    for key in now:
+        if key not in baseline:
+            problems.append(f"{key}: not in the baseline (a new run: record it with --update)")
     return problems
 
 

@@ -37,7 +37,7 @@ def test_generated_scenario_files_are_committed_as_written():
 
 
 def test_fig11_rows_and_files(tmp_path):
-    rows = json.loads(ok(run_cli("reproduce", "leith-fig11", "--json", "--out", tmp_path)))
+    rows = json.loads(ok(run_cli("reproduce", "leith-fig11", "--json", "--out", tmp_path)))["rows"]
     cell = {(r["row"], r["column"]): r for r in rows}
     for flow in ("fig11 flow 1 (RTT 20 ms)", "fig11 flow 2 (RTT 110 ms)"):
         # The newest-packet samples never exceed base RTT + queueing (the paper's claim);

@@ -200,6 +200,16 @@ def score(report: Report, rules: Iterable[Explain]) -> Scoreboard:
     return board
 
 
+def _num(x: float | int | None) -> str:
+    """A value as the tables print it: counts whole, others to three significant digits
+    without an exponent (``1195``, ``2.19``, ``0.0031``)."""
+    if x is None:
+        return "-"
+    if isinstance(x, int) or float(x).is_integer():
+        return str(int(x))
+    return f"{x:.3g}" if abs(x) < 100 else f"{x:.0f}"
+
+
 def lines(board: Scoreboard) -> list[str]:
     """The scoreboard as plain text lines (the CLI prints them after the tables)."""
     out = []
@@ -216,9 +226,9 @@ def lines(board: Scoreboard) -> list[str]:
         for c in board.outside:
             why = c.reason or "no reason recorded"
             where = f" [{c.link}]" if c.link else ""
-            out.append(f"  {c.row} / {c.column}: {c.ours:.3g} vs {c.paper:.3g}: {why}{where}")
+            out.append(f"  {c.row} / {c.column}: {_num(c.ours)} vs {_num(c.paper)}: {why}{where}")
     if board.inconsistent:
         out.append("Self-inconsistent paper cells (not counted):")
         for c in board.inconsistent:
-            out.append(f"  {c.row} / {c.column}: paper {c.paper:.3g}: {c.reason} [{c.link}]")
+            out.append(f"  {c.row} / {c.column}: paper {_num(c.paper)}: {c.reason} [{c.link}]")
     return out
