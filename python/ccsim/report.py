@@ -416,7 +416,7 @@ def render_run(page: Page, directory: Path) -> None:
     page.para(
         f"Scenario {raw['scenario']}, seed {raw['seed']}: {raw['sim_time_s']:g} s simulated "
         f"in {raw['wall_time_s']:.3g} s, {raw['events']:,} events; ccsim "
-        f"{raw.get('ccsim_version', '?')}{partial}. From {directory}."
+        f"{raw.get('ccsim_version', '?')}{partial}."
     )
     scenario = directory / "scenario.toml"
     if scenario.is_file():
@@ -495,34 +495,39 @@ def run_plots(page: Page, results: Results) -> None:
     name = raw["scenario"]
     intervals = raw.get("intervals") or []
     if intervals:
-        traces: dict[str, tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
+        traces: dict[str, tuple[list[float], list[float | None]]] = defaultdict(
+            lambda: ([], [])
+        )
         for period in intervals:
             for f in period["flows"]:
                 t, v = traces[f["name"]]
                 t.append((period["start_s"] + period["end_s"]) / 2)
-                v.append(f["goodput_bps"] / 1e6 if f.get("goodput_bps") is not None else None)
+                v.append(f.get("goodput_bps"))
+        unit, scale = _rate_unit([x for _, v in traces.values() for x in v if x is not None])
         page.plot(
-            [{"type": "scatter", "mode": "lines+markers", "name": n, "x": t, "y": v,
-              "marker": {"size": 4}} for n, (t, v) in traces.items()],
+            [{"type": "scatter", "mode": "lines+markers", "name": n, "x": t,
+              "y": [None if x is None else x / scale for x in v], "marker": {"size": 4}}
+             for n, (t, v) in traces.items()],
             {"title": {"text": f"{name}: goodput per interval"},
              "xaxis": {"title": {"text": "time (s)"}},
-             "yaxis": {"title": {"text": "goodput (Mbit/s)"}}, **timed},
+             "yaxis": {"title": {"text": f"goodput ({unit})"}}, **timed},
         )  # fmt: skip
     elif raw.get("flows"):
         flows = raw["flows"][:200]
+        unit, scale = _rate_unit([f["goodput_bps"] for f in flows])
         page.plot(
             [{"type": "bar", "name": "goodput", "x": [f["name"] for f in flows],
-              "y": [f["goodput_bps"] / 1e6 for f in flows]}],
+              "y": [f["goodput_bps"] / scale for f in flows]}],
             {"title": {"text": f"{name}: goodput per flow"},
-             "yaxis": {"title": {"text": "goodput (Mbit/s)"}}, "showlegend": False},
+             "yaxis": {"title": {"text": f"goodput ({unit})"}}, "showlegend": False},
         )  # fmt: skip
     links = sorted(raw.get("links") or [], key=lambda c: -c["utilization"])[:40]
     if links:
         page.plot(
             [{"type": "bar", "name": "utilisation (%)", "x": [c["name"] for c in links],
-              "y": [100 * c["utilization"] for c in links]},
+              "y": [100 * c["utilization"] for c in links], "offsetgroup": 1},
              {"type": "bar", "name": "mean queue (packets)", "x": [c["name"] for c in links],
-              "y": [c["queue_mean_pkts"] for c in links], "yaxis": "y2"}],
+              "y": [c["queue_mean_pkts"] for c in links], "yaxis": "y2", "offsetgroup": 2}],
             {"title": {"text": f"{name}: the busiest channels"}, "barmode": "group",
              "yaxis": {"title": {"text": "utilisation (%)"}},
              "yaxis2": {"title": {"text": "mean queue (packets)"}, "overlaying": "y",
@@ -567,6 +572,15 @@ def run_plots(page: Page, results: Results) -> None:
                  "yaxis": {"title": {"text": unit}}, **timed},
                 note,
             )  # fmt: skip
+
+
+def _rate_unit(values: list[float]) -> tuple[str, float]:
+    """The unit (and its size in bit/s) in which the largest of ``values`` reads best."""
+    top = max((abs(x) for x in values), default=0.0)
+    for unit, scale in (("Gbit/s", 1e9), ("Mbit/s", 1e6), ("kbit/s", 1e3)):
+        if top >= scale:
+            return unit, scale
+    return "bit/s", 1.0
 
 
 # A reproduction ------------------------------------------------------------------------
@@ -859,7 +873,7 @@ def chromium_args() -> list[str]:
     return args
 
 
-def screenshot(page: Path, png: Path, size: tuple[int, int] = (1200, 1900)) -> Path:
+def screenshot(page: Path, png: Path, size: tuple[int, int] = (1200, 2600)) -> Path:
     """A PNG of the top of ``page`` as headless Chromium draws it."""
     import subprocess
 
