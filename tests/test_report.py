@@ -172,6 +172,16 @@ def test_thinning_keeps_the_extremes_of_each_bucket():
     # Two buckets of four points: min 1 (t=2) and max 9 (t=1); min 0 (t=6), max 7 (t=4).
     assert page.thin(t, v) == ([1.0, 2.0, 4.0, 6.0], [9.0, 1.0, 7.0, 0.0], True)
     assert page.thin(t[:4], v[:4]) == (t[:4], v[:4], False)
+    # Ten points in buckets of five; a NaN never counts as an extreme.
+    v = [3, float("nan"), 8, 1, 2, 6, 6, 0, 9, float("nan")]
+    assert page.thin(list(range(10)), v) == ([2.0, 3.0, 7.0, 8.0], [8.0, 1.0, 0.0, 9.0], True)
+
+
+def test_report_is_a_command():
+    assert "report" in ok(run_cli("--help"))
+    text = ok(run_cli("report", "--help"))
+    assert "--out" in text and "--max-points" in text
+    assert "--no-report" in ok(run_cli("reproduce", "--help"))
 
 
 def test_report_errors_name_the_path_and_the_fix(tmp_path):

@@ -260,17 +260,18 @@ class Page:
 
         tt = np.asarray(t, dtype=float)
         vv = np.asarray(v, dtype=float)
-        buckets = self.max_points // 2
-        edges = np.linspace(0, n, buckets + 1).astype(int)
-        keep = []
-        for lo, hi in zip(edges[:-1], edges[1:]):
-            if hi <= lo:
-                continue
-            chunk = vv[lo:hi]
-            a = lo + int(np.nanargmin(chunk)) if not np.all(np.isnan(chunk)) else lo
-            b = lo + int(np.nanargmax(chunk)) if not np.all(np.isnan(chunk)) else hi - 1
-            keep.extend(sorted({a, b}))
-        idx = np.asarray(keep, dtype=int)
+        # Buckets of k consecutive points (the last one shorter), padded to a k-column
+        # matrix; NaN never wins a minimum or a maximum.
+        k = -(-n // (self.max_points // 2))
+        rows = -(-n // k)
+        padded = np.full(rows * k, np.nan)
+        padded[:n] = vv
+        matrix = padded.reshape(rows, k)
+        base = np.arange(rows) * k
+        lo = base + np.argmin(np.where(np.isnan(matrix), np.inf, matrix), axis=1)
+        hi = base + np.argmax(np.where(np.isnan(matrix), -np.inf, matrix), axis=1)
+        idx = np.unique(np.concatenate([lo, hi]))
+        idx = idx[idx < n]
         return tt[idx].tolist(), vv[idx].tolist(), True
 
     def html(self) -> str:
