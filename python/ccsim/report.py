@@ -49,6 +49,10 @@ MAX_POINTS = 4000
 MAX_ROWS = 2000
 # Flow metrics drawn together on one plot (as output.WINDOW_METRICS).
 WINDOW_METRICS = ("cwnd", "ssthresh", "outstanding")
+# Beyond this many flows the goodput plot shows their total, mean and range.
+MAX_FLOW_TRACES = 20
+# Series plots of at most this many flows or channels per run.
+MAX_ENTITIES = 50
 # Figures larger than this are linked, not embedded.
 MAX_IMAGE_BYTES = 3_000_000
 # Sweep metrics summarised across seeds: (table, column, words, unit).
@@ -504,6 +508,17 @@ def run_plots(page: Page, results: Results) -> None:
                 t, v = traces[f["name"]]
                 t.append((period["start_s"] + period["end_s"]) / 2)
                 v.append(f.get("goodput_bps"))
+        if len(traces) > MAX_FLOW_TRACES:
+            # Too many lines to read: the total, the mean per flow and the flows' range.
+            times = next(iter(traces.values()))[0]
+            columns = list(zip(*(v for _, v in traces.values())))
+            values = [[x for x in col if x is not None] for col in columns]
+            traces = {
+                f"all {len(traces)} flows": (times, [sum(c) for c in values]),
+                "mean per flow": (times, [sum(c) / len(c) if c else None for c in values]),
+                "lowest flow": (times, [min(c) if c else None for c in values]),
+                "highest flow": (times, [max(c) if c else None for c in values]),
+            }
         unit, scale = _rate_unit([x for _, v in traces.values() for x in v if x is not None])
         page.plot(
             [{"type": "scatter", "mode": "lines+markers", "name": n, "x": t,
@@ -539,7 +554,14 @@ def run_plots(page: Page, results: Results) -> None:
     by_entity: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for entry in raw.get("series", []):
         by_entity[entry["entity"]][entry["metric"]] = entry
-    for entity, metrics in by_entity.items():
+    entities = list(by_entity.items())
+    if len(entities) > MAX_ENTITIES:
+        page.para(
+            f"Series of {len(entities)} flows and channels were recorded: the plots below "
+            f"show the first {MAX_ENTITIES} (all are in summary.json and series/).",
+            "note",
+        )
+    for entity, metrics in entities[:MAX_ENTITIES]:
         groups: list[list[str]] = []
         window = [m for m in WINDOW_METRICS if m in metrics]
         if window:
@@ -697,6 +719,16 @@ def render_reproduction(page: Page, directory: Path) -> None:
                 f'src="data:image/png;base64,{encoded}"><figcaption class="note">'
                 f"{esc(f.relative_to(directory))}</figcaption></figure>"
             )
+    sweeps = sorted(directory.glob("**/*.duckdb"))
+    if sweeps:
+        page.heading("Sweeps")
+        page.para(
+            "The reproduction's sweep databases; `ccsim report FILE` writes the page of "
+            "each (cases, means and confidence intervals across seeds):"
+        )
+        page.add("<ul>" + "".join(
+            f"<li><code>{esc(p.relative_to(directory))}</code></li>" for p in sweeps
+        ) + "</ul>")  # fmt: skip
     runs = sorted((directory / "runs").glob("*.json")) if (directory / "runs").is_dir() else []
     if runs:
         page.heading("Runs")
