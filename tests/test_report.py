@@ -131,6 +131,38 @@ def test_reproduce_writes_its_json_and_report(tmp_path):
     assert_every_plot_drew(render(page), expected)
 
 
+def test_reproduction_page_colours_cells_and_draws_its_runs(run_dir, tmp_path):
+    """A reproduction directory made by hand: one table, a figure and one kept run."""
+    from ccsim.reproduce import Report, Row, Table
+
+    rows = [
+        Row("A", "x", 1.0, 1.05),  # |1 - 1.05| <= max(15% of 1.05, 0.1): within
+        Row("A", "y", 2.0, 4.0),  # |2 - 4| > max(0.6, 0.1): outside, no reason
+        Row("B", "x", 3.0, None, note="not in the paper"),  # no paper value: not scored
+    ]
+    table = Table("T: ours (paper)", ["A", "B"], [("x", "col x"), ("y", "col y")], floor=0.1)
+    rep = Report("fake", rows, [table], notes=["a note on the set-up"])
+    rep.score()
+    out = tmp_path / "repro"
+    (out / "runs").mkdir(parents=True)
+    shutil.copy(run_dir / "summary.json", out / "runs" / "tiny.json")
+    shutil.copy(run_dir / "plots" / "throughput.png", out / "fig.png")
+    doc = report.reproduction_document(rep, "a reproduction made by hand", out, [out / "fig.png"])
+    assert doc["files"] == ["fig.png"]
+    (out / "reproduction.json").write_text(json.dumps(doc))
+    page = report.write_report(out)
+    text = page.read_text()
+    assert "1 of 2 cells within tolerance (50%)" in text
+    assert re.search(r'<td class="num within"><span title="within">1\.00 \(1\.05\)', text)
+    assert re.search(r'<td class="num outside"><span title="outside">2\.00 \(4\.00\)', text)
+    assert "no reason recorded" in text and "a note on the set-up" in text
+    assert "[1] not in the paper" in text
+    assert 'src="data:image/png;base64,' in text
+    assert_self_contained(page)
+    # The kept run: goodput per interval, channels, window, RTT, queue.
+    assert_every_plot_drew(render(page), 5)
+
+
 def test_reproduce_no_report_writes_no_html(tmp_path):
     ok(run_cli("reproduce", "dabbous-minbuf", "--out", tmp_path, "--no-report", "--quiet"))
     assert (tmp_path / "reproduction.json").is_file()

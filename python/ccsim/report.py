@@ -211,15 +211,23 @@ class Page:
         *,
         caption: str | None = None,
         numeric_from: int = 1,
+        numeric_to: int | None = None,
     ) -> None:
-        """A plain table; cells are text (escaped) or ("html", raw[, css class])."""
+        """A plain table; cells are text (escaped) or ("html", raw[, css class]).
+        Columns ``numeric_from`` to ``numeric_to`` (excluded; None: the last) are
+        right-aligned."""
+        end = len(headers) if numeric_to is None else numeric_to
+
+        def numeric(i: int) -> bool:
+            return numeric_from <= i < end
+
         out = ['<div class="scroll"><table>']
         if caption:
             out.append(f"<caption>{esc(caption)}</caption>")
         out.append(
             "<thead><tr>"
             + "".join(
-                (f'<th class="num">{esc(h)}</th>' if i >= numeric_from else f"<th>{esc(h)}</th>")
+                (f'<th class="num">{esc(h)}</th>' if numeric(i) else f"<th>{esc(h)}</th>")
                 for i, h in enumerate(headers)
             )
             + "</tr></thead><tbody>"
@@ -227,7 +235,7 @@ class Page:
         for row in rows[:MAX_ROWS]:
             cells = []
             for i, cell in enumerate(row):
-                cls = "num" if i >= numeric_from else ""
+                cls = "num" if numeric(i) else ""
                 if isinstance(cell, tuple) and cell[0] == "html":
                     cls = " ".join(filter(None, [cls, *cell[2:]]))
                     text = cell[1]
@@ -281,7 +289,8 @@ class Page:
     def html(self) -> str:
         from plotly.offline import get_plotlyjs
 
-        plotly_js = get_plotlyjs().replace("</script", "<\\/script")
+        # plotly.js only when there is something to plot (it is most of the page).
+        plotly_js = get_plotlyjs().replace("</script", "<\\/script") if self.plots else ""
         payload = json.dumps(_clean(self.plots), separators=(",", ":"), allow_nan=False)
         payload = payload.replace("</", "<\\/")
         toc = "".join(f'<li><a href="#{a}">{esc(t)}</a></li>' for a, t in self.toc)
@@ -337,6 +346,7 @@ _BOOT = """
     status.textContent=done+' of '+plots.length+' plots drawn'+
       (errors.length?'; errors: '+errors.join(' | '):'');
   }
+  if(!plots.length){finish();return;}
   if(typeof Plotly==='undefined'){errors.push('plotly.js did not load');finish();return;}
   var pending=plots.map(function(p){
     var div=document.getElementById(p.id);
@@ -695,6 +705,7 @@ def render_reproduction(page: Page, directory: Path) -> None:
               _number(c["tolerance"]), c.get("reason") or "no reason recorded",
               c.get("link") or ""] for c in board["outside_cells"]],
             numeric_from=3,
+            numeric_to=6,
         )  # fmt: skip
     if board["inconsistent_cells"]:
         page.heading("Self-inconsistent paper cells (not counted)", 3)
@@ -703,6 +714,7 @@ def render_reproduction(page: Page, directory: Path) -> None:
             [[c["table"], c["row"], c["column"], _number(c["paper"]), c.get("reason") or "",
               c.get("link") or ""] for c in board["inconsistent_cells"]],
             numeric_from=3,
+            numeric_to=4,
         )  # fmt: skip
     figures = [directory / f for f in doc.get("files", []) if f.endswith(".png")]
     figures = [f for f in figures if f.is_file()]
