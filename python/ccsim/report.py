@@ -251,11 +251,14 @@ class Page:
     def plot(self, data: list[dict[str, Any]], layout: dict[str, Any], note: str = "") -> None:
         """An interactive plot (plotly traces and layout)."""
         plot_id = f"plot{len(self.plots)}"
+        # The legend goes below the x axis' title; the plot grows by a line per three
+        # legend entries beyond the first line.
+        legend_rows = -(-len(data) // 3)
         base = {
             "margin": {"l": 70, "r": 20, "t": 50, "b": 55},
-            "height": 380,
+            "height": 380 + 20 * max(0, legend_rows - 1),
             "hovermode": "closest",
-            "legend": {"orientation": "h", "y": -0.2},
+            "legend": {"orientation": "h", "y": -0.2, "yanchor": "top"},
         }
         base.update(layout)
         self.plots.append({"id": plot_id, "data": data, "layout": base})
