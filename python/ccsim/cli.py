@@ -479,6 +479,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise CliError(f"--max-wall {args.max_wall:g}: give a positive number of seconds")
     if args.out is not None:
         check_out_dir(args.out, args.force)
+    as_written = scenario  # scenario.toml leaves out the capture --pcap adds
     if args.pcap is not None:
         from ccsim.pcap import with_capture
 
@@ -515,7 +516,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             written = write_results(results, args.out, scenario.check())
         from ccsim.output import write_scenario
 
-        written.append(write_scenario(scenario, args.out))
+        written.append(write_scenario(as_written, args.out))
     if args.json:
         print(results.to_json(indent=2))
         if written and not args.quiet:
