@@ -225,5 +225,7 @@ def test_report_errors_name_the_path_and_the_fix(tmp_path):
     (tmp_path / "a.duckdb").write_text("not a database")
     result = run_cli("report", tmp_path / "a.duckdb")
     assert result.returncode == 2 and "a.duckdb" in result.stderr
+    result = run_cli("report", tmp_path / "a.duckdb", "--out", tmp_path)
+    assert result.returncode == 2 and "is a directory" in result.stderr
     result = run_cli("report", tmp_path, "--max-points", "2")
     assert result.returncode == 2 and "--max-points" in result.stderr

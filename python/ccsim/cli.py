@@ -784,6 +784,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     if args.max_points < 4:
         raise CliError(f"--max-points {args.max_points}: give at least 4")
+    if args.out is not None and args.out.is_dir():
+        raise CliError(
+            f"--out {args.out}: is a directory; give the page's file name, e.g. "
+            f"{args.out / 'report.html'}"
+        )
     try:
         path = html_report.write_report(args.path, args.out, max_points=args.max_points)
     except html_report.ReportError as exc:
