@@ -7,6 +7,7 @@
 #   make reproductions   rerun every reproduction: figures, CSVs, the numbers and
 #                scoreboards in docs/reproductions/*.md, then the golden digests
 #   make validate-ns3    the ns-3 comparison (validation/ns3/, own venv; not in make test)
+#   make report-screenshot   the screenshot of an HTML report in docs/report.png
 #
 # Everything the project needs is installed here, into .venv at the repository root.
 # Re-running is incremental: the venv's dependencies are reinstalled only when
@@ -30,7 +31,8 @@ SOURCES := $(shell find crates python -type f \
 # maturin must see the venv as the active environment to install into it.
 VENV_ENV := VIRTUAL_ENV=$(VENV) PATH=$(BIN):$$PATH
 
-.PHONY: build demo test bench clean venv debian-packages reproductions validate-ns3
+.PHONY: build demo test bench clean venv debian-packages reproductions validate-ns3 \
+        report-screenshot
 
 venv: $(DEPS_STAMP)
 
@@ -57,9 +59,10 @@ demo: $(BUILD_STAMP)
 	@echo
 	@echo "Plots and tables are in $(CURDIR)/out/keshav-s1/"
 
-# Debian packages the tests use (tshark reads the pcap files ccsim writes). CI runs as
-# root on Debian; elsewhere install them yourself or the tests that need them skip.
-DEBIAN_PACKAGES := tshark
+# Debian packages the tests use (tshark reads the pcap files ccsim writes; headless
+# chromium draws the pages of `ccsim report`). CI runs as root on Debian; elsewhere
+# install them yourself or the tests that need them skip.
+DEBIAN_PACKAGES := tshark chromium
 debian-packages:
 	@missing=""; for p in $(DEBIAN_PACKAGES); do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -78,6 +81,10 @@ test: $(BUILD_STAMP) debian-packages
 reproductions: $(BUILD_STAMP)
 	$(BIN)/python -m ccsim.reproduce.regenerate
 	$(BIN)/python tests/golden.py --update
+
+# The screenshot of a `ccsim report` page in docs/cli.md (needs chromium).
+report-screenshot: $(BUILD_STAMP) debian-packages
+	$(BIN)/python -m ccsim.report --screenshot docs/report.png
 
 validate-ns3: $(BUILD_STAMP)
 	$(MAKE) -C validation/ns3 CCSIM_PYTHON=$(BIN)/python

@@ -138,9 +138,46 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help='print a JSON list of {"row", "column", "ours", "paper"} objects',
     )
+    p.add_argument(
+        "--no-report",
+        action="store_true",
+        help="do not write DIR/report.html (the HTML page of the tables, scoreboard, "
+        "figures and runs)",
+    )
     _figure_flags(p)
     _output_flags(p, rows=False)
     p.set_defaults(func=cmd_reproduce)
+
+    p = sub.add_parser(
+        "report",
+        help="write one self-contained HTML page about a run, a reproduction or a sweep",
+        description="Write one self-contained HTML page (interactive plots, tables; no "
+        "network needed to view it) about the --out directory of `ccsim run` or `ccsim "
+        "reproduce`, or a sweep's database (or a directory holding one).",
+    )
+    p.add_argument(
+        "path",
+        metavar="RUN_OR_SWEEP",
+        type=Path,
+        help="a `ccsim run --out` or `ccsim reproduce --out` directory, or a sweep's "
+        ".duckdb file",
+    )
+    p.add_argument(
+        "--out",
+        metavar="FILE",
+        type=Path,
+        help="the HTML file (default DIR/report.html, or <db stem>.html beside a database; "
+        "replaced if it exists)",
+    )
+    p.add_argument(
+        "--max-points",
+        type=_nonneg_int("a positive integer"),
+        default=4000,
+        metavar="N",
+        help="at most N points per plotted series: longer ones keep the minimum and "
+        "maximum of N/2 buckets (default 4000)",
+    )
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser(
         "sweep",
@@ -442,6 +479,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise CliError(f"--max-wall {args.max_wall:g}: give a positive number of seconds")
     if args.out is not None:
         check_out_dir(args.out, args.force)
+    as_written = scenario  # scenario.toml leaves out the capture --pcap adds
     if args.pcap is not None:
         from ccsim.pcap import with_capture
 
@@ -476,6 +514,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         with plots.figure_options(args.formats, args.size, args.dpi):
             written = write_results(results, args.out, scenario.check())
+        from ccsim.output import write_scenario
+
+        written.append(write_scenario(as_written, args.out))
     if args.json:
         print(results.to_json(indent=2))
         if written and not args.quiet:
@@ -700,6 +741,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     report.score()
+    written = _write_reproduction(repro, report, out, html=not args.no_report)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
         return 0
@@ -713,8 +755,45 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         console.print(note)
     _print_scoreboard(console, report)
     console.print(f"\nFigures and tables written to {out}/:")
-    for path in _figure_files(report.files, args.formats):
+    for path in _figure_files(report.files, args.formats) + written:
         console.print(f"  {path}")
+    return 0
+
+
+def _write_reproduction(
+    repro: reproduce.Reproduction, report: reproduce.Report, out: Path, *, html: bool
+) -> list[Path]:
+    """DIR/reproduction.json (what `ccsim report DIR` reads) and, unless --no-report,
+    DIR/report.html."""
+    from ccsim import report as html_report
+
+    doc = html_report.reproduction_document(report, repro.description, out, report.files)
+    path = out / "reproduction.json"
+    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    written = [path]
+    if html:
+        written.append(html_report.write_report(out))
+    return written
+
+
+# ccsim report --------------------------------------------------------------------------
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from ccsim import report as html_report
+
+    if args.max_points < 4:
+        raise CliError(f"--max-points {args.max_points}: give at least 4")
+    if args.out is not None and args.out.is_dir():
+        raise CliError(
+            f"--out {args.out}: is a directory; give the page's file name, e.g. "
+            f"{args.out / 'report.html'}"
+        )
+    try:
+        path = html_report.write_report(args.path, args.out, max_points=args.max_points)
+    except html_report.ReportError as exc:
+        raise CliError(str(exc)) from None
+    print(f"wrote {path}")
     return 0
 
 

@@ -3,6 +3,7 @@
 Layout of ``ccsim run FILE --out DIR``::
 
     DIR/summary.json            the results JSON
+    DIR/scenario.toml           the checked scenario (overrides applied, defaults filled in)
     DIR/flows.csv, links.csv    one row per flow / channel
     DIR/phases.csv              per phase and flow    (phase_links.csv: per channel)
     DIR/intervals.csv           per interval and flow (interval_links.csv: per channel)
@@ -80,6 +81,14 @@ def write_results(
     for path in write_plots(results, out / "plots", scenario):
         emit(path)
     return written
+
+
+def write_scenario(scenario: Any, out: Path) -> Path:
+    """Write ``scenario`` (a :class:`ccsim.Scenario`) checked, as TOML, to
+    ``out/scenario.toml`` (what ``ccsim report`` shows); return the path."""
+    path = out / "scenario.toml"
+    path.write_text(scenario.to_toml(), encoding="utf-8")
+    return path
 
 
 def write_plots(
