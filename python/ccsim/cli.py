@@ -136,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--json",
         action="store_true",
-        help='print a JSON list of {"row", "column", "ours", "paper"} objects',
+        help='print the JSON object {"reproduction", "rows", "scoreboard"} instead of tables '
+        '(rows: {"row", "column", "ours", "paper", ...}; docs/cli.md)',
     )
     p.add_argument(
         "--no-report",
