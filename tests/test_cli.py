@@ -228,6 +228,24 @@ def test_bench_json_keys():
     assert data["wall_time_s"] > 0
 
 
+def test_bench_reports_build_run_and_peak_memory():
+    data = json.loads(ok(run_cli("bench", "--flows", "2", "--time", "1s", "--json")))
+    assert data["build_time_s"] >= 0 and data["run_time_s"] > 0
+    assert data["wall_time_s"] == pytest.approx(data["build_time_s"] + data["run_time_s"])
+    # The Python interpreter alone holds more than 4 MiB resident.
+    assert data["peak_rss_bytes"] > 4 * 2**20
+    assert data["qdisc"] == "fcfs" and "results_load_s" not in data
+
+
+def test_bench_fq_with_results():
+    args = ("--flows", "3", "--bottleneck", "1Mbps", "--time", "2s", "--json")
+    fcfs = json.loads(ok(run_cli("bench", *args)))
+    fq = json.loads(ok(run_cli("bench", *args, "--qdisc", "fq", "--results")))
+    assert fq["qdisc"] == "fq" and fq["delivered_pkts"] > 0
+    assert fq["events"] != fcfs["events"], "the bottleneck discipline must change the run"
+    assert fq["results_json_bytes"] > 1000 and fq["results_load_s"] >= 0
+
+
 def test_bench_table():
     out = ok(run_cli("bench", "--flows", "2", "--bottleneck", "10Mbps", "--time", "1s"))
     assert "events" in out and "delivered" in out

@@ -85,6 +85,7 @@ def test_unknown_reproduction():
         (["--bottleneck=-5Mbps"], "--bottleneck"),
         (["--time", "ten"], "--time"),
         (["--flows", "0"], "--flows"),
+        (["--qdisc", "red"], "--qdisc"),
     ],
 )
 def test_bad_bench_arguments(args, word):

@@ -270,6 +270,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seed", type=_nonneg_int("a non-negative integer"), default=1, help="seed (default 1)"
     )
+    p.add_argument(
+        "--qdisc",
+        choices=("fcfs", "fq"),
+        default="fcfs",
+        help="bottleneck queue discipline: fcfs (drop-tail, default) or fq (Fair Queueing)",
+    )
+    p.add_argument(
+        "--results",
+        action="store_true",
+        help="also build the run's full results and load them into Python, timing that",
+    )
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     p.set_defaults(func=cmd_bench)
     return parser
@@ -944,15 +955,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise CliError(f"--flows: {args.flows} is out of range; give 1 to 100000 flows")
     bps = _parse("--bottleneck", args.bottleneck, _ccsim.parse_rate)
     time_s = _parse("--time", args.time, _ccsim.parse_time)
+    what = f"bench: {args.flows} Reno flows, {fmt_rate(bps)} {args.qdisc} bottleneck"
     if sys.stderr.isatty():
-        _stderr().print(
-            f"bench: {args.flows} Reno flows, {fmt_rate(bps)} bottleneck, "
-            f"{time_s:g} s simulated ..."
-        )
+        _stderr().print(f"{what}, {time_s:g} s simulated ...")
     start = time.perf_counter()
-    text = _ccsim.bench(args.flows, bps, time_s, args.seed)
+    out = _ccsim.bench(args.flows, bps, time_s, args.seed, args.qdisc, args.results)
     wall = time.perf_counter() - start
+    text, results_text = out if args.results else (out, None)
     raw: dict[str, Any] = json.loads(text)
+    if results_text is not None:
+        # What `ccsim.run` adds after the engine: the results JSON parsed into Python.
+        t0 = time.perf_counter()
+        json.loads(results_text)
+        raw["results_load_s"] = time.perf_counter() - t0
+        raw["results_json_bytes"] = len(results_text)
+        del results_text
+    raw["peak_rss_bytes"] = _peak_rss_bytes()
     # The engine reads no clock: if the binding did not time the run, time it here and
     # derive the rates from that.
     if not raw.get("wall_time_s"):
@@ -963,21 +981,50 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(json.dumps(raw, indent=2))
         return 0
     console = _stdout()
-    console.print(
-        f"bench: {args.flows} Reno flows, {fmt_rate(bps)} bottleneck, {time_s:g} s simulated"
-    )
+    console.print(f"{what}, {time_s:g} s simulated")
     table = _table("", ["", "value"])
     table.add_row("wall time", f"{raw['wall_time_s']:.3f} s")
+    for key, label in (("build_time_s", "build time"), ("run_time_s", "run time")):
+        if raw.get(key) is not None:
+            table.add_row(label, f"{raw[key]:.3f} s")
+    if raw.get("results_load_s") is not None:
+        table.add_row(
+            "results to Python",
+            f"{raw['results_time_s'] + raw['results_load_s']:.3f} s "
+            f"({raw['results_json_bytes'] / 1e6:.1f} MB of JSON)",
+        )
+    rss = raw.get("peak_rss_bytes")
+    table.add_row("peak memory (RSS)", "-" if rss is None else f"{rss / 2**20:.0f} MiB")
     table.add_row("events", f"{raw['events']:,}")
-    table.add_row("events per wall-second", _big(raw.get("events_per_s")))
+    table.add_row("events per run-second", _big(raw.get("events_per_s")))
     table.add_row("data packets delivered", f"{raw['delivered_pkts']:,}")
-    table.add_row("delivered per wall-second", _big(raw.get("delivered_pkts_per_s")))
-    shown = {"wall_time_s", "events", "events_per_s", "delivered_pkts", "delivered_pkts_per_s"}
+    table.add_row("delivered per run-second", _big(raw.get("delivered_pkts_per_s")))
+    shown = {
+        "wall_time_s",
+        "build_time_s",
+        "run_time_s",
+        "events",
+        "events_per_s",
+        "delivered_pkts",
+        "delivered_pkts_per_s",
+        "peak_rss_bytes",
+    }
     for key, value in raw.items():
         if key not in shown and not isinstance(value, (dict, list)):
             table.add_row(key, str(value))
     console.print(table)
     return 0
+
+
+def _peak_rss_bytes() -> int | None:
+    """Peak resident set size of this process (getrusage ru_maxrss), None off Unix."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # Linux reports KiB, macOS bytes.
+    return int(peak) if sys.platform == "darwin" else int(peak) * 1024
 
 
 def _big(x: float | None) -> str:

@@ -1,7 +1,7 @@
 //! Criterion benchmarks: the event queue on a realistic pattern, and whole-scenario
 //! throughput on the `ccsim bench` dumbbell (Reno flows, drop-tail bottleneck).
 
-use ccsim_engine::bench::dumbbell;
+use ccsim_engine::bench::{dumbbell, dumbbell_with, qdisc_by_name};
 use ccsim_engine::event::{Event, EventQueue};
 use ccsim_engine::sim::Simulation;
 use ccsim_engine::time::{SimDuration, SimTime};
@@ -57,5 +57,25 @@ fn dumbbell_run(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, event_queue, dumbbell_run);
+/// Fair Queueing at the bottleneck with 10^4 flows (`ccsim bench --flows 10000 --qdisc fq`,
+/// here over 1 simulated second): conversation lookup and longest-queue drops at scale.
+fn dumbbell_fq(c: &mut Criterion) {
+    let mut g = c.benchmark_group("dumbbell_fq");
+    g.sample_size(10);
+    let (flows, rate, secs) = (10_000u32, 1_000_000_000u64, 1u64);
+    let sc = dumbbell_with(flows, rate, SimDuration::from_secs(secs), qdisc_by_name("fq").unwrap()).unwrap();
+    let mut probe = Simulation::new(sc.clone(), None);
+    probe.run();
+    g.throughput(Throughput::Elements(probe.results(0.0).delivered_pkts()));
+    g.bench_function(format!("{flows}flows_{}Mbps_{secs}s", rate / 1_000_000), |b| {
+        b.iter(|| {
+            let mut s = Simulation::new(sc.clone(), None);
+            s.run();
+            black_box(s.events_processed())
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, event_queue, dumbbell_run, dumbbell_fq);
 criterion_main!(benches);

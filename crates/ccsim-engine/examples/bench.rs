@@ -1,26 +1,42 @@
-//! Runs the `ccsim bench` dumbbell from Rust and prints wall time and rates (a
-//! development aid for profiling; the user-facing command is `ccsim bench`).
-//! Usage: cargo run --release --example bench -- [FLOWS] [BOTTLENECK_BPS] [SECONDS]
-use ccsim_engine::{bench::dumbbell, sim::Simulation, time::SimDuration};
+//! Runs the `ccsim bench` dumbbell from Rust and prints build and run time, rates and
+//! peak memory (a development aid for profiling; the user-facing command is `ccsim bench`).
+//! Usage: cargo run --release --example bench -- [FLOWS] [BOTTLENECK_BPS] [SECONDS] [fcfs|fq]
+use ccsim_engine::{
+    bench::{dumbbell_with, qdisc_by_name},
+    sim::Simulation,
+    time::SimDuration,
+};
 use std::time::Instant;
 
+/// Peak resident set size in MiB (Linux `VmHWM`), or 0 where unavailable.
+fn peak_rss_mib() -> f64 {
+    let text = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib: f64 = text.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok()).unwrap_or(0.0);
+    kib / 1024.0
+}
+
 fn main() {
-    let a: Vec<u64> = std::env::args().skip(1).filter_map(|s| s.parse().ok()).collect();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let a: Vec<u64> = args.iter().filter_map(|s| s.parse().ok()).collect();
     let flows = a.first().copied().unwrap_or(100) as u32;
     let rate = a.get(1).copied().unwrap_or(100_000_000);
     let secs = a.get(2).copied().unwrap_or(60);
-    let sc = dumbbell(flows, rate, SimDuration::from_secs(secs)).expect("valid bench arguments");
+    let qdisc = qdisc_by_name(args.iter().find(|s| s.parse::<u64>().is_err()).map(String::as_str).unwrap_or("fcfs")).expect("fcfs or fq");
+    let sc = dumbbell_with(flows, rate, SimDuration::from_secs(secs), qdisc).expect("valid bench arguments");
     let t0 = Instant::now();
     let mut sim = Simulation::new(sc, None);
+    let build = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
     sim.run();
-    let wall = t0.elapsed().as_secs_f64();
-    let r = sim.results(wall);
+    let wall = t1.elapsed().as_secs_f64();
+    let r = sim.results(build + wall);
     let d = r.delivered_pkts();
     let util = r.links.iter().find(|l| l.name == "left->right").map(|l| l.utilization).unwrap_or(0.0);
     println!(
-        "flows={flows} wall={wall:.3}s events={} ev/s={:.3e} delivered={d} delivered/s={:.3e} util={util:.3}",
+        "flows={flows} build={build:.3}s run={wall:.3}s events={} ev/s={:.3e} delivered={d} delivered/s={:.3e} util={util:.3} peak_rss={:.0}MiB",
         r.events,
         r.events as f64 / wall,
-        d as f64 / wall
+        d as f64 / wall,
+        peak_rss_mib()
     );
 }

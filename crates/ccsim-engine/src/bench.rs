@@ -5,6 +5,8 @@
 //! 100 ms (5 ms per access link, 40 ms on the bottleneck, each way); the bottleneck is
 //! drop-tail with one bandwidth-delay product of buffer (rate x 100 ms / 1000 B); packets
 //! are 1000 B, acks 40 B. Flows start 1 ms apart so they do not move in lock step.
+//! `dumbbell_with` sets the bottleneck's queue discipline (both directions; `ccsim bench
+//! --qdisc fq` runs Fair Queueing there), `dumbbell` keeps drop-tail.
 
 use crate::cc::{CcConfig, RenoConfig};
 use crate::scenario::{ChannelSpec, Flow, FlowSpec, Link, Node, QdiscConfig, Scenario, ScenarioError};
@@ -12,6 +14,12 @@ use crate::time::SimDuration;
 use crate::units::Limit;
 
 pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Scenario, ScenarioError> {
+    dumbbell_with(flows, bottleneck_bps, time, QdiscConfig::Fcfs)
+}
+
+/// The dumbbell with `qdisc` on both directions of the bottleneck (access links stay
+/// drop-tail).
+pub fn dumbbell_with(flows: u32, bottleneck_bps: u64, time: SimDuration, qdisc: QdiscConfig) -> Result<Scenario, ScenarioError> {
     let err = |f: &str, m: &str| Err(ScenarioError::new("bench", f, m));
     if flows == 0 || flows > 100_000 {
         return err("flows", "must be between 1 and 100000");
@@ -35,15 +43,15 @@ pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Sc
     }
     let bdp_pkts = ((bottleneck_bps as u128 * 100 / 1000) / 8000).max(1) as u64;
     let access = bottleneck_bps.saturating_mul(10);
-    let both = |rate_bps: u64, delay: SimDuration, buffer: Limit| {
-        let d = ChannelSpec { rate_bps, delay, buffer, qdisc: QdiscConfig::Fcfs };
+    let both = |rate_bps: u64, delay: SimDuration, buffer: Limit, qdisc: QdiscConfig| {
+        let d = ChannelSpec { rate_bps, delay, buffer, qdisc };
         [d.clone(), d]
     };
     let mut links = vec![Link {
         name: "bottleneck".into(),
         a: 0,
         b: 1,
-        dirs: both(bottleneck_bps, SimDuration::from_millis(40), Limit::Packets(bdp_pkts)),
+        dirs: both(bottleneck_bps, SimDuration::from_millis(40), Limit::Packets(bdp_pkts), qdisc.clone()),
     }];
     for i in 0..n {
         for (host, router) in [(2 + i, 0), (2 + n + i, 1)] {
@@ -51,7 +59,7 @@ pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Sc
                 name: format!("{}-{}", nodes[host].name, nodes[router].name),
                 a: host,
                 b: router,
-                dirs: both(access, SimDuration::from_millis(5), Limit::Packets(bdp_pkts.max(100))),
+                dirs: both(access, SimDuration::from_millis(5), Limit::Packets(bdp_pkts.max(100)), QdiscConfig::Fcfs),
             });
         }
     }
@@ -77,7 +85,7 @@ pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Sc
         .collect();
     Ok(Scenario {
         name: "bench-dumbbell".into(),
-        description: format!("{flows} Reno flows over a {bottleneck_bps} bps drop-tail dumbbell", flows = n),
+        description: format!("{flows} Reno flows over a {bottleneck_bps} bps {} dumbbell", qdisc_words(&qdisc), flows = n),
         duration: time,
         seed: 1,
         max_events: None,
@@ -95,3 +103,21 @@ pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Sc
         elements: vec![],
     })
 }
+
+fn qdisc_words(q: &QdiscConfig) -> &'static str {
+    match q {
+        QdiscConfig::Fcfs => "drop-tail",
+        QdiscConfig::Fq(_) => "Fair Queueing",
+        QdiscConfig::Red(_) => "RED",
+    }
+}
+
+/// The bottleneck discipline of `ccsim bench --qdisc NAME` (defaults of each kind).
+pub fn qdisc_by_name(name: &str) -> Result<QdiscConfig, ScenarioError> {
+    match name {
+        "fcfs" => Ok(QdiscConfig::Fcfs),
+        "fq" => Ok(QdiscConfig::Fq(Default::default())),
+        other => Err(ScenarioError::new("bench", "qdisc", format!("unknown queue discipline '{other}'; use \"fcfs\" or \"fq\""))),
+    }
+}
+

@@ -4,7 +4,7 @@
 //! become `ccsim.ScenarioError` (a `ValueError`); an engine panic is caught and raised as
 //! `RuntimeError` so nothing unwinds across the boundary.
 
-use ccsim_engine::{scenario, sim, units, Results, ScenarioError as EngineError};
+use ccsim_engine::{scenario, sim, units, ScenarioError as EngineError};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -30,14 +30,6 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, EngineError>) -> PyResult<T> {
             Err(PyRuntimeError::new_err(format!("internal error in the ccsim engine (please report): {msg}")))
         }
     }
-}
-
-/// Runs to the end without slicing (the bench).
-fn timed_run(sc: scenario::Scenario, seed: Option<u64>) -> Results {
-    let t0 = Instant::now();
-    let mut s = sim::run_scenario(sc, seed);
-    let wall = t0.elapsed().as_secs_f64();
-    s.results(wall)
 }
 
 /// Parses `text` as TOML (`fmt = "toml"`) or as JSON in the same schema (`"json"`).
@@ -128,34 +120,54 @@ fn run(
     py.detach(|| guarded(|| Ok(sim.results(wall).to_json())))
 }
 
-/// Runs the dumbbell benchmark; returns its JSON report.
+/// Runs the dumbbell benchmark; returns its JSON report, or with `full_results` the pair
+/// (report, the run's full results JSON: what `ccsim.run` hands to Python).
+/// Build (scenario to simulation), run and results (results plus their JSON) are timed
+/// apart: `build_time_s`, `run_time_s`, `results_time_s`; the rates are per run time.
 #[pyfunction]
-#[pyo3(name = "bench", signature = (flows, bottleneck_bps, time_s, seed=1))]
-fn bench_dumbbell(py: Python<'_>, flows: u32, bottleneck_bps: u64, time_s: f64, seed: u64) -> PyResult<String> {
-    py.detach(|| {
+#[pyo3(name = "bench", signature = (flows, bottleneck_bps, time_s, seed=1, qdisc="fcfs", full_results=false))]
+fn bench_dumbbell(py: Python<'_>, flows: u32, bottleneck_bps: u64, time_s: f64, seed: u64, qdisc: &str, full_results: bool) -> PyResult<Py<PyAny>> {
+    let qdisc = qdisc.to_string();
+    let (report, text) = py.detach(|| {
         guarded(|| {
             if !(time_s > 0.0) || !time_s.is_finite() {
                 return Err(EngineError::new("bench", "time", format!("must be a positive time, got {time_s}")));
             }
-            let sc = ccsim_engine::bench::dumbbell(flows, bottleneck_bps, ccsim_engine::time::SimDuration::from_secs_f64(time_s))?;
-            let r = timed_run(sc, Some(seed));
+            let q = ccsim_engine::bench::qdisc_by_name(&qdisc)?;
+            let sc = ccsim_engine::bench::dumbbell_with(flows, bottleneck_bps, ccsim_engine::time::SimDuration::from_secs_f64(time_s), q)?;
+            let t0 = Instant::now();
+            let mut sim = sim::Simulation::new(sc, Some(seed));
+            let build = t0.elapsed().as_secs_f64();
+            let t1 = Instant::now();
+            sim.run();
+            let run = t1.elapsed().as_secs_f64();
+            let t2 = Instant::now();
+            let r = sim.results(build + run);
+            let text = if full_results { r.to_json() } else { String::new() };
+            let results_time = t2.elapsed().as_secs_f64();
+            drop(sim);
             let delivered = r.delivered_pkts();
-            let wall = r.wall_time_s.max(1e-9);
+            let per = run.max(1e-9);
             let v = serde_json::json!({
                 "flows": flows,
                 "bottleneck_bps": bottleneck_bps,
+                "qdisc": qdisc,
                 "sim_time_s": r.sim_time_s,
-                "wall_time_s": r.wall_time_s,
+                "wall_time_s": build + run,
+                "build_time_s": build,
+                "run_time_s": run,
+                "results_time_s": results_time,
                 "events": r.events,
-                "events_per_s": r.events as f64 / wall,
+                "events_per_s": r.events as f64 / per,
                 "delivered_pkts": delivered,
-                "delivered_pkts_per_s": delivered as f64 / wall,
+                "delivered_pkts_per_s": delivered as f64 / per,
                 "bottleneck_utilization": r.links.iter().find(|l| l.name == "left->right").map(|l| l.utilization),
                 "ccsim_version": r.ccsim_version,
             });
-            Ok(v.to_string())
+            Ok((v.to_string(), text))
         })
-    })
+    })?;
+    Ok(if full_results { (report, text).into_pyobject(py)?.into_any().unbind() } else { report.into_pyobject(py)?.into_any().unbind() })
 }
 
 fn unit<T>(r: Result<T, String>, what: &str) -> PyResult<T> {
