@@ -26,6 +26,7 @@ use crate::scenario::{FlowSpec, QdiscConfig, Scenario};
 use crate::stats::DelayStats;
 use crate::time::{tx_time, SimDuration, SimTime};
 use crate::trace::Recorder;
+use crate::transport::cadpc::{CadpcSender, PtpReceiver};
 use crate::transport::receiver::{AckReceiver, Sink};
 use crate::transport::sender::{FlowTrace, WindowSender};
 use crate::transport::source::{Gaps, Source};
@@ -68,6 +69,8 @@ pub enum Sender {
     Window(WindowSender),
     /// An unresponsive source (CBR, Poisson).
     Source(Source),
+    /// Welzl's CADPC rate sender (PTP feedback).
+    Cadpc(Box<CadpcSender>),
 }
 
 /// Receiver policies.
@@ -77,6 +80,8 @@ pub enum Receiver {
     Ack(AckReceiver),
     /// Counts what arrives.
     Sink(Sink),
+    /// Counts data and answers PTP requests with feedback (CADPC).
+    Ptp(Box<PtpReceiver>),
 }
 
 impl Endpoint {
@@ -88,7 +93,7 @@ impl Endpoint {
     pub fn window(&self) -> Option<&WindowSender> {
         match &self.sender {
             Sender::Window(w) => Some(w),
-            Sender::Source(_) => None,
+            Sender::Source(_) | Sender::Cadpc(_) => None,
         }
     }
 }
@@ -302,6 +307,17 @@ impl Simulation {
                     let rng = Rng::new(seed, stream::flow(fi));
                     (Sender::Source(Source::new(d, Gaps::Exponential { mean: *mean_gap, rng }, periods(on, offset))), Receiver::Sink(Sink))
                 }
+                FlowSpec::Cadpc { packet_bits, cfg } => {
+                    route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
+                    let d = data(*packet_bits);
+                    let mut fb = d;
+                    fb.kind = PacketKind::Control;
+                    fb.bits = cfg.feedback_size * 8;
+                    fb.route = ack_route;
+                    let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
+                    events.schedule(start, Event::FlowStart(fi as u32));
+                    (Sender::Cadpc(Box::new(CadpcSender::new(cfg.clone(), d, stop))), Receiver::Ptp(Box::new(PtpReceiver::new(fb))))
+                }
             };
             let from = SimTime::ZERO + scenario.measure_start;
             let delay = scenario.delays.contains(&fi).then(|| Box::new(FlowDelay { key: (u32::MAX, 0), from, ..Default::default() }));
@@ -454,6 +470,17 @@ impl Simulation {
             }
             Event::FlowTimer(f, gen) => {
                 let ep = &mut *self.flows[f as usize];
+                if let Sender::Cadpc(s) = &mut ep.sender {
+                    match s.ptp_timer.fire(gen, now) {
+                        Fired::Ignore => {}
+                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::FlowTimer(f, g)),
+                        Fired::Expire => {
+                            s.on_ptp_timer(now, &mut self.out, &mut self.net.meta);
+                            self.flush(f, now);
+                        }
+                    }
+                    return;
+                }
                 let Sender::Window(w) = &mut ep.sender else { return };
                 match w.timer.fire(gen, now) {
                     Fired::Ignore => {}
@@ -466,6 +493,17 @@ impl Simulation {
             }
             Event::PaceTimer(f, gen) => {
                 let ep = &mut *self.flows[f as usize];
+                if let Sender::Cadpc(s) = &mut ep.sender {
+                    match s.pace.fire(gen, now) {
+                        Fired::Ignore => {}
+                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::PaceTimer(f, g)),
+                        Fired::Expire => {
+                            s.on_pace(now, &mut ep.counters, &mut self.out);
+                            self.flush(f, now);
+                        }
+                    }
+                    return;
+                }
                 let Sender::Window(w) = &mut ep.sender else { return };
                 match w.pace.fire(gen, now) {
                     Fired::Ignore => {}
@@ -492,6 +530,9 @@ impl Simulation {
                 let ep = &mut *self.flows[f as usize];
                 if let Sender::Window(w) = &mut ep.sender {
                     w.start(now, &mut ep.counters, &mut self.out, &mut self.net.rec);
+                    self.flush(f, now);
+                } else if let Sender::Cadpc(s) = &mut ep.sender {
+                    s.start(now, &mut ep.counters, &mut self.out, &mut self.net.meta);
                     self.flush(f, now);
                 }
             }
@@ -543,6 +584,7 @@ impl Simulation {
                 match &mut ep.receiver {
                     Receiver::Ack(r) => r.on_data(now, &p, &mut ep.counters, &mut self.out, &mut self.net.meta),
                     Receiver::Sink(s) => s.on_data(&mut ep.counters),
+                    Receiver::Ptp(r) => r.on_data(&mut ep.counters),
                 }
             } else if let Sender::Window(w) = &mut ep.sender {
                 w.on_ack(now, &p, &mut ep.counters, &mut self.out, &mut self.net.rec, &self.net.meta);
@@ -672,10 +714,22 @@ impl Simulation {
         let ep = &mut *self.flows[p.flow as usize];
         ep.counters.control_arrived += 1;
         if at == ep.src {
-            if let (Sender::Window(w), Some(m)) = (&mut ep.sender, self.net.meta.get(p.meta)) {
-                if let crate::meta::Control::Feedback(fb) = m.control {
-                    w.cc.on_feedback(now, &fb);
+            match (&mut ep.sender, self.net.meta.get(p.meta)) {
+                (Sender::Window(w), Some(m)) => {
+                    if let crate::meta::Control::Feedback(fb) = m.control {
+                        w.cc.on_feedback(now, &fb);
+                    }
                 }
+                (Sender::Cadpc(s), Some(m)) => {
+                    if let crate::meta::Control::Feedback(fb) = m.control {
+                        s.on_feedback(now, &fb, p.ts);
+                    }
+                }
+                _ => {}
+            }
+        } else if let Receiver::Ptp(r) = &mut ep.receiver {
+            if matches!(self.net.meta.get(p.meta).map(|m| m.control), Some(crate::meta::Control::PtpRequest)) {
+                r.on_ptp(p, &mut self.out, &mut self.net.meta);
             }
         }
     }
@@ -695,6 +749,13 @@ impl Simulation {
                 self.net.ev.schedule(t, Event::FlowTimer(f, g));
             }
             if let Some((t, g)) = w.pace.needs_event() {
+                self.net.ev.schedule(t, Event::PaceTimer(f, g));
+            }
+        } else if let Sender::Cadpc(s) = &mut ep.sender {
+            if let Some((t, g)) = s.ptp_timer.needs_event() {
+                self.net.ev.schedule(t, Event::FlowTimer(f, g));
+            }
+            if let Some((t, g)) = s.pace.needs_event() {
                 self.net.ev.schedule(t, Event::PaceTimer(f, g));
             }
         }
