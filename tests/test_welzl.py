@@ -12,7 +12,7 @@ from ccsim.reproduce import NoProgress, welzl
 from ccsim.scenarios import scenario_path
 from conftest import run_cli
 
-SUBNAMES = ["welzl-fluid", "welzl-fig12", "welzl-fig3", "welzl-fig4", "welzl-fig5"]
+SUBNAMES = ["welzl-fluid", "welzl-fig12", "welzl-fig3", "welzl-fig4", "welzl-fig5", "welzl-fig6"]
 
 
 def test_list_names_every_experiment():
@@ -21,6 +21,12 @@ def test_list_names_every_experiment():
     names = [line.split()[0] for line in out.stdout.splitlines() if line.strip()]
     for name in ["welzl", *SUBNAMES]:
         assert name in names
+
+
+@pytest.fixture(autouse=True)
+def inline_sweeps(monkeypatch):
+    """The small sweeps run inline: starting worker processes would cost more than them."""
+    monkeypatch.setattr(welzl, "SWEEP_JOBS", 1)
 
 
 def _cadpc(n: int, duration: str = "60s", bg: str | None = None) -> ccsim.Results:
@@ -60,7 +66,7 @@ def test_fig12_grid_in_small(tmp_path):
 
 
 def test_fig5_sweeps_in_small(tmp_path):
-    report = welzl.fig5(tmp_path, NoProgress(), counts=(10, 30), duration="20s")
+    report = welzl.fig5(tmp_path, NoProgress(), counts=(10, 30), duration="15s")
     cell = {(r.row, r.column): r.ours for r in report.rows}
     for kind in ("CADPC", "Reno", "SACK", "Vegas"):
         assert cell[(f"fig5 {kind}", "throughput (Mbit/s) 10")] > 1.0
@@ -68,6 +74,17 @@ def test_fig5_sweeps_in_small(tmp_path):
         assert 0.0 < cell[(f"fig5 {kind}", "fairness (Jain) 30")] <= 1.0
     assert cell[("fig5 CADPC", "loss ratio 10")] == 0.0
     assert (tmp_path / "welzl-fig5.png").is_file()
+
+
+def test_fig6_rap_and_gaimd_in_small(tmp_path):
+    report = welzl.fig6(tmp_path, NoProgress(), counts=(10,), duration="30s")
+    cell = {(r.row, r.column): r.ours for r in report.rows}
+    for kind in ("RAP", "GAIMD"):
+        assert cell[(f"fig6 {kind}", "throughput (Mbit/s) 10")] > 0.5
+        assert 0.0 < cell[(f"fig6 {kind}", "fairness (Jain) 10")] <= 1.0
+    # No slow start: one packet per RTT more per RTT leaves RAP far below CADPC early on.
+    assert cell[("fig6 CADPC", "throughput (Mbit/s) 10")] > cell[("fig6 RAP", "throughput (Mbit/s) 10")]
+    assert (tmp_path / "welzl-fig6.png").is_file()
 
 
 def test_fig3_and_fig4_shortened(tmp_path):

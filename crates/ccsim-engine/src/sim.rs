@@ -27,6 +27,7 @@ use crate::stats::DelayStats;
 use crate::time::{tx_time, SimDuration, SimTime};
 use crate::trace::Recorder;
 use crate::transport::cadpc::{CadpcSender, PtpReceiver};
+use crate::transport::rap::{AckEach, RapSender};
 use crate::transport::receiver::{AckReceiver, Sink};
 use crate::transport::sender::{FlowTrace, WindowSender};
 use crate::transport::source::{Gaps, Source};
@@ -71,6 +72,8 @@ pub enum Sender {
     Source(Source),
     /// Welzl's CADPC rate sender (PTP feedback).
     Cadpc(Box<CadpcSender>),
+    /// RAP / GAIMD rate sender.
+    Rap(Box<RapSender>),
 }
 
 /// Receiver policies.
@@ -82,6 +85,8 @@ pub enum Receiver {
     Sink(Sink),
     /// Counts data and answers PTP requests with feedback (CADPC).
     Ptp(Box<PtpReceiver>),
+    /// Acknowledges every data packet with its own sequence number (RAP).
+    AckEach(AckEach),
 }
 
 impl Endpoint {
@@ -93,7 +98,7 @@ impl Endpoint {
     pub fn window(&self) -> Option<&WindowSender> {
         match &self.sender {
             Sender::Window(w) => Some(w),
-            Sender::Source(_) | Sender::Cadpc(_) => None,
+            Sender::Source(_) | Sender::Cadpc(_) | Sender::Rap(_) => None,
         }
     }
 }
@@ -318,6 +323,17 @@ impl Simulation {
                     events.schedule(start, Event::FlowStart(fi as u32));
                     (Sender::Cadpc(Box::new(CadpcSender::new(cfg.clone(), d, stop))), Receiver::Ptp(Box::new(PtpReceiver::new(fb))))
                 }
+                FlowSpec::Rap { packet_bits, cfg } => {
+                    route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
+                    let d = data(*packet_bits);
+                    let mut a = d;
+                    a.kind = PacketKind::Ack;
+                    a.bits = cfg.ack_size * 8;
+                    a.route = ack_route;
+                    let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
+                    events.schedule(start, Event::FlowStart(fi as u32));
+                    (Sender::Rap(Box::new(RapSender::new(cfg.clone(), d, stop))), Receiver::AckEach(AckEach::new(a)))
+                }
             };
             let from = SimTime::ZERO + scenario.measure_start;
             let delay = scenario.delays.contains(&fi).then(|| Box::new(FlowDelay { key: (u32::MAX, 0), from, ..Default::default() }));
@@ -470,6 +486,17 @@ impl Simulation {
             }
             Event::FlowTimer(f, gen) => {
                 let ep = &mut *self.flows[f as usize];
+                if let Sender::Rap(s) = &mut ep.sender {
+                    match s.step.fire(gen, now) {
+                        Fired::Ignore => {}
+                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::FlowTimer(f, g)),
+                        Fired::Expire => {
+                            s.on_step(now);
+                            self.flush(f, now);
+                        }
+                    }
+                    return;
+                }
                 if let Sender::Cadpc(s) = &mut ep.sender {
                     match s.ptp_timer.fire(gen, now) {
                         Fired::Ignore => {}
@@ -493,6 +520,17 @@ impl Simulation {
             }
             Event::PaceTimer(f, gen) => {
                 let ep = &mut *self.flows[f as usize];
+                if let Sender::Rap(s) = &mut ep.sender {
+                    match s.pace.fire(gen, now) {
+                        Fired::Ignore => {}
+                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::PaceTimer(f, g)),
+                        Fired::Expire => {
+                            s.on_pace(now, &mut ep.counters, &mut self.out);
+                            self.flush(f, now);
+                        }
+                    }
+                    return;
+                }
                 if let Sender::Cadpc(s) = &mut ep.sender {
                     match s.pace.fire(gen, now) {
                         Fired::Ignore => {}
@@ -533,6 +571,9 @@ impl Simulation {
                     self.flush(f, now);
                 } else if let Sender::Cadpc(s) = &mut ep.sender {
                     s.start(now, &mut ep.counters, &mut self.out, &mut self.net.meta);
+                    self.flush(f, now);
+                } else if let Sender::Rap(s) = &mut ep.sender {
+                    s.start(now, &mut ep.counters, &mut self.out);
                     self.flush(f, now);
                 }
             }
@@ -585,9 +626,13 @@ impl Simulation {
                     Receiver::Ack(r) => r.on_data(now, &p, &mut ep.counters, &mut self.out, &mut self.net.meta),
                     Receiver::Sink(s) => s.on_data(&mut ep.counters),
                     Receiver::Ptp(r) => r.on_data(&mut ep.counters),
+                    Receiver::AckEach(r) => r.on_data(&p, &mut ep.counters, &mut self.out),
                 }
             } else if let Sender::Window(w) = &mut ep.sender {
                 w.on_ack(now, &p, &mut ep.counters, &mut self.out, &mut self.net.rec, &self.net.meta);
+            } else if let Sender::Rap(s) = &mut ep.sender {
+                ep.counters.acks_arrived += 1;
+                s.on_ack(now, p.seq, p.ts);
             }
         }
         self.net.meta.free(p.meta);
@@ -753,6 +798,13 @@ impl Simulation {
             }
         } else if let Sender::Cadpc(s) = &mut ep.sender {
             if let Some((t, g)) = s.ptp_timer.needs_event() {
+                self.net.ev.schedule(t, Event::FlowTimer(f, g));
+            }
+            if let Some((t, g)) = s.pace.needs_event() {
+                self.net.ev.schedule(t, Event::PaceTimer(f, g));
+            }
+        } else if let Sender::Rap(s) = &mut ep.sender {
+            if let Some((t, g)) = s.step.needs_event() {
                 self.net.ev.schedule(t, Event::FlowTimer(f, g));
             }
             if let Some((t, g)) = s.pace.needs_event() {

@@ -109,3 +109,45 @@ fn bad_parameters_name_the_field() {
     let e = run_text(&text, "t.toml", &[], None).err().expect("rejected").to_string();
     assert!(e.contains("elements.0"), "{e}");
 }
+
+/// `n` RAP flows s -> r1 -> r2 -> d on the Table 1 dumbbell (`params` as given).
+fn rap(n: usize, params: &str, secs: u32) -> String {
+    format!(
+        "[scenario]\nname = \"rap\"\nduration = \"{secs}s\"\n[defaults]\nbuffer = \"50pkt\"\n\
+         [nodes]\nhosts = [\"s\", \"d\"]\nrouters = [\"r1\", \"r2\"]\n\
+         [[links]]\nbetween = [\"s\", \"r1\"]\nrate = \"1000Mbps\"\ndelay = \"50ms\"\nbuffer = \"10000pkt\"\n\
+         [[links]]\nbetween = [\"r1\", \"r2\"]\nrate = \"10Mbps\"\ndelay = \"50ms\"\n\
+         [[links]]\nbetween = [\"r2\", \"d\"]\nrate = \"1000Mbps\"\ndelay = \"50ms\"\nbuffer = \"10000pkt\"\n\
+         [[flows]]\nname = \"r\"\nkind = \"rap\"\ncount = {n}\nfrom = \"s\"\nto = \"d\"\npacket_size = \"1000B\"\nparams = {{ {params} }}\n\
+         [[phases]]\nname = \"steady\"\nstart = \"{}s\"\nend = \"{secs}s\"\n",
+        secs / 2
+    )
+}
+
+#[test]
+fn rap_flows_share_the_bottleneck_and_back_off_on_loss() {
+    let r = run(&rap(2, "alpha = 1.0, beta = 0.5", 200), None);
+    let s = steady(&r);
+    let (a, b) = (s[0].goodput_bps, s[1].goodput_bps);
+    // AIMD with equal RTTs: equal shares (within 25 %) and most of the 10 Mbps used.
+    assert!((a - b).abs() < 0.25 * a.max(b), "{a} {b}");
+    assert!(a + b > 6e6, "{}", a + b);
+    for f in &r.flows {
+        assert!(f.dropped_pkts > 0, "AIMD probes until it loses");
+        assert_eq!(f.acks_sent, f.arrived_pkts, "every packet is acknowledged");
+        assert_eq!(f.retransmitted_pkts, 0, "RAP does not retransmit");
+    }
+}
+
+#[test]
+fn gaimd_parameters_keep_the_link_fuller_than_rap() {
+    // The buffer (50 packets) is far below the path's 375-packet BDP, so after RAP halves
+    // the link idles; GAIMD (alpha 0.31, beta 7/8) backs off by 1/8 and stays busier.
+    let rap_r = run(&rap(4, "alpha = 1.0, beta = 0.5", 200), None);
+    let gaimd = run(&rap(4, "alpha = 0.31, beta = 0.875", 200), None);
+    let total = |r: &Results| steady(r).iter().map(|f| f.goodput_bps).sum::<f64>();
+    assert!(total(&gaimd) > total(&rap_r), "{} vs {}", total(&gaimd), total(&rap_r));
+    assert!(gaimd.flows.iter().all(|f| f.dropped_pkts > 0));
+    let e = run_text(&rap(1, "beta = 1.5", 10), "t.toml", &[], None).err().expect("rejected").to_string();
+    assert!(e.contains("flows.r1.params.beta"), "{e}");
+}

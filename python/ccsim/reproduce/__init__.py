@@ -48,6 +48,7 @@ _REGISTRY: dict[str, str] = {
     "welzl-fig3": "welzl:fig3",
     "welzl-fig4": "welzl:fig4",
     "welzl-fig5": "welzl:fig5",
+    "welzl-fig6": "welzl:fig6",
 }
 
 

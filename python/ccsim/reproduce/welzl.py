@@ -8,11 +8,12 @@ experiment is also a reproduction of its own (``welzl-<key>``); ``welzl`` runs t
 - ``fig3``   Figure 3: total throughput of 10 CADPC / 10 TCP Reno flows, 10 and 100 Mbps.
 - ``fig4``   Figure 4: 10 flows with update intervals 4..40 RTTs (1200 s); RTTs +117 ms.
 - ``fig5``   Figure 5: 100 Mbps, 10-100 flows: CADPC against Reno, SACK and Vegas (ECN).
+- ``fig6``   Figure 6 in part: CADPC against RAP and GAIMD (TFRC and TEAR not yet).
 
 Scenarios: ``scenarios/welzl-cadpc.toml`` and ``scenarios/welzl-tcp.toml`` (Table 1 with a
 short default duration); everything varied is an override here. Grids and flow-count
 sweeps run on the sweep runner (all cores). Every reading and difference:
-docs/reproductions/welzl.md. Figure 6 (RAP, GAIMD, TFRC, TEAR) is not reproduced yet.
+docs/reproductions/welzl.md. TFRC and TEAR (Figure 6) are not in ccsim yet.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from ccsim.reproduce import Progress, Report, Row, Table, write_csv
 from ccsim.reproduce.scoreboard import Explain
 from ccsim.scenarios import scenario_path
 
-DESCRIPTION = "Welzl 2003 (CADPC/PTP): section 3 fluid facts, Figures 1-5"
+DESCRIPTION = "Welzl 2003 (CADPC/PTP): section 3 fluid facts, Figures 1-5, Figure 6 with RAP and GAIMD"
 
 B10 = 10e6
 # "approximately 10 Mbit/s / (1 + n) = 113636 byte/s" (section 4.1, n = 10).
@@ -35,6 +36,8 @@ FAIR_10 = 113636.0
 DURATION = "160s"  # Table 1, long-term runs
 BANDWIDTHS = (1, 2, 5, 10, 20, 50, 100)  # Mbps (Figures 1/2 are missing from our copy)
 COUNTS = tuple(range(10, 101, 10))
+# Worker processes of the sweeps (None: one per core; the smoke tests run them inline).
+SWEEP_JOBS: int | None = None
 NOTE = "docs/reproductions/welzl.md"
 
 EXPLAIN: list[Explain] = [
@@ -113,7 +116,7 @@ def _sweep(scenario: ccsim.Scenario, params: dict[str, list[Any]], out_dir: Path
     db_dir.mkdir(parents=True, exist_ok=True)
     db = db_dir / f"welzl-{key}.duckdb"
     db.unlink(missing_ok=True)  # fresh: never reuse another engine's cases
-    res = ccsim.sweep(scenario, params, db=db, progress=False)
+    res = ccsim.sweep(scenario, params, db=db, jobs=SWEEP_JOBS, progress=False)
     if res.failed:
         raise RuntimeError(f"sweep {key}: {res.failed} cases failed; see {db_dir}")
     return res
@@ -428,47 +431,56 @@ METRICS = (("throughput", "throughput (Mbit/s)", 1e-6), ("loss", "loss ratio", 1
            ("queue", "average queue (pkts)", 1.0), ("jain", "fairness (Jain)", 1.0))  # fmt: skip
 
 
-def fig5(out_dir: Path, progress: Progress, counts: tuple[int, ...] = COUNTS, duration: str = DURATION) -> Report:
+def _versus(out_dir: Path, progress: Progress, kinds: dict[str, tuple[str, str, dict[str, Any]]], fig: str,
+             title: str, counts: tuple[int, ...], duration: str) -> tuple[list[Row], list[Table], list[Path], dict[str, Any]]:  # fmt: skip
+    """Every kind over the flow counts at 100 Mbps (one sweep per kind); rows, tables,
+    the figure and the per-kind cases."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    progress.start(len(FIG5_KINDS))
+    progress.start(len(kinds))
     data: dict[str, dict[int, dict[str, Any]]] = {}
-    for kind, (name, prefix, sets) in FIG5_KINDS.items():
-        progress.step(f"welzl fig5 {kind}: {len(counts)} runs")
+    for kind, (name, prefix, sets) in kinds.items():
+        progress.step(f"welzl {fig} {kind}: {len(counts)} runs")
         sc = _with(_load(name), {"scenario.duration": duration, "links.bottleneck.rate": "100Mbps", **sets})
-        res = _sweep(sc, {f"flows.{prefix}.count": list(counts)}, out_dir, f"fig5-{kind.lower()}")
+        res = _sweep(sc, {f"flows.{prefix}.count": list(counts)}, out_dir, f"{fig}-{kind.lower()}")
         data[kind] = {int(c["n"]): c for c in _summarise(res, [], prefix)}
     progress.done()
     rows: list[Row] = []
     labels = []
-    for kind in FIG5_KINDS:
-        label = f"fig5 {kind}"
+    for kind in kinds:
+        label = f"{fig} {kind}"
         labels.append(label)
         for key, col, scale in METRICS:
             for n in counts:
                 v = data[kind][n][key]
                 _row(rows, label, f"{col} {n}", None if v is None else v * scale, None)
+    fig_, axes = _axes(2, 2, size=(11, 7))
+    for ax, (key, col, scale) in zip(axes.flat, METRICS, strict=True):
+        for kind in kinds:
+            ax.plot(counts, [(data[kind][n][key] or 0) * scale for n in counts], "o-", markersize=3, label=kind)
+        ax.set_xlabel("number of flows")
+        ax.set_ylabel(col)
+        ax.grid(True, alpha=0.3)
+    axes[0, 0].legend(fontsize=8)
+    fig_.suptitle(title)
+    figures = [_save(fig_, out_dir / f"welzl-{fig}.png")]
+    tables = [
+        Table(f"Figure {fig[3:]}: {col} over the number of flows (ours)", labels, [(f"{col} {n}", str(n)) for n in counts], score_rows=[])
+        for _, col, _ in METRICS
+    ]
+    return rows, tables, figures, data
+
+
+def fig5(out_dir: Path, progress: Progress, counts: tuple[int, ...] = COUNTS, duration: str = DURATION) -> Report:
+    out_dir = Path(out_dir)
+    rows, tables, figures, data = _versus(out_dir, progress, FIG5_KINDS, "fig5",
+                                          "CADPC and TCP (ECN on, drop-tail), 100 Mbit/s bottleneck (cf. Figure 5)", counts, duration)  # fmt: skip
     # The text's claims as counts over the flow counts.
     lowest_loss = sum(1 for n in counts if data["CADPC"][n]["loss"] <= min(data[k][n]["loss"] for k in FIG5_KINDS))
     smallest_q = sum(1 for n in counts if data["CADPC"][n]["queue"] <= min(data[k][n]["queue"] for k in FIG5_KINDS))
     _row(rows, "fig5 claims", "CADPC lowest loss (of counts)", lowest_loss, None)
     _row(rows, "fig5 claims", "CADPC smallest queue (of counts)", smallest_q, None)
     _row(rows, "fig5 claims", "flow counts", len(counts), None)
-    figures = []
-    fig, axes = _axes(2, 2, size=(11, 7))
-    for ax, (key, col, scale) in zip(axes.flat, METRICS, strict=True):
-        for kind in FIG5_KINDS:
-            ax.plot(counts, [(data[kind][n][key] or 0) * scale for n in counts], "o-", markersize=3, label=kind)
-        ax.set_xlabel("number of flows")
-        ax.set_ylabel(col)
-        ax.grid(True, alpha=0.3)
-    axes[0, 0].legend(fontsize=8)
-    fig.suptitle("CADPC and TCP (ECN on, drop-tail), 100 Mbit/s bottleneck (cf. Figure 5)")
-    figures.append(_save(fig, out_dir / "welzl-fig5.png"))
-    tables = [
-        Table(f"Figure 5: {col} over the number of flows (ours)", labels, [(f"{col} {n}", str(n)) for n in counts], score_rows=[])
-        for _, col, _ in METRICS
-    ]
     tables.append(Table("Figure 5: the text's claims (ours)", ["fig5 claims"],
                         [(c, c) for c in ("CADPC lowest loss (of counts)", "CADPC smallest queue (of counts)", "flow counts")],
                         score_rows=[]))  # fmt: skip
@@ -478,12 +490,39 @@ def fig5(out_dir: Path, progress: Progress, counts: tuple[int, ...] = COUNTS, du
     return _report("welzl-fig5", rows, tables, out_dir, figures, notes)
 
 
+# ---------------------------------------------------------------------------------------
+# Figure 6: CADPC against the TCP-friendly mechanisms (RAP and GAIMD; TFRC, TEAR missing).
+
+FIG6_KINDS = {
+    "CADPC": ("welzl-cadpc", "c", {}),
+    "RAP": ("welzl-rap", "r", {}),
+    "GAIMD": ("welzl-rap", "r", {"flows.r.params.alpha": 0.31, "flows.r.params.beta": 0.875}),
+}
+
+
+def fig6(out_dir: Path, progress: Progress, counts: tuple[int, ...] = COUNTS, duration: str = DURATION) -> Report:
+    out_dir = Path(out_dir)
+    rows, tables, figures, data = _versus(out_dir, progress, FIG6_KINDS, "fig6",
+                                          "CADPC, RAP and GAIMD, 100 Mbit/s bottleneck (cf. Figure 6; TFRC and TEAR not yet)", counts, duration)  # fmt: skip
+    lowest_loss = sum(1 for n in counts if data["CADPC"][n]["loss"] <= min(data[k][n]["loss"] for k in FIG6_KINDS))
+    most = sum(1 for n in counts if data["CADPC"][n]["throughput"] >= max(data[k][n]["throughput"] for k in FIG6_KINDS))
+    _row(rows, "fig6 claims", "CADPC lowest loss (of counts)", lowest_loss, None)
+    _row(rows, "fig6 claims", "CADPC most throughput (of counts)", most, None)
+    _row(rows, "fig6 claims", "flow counts", len(counts), None)
+    tables.append(Table("Figure 6: the text's claims (ours)", ["fig6 claims"],
+                        [(c, c) for c in ("CADPC lowest loss (of counts)", "CADPC most throughput (of counts)", "flow counts")],
+                        score_rows=[]))  # fmt: skip
+    notes = ["Figure 6: RAP and GAIMD (RAP with alpha = 0.31, beta = 7/8); TFRC and TEAR are not in ccsim yet."]
+    return _report("welzl-fig6", rows, tables, out_dir, figures, notes)
+
+
 EXPERIMENTS = {
     "fluid": ("Welzl section 3.1: CADPC converges to B/(1+n), with background to (1-b)/(1+n)", fluid),
     "fig12": ("Welzl Figures 1/2: CADPC loss ratio and queue over bandwidth x flows, 1000/500 B", fig12),
     "fig3": ("Welzl Figure 3: total throughput of 10 CADPC vs 10 TCP flows, 10 and 100 Mbps", fig3),
     "fig4": ("Welzl Figure 4: convergence with update intervals 4..40 RTTs and growing RTTs", fig4),
     "fig5": ("Welzl Figure 5: CADPC vs TCP Reno/SACK/Vegas with ECN, 100 Mbps, 10-100 flows", fig5),
+    "fig6": ("Welzl Figure 6 (part): CADPC vs RAP and GAIMD, 100 Mbps, 10-100 flows (TFRC, TEAR not yet)", fig6),
 }
 
 
@@ -504,7 +543,7 @@ class _Nested:
 def reproduce(out_dir: Path, progress: Progress) -> Report:
     """Every experiment; welzl.csv holds every row."""
     out_dir = Path(out_dir)
-    progress.start(len(FLUID_N) + len(FLUID_BG) + 1 + 4 + 2 + len(FIG5_KINDS))
+    progress.start(len(FLUID_N) + len(FLUID_BG) + 1 + 4 + 2 + len(FIG5_KINDS) + len(FIG6_KINDS))
     nested = _Nested(progress)
     rows: list[Row] = []
     tables: list[Table] = []

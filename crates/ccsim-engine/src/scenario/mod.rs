@@ -118,6 +118,8 @@ pub enum FlowSpec {
     Poisson { mean_gap: SimDuration, packet_bits: u32, on: Vec<(SimDuration, SimDuration)> },
     /// Welzl's CADPC rate sender with a PTP receiver (transport/cadpc.rs).
     Cadpc { packet_bits: u32, cfg: crate::transport::cadpc::CadpcConfig },
+    /// RAP / GAIMD rate sender with a receiver acknowledging every packet (transport/rap.rs).
+    Rap { packet_bits: u32, cfg: crate::transport::rap::RapConfig },
 }
 
 impl FlowSpec {
@@ -127,6 +129,7 @@ impl FlowSpec {
             FlowSpec::Cbr { .. } => "cbr",
             FlowSpec::Poisson { .. } => "poisson",
             FlowSpec::Cadpc { .. } => "cadpc",
+            FlowSpec::Rap { .. } => "rap",
         }
     }
 }

@@ -492,7 +492,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     FlowSpec::Poisson { mean_gap, packet_bits, on }
                 }
             }
-            "cadpc" => {
+            "cadpc" | "rap" => {
                 for (what, present) in [
                     ("cc", fl.cc.is_some()),
                     ("max_window", fl.max_window.is_some()),
@@ -512,9 +512,9 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     ("mean_gap", fl.mean_gap.is_some()),
                     ("on", fl.on.is_some()),
                 ] {
-                    let hint = if what == "data_size" { " (cadpc flows use packet_size)" } else { "" };
+                    let hint = if what == "data_size" { " (use packet_size)" } else { "" };
                     if present {
-                        return Err(cx.err(format!("{p}.{what}"), format!("does not apply to cadpc flows{hint}; CADPC's parameters go in params")));
+                        return Err(cx.err(format!("{p}.{what}"), format!("does not apply to {kind} flows{hint}; its parameters go in params")));
                     }
                 }
                 let packet_bits = match &fl.packet_size {
@@ -525,12 +525,18 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     return Err(cx.err(format!("{p}.packet_size"), "must be positive"));
                 }
                 let params = fl.params.clone().unwrap_or_default();
-                let cfg: crate::transport::cadpc::CadpcConfig = cx.from_table(&format!("{p}.params"), params)?;
-                cfg.check().map_err(|(f, m)| cx.err(format!("{p}.params.{f}"), m))?;
-                FlowSpec::Cadpc { packet_bits, cfg }
+                if kind == "cadpc" {
+                    let cfg: crate::transport::cadpc::CadpcConfig = cx.from_table(&format!("{p}.params"), params)?;
+                    cfg.check().map_err(|(f, m)| cx.err(format!("{p}.params.{f}"), m))?;
+                    FlowSpec::Cadpc { packet_bits, cfg }
+                } else {
+                    let cfg: crate::transport::rap::RapConfig = cx.from_table(&format!("{p}.params"), params)?;
+                    cfg.check().map_err(|(f, m)| cx.err(format!("{p}.params.{f}"), m))?;
+                    FlowSpec::Rap { packet_bits, cfg }
+                }
             }
             other => {
-                return Err(cx.err(format!("{p}.kind"), format!("unknown flow kind '{other}'; use \"window\", \"cbr\", \"poisson\" or \"cadpc\"")))
+                return Err(cx.err(format!("{p}.kind"), format!("unknown flow kind '{other}'; use \"window\", \"cbr\", \"poisson\", \"cadpc\" or \"rap\"")))
             }
         };
         let ack_path = match &fl.ack_path {

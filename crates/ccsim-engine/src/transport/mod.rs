@@ -9,6 +9,7 @@
 //! expose timer deadlines that the simulation schedules (lazily).
 
 pub mod cadpc;
+pub mod rap;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
