@@ -58,6 +58,8 @@ pub enum Control {
     Feedback(Feedback),
     /// An opaque tag chosen by whoever emitted the packet (elements, tests).
     Tag(u64),
+    /// A PTP request (Welzl's forward packet stamping): `ptp` elements append a `Stamp`.
+    PtpRequest,
 }
 
 /// One slot of the slab.

@@ -220,6 +220,7 @@ fn flow_size(spec: &FlowSpec) -> f64 {
     match spec {
         FlowSpec::Window { data_size, .. } => *data_size as f64,
         FlowSpec::Cbr { packet_bits, .. } | FlowSpec::Poisson { packet_bits, .. } => *packet_bits as f64 / 8.0,
+        FlowSpec::Cadpc { packet_bits, .. } | FlowSpec::Rap { packet_bits, .. } => *packet_bits as f64 / 8.0,
     }
 }
 
@@ -457,6 +458,7 @@ fn element_result(e: &AnyElement, sc: &Scenario) -> serde_json::Value {
         }
         AnyElement::RandomLoss(l) => json!({"kind": "random_loss", "lost_pkts": l.lost}),
         AnyElement::Beacon(b) => json!({"kind": "beacon", "sent_pkts": b.sent}),
+        AnyElement::Ptp(p) => json!({"kind": "ptp", "stamped_pkts": p.stamped}),
         AnyElement::Capture(c) => json!({
             "kind": "capture",
             "packets": c.t_ps.len(),

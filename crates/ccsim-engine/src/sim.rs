@@ -26,6 +26,8 @@ use crate::scenario::{FlowSpec, QdiscConfig, Scenario};
 use crate::stats::DelayStats;
 use crate::time::{tx_time, SimDuration, SimTime};
 use crate::trace::Recorder;
+use crate::transport::cadpc::{CadpcSender, PtpReceiver};
+use crate::transport::rap::{AckEach, RapSender};
 use crate::transport::receiver::{AckReceiver, Sink};
 use crate::transport::sender::{FlowTrace, WindowSender};
 use crate::transport::source::{Gaps, Source};
@@ -68,6 +70,10 @@ pub enum Sender {
     Window(WindowSender),
     /// An unresponsive source (CBR, Poisson).
     Source(Source),
+    /// Welzl's CADPC rate sender (PTP feedback).
+    Cadpc(Box<CadpcSender>),
+    /// RAP / GAIMD rate sender.
+    Rap(Box<RapSender>),
 }
 
 /// Receiver policies.
@@ -77,6 +83,10 @@ pub enum Receiver {
     Ack(AckReceiver),
     /// Counts what arrives.
     Sink(Sink),
+    /// Counts data and answers PTP requests with feedback (CADPC).
+    Ptp(Box<PtpReceiver>),
+    /// Acknowledges every data packet with its own sequence number (RAP).
+    AckEach(AckEach),
 }
 
 impl Endpoint {
@@ -88,7 +98,7 @@ impl Endpoint {
     pub fn window(&self) -> Option<&WindowSender> {
         match &self.sender {
             Sender::Window(w) => Some(w),
-            Sender::Source(_) => None,
+            Sender::Source(_) | Sender::Cadpc(_) | Sender::Rap(_) => None,
         }
     }
 }
@@ -302,6 +312,28 @@ impl Simulation {
                     let rng = Rng::new(seed, stream::flow(fi));
                     (Sender::Source(Source::new(d, Gaps::Exponential { mean: *mean_gap, rng }, periods(on, offset))), Receiver::Sink(Sink))
                 }
+                FlowSpec::Cadpc { packet_bits, cfg } => {
+                    route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
+                    let d = data(*packet_bits);
+                    let mut fb = d;
+                    fb.kind = PacketKind::Control;
+                    fb.bits = cfg.feedback_size * 8;
+                    fb.route = ack_route;
+                    let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
+                    events.schedule(start, Event::FlowStart(fi as u32));
+                    (Sender::Cadpc(Box::new(CadpcSender::new(cfg.clone(), d, stop))), Receiver::Ptp(Box::new(PtpReceiver::new(fb))))
+                }
+                FlowSpec::Rap { packet_bits, cfg } => {
+                    route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
+                    let d = data(*packet_bits);
+                    let mut a = d;
+                    a.kind = PacketKind::Ack;
+                    a.bits = cfg.ack_size * 8;
+                    a.route = ack_route;
+                    let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
+                    events.schedule(start, Event::FlowStart(fi as u32));
+                    (Sender::Rap(Box::new(RapSender::new(cfg.clone(), d, stop))), Receiver::AckEach(AckEach::new(a)))
+                }
             };
             let from = SimTime::ZERO + scenario.measure_start;
             let delay = scenario.delays.contains(&fi).then(|| Box::new(FlowDelay { key: (u32::MAX, 0), from, ..Default::default() }));
@@ -454,6 +486,28 @@ impl Simulation {
             }
             Event::FlowTimer(f, gen) => {
                 let ep = &mut *self.flows[f as usize];
+                if let Sender::Rap(s) = &mut ep.sender {
+                    match s.step.fire(gen, now) {
+                        Fired::Ignore => {}
+                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::FlowTimer(f, g)),
+                        Fired::Expire => {
+                            s.on_step(now);
+                            self.flush(f, now);
+                        }
+                    }
+                    return;
+                }
+                if let Sender::Cadpc(s) = &mut ep.sender {
+                    match s.ptp_timer.fire(gen, now) {
+                        Fired::Ignore => {}
+                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::FlowTimer(f, g)),
+                        Fired::Expire => {
+                            s.on_ptp_timer(now, &mut self.out, &mut self.net.meta);
+                            self.flush(f, now);
+                        }
+                    }
+                    return;
+                }
                 let Sender::Window(w) = &mut ep.sender else { return };
                 match w.timer.fire(gen, now) {
                     Fired::Ignore => {}
@@ -466,6 +520,28 @@ impl Simulation {
             }
             Event::PaceTimer(f, gen) => {
                 let ep = &mut *self.flows[f as usize];
+                if let Sender::Rap(s) = &mut ep.sender {
+                    match s.pace.fire(gen, now) {
+                        Fired::Ignore => {}
+                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::PaceTimer(f, g)),
+                        Fired::Expire => {
+                            s.on_pace(now, &mut ep.counters, &mut self.out);
+                            self.flush(f, now);
+                        }
+                    }
+                    return;
+                }
+                if let Sender::Cadpc(s) = &mut ep.sender {
+                    match s.pace.fire(gen, now) {
+                        Fired::Ignore => {}
+                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::PaceTimer(f, g)),
+                        Fired::Expire => {
+                            s.on_pace(now, &mut ep.counters, &mut self.out);
+                            self.flush(f, now);
+                        }
+                    }
+                    return;
+                }
                 let Sender::Window(w) = &mut ep.sender else { return };
                 match w.pace.fire(gen, now) {
                     Fired::Ignore => {}
@@ -492,6 +568,12 @@ impl Simulation {
                 let ep = &mut *self.flows[f as usize];
                 if let Sender::Window(w) = &mut ep.sender {
                     w.start(now, &mut ep.counters, &mut self.out, &mut self.net.rec);
+                    self.flush(f, now);
+                } else if let Sender::Cadpc(s) = &mut ep.sender {
+                    s.start(now, &mut ep.counters, &mut self.out, &mut self.net.meta);
+                    self.flush(f, now);
+                } else if let Sender::Rap(s) = &mut ep.sender {
+                    s.start(now, &mut ep.counters, &mut self.out);
                     self.flush(f, now);
                 }
             }
@@ -543,9 +625,14 @@ impl Simulation {
                 match &mut ep.receiver {
                     Receiver::Ack(r) => r.on_data(now, &p, &mut ep.counters, &mut self.out, &mut self.net.meta),
                     Receiver::Sink(s) => s.on_data(&mut ep.counters),
+                    Receiver::Ptp(r) => r.on_data(&mut ep.counters),
+                    Receiver::AckEach(r) => r.on_data(&p, &mut ep.counters, &mut self.out),
                 }
             } else if let Sender::Window(w) = &mut ep.sender {
                 w.on_ack(now, &p, &mut ep.counters, &mut self.out, &mut self.net.rec, &self.net.meta);
+            } else if let Sender::Rap(s) = &mut ep.sender {
+                ep.counters.acks_arrived += 1;
+                s.on_ack(now, p.seq, p.ts);
             }
         }
         self.net.meta.free(p.meta);
@@ -672,10 +759,22 @@ impl Simulation {
         let ep = &mut *self.flows[p.flow as usize];
         ep.counters.control_arrived += 1;
         if at == ep.src {
-            if let (Sender::Window(w), Some(m)) = (&mut ep.sender, self.net.meta.get(p.meta)) {
-                if let crate::meta::Control::Feedback(fb) = m.control {
-                    w.cc.on_feedback(now, &fb);
+            match (&mut ep.sender, self.net.meta.get(p.meta)) {
+                (Sender::Window(w), Some(m)) => {
+                    if let crate::meta::Control::Feedback(fb) = m.control {
+                        w.cc.on_feedback(now, &fb);
+                    }
                 }
+                (Sender::Cadpc(s), Some(m)) => {
+                    if let crate::meta::Control::Feedback(fb) = m.control {
+                        s.on_feedback(now, &fb, p.ts);
+                    }
+                }
+                _ => {}
+            }
+        } else if let Receiver::Ptp(r) = &mut ep.receiver {
+            if matches!(self.net.meta.get(p.meta).map(|m| m.control), Some(crate::meta::Control::PtpRequest)) {
+                r.on_ptp(p, &mut self.out, &mut self.net.meta);
             }
         }
     }
@@ -695,6 +794,20 @@ impl Simulation {
                 self.net.ev.schedule(t, Event::FlowTimer(f, g));
             }
             if let Some((t, g)) = w.pace.needs_event() {
+                self.net.ev.schedule(t, Event::PaceTimer(f, g));
+            }
+        } else if let Sender::Cadpc(s) = &mut ep.sender {
+            if let Some((t, g)) = s.ptp_timer.needs_event() {
+                self.net.ev.schedule(t, Event::FlowTimer(f, g));
+            }
+            if let Some((t, g)) = s.pace.needs_event() {
+                self.net.ev.schedule(t, Event::PaceTimer(f, g));
+            }
+        } else if let Sender::Rap(s) = &mut ep.sender {
+            if let Some((t, g)) = s.step.needs_event() {
+                self.net.ev.schedule(t, Event::FlowTimer(f, g));
+            }
+            if let Some((t, g)) = s.pace.needs_event() {
                 self.net.ev.schedule(t, Event::PaceTimer(f, g));
             }
         }

@@ -42,6 +42,13 @@ _REGISTRY: dict[str, str] = {
     "leith-fig11": "leith:fig11",
     "leith-fig13": "leith:fig13",
     "leith-fig14": "leith:fig14",
+    "welzl": "welzl",
+    "welzl-fluid": "welzl:fluid",
+    "welzl-fig12": "welzl:fig12",
+    "welzl-fig3": "welzl:fig3",
+    "welzl-fig4": "welzl:fig4",
+    "welzl-fig5": "welzl:fig5",
+    "welzl-fig6": "welzl:fig6",
 }
 
 

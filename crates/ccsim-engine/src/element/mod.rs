@@ -21,6 +21,7 @@
 pub mod basic;
 pub mod capture;
 pub mod loss;
+pub mod ptp;
 
 use crate::meta::MetaSlab;
 use crate::packet::Packet;
@@ -32,6 +33,7 @@ use serde::{Deserialize, Serialize};
 pub use basic::{Beacon, BeaconConfig, Counter, FlowStats, FlowStatsRow};
 pub use capture::{Capture, CaptureConfig};
 pub use loss::{LossConfig, RandomLoss};
+pub use ptp::{PtpConfig, PtpStamp};
 
 /// A packet an element wants sent: from the channel's sending node to host `to`.
 #[derive(Clone, Copy, Debug)]
@@ -123,6 +125,8 @@ pub enum ElementConfig {
     Beacon(BeaconConfig),
     /// Records every packet transmitted (for pcap files).
     Capture(CaptureConfig),
+    /// PTP forward packet stamping (Welzl): appends a record to PTP requests.
+    Ptp(PtpConfig),
 }
 
 impl ElementConfig {
@@ -133,6 +137,7 @@ impl ElementConfig {
             ElementConfig::RandomLoss(_) => "random_loss",
             ElementConfig::Beacon(_) => "beacon",
             ElementConfig::Capture(_) => "capture",
+            ElementConfig::Ptp(_) => "ptp",
         }
     }
 
@@ -145,6 +150,7 @@ impl ElementConfig {
             ElementConfig::RandomLoss(c) => AnyElement::RandomLoss(RandomLoss::new(c.clone(), rng)),
             ElementConfig::Beacon(c) => AnyElement::Beacon(Beacon::new(c.clone(), to.expect("beacon destination resolved"))),
             ElementConfig::Capture(c) => AnyElement::Capture(Box::new(Capture::new(c))),
+            ElementConfig::Ptp(c) => AnyElement::Ptp(PtpStamp::new(c)),
         }
     }
 }
@@ -157,6 +163,7 @@ pub enum AnyElement {
     RandomLoss(RandomLoss),
     Beacon(Beacon),
     Capture(Box<Capture>),
+    Ptp(PtpStamp),
 }
 
 macro_rules! dispatch {
@@ -167,6 +174,7 @@ macro_rules! dispatch {
             AnyElement::RandomLoss($e) => $body,
             AnyElement::Beacon($e) => $body,
             AnyElement::Capture($e) => $body,
+            AnyElement::Ptp($e) => $body,
         }
     };
 }

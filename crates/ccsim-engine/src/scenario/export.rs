@@ -119,6 +119,20 @@ fn flow(sc: &Scenario, f: &Flow) -> Table {
             t.insert("packet_size".into(), s(fmt_bits(*packet_bits as u64)));
             t.insert("on".into(), periods(on));
         }
+        FlowSpec::Cadpc { packet_bits, cfg } => {
+            if let Some(stop) = f.stop {
+                t.insert("stop".into(), s(fmt_time(stop)));
+            }
+            t.insert("packet_size".into(), s(fmt_bits(*packet_bits as u64)));
+            t.insert("params".into(), Value::try_from(cfg).expect("config serialises"));
+        }
+        FlowSpec::Rap { packet_bits, cfg } => {
+            if let Some(stop) = f.stop {
+                t.insert("stop".into(), s(fmt_time(stop)));
+            }
+            t.insert("packet_size".into(), s(fmt_bits(*packet_bits as u64)));
+            t.insert("params".into(), Value::try_from(cfg).expect("config serialises"));
+        }
     }
     t
 }

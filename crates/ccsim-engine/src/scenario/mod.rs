@@ -116,6 +116,10 @@ pub enum FlowSpec {
     /// Packets of `packet_bits` (Heybey's voice packets are not whole bytes).
     Cbr { rate_bps: u64, packet_bits: u32, on: Vec<(SimDuration, SimDuration)> },
     Poisson { mean_gap: SimDuration, packet_bits: u32, on: Vec<(SimDuration, SimDuration)> },
+    /// Welzl's CADPC rate sender with a PTP receiver (transport/cadpc.rs).
+    Cadpc { packet_bits: u32, cfg: crate::transport::cadpc::CadpcConfig },
+    /// RAP / GAIMD rate sender with a receiver acknowledging every packet (transport/rap.rs).
+    Rap { packet_bits: u32, cfg: crate::transport::rap::RapConfig },
 }
 
 impl FlowSpec {
@@ -124,6 +128,8 @@ impl FlowSpec {
             FlowSpec::Window { .. } => "window",
             FlowSpec::Cbr { .. } => "cbr",
             FlowSpec::Poisson { .. } => "poisson",
+            FlowSpec::Cadpc { .. } => "cadpc",
+            FlowSpec::Rap { .. } => "rap",
         }
     }
 }

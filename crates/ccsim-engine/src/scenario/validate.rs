@@ -492,8 +492,51 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     FlowSpec::Poisson { mean_gap, packet_bits, on }
                 }
             }
+            "cadpc" | "rap" => {
+                for (what, present) in [
+                    ("cc", fl.cc.is_some()),
+                    ("max_window", fl.max_window.is_some()),
+                    ("ack_size", fl.ack_size.is_some()),
+                    ("data_size", fl.data_size.is_some()),
+                    ("out_of_order", fl.out_of_order.is_some()),
+                    ("delayed_ack", fl.delayed_ack.is_some()),
+                    ("ack_delay", fl.ack_delay.is_some()),
+                    ("sack", fl.sack.is_some()),
+                    ("ecn", fl.ecn.is_some()),
+                    ("rtt_sample", fl.rtt_sample.is_some()),
+                    ("ack_delay_min", fl.ack_delay_min.is_some()),
+                    ("tso", fl.tso.is_some()),
+                    ("handshake", fl.handshake.is_some()),
+                    ("fast_retransmit", fl.fast_retransmit.is_some()),
+                    ("rate", fl.rate.is_some()),
+                    ("mean_gap", fl.mean_gap.is_some()),
+                    ("on", fl.on.is_some()),
+                ] {
+                    let hint = if what == "data_size" { " (use packet_size)" } else { "" };
+                    if present {
+                        return Err(cx.err(format!("{p}.{what}"), format!("does not apply to {kind} flows{hint}; its parameters go in params")));
+                    }
+                }
+                let packet_bits = match &fl.packet_size {
+                    Some(v) => cx.bits(&format!("{p}.packet_size"), v)?,
+                    None => def_data * 8,
+                };
+                if packet_bits == 0 {
+                    return Err(cx.err(format!("{p}.packet_size"), "must be positive"));
+                }
+                let params = fl.params.clone().unwrap_or_default();
+                if kind == "cadpc" {
+                    let cfg: crate::transport::cadpc::CadpcConfig = cx.from_table(&format!("{p}.params"), params)?;
+                    cfg.check().map_err(|(f, m)| cx.err(format!("{p}.params.{f}"), m))?;
+                    FlowSpec::Cadpc { packet_bits, cfg }
+                } else {
+                    let cfg: crate::transport::rap::RapConfig = cx.from_table(&format!("{p}.params"), params)?;
+                    cfg.check().map_err(|(f, m)| cx.err(format!("{p}.params.{f}"), m))?;
+                    FlowSpec::Rap { packet_bits, cfg }
+                }
+            }
             other => {
-                return Err(cx.err(format!("{p}.kind"), format!("unknown flow kind '{other}'; use \"window\", \"cbr\" or \"poisson\"")))
+                return Err(cx.err(format!("{p}.kind"), format!("unknown flow kind '{other}'; use \"window\", \"cbr\", \"poisson\", \"cadpc\" or \"rap\"")))
             }
         };
         let ack_path = match &fl.ack_path {
@@ -631,9 +674,10 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             "random_loss" => ElementConfig::RandomLoss(cx.from_table(&p, table)?),
             "capture" => ElementConfig::Capture(cx.from_table(&p, table)?),
             "beacon" => ElementConfig::Beacon(cx.from_table(&p, table)?),
-            "" => return Err(cx.err(format!("{p}.kind"), "missing; use counter, flow_stats, random_loss, beacon or capture")),
+            "ptp" => ElementConfig::Ptp(cx.from_table(&p, table)?),
+            "" => return Err(cx.err(format!("{p}.kind"), "missing; use counter, flow_stats, random_loss, beacon, capture or ptp")),
             k => {
-                return Err(cx.err(format!("{p}.kind"), format!("unknown element '{k}'; use counter, flow_stats, random_loss, beacon or capture")))
+                return Err(cx.err(format!("{p}.kind"), format!("unknown element '{k}'; use counter, flow_stats, random_loss, beacon, capture or ptp")))
             }
         };
         let mut to = None;

@@ -8,6 +8,8 @@
 //! and push the packets they send into an output buffer owned by the simulation, and
 //! expose timer deadlines that the simulation schedules (lazily).
 
+pub mod cadpc;
+pub mod rap;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;

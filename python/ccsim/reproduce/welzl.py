@@ -1,0 +1,560 @@
+"""Welzl 2003, "Router Aided Congestion Avoidance with Scalable Performance Signaling".
+
+CADPC (a rate sender fed by PTP forward packet stamping) on the Table 1 dumbbell. Each
+experiment is also a reproduction of its own (``welzl-<key>``); ``welzl`` runs them all.
+
+- ``fluid``  section 3.1: n flows converge to B/(1+n) each; with background b, (1-b)/(1+n).
+- ``fig12``  Figures 1/2: loss ratio and mean queue over bandwidth x flows, 1000 and 500 B.
+- ``fig3``   Figure 3: total throughput of 10 CADPC / 10 TCP Reno flows, 10 and 100 Mbps.
+- ``fig4``   Figure 4: 10 flows with update intervals 4..40 RTTs (1200 s); RTTs +117 ms.
+- ``fig5``   Figure 5: 100 Mbps, 10-100 flows: CADPC against Reno, SACK and Vegas (ECN).
+- ``fig6``   Figure 6 in part: CADPC against RAP and GAIMD (TFRC and TEAR not yet).
+
+Scenarios: ``scenarios/welzl-cadpc.toml`` and ``scenarios/welzl-tcp.toml`` (Table 1 with a
+short default duration); everything varied is an override here. Grids and flow-count
+sweeps run on the sweep runner (all cores). Every reading and difference:
+docs/reproductions/welzl.md. TFRC and TEAR (Figure 6) are not in ccsim yet.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import ccsim
+from ccsim.reproduce import Progress, Report, Row, Table, write_csv
+from ccsim.reproduce.scoreboard import Explain
+from ccsim.scenarios import scenario_path
+
+DESCRIPTION = "Welzl 2003 (CADPC/PTP): section 3 fluid facts, Figures 1-5, Figure 6 with RAP and GAIMD"
+
+B10 = 10e6
+# "approximately 10 Mbit/s / (1 + n) = 113636 byte/s" (section 4.1, n = 10).
+FAIR_10 = 113636.0
+DURATION = "160s"  # Table 1, long-term runs
+BANDWIDTHS = (1, 2, 5, 10, 20, 50, 100)  # Mbps (Figures 1/2 are missing from our copy)
+COUNTS = tuple(range(10, 101, 10))
+# Worker processes of the sweeps (None: one per core; the smoke tests run them inline).
+SWEEP_JOBS: int | None = None
+NOTE = "docs/reproductions/welzl.md"
+
+EXPLAIN: list[Explain] = [
+    Explain(
+        r"fig1 1 Mbps, 100 flows", r"loss ratio",
+        "the paper's 'half of the packets' is read off a missing figure; our ns-2-default 50-packet buffer sets the level",
+        f"{NOTE}#figures-1-and-2",
+    ),
+    Explain(
+        r"fig4 flow 9 \(update 40 RTTs\)", r"time to 90% of fair share \(s\)",
+        "our startup reconstruction (a = 1 until the first decrease) differs from [1]'s",
+        f"{NOTE}#figure-4",
+    ),
+]
+
+
+def _load(name: str) -> ccsim.Scenario:
+    return ccsim.load(scenario_path(name))
+
+
+def _with(scenario: ccsim.Scenario, sets: dict[str, Any]) -> ccsim.Scenario:
+    for key, value in sets.items():
+        scenario = scenario.set(key, value)
+    return scenario
+
+
+def _row(rows: list[Row], row: str, column: str, ours: float | None, paper: float | None = None, note: str | None = None) -> None:
+    rows.append(Row(row, column, None if ours is None else float(ours), paper, note))
+
+
+def _report(name: str, rows: list[Row], tables: list[Table], out_dir: Path, figures: list[Path], notes: list[str]) -> Report:
+    return Report(name, rows, tables, [write_csv(rows, out_dir / f"{name}.csv"), *figures], notes, EXPLAIN)
+
+
+def jain(xs: list[float]) -> float | None:
+    xs = [x for x in xs if x is not None]
+    if not xs or sum(xs) == 0:
+        return None
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+
+
+def _axes(rows: int = 1, cols: int = 1, size: tuple[float, float] = (8, 4)):
+    from ccsim import plots
+
+    fig = plots.new_figure()
+    fig.set_size_inches(*size)
+    return fig, fig.subplots(rows, cols, squeeze=False)
+
+
+def _save(fig: Any, path: Path) -> Path:
+    from ccsim import plots
+
+    plots.save(fig, path)
+    return path
+
+
+def _toml_text(name: str) -> str:
+    return Path(scenario_path(name)).read_text(encoding="utf-8")
+
+
+def _phase(text: str, start: float, end: float) -> str:
+    """The scenario text with the run lengthened to ``end`` and a phase "steady"."""
+    text = re.sub(r'(?m)^duration = "[^"]*"', f'duration = "{end}s"', text, count=1)
+    return text + f'\n[[phases]]\nname = "steady"\nstart = "{start}s"\nend = "{end}s"\n'
+
+
+def _steady_rates(r: ccsim.Results, prefix: str) -> list[float]:
+    """Per-flow payload rate (byte/s) over the phase "steady", flows named prefix*."""
+    ph = r.phases
+    ph = ph[(ph["phase"] == "steady") & ph["name"].str.startswith(prefix)]
+    return [float(x) / 8.0 for x in ph["goodput_bps"]]
+
+
+def _sweep(scenario: ccsim.Scenario, params: dict[str, list[Any]], out_dir: Path, key: str) -> Any:
+    db_dir = Path(out_dir) / "sweeps"
+    db_dir.mkdir(parents=True, exist_ok=True)
+    db = db_dir / f"welzl-{key}.duckdb"
+    db.unlink(missing_ok=True)  # fresh: never reuse another engine's cases
+    res = ccsim.sweep(scenario, params, db=db, jobs=SWEEP_JOBS, progress=False)
+    if res.failed:
+        raise RuntimeError(f"sweep {key}: {res.failed} cases failed; see {db_dir}")
+    return res
+
+
+def _summarise(res: Any, keys: list[str], prefix: str) -> list[dict[str, Any]]:
+    """Per case: the keys' values, loss ratio (data dropped / sent), mean bottleneck queue
+    (packets), total payload throughput (bit/s), Jain's index of per-flow throughput."""
+    flows = res.flows
+    links = res.links
+    links = links[links["name"] == "r1->r2"]
+    out = []
+    for case_id, g in flows.groupby("case_id"):
+        g = g[g["name"].str.startswith(prefix)]
+        link = links[links["case_id"] == case_id].iloc[0]
+        sent = float(g["sent_pkts"].sum())
+        good = [float(x) for x in g["goodput_bps"]]
+        case = {k: g[k].iloc[0] for k in keys}
+        case.update(
+            loss=float(g["dropped_pkts"].sum()) / sent if sent else 0.0,
+            queue=float(link["queue_mean_pkts"]),
+            throughput=sum(good),
+            jain=jain(good),
+            n=len(good),
+        )
+        out.append(case)
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Section 3.1: the fluid-model facts on a packet network.
+
+FLUID_N = (1, 2, 5, 10)
+FLUID_BG = ((2, 0.3), (10, 0.3))
+
+
+def fluid(out_dir: Path, progress: Progress) -> Report:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    progress.start(len(FLUID_N) + len(FLUID_BG))
+    rows: list[Row] = []
+    labels: list[str] = []
+    base = _phase(_toml_text("welzl-cadpc"), 80, 160)
+    for n in FLUID_N:
+        progress.step(f"welzl fluid n = {n}")
+        sc = _with(ccsim.loads(base), {"scenario.duration": DURATION, "flows.c.count": n})
+        r = ccsim.run(sc)
+        rates = _steady_rates(r, "c")
+        label = f"fluid n = {n}, 10 Mbps"
+        labels.append(label)
+        paper = B10 / 8 / (1 + n)
+        _row(rows, label, "per-flow rate (byte/s)", sum(rates) / len(rates), FAIR_10 if n == 10 else paper,
+             "113636 byte/s (section 4.1)" if n == 10 else "B/(1+n), eq. 2")
+        _row(rows, label, "total / B", 8 * sum(rates) / B10, n / (1 + n), "n/(1+n), eq. 3")
+        _row(rows, label, "loss ratio", float(r.flows["dropped_pkts"].sum()) / float(r.flows["sent_pkts"].sum()), None)
+    for n, b in FLUID_BG:
+        progress.step(f"welzl fluid n = {n}, background {b}")
+        text = base + (
+            f'\n[[flows]]\nname = "bg"\nkind = "cbr"\nfrom = "s"\nto = "d"\nrate = "{b * B10 / 1e6:g}Mbps"\n'
+        )
+        sc = _with(ccsim.loads(text), {"scenario.duration": DURATION, "flows.c.count": n})
+        r = ccsim.run(sc)
+        rates = _steady_rates(r, "c")
+        label = f"fluid n = {n}, background b = {b}"
+        labels.append(label)
+        _row(rows, label, "per-flow rate (byte/s)", sum(rates) / len(rates), (1 - b) * B10 / 8 / (1 + n), "(1-b)/(1+n), section 3.1")
+        _row(rows, label, "total / B", 8 * sum(rates) / B10, n * (1 - b) / (1 + n), "n(1-b)/(1+n)")
+    progress.done()
+    table = Table(
+        "Section 3.1: CADPC rates at equilibrium (80-160 s), 10 Mbps: ours (paper)",
+        labels, [("per-flow rate (byte/s)", "per flow (B/s)"), ("total / B", "total/B"), ("loss ratio", "loss")],
+        floor={"per-flow rate": 0.0, "total": 0.02}, unit="B/s; fraction",
+    )
+    notes = ["Rates are the payload flow (data packets delivered) over 80-160 s of a 160 s run."]
+    return _report("welzl-fluid", rows, [table], out_dir, [], notes)
+
+
+# ---------------------------------------------------------------------------------------
+# Figures 1 and 2: the operational range.
+
+
+def fig12(out_dir: Path, progress: Progress, bandwidths: tuple[int, ...] = BANDWIDTHS,
+          counts: tuple[int, ...] = COUNTS, duration: str = DURATION) -> Report:  # fmt: skip
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    progress.start(1)
+    progress.step(f"welzl fig12 sweep: {len(bandwidths) * len(counts) * 2} runs")
+    sc = _with(_load("welzl-cadpc"), {"scenario.duration": duration})
+    res = _sweep(sc, {
+        "links.bottleneck.rate": [f"{b}Mbps" for b in bandwidths],
+        "flows.c.count": list(counts),
+        "defaults.data_size": ["1000B", "500B"],
+    }, out_dir, "fig12")  # fmt: skip
+    cases = _summarise(res, ["links.bottleneck.rate", "flows.c.count", "defaults.data_size"], "c")
+    progress.done()
+    grid: dict[tuple[str, int, str], dict[str, Any]] = {}
+    for c in cases:
+        rate = int(str(c["links.bottleneck.rate"]).removesuffix("Mbps"))
+        grid[(c["defaults.data_size"], rate, int(c["flows.c.count"]))] = c
+    rows: list[Row] = []
+    tables: list[Table] = []
+    figures: list[Path] = []
+    for size, fig_no in (("1000B", 1), ("500B", 2)):
+        labels = []
+        for b in bandwidths:
+            label = f"fig{fig_no} {b} Mbps"
+            labels.append(label)
+            for n in counts:
+                c = grid[(size, b, n)]
+                paper = 0.5 if (fig_no == 1 and b == 1 and n == 100) else None
+                _row(rows, label, f"loss {n}", c["loss"], paper)
+                _row(rows, label, f"queue {n}", c["queue"], None)
+        # The paper's one number gets its own cell (and its own row label).
+        c = grid.get((size, 1, 100)) if 1 in bandwidths and 100 in counts else None
+        if fig_no == 1 and c is not None:
+            _row(rows, "fig1 1 Mbps, 100 flows", "loss ratio", c["loss"], 0.5, "'half of the packets are lost'")
+        tables.append(Table(f"Figure {fig_no}: CADPC loss ratio over bandwidth x flows, {size} packets (ours)",
+                            labels, [(f"loss {n}", f"{n}") for n in counts], score_rows=[]))  # fmt: skip
+        tables.append(Table(f"Figure {fig_no}: CADPC mean queue (packets) over bandwidth x flows, {size} packets (ours)",
+                            labels, [(f"queue {n}", f"{n}") for n in counts], score_rows=[]))  # fmt: skip
+        fig, axes = _axes(1, 2, size=(11, 4))
+        for b in bandwidths:
+            axes[0, 0].plot(counts, [grid[(size, b, n)]["loss"] for n in counts], "o-", markersize=3, label=f"{b} Mbps")
+            axes[0, 1].plot(counts, [grid[(size, b, n)]["queue"] for n in counts], "o-", markersize=3, label=f"{b} Mbps")
+        axes[0, 0].set_ylabel("packet loss ratio")
+        axes[0, 1].set_ylabel("average queue length (packets)")
+        for ax in axes[0]:
+            ax.set_xlabel("number of flows")
+            ax.grid(True, alpha=0.3)
+        axes[0, 1].legend(fontsize=7)
+        fig.suptitle(f"CADPC loss ratio and average queue, {size} packets (cf. Figure {fig_no})")
+        figures.append(_save(fig, out_dir / f"welzl-fig{fig_no}.png"))
+    tables.insert(0, Table("Figures 1/2: the number the text states: ours (paper)", ["fig1 1 Mbps, 100 flows"],
+                           [("loss ratio", "loss ratio")], floor=0.1, unit="fraction"))  # fmt: skip
+    # The text's claims, in words, as numbers: cells of (almost) no loss per packet size.
+    for size, fig_no in (("1000B", 1), ("500B", 2)):
+        stable = sum(1 for b in bandwidths for n in counts if grid[(size, b, n)]["loss"] < 0.01)
+        _row(rows, "claims", f"cells with loss < 1%, {size}", stable, None)
+    tables.append(Table("Figures 1/2: the text's claims (ours)", ["claims"],
+                        [(f"cells with loss < 1%, {s}", f"loss<1% cells {s}") for s in ("1000B", "500B")], score_rows=[]))  # fmt: skip
+    notes = [
+        "Grid: bottleneck 1-100 Mbps x 10-100 flows, 160 s each; loss ratio = data packets "
+        "dropped / sent, queue = time-average of the bottleneck queue (packets).",
+        "Claim 'smaller packets widen the stable region': compare the loss<1% cell counts.",
+    ]
+    return _report("welzl-fig12", rows, tables, out_dir, figures, notes)
+
+
+# ---------------------------------------------------------------------------------------
+# Figure 3: total throughput over time, CADPC and TCP.
+
+
+def _total_series(r: ccsim.Results, prefix: str) -> tuple[list[float], list[float]]:
+    iv = r.intervals
+    iv = iv[iv["name"].str.startswith(prefix)]
+    t, v = [], []
+    for (start, end), g in iv.groupby(["start_s", "end_s"]):
+        t.append(float(end))
+        v.append(float(g["goodput_bps"].sum()))
+    return t, v
+
+
+def fig3(out_dir: Path, progress: Progress, duration: str = DURATION) -> Report:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    progress.start(4)
+    rows: list[Row] = []
+    series: dict[tuple[str, int], tuple[list[float], list[float]]] = {}
+    labels = []
+    for rate in (10, 100):
+        for kind, name, prefix in (("CADPC", "welzl-cadpc", "c"), ("TCP Reno", "welzl-tcp", "t")):
+            progress.step(f"welzl fig3 {kind} {rate} Mbps")
+            sc = _with(_load(name), {"scenario.duration": duration, "links.bottleneck.rate": f"{rate}Mbps",
+                                     "measure.interval": "1s"})  # fmt: skip
+            r = ccsim.run(sc)
+            t, v = _total_series(r, prefix)
+            series[(kind, rate)] = (t, v)
+            label = f"fig3 {kind}, {rate} Mbps"
+            labels.append(label)
+            tail = [x for tt, x in zip(t, v, strict=True) if tt > 20]
+            mean = sum(tail) / len(tail)
+            std = math.sqrt(sum((x - mean) ** 2 for x in tail) / len(tail))
+            reach = next((tt for tt, x in zip(t, v, strict=True) if x >= 0.8 * rate * 1e6 * 10 / 11), None)
+            _row(rows, label, "utilisation after 20 s", mean / (rate * 1e6), None)
+            _row(rows, label, "cv after 20 s", std / mean if mean else None, None)
+            _row(rows, label, "time to 80% of 10/11 B (s)", reach, None)
+            _row(rows, label, "loss ratio", float(r.flows["dropped_pkts"].sum()) / float(r.flows["sent_pkts"].sum()), None)
+    progress.done()
+    fig, axes = _axes(1, 2, size=(11, 4))
+    for ax, rate in zip(axes[0], (10, 100), strict=True):
+        for kind in ("CADPC", "TCP Reno"):
+            t, v = series[(kind, rate)]
+            ax.plot(t, [x / 1e6 for x in v], linewidth=0.8, label=f"10 {kind} flows")
+        ax.set_title(f"{rate} Mbit/s bottleneck", fontsize=10)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("total throughput (Mbit/s)")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("CADPC vs TCP (cf. Figure 3)")
+    figures = [_save(fig, out_dir / "welzl-fig3.png")]
+    table = Table("Figure 3: total throughput, 10 flows of one kind (ours; the paper gives no numbers)",
+                  labels, [(c, c) for c in ("utilisation after 20 s", "cv after 20 s", "time to 80% of 10/11 B (s)", "loss ratio")],
+                  score_rows=[])  # fmt: skip
+    notes = ["Claims: CADPC smoother (lower cv) than TCP; TCP slower to converge and less "
+             "utilisation at 100 Mbps than at 10 Mbps, CADPC fast at both."]  # fmt: skip
+    return _report("welzl-fig3", rows, [table], out_dir, figures, notes)
+
+
+# ---------------------------------------------------------------------------------------
+# Figure 4: heterogeneous update intervals and RTTs.
+
+
+def _hetero_text(n: int, updates: list[float], extra_ms: list[float], starts_ms: list[float], duration: str) -> str:
+    """n CADPC flows, flow i from s_i (its access link 50 ms + extra_ms[i]/2 each way, so
+    its RTT grows by extra_ms[i]) to d, update interval updates[i] RTTs."""
+    hosts = ", ".join(f'"s{i}"' for i in range(n))
+    t = (
+        f'[scenario]\nname = "welzl-fig4"\nduration = "{duration}"\n'
+        f'[defaults]\ndata_size = "1000B"\nbuffer = "50pkt"\n'
+        f'[nodes]\nhosts = [{hosts}, "d"]\nrouters = ["r1", "r2"]\n'
+        f'[[links]]\nname = "bottleneck"\nbetween = ["r1", "r2"]\nrate = "10Mbps"\ndelay = "50ms"\n'
+        f'[[links]]\nbetween = ["r2", "d"]\nrate = "1000Mbps"\ndelay = "50ms"\nbuffer = "10000pkt"\n'
+    )
+    for i in range(n):
+        t += f'[[links]]\nbetween = ["s{i}", "r1"]\nrate = "1000Mbps"\ndelay = "{50 + extra_ms[i] / 2:g}ms"\n'
+    for i in range(n):
+        t += (f'[[flows]]\nname = "c{i}"\nkind = "cadpc"\nfrom = "s{i}"\nto = "d"\nstart = "{starts_ms[i]:g}ms"\n'
+              f'params = {{ update = {updates[i]:g} }}\n')  # fmt: skip
+    t += '[[elements]]\nkind = "ptp"\nat = ["r1->r2", "r2->d"]\n[measure]\ninterval = "10s"\n'
+    return t
+
+
+def _per_flow_series(r: ccsim.Results, n: int) -> dict[int, tuple[list[float], list[float]]]:
+    iv = r.intervals
+    out = {}
+    for i in range(n):
+        g = iv[iv["name"] == f"c{i}"]
+        out[i] = ([float(x) for x in g["end_s"]], [float(x) / 8 for x in g["goodput_bps"]])
+    return out
+
+
+def fig4(out_dir: Path, progress: Progress, duration_left: str = "1200s", duration_right: str = "300s") -> Report:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    progress.start(2)
+    n = 10
+    progress.step("welzl fig4 left: update intervals 4..40 RTTs")
+    left = ccsim.run(ccsim.loads(_hetero_text(n, [4.0 * (i + 1) for i in range(n)], [0.0] * n, [0.0] * n, duration_left)))
+    progress.step("welzl fig4 right: RTTs +117 ms per flow, a new flow every 30 ms")
+    right = ccsim.run(ccsim.loads(_hetero_text(n, [4.0] * n, [117.0 * i for i in range(n)], [30.0 * i for i in range(n)], duration_right)))
+    progress.done()
+    rows: list[Row] = []
+    labels = []
+    figures = []
+    fig, axes = _axes(1, 2, size=(11, 4))
+    for ax, r, side, title in ((axes[0, 0], left, "left", "update 4(i+1) RTTs"), (axes[0, 1], right, "right", "RTT 300 + 117 i ms")):
+        s = _per_flow_series(r, n)
+        end = r.sim_time_s
+        for i in range(n):
+            t, v = s[i]
+            ax.plot(t, v, linewidth=0.8, label=f"flow {i}")
+            last = [x for tt, x in zip(t, v, strict=True) if tt > end - 200]
+            label = f"fig4 {side}"
+            if label not in labels:
+                labels.append(label)
+            _row(rows, label, f"flow {i} final rate (B/s)", sum(last) / len(last), FAIR_10 if side == "left" else None)
+        ax.axhline(FAIR_10, color="black", linewidth=0.6, linestyle="--")
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("rate (byte/s)")
+        ax.grid(True, alpha=0.3)
+    axes[0, 1].legend(fontsize=6, ncol=2)
+    fig.suptitle("Fairness with heterogeneous RTTs (cf. Figure 4)")
+    figures.append(_save(fig, out_dir / "welzl-fig4.png"))
+    s = _per_flow_series(left, n)
+    t9, v9 = s[9]
+    reach = next((tt for tt, x in zip(t9, v9, strict=True) if x >= 0.9 * FAIR_10), None)
+    _row(rows, "fig4 flow 9 (update 40 RTTs)", "time to 90% of fair share (s)", reach, 1000.0, "'approximately 1000 seconds'")
+    jl = jain([_row_val(rows, "fig4 left", f"flow {i} final rate (B/s)") for i in range(n)])
+    jr = jain([_row_val(rows, "fig4 right", f"flow {i} final rate (B/s)") for i in range(n)])
+    _row(rows, "fig4 left", "Jain index, last 200 s", jl, None)
+    _row(rows, "fig4 right", "Jain index, last 200 s", jr, None)
+    cols = [(f"flow {i} final rate (B/s)", f"flow {i}") for i in range(n)] + [("Jain index, last 200 s", "Jain")]
+    tables = [
+        Table("Figure 4: per-flow rate over the last 200 s (byte/s): ours (paper: 113636 each)", labels, cols,
+              floor=0.0, unit="B/s", score_rows=["fig4 left"]),  # fmt: skip
+        Table("Figure 4: flow 9's convergence: ours (paper)", ["fig4 flow 9 (update 40 RTTs)"],
+              [("time to 90% of fair share (s)", "time to 90% (s)")], floor=200.0, unit="s"),  # fmt: skip
+    ]
+    notes = ["Left: 1200 s (flow 9 needs about 1000 s in the paper). Right: 300 s; the paper "
+             "gives neither its length nor its figure's numbers."]  # fmt: skip
+    return _report("welzl-fig4", rows, tables, out_dir, figures, notes)
+
+
+def _row_val(rows: list[Row], row: str, column: str) -> float:
+    for r in rows:
+        if r.row == row and r.column == column:
+            return float(r.ours or 0.0)
+    raise KeyError((row, column))
+
+
+# ---------------------------------------------------------------------------------------
+# Figure 5: CADPC against TCP Reno, SACK and Vegas with ECN, 100 Mbps.
+
+FIG5_KINDS = {
+    "CADPC": ("welzl-cadpc", "c", {}),
+    "Reno": ("welzl-tcp", "t", {"defaults.cc": "reno"}),
+    "SACK": ("welzl-tcp", "t", {"defaults.cc": "reno", "defaults.sack": True}),
+    "Vegas": ("welzl-tcp", "t", {"defaults.cc": "vegas"}),
+}
+METRICS = (("throughput", "throughput (Mbit/s)", 1e-6), ("loss", "loss ratio", 1.0),
+           ("queue", "average queue (pkts)", 1.0), ("jain", "fairness (Jain)", 1.0))  # fmt: skip
+
+
+def _versus(out_dir: Path, progress: Progress, kinds: dict[str, tuple[str, str, dict[str, Any]]], fig: str,
+             title: str, counts: tuple[int, ...], duration: str) -> tuple[list[Row], list[Table], list[Path], dict[str, Any]]:  # fmt: skip
+    """Every kind over the flow counts at 100 Mbps (one sweep per kind); rows, tables,
+    the figure and the per-kind cases."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    progress.start(len(kinds))
+    data: dict[str, dict[int, dict[str, Any]]] = {}
+    for kind, (name, prefix, sets) in kinds.items():
+        progress.step(f"welzl {fig} {kind}: {len(counts)} runs")
+        sc = _with(_load(name), {"scenario.duration": duration, "links.bottleneck.rate": "100Mbps", **sets})
+        res = _sweep(sc, {f"flows.{prefix}.count": list(counts)}, out_dir, f"{fig}-{kind.lower()}")
+        data[kind] = {int(c["n"]): c for c in _summarise(res, [], prefix)}
+    progress.done()
+    rows: list[Row] = []
+    labels = []
+    for kind in kinds:
+        label = f"{fig} {kind}"
+        labels.append(label)
+        for key, col, scale in METRICS:
+            for n in counts:
+                v = data[kind][n][key]
+                _row(rows, label, f"{col} {n}", None if v is None else v * scale, None)
+    fig_, axes = _axes(2, 2, size=(11, 7))
+    for ax, (key, col, scale) in zip(axes.flat, METRICS, strict=True):
+        for kind in kinds:
+            ax.plot(counts, [(data[kind][n][key] or 0) * scale for n in counts], "o-", markersize=3, label=kind)
+        ax.set_xlabel("number of flows")
+        ax.set_ylabel(col)
+        ax.grid(True, alpha=0.3)
+    axes[0, 0].legend(fontsize=8)
+    fig_.suptitle(title)
+    figures = [_save(fig_, out_dir / f"welzl-{fig}.png")]
+    tables = [
+        Table(f"Figure {fig[3:]}: {col} over the number of flows (ours)", labels, [(f"{col} {n}", str(n)) for n in counts], score_rows=[])
+        for _, col, _ in METRICS
+    ]
+    return rows, tables, figures, data
+
+
+def fig5(out_dir: Path, progress: Progress, counts: tuple[int, ...] = COUNTS, duration: str = DURATION) -> Report:
+    out_dir = Path(out_dir)
+    rows, tables, figures, data = _versus(out_dir, progress, FIG5_KINDS, "fig5",
+                                          "CADPC and TCP (ECN on, drop-tail), 100 Mbit/s bottleneck (cf. Figure 5)", counts, duration)  # fmt: skip
+    # The text's claims as counts over the flow counts.
+    lowest_loss = sum(1 for n in counts if data["CADPC"][n]["loss"] <= min(data[k][n]["loss"] for k in FIG5_KINDS))
+    smallest_q = sum(1 for n in counts if data["CADPC"][n]["queue"] <= min(data[k][n]["queue"] for k in FIG5_KINDS))
+    _row(rows, "fig5 claims", "CADPC lowest loss (of counts)", lowest_loss, None)
+    _row(rows, "fig5 claims", "CADPC smallest queue (of counts)", smallest_q, None)
+    _row(rows, "fig5 claims", "flow counts", len(counts), None)
+    tables.append(Table("Figure 5: the text's claims (ours)", ["fig5 claims"],
+                        [(c, c) for c in ("CADPC lowest loss (of counts)", "CADPC smallest queue (of counts)", "flow counts")],
+                        score_rows=[]))  # fmt: skip
+    notes = ["Whole 160 s runs; throughput = payload delivered; loss = data dropped / sent; "
+             "queue = time-average of the bottleneck queue; fairness = Jain's index of per-flow throughput.",
+             "ECN is negotiated but inert: drop-tail marks nothing (Table 1)."]  # fmt: skip
+    return _report("welzl-fig5", rows, tables, out_dir, figures, notes)
+
+
+# ---------------------------------------------------------------------------------------
+# Figure 6: CADPC against the TCP-friendly mechanisms (RAP and GAIMD; TFRC, TEAR missing).
+
+FIG6_KINDS = {
+    "CADPC": ("welzl-cadpc", "c", {}),
+    "RAP": ("welzl-rap", "r", {}),
+    "GAIMD": ("welzl-rap", "r", {"flows.r.params.alpha": 0.31, "flows.r.params.beta": 0.875}),
+}
+
+
+def fig6(out_dir: Path, progress: Progress, counts: tuple[int, ...] = COUNTS, duration: str = DURATION) -> Report:
+    out_dir = Path(out_dir)
+    rows, tables, figures, data = _versus(out_dir, progress, FIG6_KINDS, "fig6",
+                                          "CADPC, RAP and GAIMD, 100 Mbit/s bottleneck (cf. Figure 6; TFRC and TEAR not yet)", counts, duration)  # fmt: skip
+    lowest_loss = sum(1 for n in counts if data["CADPC"][n]["loss"] <= min(data[k][n]["loss"] for k in FIG6_KINDS))
+    most = sum(1 for n in counts if data["CADPC"][n]["throughput"] >= max(data[k][n]["throughput"] for k in FIG6_KINDS))
+    _row(rows, "fig6 claims", "CADPC lowest loss (of counts)", lowest_loss, None)
+    _row(rows, "fig6 claims", "CADPC most throughput (of counts)", most, None)
+    _row(rows, "fig6 claims", "flow counts", len(counts), None)
+    tables.append(Table("Figure 6: the text's claims (ours)", ["fig6 claims"],
+                        [(c, c) for c in ("CADPC lowest loss (of counts)", "CADPC most throughput (of counts)", "flow counts")],
+                        score_rows=[]))  # fmt: skip
+    notes = ["Figure 6: RAP and GAIMD (RAP with alpha = 0.31, beta = 7/8); TFRC and TEAR are not in ccsim yet."]
+    return _report("welzl-fig6", rows, tables, out_dir, figures, notes)
+
+
+EXPERIMENTS = {
+    "fluid": ("Welzl section 3.1: CADPC converges to B/(1+n), with background to (1-b)/(1+n)", fluid),
+    "fig12": ("Welzl Figures 1/2: CADPC loss ratio and queue over bandwidth x flows, 1000/500 B", fig12),
+    "fig3": ("Welzl Figure 3: total throughput of 10 CADPC vs 10 TCP flows, 10 and 100 Mbps", fig3),
+    "fig4": ("Welzl Figure 4: convergence with update intervals 4..40 RTTs and growing RTTs", fig4),
+    "fig5": ("Welzl Figure 5: CADPC vs TCP Reno/SACK/Vegas with ECN, 100 Mbps, 10-100 flows", fig5),
+    "fig6": ("Welzl Figure 6 (part): CADPC vs RAP and GAIMD, 100 Mbps, 10-100 flows (TFRC, TEAR not yet)", fig6),
+}
+
+
+class _Nested:
+    def __init__(self, outer: Progress) -> None:
+        self.outer = outer
+
+    def start(self, total: int) -> None:
+        pass
+
+    def step(self, description: str) -> None:
+        self.outer.step(description)
+
+    def done(self) -> None:
+        pass
+
+
+def reproduce(out_dir: Path, progress: Progress) -> Report:
+    """Every experiment; welzl.csv holds every row."""
+    out_dir = Path(out_dir)
+    progress.start(len(FLUID_N) + len(FLUID_BG) + 1 + 4 + 2 + len(FIG5_KINDS) + len(FIG6_KINDS))
+    nested = _Nested(progress)
+    rows: list[Row] = []
+    tables: list[Table] = []
+    files: list[Path] = []
+    notes: list[str] = []
+    for _, function in EXPERIMENTS.values():
+        report = function(out_dir, nested)
+        rows += report.rows
+        tables += report.tables
+        files += report.files
+        notes += report.notes
+    progress.done()
+    files.insert(0, write_csv(rows, out_dir / "welzl.csv"))
+    return Report("welzl", rows, tables, files, notes, EXPLAIN)
