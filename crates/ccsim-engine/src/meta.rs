@@ -58,6 +58,8 @@ pub enum Control {
     Feedback(Feedback),
     /// An opaque tag chosen by whoever emitted the packet (elements, tests).
     Tag(u64),
+    /// A voice user's rates and flags (Heybey; `transport::voice`, `element::smart_link`).
+    Voice(crate::transport::voice::VoiceStamp),
 }
 
 /// One slot of the slab.

@@ -30,6 +30,7 @@ use crate::transport::receiver::{AckReceiver, Sink};
 use crate::transport::sender::{FlowTrace, WindowSender};
 use crate::transport::source::{Gaps, Source};
 use crate::transport::timer::Fired;
+use crate::transport::voice::VoiceUser;
 use crate::transport::FlowCounters;
 use std::collections::BTreeMap;
 
@@ -68,6 +69,8 @@ pub enum Sender {
     Window(WindowSender),
     /// An unresponsive source (CBR, Poisson).
     Source(Source),
+    /// A packet-voice user (Heybey): its partner is another flow.
+    Voice(Box<VoiceUser>),
 }
 
 /// Receiver policies.
@@ -88,7 +91,7 @@ impl Endpoint {
     pub fn window(&self) -> Option<&WindowSender> {
         match &self.sender {
             Sender::Window(w) => Some(w),
-            Sender::Source(_) => None,
+            Sender::Source(_) | Sender::Voice(_) => None,
         }
     }
 }
@@ -302,6 +305,13 @@ impl Simulation {
                     let rng = Rng::new(seed, stream::flow(fi));
                     (Sender::Source(Source::new(d, Gaps::Exponential { mean: *mean_gap, rng }, periods(on, offset))), Receiver::Sink(Sink))
                 }
+                FlowSpec::Voice { voice, partner } => {
+                    // Data and control packets both go on the data route (to the partner).
+                    unnumbered.push((ack_route as usize - 1, f.to, f.from));
+                    let rng = Rng::new(seed, stream::flow(fi));
+                    let u = VoiceUser::new(voice.clone(), data(1), *partner as u32, start, rng);
+                    (Sender::Voice(Box::new(u)), Receiver::Sink(Sink))
+                }
             };
             let from = SimTime::ZERO + scenario.measure_start;
             let delay = scenario.delays.contains(&fi).then(|| Box::new(FlowDelay { key: (u32::MAX, 0), from, ..Default::default() }));
@@ -311,10 +321,13 @@ impl Simulation {
             route_chans[slot] = conv(&mut convs, a, b);
         }
         for (fi, ep) in flows.iter_mut().enumerate() {
-            if let Sender::Source(s) = &mut ep.sender {
-                if let Some(t) = s.first() {
-                    events.schedule(t, Event::SourceTick(fi as u32));
-                }
+            let first = match &mut ep.sender {
+                Sender::Source(s) => s.first(),
+                Sender::Voice(v) => v.first(),
+                Sender::Window(_) => None,
+            };
+            if let Some(t) = first {
+                events.schedule(t, Event::SourceTick(fi as u32));
             }
         }
 
@@ -497,13 +510,15 @@ impl Simulation {
             }
             Event::SourceTick(f) => {
                 let ep = &mut *self.flows[f as usize];
-                if let Sender::Source(s) = &mut ep.sender {
-                    let next = s.tick(now, &mut ep.counters, &mut self.out);
-                    if let Some(t) = next {
-                        self.net.ev.schedule(t, Event::SourceTick(f));
-                    }
-                    self.flush(f, now);
+                let next = match &mut ep.sender {
+                    Sender::Source(s) => s.tick(now, &mut ep.counters, &mut self.out),
+                    Sender::Voice(v) => v.tick(now, &mut ep.counters, &mut self.out, &mut self.net.meta),
+                    Sender::Window(_) => return,
+                };
+                if let Some(t) = next {
+                    self.net.ev.schedule(t, Event::SourceTick(f));
                 }
+                self.flush(f, now);
             }
             Event::Snapshot(k) => self.snapshot(k as usize, now),
             Event::Change(i) => {
@@ -532,7 +547,9 @@ impl Simulation {
             self.net.meta.free(p.meta);
             return;
         }
-        if p.kind == PacketKind::Control {
+        if matches!(self.flows[f as usize].sender, Sender::Voice(_)) {
+            self.voice_arrive(now, &p);
+        } else if p.kind == PacketKind::Control {
             self.control(c, now, &p);
         } else {
             let ep = &mut *self.flows[f as usize];
@@ -676,6 +693,28 @@ impl Simulation {
                 if let crate::meta::Control::Feedback(fb) = m.control {
                     w.cc.on_feedback(now, &fb);
                 }
+            }
+        }
+    }
+
+    /// A packet of voice user `p.flow` reached its partner: counted for the sender, its
+    /// rates handed to the partner (who may start a talk spurt).
+    #[cold]
+    fn voice_arrive(&mut self, now: SimTime, p: &Packet) {
+        let ep = &mut *self.flows[p.flow as usize];
+        let Sender::Voice(v) = &mut ep.sender else { return };
+        let partner = v.partner;
+        if p.kind == PacketKind::Data {
+            ep.counters.arrived += 1;
+            ep.counters.delivered += 1;
+            v.delivered_bits += p.bits as u64;
+        } else {
+            ep.counters.control_arrived += 1;
+        }
+        let Some(crate::meta::Control::Voice(stamp)) = self.net.meta.get(p.meta).map(|m| m.control) else { return };
+        if let Sender::Voice(u) = &mut self.flows[partner as usize].sender {
+            if let Some(t) = u.on_receive(now, &stamp) {
+                self.net.ev.schedule(t, Event::SourceTick(partner));
             }
         }
     }

@@ -42,6 +42,12 @@ _REGISTRY: dict[str, str] = {
     "leith-fig11": "leith:fig11",
     "leith-fig13": "leith:fig13",
     "leith-fig14": "leith:fig14",
+    "heybey": "heybey",
+    "heybey-mosely": "heybey:mosely",
+    "heybey-params": "heybey:params",
+    "heybey-stability": "heybey:stability",
+    "heybey-forward": "heybey:forward",
+    "heybey-table": "heybey:table",
 }
 
 

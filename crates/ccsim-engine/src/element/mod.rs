@@ -21,6 +21,7 @@
 pub mod basic;
 pub mod capture;
 pub mod loss;
+pub mod smart_link;
 
 use crate::meta::MetaSlab;
 use crate::packet::Packet;
@@ -32,6 +33,7 @@ use serde::{Deserialize, Serialize};
 pub use basic::{Beacon, BeaconConfig, Counter, FlowStats, FlowStatsRow};
 pub use capture::{Capture, CaptureConfig};
 pub use loss::{LossConfig, RandomLoss};
+pub use smart_link::{SmartLink, SmartLinkConfig};
 
 /// A packet an element wants sent: from the channel's sending node to host `to`.
 #[derive(Clone, Copy, Debug)]
@@ -123,6 +125,8 @@ pub enum ElementConfig {
     Beacon(BeaconConfig),
     /// Records every packet transmitted (for pcap files).
     Capture(CaptureConfig),
+    /// Heybey's smart link: per-flow rate table and control value for voice users.
+    SmartLink(SmartLinkConfig),
 }
 
 impl ElementConfig {
@@ -133,6 +137,7 @@ impl ElementConfig {
             ElementConfig::RandomLoss(_) => "random_loss",
             ElementConfig::Beacon(_) => "beacon",
             ElementConfig::Capture(_) => "capture",
+            ElementConfig::SmartLink(_) => "smart_link",
         }
     }
 
@@ -145,6 +150,9 @@ impl ElementConfig {
             ElementConfig::RandomLoss(c) => AnyElement::RandomLoss(RandomLoss::new(c.clone(), rng)),
             ElementConfig::Beacon(c) => AnyElement::Beacon(Beacon::new(c.clone(), to.expect("beacon destination resolved"))),
             ElementConfig::Capture(c) => AnyElement::Capture(Box::new(Capture::new(c))),
+            ElementConfig::SmartLink(c) => {
+                AnyElement::SmartLink(Box::new(SmartLink::new(c.clone(), c.capacity.expect("smart link capacity filled in by validation"))))
+            }
         }
     }
 }
@@ -157,6 +165,7 @@ pub enum AnyElement {
     RandomLoss(RandomLoss),
     Beacon(Beacon),
     Capture(Box<Capture>),
+    SmartLink(Box<SmartLink>),
 }
 
 macro_rules! dispatch {
@@ -167,6 +176,7 @@ macro_rules! dispatch {
             AnyElement::RandomLoss($e) => $body,
             AnyElement::Beacon($e) => $body,
             AnyElement::Capture($e) => $body,
+            AnyElement::SmartLink($e) => $body,
         }
     };
 }

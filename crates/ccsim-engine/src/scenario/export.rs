@@ -119,6 +119,9 @@ fn flow(sc: &Scenario, f: &Flow) -> Table {
             t.insert("packet_size".into(), s(fmt_bits(*packet_bits as u64)));
             t.insert("on".into(), periods(on));
         }
+        FlowSpec::Voice { voice, .. } => {
+            t.insert("voice".into(), Value::try_from(voice).expect("voice config serialises"));
+        }
     }
     t
 }

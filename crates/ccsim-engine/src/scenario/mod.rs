@@ -116,6 +116,8 @@ pub enum FlowSpec {
     /// Packets of `packet_bits` (Heybey's voice packets are not whole bytes).
     Cbr { rate_bps: u64, packet_bits: u32, on: Vec<(SimDuration, SimDuration)> },
     Poisson { mean_gap: SimDuration, packet_bits: u32, on: Vec<(SimDuration, SimDuration)> },
+    /// A packet-voice user (Heybey; `transport::voice`); `partner` is a flow index.
+    Voice { voice: crate::transport::voice::VoiceConfig, partner: usize },
 }
 
 impl FlowSpec {
@@ -124,6 +126,7 @@ impl FlowSpec {
             FlowSpec::Window { .. } => "window",
             FlowSpec::Cbr { .. } => "cbr",
             FlowSpec::Poisson { .. } => "poisson",
+            FlowSpec::Voice { .. } => "voice",
         }
     }
 }
