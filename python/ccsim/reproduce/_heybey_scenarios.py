@@ -50,15 +50,15 @@ def mosely_receive_link(i: int) -> int:
 
 
 def _voice_flow(i: int, partner: int, src: str, dst: str, voice: dict[str, Any],
-                path: list[str] | None, starts: bool) -> dict[str, Any]:
+                path: list[str] | None, starts: bool, spread: str = "20ms") -> dict[str, Any]:
     f: dict[str, Any] = {
         "name": f"u{i}",
         "kind": "voice",
         "from": src,
         "to": dst,
         # The 50 packet/s clocks of the users are not in phase: a uniform offset in
-        # [0, 20 ms) from each user's own stream.
-        "start_jitter": "20ms",
+        # [0, 20 ms) from each user's own stream (or a longer spread of the starts).
+        "start_jitter": spread,
         "voice": {"partner": f"u{partner}", "starts_active": starts, **voice},
     }
     if path is not None:
@@ -75,15 +75,17 @@ def _smart(at: str | list[str], algorithm: str, a: float, protocol: bool, update
 def heybey(*, algorithm: str = "hayden", a: float = 0.8, protocol: bool = False,
            update: str = "20ms", slow_start: bool = False, read_rate: str = "transmit",
            duration: str = "150s", seed: int = 1, record: bool = False,
-           users: int = 40, initial_rate: str = INITIAL_RATE) -> dict[str, Any]:
-    """Heybey's simple topology (section 3.2)."""
+           users: int = 40, initial_rate: str = INITIAL_RATE,
+           start_spread: str = "20ms") -> dict[str, Any]:
+    """Heybey's simple topology (section 3.2). ``start_spread``: each user's first packet
+    leaves at a uniform random time in [0, start_spread)."""
     voice = {"slow_start": slow_start, "initial_rate": initial_rate}
     flows = []
     for i in range(1, users + 1):
         partner = users + 1 - i
         src, dst = ("A", "B") if i % 2 == 1 else ("B", "A")
         # Users 1-20 talk first: 10 talkers on each link.
-        flows.append(_voice_flow(i, partner, src, dst, voice, None, i < partner))
+        flows.append(_voice_flow(i, partner, src, dst, voice, None, i < partner, start_spread))
     return {
         "scenario": {"name": "heybey", "duration": duration, "seed": seed},
         "nodes": {"hosts": ["A", "B"]},
