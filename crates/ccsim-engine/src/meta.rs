@@ -60,6 +60,8 @@ pub enum Control {
     Tag(u64),
     /// A PTP request (Welzl's forward packet stamping): `ptp` elements append a `Stamp`.
     PtpRequest,
+    /// A voice user's rates and flags (Heybey; `transport::voice`, `element::smart_link`).
+    Voice(crate::transport::voice::VoiceStamp),
 }
 
 /// One slot of the slab.

@@ -221,6 +221,8 @@ fn flow_size(spec: &FlowSpec) -> f64 {
         FlowSpec::Window { data_size, .. } => *data_size as f64,
         FlowSpec::Cbr { packet_bits, .. } | FlowSpec::Poisson { packet_bits, .. } => *packet_bits as f64 / 8.0,
         FlowSpec::Cadpc { packet_bits, .. } | FlowSpec::Rap { packet_bits, .. } => *packet_bits as f64 / 8.0,
+        // Voice packets vary in length: goodput comes from the bits delivered.
+        FlowSpec::Voice { .. } => 0.0,
     }
 }
 
@@ -323,7 +325,10 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
                 ecn_reductions: c.ecn_reductions,
                 timeouts: c.timeouts,
                 fast_retransmits: c.fast_retransmits,
-                goodput_bps: rate(c.delivered) * size * 8.0,
+                goodput_bps: match &ep.sender {
+                    crate::sim::Sender::Voice(v) => rate(v.delivered_bits),
+                    _ => rate(c.delivered) * size * 8.0,
+                },
                 goodput_pps: rate(c.delivered),
                 rtt_min_s: rtt.map(|r| r.min_ps as f64 / PS_PER_S as f64),
                 rtt_mean_s: rtt.and_then(|r| r.mean_s()),
@@ -470,5 +475,20 @@ fn element_result(e: &AnyElement, sc: &Scenario) -> serde_json::Value {
             "packet_kind": c.kind,
             "flags": c.flags,
         }),
+        AnyElement::SmartLink(l) => {
+            let mut v = json!({
+                "kind": "smart_link",
+                "control_bps": l.control_bps,
+                "flows": l.flows(),
+                "attempts": l.attempts,
+                "updates": l.updates,
+                "queue_max_after_pkts": l.queue_max_after,
+            });
+            if let Some(t) = l.trace.as_deref() {
+                v["trace"] = json!({"t_s": t.t_s, "flows": t.flows, "control_bps": t.control_bps,
+                                    "bits_per_100ms": t.bits_per_100ms});
+            }
+            v
+        }
     }
 }

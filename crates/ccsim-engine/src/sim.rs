@@ -32,6 +32,7 @@ use crate::transport::receiver::{AckReceiver, Sink};
 use crate::transport::sender::{FlowTrace, WindowSender};
 use crate::transport::source::{Gaps, Source};
 use crate::transport::timer::Fired;
+use crate::transport::voice::VoiceUser;
 use crate::transport::FlowCounters;
 use std::collections::BTreeMap;
 
@@ -74,6 +75,8 @@ pub enum Sender {
     Cadpc(Box<CadpcSender>),
     /// RAP / GAIMD rate sender.
     Rap(Box<RapSender>),
+    /// A packet-voice user (Heybey): its partner is another flow.
+    Voice(Box<VoiceUser>),
 }
 
 /// Receiver policies.
@@ -98,7 +101,7 @@ impl Endpoint {
     pub fn window(&self) -> Option<&WindowSender> {
         match &self.sender {
             Sender::Window(w) => Some(w),
-            Sender::Source(_) | Sender::Cadpc(_) | Sender::Rap(_) => None,
+            Sender::Source(_) | Sender::Cadpc(_) | Sender::Rap(_) | Sender::Voice(_) => None,
         }
     }
 }
@@ -334,6 +337,13 @@ impl Simulation {
                     events.schedule(start, Event::FlowStart(fi as u32));
                     (Sender::Rap(Box::new(RapSender::new(cfg.clone(), d, stop))), Receiver::AckEach(AckEach::new(a)))
                 }
+                FlowSpec::Voice { voice, partner } => {
+                    // Data and control packets both go on the data route (to the partner).
+                    unnumbered.push((ack_route as usize - 1, f.to, f.from));
+                    let rng = Rng::new(seed, stream::flow(fi));
+                    let u = VoiceUser::new(voice.clone(), data(1), *partner as u32, start, rng);
+                    (Sender::Voice(Box::new(u)), Receiver::Sink(Sink))
+                }
             };
             let from = SimTime::ZERO + scenario.measure_start;
             let delay = scenario.delays.contains(&fi).then(|| Box::new(FlowDelay { key: (u32::MAX, 0), from, ..Default::default() }));
@@ -343,10 +353,13 @@ impl Simulation {
             route_chans[slot] = conv(&mut convs, a, b);
         }
         for (fi, ep) in flows.iter_mut().enumerate() {
-            if let Sender::Source(s) = &mut ep.sender {
-                if let Some(t) = s.first() {
-                    events.schedule(t, Event::SourceTick(fi as u32));
-                }
+            let first = match &mut ep.sender {
+                Sender::Source(s) => s.first(),
+                Sender::Voice(v) => v.first(),
+                Sender::Window(_) | Sender::Cadpc(_) | Sender::Rap(_) => None,
+            };
+            if let Some(t) = first {
+                events.schedule(t, Event::SourceTick(fi as u32));
             }
         }
 
@@ -579,13 +592,15 @@ impl Simulation {
             }
             Event::SourceTick(f) => {
                 let ep = &mut *self.flows[f as usize];
-                if let Sender::Source(s) = &mut ep.sender {
-                    let next = s.tick(now, &mut ep.counters, &mut self.out);
-                    if let Some(t) = next {
-                        self.net.ev.schedule(t, Event::SourceTick(f));
-                    }
-                    self.flush(f, now);
+                let next = match &mut ep.sender {
+                    Sender::Source(s) => s.tick(now, &mut ep.counters, &mut self.out),
+                    Sender::Voice(v) => v.tick(now, &mut ep.counters, &mut self.out, &mut self.net.meta),
+                    Sender::Window(_) | Sender::Cadpc(_) | Sender::Rap(_) => return,
+                };
+                if let Some(t) = next {
+                    self.net.ev.schedule(t, Event::SourceTick(f));
                 }
+                self.flush(f, now);
             }
             Event::Snapshot(k) => self.snapshot(k as usize, now),
             Event::Change(i) => {
@@ -614,7 +629,9 @@ impl Simulation {
             self.net.meta.free(p.meta);
             return;
         }
-        if p.kind == PacketKind::Control {
+        if matches!(self.flows[f as usize].sender, Sender::Voice(_)) {
+            self.voice_arrive(now, &p);
+        } else if p.kind == PacketKind::Control {
             self.control(c, now, &p);
         } else {
             let ep = &mut *self.flows[f as usize];
@@ -775,6 +792,28 @@ impl Simulation {
         } else if let Receiver::Ptp(r) = &mut ep.receiver {
             if matches!(self.net.meta.get(p.meta).map(|m| m.control), Some(crate::meta::Control::PtpRequest)) {
                 r.on_ptp(p, &mut self.out, &mut self.net.meta);
+            }
+        }
+    }
+
+    /// A packet of voice user `p.flow` reached its partner: counted for the sender, its
+    /// rates handed to the partner (who may start a talk spurt).
+    #[cold]
+    fn voice_arrive(&mut self, now: SimTime, p: &Packet) {
+        let ep = &mut *self.flows[p.flow as usize];
+        let Sender::Voice(v) = &mut ep.sender else { return };
+        let partner = v.partner;
+        if p.kind == PacketKind::Data {
+            ep.counters.arrived += 1;
+            ep.counters.delivered += 1;
+            v.delivered_bits += p.bits as u64;
+        } else {
+            ep.counters.control_arrived += 1;
+        }
+        let Some(crate::meta::Control::Voice(stamp)) = self.net.meta.get(p.meta).map(|m| m.control) else { return };
+        if let Sender::Voice(u) = &mut self.flows[partner as usize].sender {
+            if let Some(t) = u.on_receive(now, &stamp) {
+                self.net.ev.schedule(t, Event::SourceTick(partner));
             }
         }
     }

@@ -49,6 +49,12 @@ _REGISTRY: dict[str, str] = {
     "welzl-fig4": "welzl:fig4",
     "welzl-fig5": "welzl:fig5",
     "welzl-fig6": "welzl:fig6",
+    "heybey": "heybey",
+    "heybey-mosely": "heybey:mosely",
+    "heybey-params": "heybey:params",
+    "heybey-stability": "heybey:stability",
+    "heybey-forward": "heybey:forward",
+    "heybey-table": "heybey:table",
 }
 
 

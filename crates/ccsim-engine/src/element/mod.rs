@@ -22,6 +22,7 @@ pub mod basic;
 pub mod capture;
 pub mod loss;
 pub mod ptp;
+pub mod smart_link;
 
 use crate::meta::MetaSlab;
 use crate::packet::Packet;
@@ -34,6 +35,7 @@ pub use basic::{Beacon, BeaconConfig, Counter, FlowStats, FlowStatsRow};
 pub use capture::{Capture, CaptureConfig};
 pub use loss::{LossConfig, RandomLoss};
 pub use ptp::{PtpConfig, PtpStamp};
+pub use smart_link::{SmartLink, SmartLinkConfig};
 
 /// A packet an element wants sent: from the channel's sending node to host `to`.
 #[derive(Clone, Copy, Debug)]
@@ -127,6 +129,8 @@ pub enum ElementConfig {
     Capture(CaptureConfig),
     /// PTP forward packet stamping (Welzl): appends a record to PTP requests.
     Ptp(PtpConfig),
+    /// Heybey's smart link: per-flow rate table and control value for voice users.
+    SmartLink(SmartLinkConfig),
 }
 
 impl ElementConfig {
@@ -138,6 +142,7 @@ impl ElementConfig {
             ElementConfig::Beacon(_) => "beacon",
             ElementConfig::Capture(_) => "capture",
             ElementConfig::Ptp(_) => "ptp",
+            ElementConfig::SmartLink(_) => "smart_link",
         }
     }
 
@@ -151,6 +156,9 @@ impl ElementConfig {
             ElementConfig::Beacon(c) => AnyElement::Beacon(Beacon::new(c.clone(), to.expect("beacon destination resolved"))),
             ElementConfig::Capture(c) => AnyElement::Capture(Box::new(Capture::new(c))),
             ElementConfig::Ptp(c) => AnyElement::Ptp(PtpStamp::new(c)),
+            ElementConfig::SmartLink(c) => {
+                AnyElement::SmartLink(Box::new(SmartLink::new(c.clone(), c.capacity.expect("smart link capacity filled in by validation"))))
+            }
         }
     }
 }
@@ -164,6 +172,7 @@ pub enum AnyElement {
     Beacon(Beacon),
     Capture(Box<Capture>),
     Ptp(PtpStamp),
+    SmartLink(Box<SmartLink>),
 }
 
 macro_rules! dispatch {
@@ -175,6 +184,7 @@ macro_rules! dispatch {
             AnyElement::Beacon($e) => $body,
             AnyElement::Capture($e) => $body,
             AnyElement::Ptp($e) => $body,
+            AnyElement::SmartLink($e) => $body,
         }
     };
 }

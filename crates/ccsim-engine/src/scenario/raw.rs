@@ -151,6 +151,8 @@ pub struct Flow {
     pub mean_gap: Option<Value>,
     pub packet_size: Option<Value>,
     pub on: Option<Vec<Vec<Value>>>,
+    // voice users (Heybey)
+    pub voice: Option<toml::Table>,
 }
 
 #[derive(Deserialize, Debug)]

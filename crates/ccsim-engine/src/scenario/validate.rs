@@ -309,6 +309,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     let mut flow_names: BTreeSet<String> = BTreeSet::new();
     let mut routes = RouteCache::default();
     let expanded = expand_flows(&cx, &f.flows)?;
+    let mut voice_partners: Vec<(usize, String, String)> = Vec::new();
     for fl in &expanded {
         let p = format!("flows.{}", fl.name);
         if fl.name.trim().is_empty() || fl.name.contains('.') {
@@ -359,6 +360,9 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             })?,
         };
         let kind = fl.kind.as_deref().unwrap_or("window");
+        if kind != "voice" && fl.voice.is_some() {
+            return Err(cx.err(format!("{p}.voice"), "applies only to voice flows; remove it or set kind = \"voice\""));
+        }
         let only = |what: &str, present: bool, kinds: &str| -> Result<(), ScenarioError> {
             if present {
                 Err(cx.err(format!("{p}.{what}"), format!("applies only to {kinds} flows; remove it or change kind")))
@@ -535,8 +539,43 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     FlowSpec::Rap { packet_bits, cfg }
                 }
             }
+            "voice" => {
+                for (what, present) in [
+                    ("cc", fl.cc.is_some()),
+                    ("params", fl.params.is_some()),
+                    ("max_window", fl.max_window.is_some()),
+                    ("ack_size", fl.ack_size.is_some()),
+                    ("data_size", fl.data_size.is_some()),
+                    ("out_of_order", fl.out_of_order.is_some()),
+                    ("delayed_ack", fl.delayed_ack.is_some()),
+                    ("ack_delay", fl.ack_delay.is_some()),
+                    ("sack", fl.sack.is_some()),
+                    ("ecn", fl.ecn.is_some()),
+                    ("rtt_sample", fl.rtt_sample.is_some()),
+                    ("ack_delay_min", fl.ack_delay_min.is_some()),
+                    ("tso", fl.tso.is_some()),
+                    ("handshake", fl.handshake.is_some()),
+                    ("fast_retransmit", fl.fast_retransmit.is_some()),
+                    ("stop", fl.stop.is_some()),
+                    ("rate", fl.rate.is_some()),
+                    ("mean_gap", fl.mean_gap.is_some()),
+                    ("packet_size", fl.packet_size.is_some()),
+                    ("on", fl.on.is_some()),
+                ] {
+                    if present {
+                        return Err(cx.err(format!("{p}.{what}"), "does not apply to voice flows (their parameters go in voice = { ... })"));
+                    }
+                }
+                let t = fl.voice.clone().ok_or_else(|| {
+                    cx.err(format!("{p}.voice"), "a voice flow needs voice = { partner = \"<flow name>\" }")
+                })?;
+                let voice: crate::transport::voice::VoiceConfig = cx.from_table(&format!("{p}.voice"), t)?;
+                voice.check().map_err(|(f, m)| cx.err(format!("{p}.voice.{f}"), m))?;
+                voice_partners.push((flows.len(), voice.partner.clone(), p.clone()));
+                FlowSpec::Voice { voice, partner: usize::MAX }
+            }
             other => {
-                return Err(cx.err(format!("{p}.kind"), format!("unknown flow kind '{other}'; use \"window\", \"cbr\", \"poisson\", \"cadpc\" or \"rap\"")))
+                return Err(cx.err(format!("{p}.kind"), format!("unknown flow kind '{other}'; use \"window\", \"cbr\", \"poisson\", \"cadpc\", \"rap\" or \"voice\"")))
             }
         };
         let ack_path = match &fl.ack_path {
@@ -544,6 +583,23 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             None => path.iter().rev().copied().collect(),
         };
         flows.push(Flow { name: fl.name.clone(), from, to, start, stop, start_jitter, path, ack_path, spec });
+    }
+
+    // Voice partners: each names another voice flow whose route leads back.
+    for (i, name, p) in voice_partners {
+        let Some(j) = flows.iter().position(|g| g.name == name) else {
+            return Err(cx.err(format!("{p}.voice.partner"), format!("no flow named '{name}'; name the partner's flow")));
+        };
+        let ok = matches!(&flows[j].spec, FlowSpec::Voice { voice, .. } if voice.partner == flows[i].name);
+        if j == i || !ok {
+            return Err(cx.err(format!("{p}.voice.partner"), format!("'{name}' must be another voice flow whose partner is '{}'", flows[i].name)));
+        }
+        if flows[j].from != flows[i].to || flows[j].to != flows[i].from {
+            return Err(cx.err(format!("{p}.voice.partner"), format!("'{name}' must go back from this flow's 'to' to its 'from'")));
+        }
+        if let FlowSpec::Voice { partner, .. } = &mut flows[i].spec {
+            *partner = j;
+        }
     }
 
     // [[phases]]
@@ -675,14 +731,16 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             "capture" => ElementConfig::Capture(cx.from_table(&p, table)?),
             "beacon" => ElementConfig::Beacon(cx.from_table(&p, table)?),
             "ptp" => ElementConfig::Ptp(cx.from_table(&p, table)?),
-            "" => return Err(cx.err(format!("{p}.kind"), "missing; use counter, flow_stats, random_loss, beacon, capture or ptp")),
+            "smart_link" => ElementConfig::SmartLink(cx.from_table(&p, table)?),
+            "" => return Err(cx.err(format!("{p}.kind"), "missing; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link")),
             k => {
-                return Err(cx.err(format!("{p}.kind"), format!("unknown element '{k}'; use counter, flow_stats, random_loss, beacon, capture or ptp")))
+                return Err(cx.err(format!("{p}.kind"), format!("unknown element '{k}'; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link")))
             }
         };
         let mut to = None;
         match &config {
             ElementConfig::RandomLoss(c) => c.check().map_err(|(f, m)| cx.err(format!("{p}.{f}"), m))?,
+            ElementConfig::SmartLink(c) => c.check().map_err(|(f, m)| cx.err(format!("{p}.{f}"), m))?,
             ElementConfig::Beacon(c) => {
                 let n = find_node(&format!("{p}.to"), &c.to)?;
                 if nodes[n].router {
@@ -715,7 +773,12 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 if elements.iter().filter(|e: &&ElementSpec| e.channel == ch).count() >= 255 {
                     return Err(cx.err(format!("{p}.at"), "at most 255 elements per channel"));
                 }
-                elements.push(ElementSpec { channel: ch, config: config.clone(), to });
+                let mut config = config.clone();
+                if let ElementConfig::SmartLink(c) = &mut config {
+                    // C_j defaults to the rate of the channel the link is on.
+                    c.capacity.get_or_insert(links[ch / 2].dirs[ch % 2].rate_bps);
+                }
+                elements.push(ElementSpec { channel: ch, config, to });
             }
         }
     }

@@ -17,6 +17,7 @@ pub mod sender;
 pub mod seqmap;
 pub mod source;
 pub mod timer;
+pub mod voice;
 
 /// Per-flow counters. Data packets unless named otherwise.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -1,0 +1,147 @@
+"""Heybey 1990 scenarios, built as dicts in the scenario-file schema.
+
+Two topologies (docs/reproductions/heybey.md draws both):
+
+- ``heybey``: 40 users, hosts A and B joined by one link (two unidirectional 40 kbps
+  channels, "link 1" = A->B and "link 2" = B->A). Odd users 1, 3, ..., 39 sit at A and
+  talk to their partners 41 - i at B (section 3.2, Figure 3-2).
+- ``mosely``: 80 users, partner 81 - i, eight unidirectional 40 kbps links (section 3.1).
+  Figure 3-1 is missing from our copy, so the routes are reconstructed from the text:
+  user i sends on link ceil(i/20) (links 1-4 carry 20 users each) and receives on link
+  5, 6, 7 or 8, whose receiver sets have 8, 16, 24 and 32 users; user 1 -> 80 goes
+  link 1 then link 8 and 80 -> 1 link 4 then link 5; exactly four pairs have both
+  partners on link 7; no pair shares link 5, 6 or 8 (see the doc for the sets).
+
+Every packet reaches its link through a 1 Gbps access channel without delay (the
+paper's hosts and switches have no speed limit of their own); queues are unlimited
+(10^6 packets; unstable runs reach a few thousand).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+CAPACITY = "40kbps"
+PROP = "3ms"
+ACCESS = "1Gbps"
+BUFFER = "1000000pkt"
+# The users' rate before any feedback: C/10, the fair share of the 10 flows a link
+# carries on average (a choice; the text is silent, see the doc).
+INITIAL_RATE = "4kbps"
+
+# Mosely's receive links (our reconstruction; see the module docstring and the doc).
+MOSELY_RECEIVE: dict[int, list[int]] = {
+    5: list(range(1, 9)),
+    6: list(range(9, 21)) + list(range(41, 45)),
+    7: list(range(21, 41)) + list(range(45, 49)),
+    8: list(range(49, 81)),
+}
+
+
+def mosely_send_link(i: int) -> int:
+    return (i - 1) // 20 + 1
+
+
+def mosely_receive_link(i: int) -> int:
+    for link, users in MOSELY_RECEIVE.items():
+        if i in users:
+            return link
+    raise ValueError(i)
+
+
+def _voice_flow(i: int, partner: int, src: str, dst: str, voice: dict[str, Any],
+                path: list[str] | None, starts: bool, spread: str = "20ms") -> dict[str, Any]:
+    f: dict[str, Any] = {
+        "name": f"u{i}",
+        "kind": "voice",
+        "from": src,
+        "to": dst,
+        # The 50 packet/s clocks of the users are not in phase: a uniform offset in
+        # [0, 20 ms) from each user's own stream (or a longer spread of the starts).
+        "start_jitter": spread,
+        "voice": {"partner": f"u{partner}", "starts_active": starts, **voice},
+    }
+    if path is not None:
+        f["path"] = path
+    return f
+
+
+def _smart(at: str | list[str], algorithm: str, a: float, protocol: bool, update: str,
+           read_rate: str, record: bool) -> dict[str, Any]:
+    return {"kind": "smart_link", "at": at, "algorithm": algorithm, "a": a,
+            "protocol": protocol, "update": update, "read_rate": read_rate, "record": record}
+
+
+def heybey(*, algorithm: str = "hayden", a: float = 0.8, protocol: bool = False,
+           update: str = "20ms", slow_start: bool = False, read_rate: str = "transmit",
+           duration: str = "150s", seed: int = 1, record: bool = False,
+           users: int = 40, initial_rate: str = INITIAL_RATE,
+           start_spread: str = "20ms") -> dict[str, Any]:
+    """Heybey's simple topology (section 3.2). ``start_spread``: each user's first packet
+    leaves at a uniform random time in [0, start_spread)."""
+    voice = {"slow_start": slow_start, "initial_rate": initial_rate}
+    flows = []
+    for i in range(1, users + 1):
+        partner = users + 1 - i
+        src, dst = ("A", "B") if i % 2 == 1 else ("B", "A")
+        # Users 1-20 talk first: 10 talkers on each link.
+        flows.append(_voice_flow(i, partner, src, dst, voice, None, i < partner, start_spread))
+    return {
+        "scenario": {"name": "heybey", "duration": duration, "seed": seed},
+        "nodes": {"hosts": ["A", "B"]},
+        "links": [{"between": ["A", "B"], "rate": CAPACITY, "delay": PROP, "buffer": BUFFER,
+                   "name": "link"}],
+        "flows": flows,
+        "elements": [_smart(["A->B", "B->A"], algorithm, a, protocol, update, read_rate, record)],
+        "measure": {"series": ["A->B.queue", "B->A.queue"] if record else []},
+    }
+
+
+HEYBEY_LINKS = {"link 1": "A->B", "link 2": "B->A"}
+
+
+def mosely(*, algorithm: str = "hayden", a: float = 0.8, protocol: bool = False,
+           update: str = "100ms", slow_start: bool = False, read_rate: str = "transmit",
+           duration: str = "30s", seed: int = 1, record: bool = False,
+           initial_rate: str = INITIAL_RATE) -> dict[str, Any]:
+    """Mosely's topology (section 3.1) as reconstructed: routers P1-P4 (the send side
+    of links 1-4), X (the middle) and Q5-Q8 (the receive side of links 5-8); one host
+    per (send link, receive link) group of users."""
+    groups: dict[tuple[int, int], str] = {}
+    for i in range(1, 81):
+        key = (mosely_send_link(i), mosely_receive_link(i))
+        groups.setdefault(key, f"H{key[0]}_{key[1]}")
+    hosts = sorted(groups.values())
+    routers = [f"P{k}" for k in range(1, 5)] + ["X"] + [f"Q{k}" for k in range(5, 9)]
+    links: list[dict[str, Any]] = []
+    for k in range(1, 5):
+        links.append({"between": [f"P{k}", "X"], "rate": CAPACITY, "delay": PROP,
+                      "buffer": BUFFER, "name": f"link{k}"})
+    for k in range(5, 9):
+        links.append({"between": ["X", f"Q{k}"], "rate": CAPACITY, "delay": PROP,
+                      "buffer": BUFFER, "name": f"link{k}"})
+    for (s, r), h in sorted(groups.items()):
+        links.append({"between": [h, f"P{s}"], "rate": ACCESS, "delay": "0s", "buffer": BUFFER})
+        links.append({"between": [f"Q{r}", h], "rate": ACCESS, "delay": "0s", "buffer": BUFFER})
+    voice = {"slow_start": slow_start, "initial_rate": initial_rate}
+    flows = []
+    for i in range(1, 81):
+        partner = 81 - i
+        src = groups[(mosely_send_link(i), mosely_receive_link(i))]
+        dst = groups[(mosely_send_link(partner), mosely_receive_link(partner))]
+        s, r = mosely_send_link(i), mosely_receive_link(partner)
+        path = [src, f"P{s}", "X", f"Q{r}", dst]
+        # The odd user of each pair talks first: 10 talkers on each of links 1-4.
+        flows.append(_voice_flow(i, partner, src, dst, voice, path, i % 2 == 1))
+    chans = [f"P{k}->X" for k in range(1, 5)] + [f"X->Q{k}" for k in range(5, 9)]
+    return {
+        "scenario": {"name": "mosely", "duration": duration, "seed": seed},
+        "nodes": {"hosts": hosts, "routers": routers},
+        "links": links,
+        "flows": flows,
+        "elements": [_smart(chans, algorithm, a, protocol, update, read_rate, record)],
+        "measure": {"series": [f"{c}.queue" for c in chans] if record else []},
+    }
+
+
+MOSELY_LINKS = {f"link {k}": (f"P{k}->X" if k <= 4 else f"X->Q{k}") for k in range(1, 9)}
