@@ -110,3 +110,20 @@ def test_every_reason_links_to_an_existing_heading():
         path, _, anchor = rule.link.partition("#")
         assert anchor in _slugs((REPO / path).read_text(encoding="utf-8")), rule.link
         assert len(rule.reason) <= 110, f"one line, please: {rule.reason}"
+
+
+def test_an_upper_bound_is_met_by_anything_below_it_and_missed_above_its_tolerance():
+    # Paper 400 is a bound ("backs off before the queue is full"): 83 meets it although
+    # it is 79% below; 455 is within 15% above it (400 * 1.15 = 460); 470 is not.
+    rows = [
+        Row("a", "peak", 83.0, 400.0, bound="upper"),
+        Row("b", "peak", 455.0, 400.0, bound="upper"),
+        Row("c", "peak", 470.0, 400.0, bound="upper"),
+        Row("d", "peak", 83.0, 400.0),  # the same value as an equality: outside
+    ]
+    table = Table("T: ours (paper)", ["a", "b", "c", "d"], [("peak", "peak")])
+    r = Report("bound", rows, [table])
+    board = r.score()
+    assert [x.status for x in rows] == ["within", "within", "outside", "outside"]
+    assert (board.counted, board.within) == (4, 2)
+    assert r.to_dict()["rows"][0]["bound"] == "upper"

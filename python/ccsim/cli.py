@@ -856,11 +856,13 @@ def print_report_table(console: Console, report: reproduce.Report, spec: reprodu
 
 
 def _cell(row: reproduce.Row | None) -> str:
-    """``ours (paper)``: counts as integers, other values with two decimals."""
+    """``ours (paper)``: counts as integers, other values with two decimals; ``(<= x)``
+    where the paper's value is an upper bound."""
     if row is None:
         return ""
     mark = "*" if row.phase_sensitive else ""
-    return f"{_tables.number(row.ours)}{mark} ({_tables.number(row.paper)})"
+    bound = "<= " if row.bound == "upper" and row.paper is not None else ""
+    return f"{_tables.number(row.ours)}{mark} ({bound}{_tables.number(row.paper)})"
 
 
 def _print_scoreboard(console: Any, report: reproduce.Report) -> None:

@@ -663,7 +663,8 @@ def render_reproduction(page: Page, directory: Path) -> None:
                 if r.get("phase_sensitive"):
                     text += "*"
                 if r.get("paper") is not None:
-                    text += f" ({_number(r['paper'])})"
+                    bound = "&le; " if r.get("bound") == "upper" else ""
+                    text += f" ({bound}{_number(r['paper'])})"
                 if "min" in r:
                     text += f'<br><span class="note">{_number(r["min"])} to {_number(r["max"])}</span>'
                 status = r.get("status") or ""

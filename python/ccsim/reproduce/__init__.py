@@ -89,7 +89,10 @@ class Row:
     """One cell of a reproduced table: ours beside the paper's (None where absent).
 
     ``spread``: (min, max) of ours over the runs it is the mean of (phase-averaged
-    cells), else None. ``status``, ``reason``, ``link``: set by the scoreboard.
+    cells), else None. ``bound``: "upper" when the paper's value is a bound the paper
+    says ours stays under (a buffer size, an analytic bound, "less than"): the scoreboard
+    then asks ours <= paper + tolerance. ``status``, ``reason``, ``link``: set by the
+    scoreboard.
     """
 
     row: str
@@ -100,6 +103,7 @@ class Row:
     spread: tuple[float, float] | None = None
     # The spread is wider than the cell's tolerance: the cell depends on the phase.
     phase_sensitive: bool = False
+    bound: str | None = None
     status: str | None = None
     reason: str | None = None
     link: str | None = None
@@ -116,6 +120,8 @@ class Row:
         if self.spread is not None:
             d["min"], d["max"] = self.spread
             d["phase_sensitive"] = self.phase_sensitive
+        if self.bound is not None:
+            d["bound"] = self.bound
         if self.status is not None:
             d["status"] = self.status
         if self.reason is not None:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import ccsim
 from ccsim.reproduce import Progress, Report, Row, Table, write_csv
+from ccsim.reproduce.scoreboard import Explain
 from ccsim.scenarios import scenario_path
 
 if TYPE_CHECKING:
@@ -89,12 +90,36 @@ def _run(scenario: ccsim.Scenario) -> ccsim.Results:
     return ccsim.run(scenario)
 
 
-def _row(rows: list[Row], row: str, column: str, ours: float | None, paper: float | None = None, note: str | None = None) -> None:
-    rows.append(Row(row, column, None if ours is None else float(ours), paper, note))
+def _row(rows: list[Row], row: str, column: str, ours: float | None, paper: float | None = None, note: str | None = None,
+         bound: str | None = None) -> None:  # fmt: skip
+    """One cell; ``bound="upper"``: the paper's value is a bound ours should stay under."""
+    rows.append(Row(row, column, None if ours is None else float(ours), paper, note, bound=bound))
+
+
+# Scoreboard (reproduce/scoreboard.py). Floors where the paper's value is 0 ("close to
+# zero", "almost identical"): a correlation below 0.2 in magnitude is conventionally "very
+# weak"; 0.2 Mbps is 2% of the 10 Mbps bottleneck. Other cells: 15% relative, floor 0.
+CORRELATION_FLOOR = 0.2
+GOODPUT_FLOOR_MBPS = 0.2
+_NOTE = "docs/reproductions/leith.md"
+EXPLAIN = [
+    Explain(r"fig4 .*", r"mean correlation with flow 1", "aligned by the lag of peak correlation (footnote 3) "
+            "the common queue shows; no host noise here", f"{_NOTE}#figures-4-and-5-80-flows-rtts-20-200-ms"),
+    Explain(r"fig4 .*", r"dropped \(whole run\)", "80 flows start together into 250 packets: start-up loss; "
+            "none in steady state", f"{_NOTE}#differences-and-why"),
+    Explain(r"fig6 .*", r"drops at 80 flows \(whole run\)", "80 flows start together into 250 packets: start-up "
+            "loss; none in steady state", f"{_NOTE}#differences-and-why"),
+    Explain(r"fig6 20-200ms", r"peak delay at \d+ flows \(ms\)", "mixed RTTs: short-RTT flows add several packets "
+            "per long round trip; (5) counts one", f"{_NOTE}#figures-6-7-and-8-queueing-delay-and-windows-against-the-number-of-flows"),
+    Explain(r"fig11 .*", r"mean cwnd \(pkts\)", "adaptive beta backs the 110 ms flow off less (0.69 vs 0.5), "
+            "offsetting AIMD's RTT bias", f"{_NOTE}#figures-11-and-12-rtt-with-delayed-acks"),
+    Explain(r"fig14 .*", r"flows when all cwnds are at 2 pkts", "two packets per flow fill pipe and q0 at half "
+            "the one-packet count (64)", f"{_NOTE}#figure-14-delayed-acks-and-tso-on-rtts-20-200-ms"),
+]  # fmt: skip
 
 
 def _report(name: str, rows: list[Row], tables: list[Table], out_dir: Path, figures: list[Path], notes: list[str]) -> Report:
-    return Report(name, rows, tables, [write_csv(rows, out_dir / f"{name}.csv"), *figures], notes)
+    return Report(name, rows, tables, [write_csv(rows, out_dir / f"{name}.csv"), *figures], notes, explain=EXPLAIN)
 
 
 def _ms(x: float | None) -> float | None:
@@ -348,9 +373,9 @@ def fig2(out_dir: Path, progress: Progress) -> Report:
         f = r.flow("f")
         link = r.link("r1->r2")
         row = f"fig2 {label}"
-        _row(rows, row, "buffer (pkts)", 400, 400)
+        _row(rows, row, "buffer (pkts)", 400, None, "set-up: the paper's 400-packet queue")
         _row(rows, row, "peak queue after the first backoff (pkts)", float(after.max()) if len(after) else None,
-             400, "paper: cwnd 'backs off before the queue is full' (below 400)")  # fmt: skip
+             400, "paper: cwnd 'backs off before the queue is full' (below 400)", bound="upper")  # fmt: skip
         _row(rows, row, "first backoff: cwnd after / before", cuts[0][2] / cuts[0][1] if cuts else None, 0.5,
              "paper: 'the first backoff where cwnd is reduced by half'")  # fmt: skip
         _row(rows, row, "first backoff at (s)", first)
@@ -527,7 +552,8 @@ def fig4(out_dir: Path, progress: Progress) -> Report:
     fig.suptitle("cwnd histories, flows 1 and 2 (cf. Figure 5b)")
     figures.append(_save(fig, out_dir / "leith-fig5b-cwnd.png"))
     table = Table("Figures 4/5: 80 flows, 10 Mbps, RTTs 20-200 ms: ours (paper)", [row],
-                  [(c, c) for c in dict.fromkeys(x.column for x in rows)])  # fmt: skip
+                  [(c, c) for c in dict.fromkeys(x.column for x in rows)],
+                  floor={"mean correlation": CORRELATION_FLOOR, "": 0.0})  # fmt: skip
     notes = [
         "Correlation: each flow's RTT samples minus its smallest, held on a 10 ms grid over "
         "50-250 s, Pearson's r at the lag (within +-300 ms) that maximises it (footnote 3).",
@@ -582,7 +608,8 @@ def fig6(out_dir: Path, progress: Progress) -> Report:
                 continue
             below = onset is None or n < onset
             _row(rows, row, f"peak delay at {n} flows (ms)", _ms(c["peak_s"]), 1000 * bound5_s(n, size) if below else None,
-                 "paper column: bound (5) = tau0 + n / B, 'generally quite tight'" if below else None)  # fmt: skip
+                 "paper column: bound (5) = tau0 + n / B, 'generally quite tight'" if below else None,
+                 bound="upper" if below else None)  # fmt: skip
             _row(rows, row, f"mean delay at {n} flows (ms)", _ms(c["mean_s"]))
         slope = linear_slope(cases, onset)
         _row(rows, row, "peak delay slope beyond that point (ms per flow)", slope, 1000 / _pkts_per_s(size),
@@ -596,12 +623,12 @@ def fig6(out_dir: Path, progress: Progress) -> Report:
             share = next((x for x in cases if x["n"] == 130), None)
             if share:
                 _row(rows, row, "per-flow goodput at 130 flows (kbps)", share["goodput_bps"] / 130 / 1e3, 75.0,
-                     "paper: 'less than 75Kbps'")  # fmt: skip
+                     "paper: 'less than 75Kbps'", bound="upper")  # fmt: skip
         if key == "512B 100ms":
             share = next((x for x in cases if x["n"] == 400), None)
             if share:
                 _row(rows, row, "per-flow goodput at 400 flows (kbps)", share["goodput_bps"] / 400 / 1e3, 25.0,
-                     "paper: 'less than 25Kbps' beyond 390 flows")  # fmt: skip
+                     "paper: 'less than 25Kbps' beyond 390 flows", bound="upper")  # fmt: skip
     # Non-monotone overshoot (section V-C): the peak falls between some consecutive swept
     # numbers of flows below the one-packet point, most of all with equal RTTs.
     p = 0.1 * _pkts_per_s(1500)
@@ -862,14 +889,14 @@ def fig14(out_dir: Path, progress: Progress) -> Report:
     _row(rows, row, "flows when all cwnds are at 2 pkts", floor_onset(c14, 2), 90.0, "paper: 'around 90 flows'")
     _row(rows, row, "same without delayed ack (Fig. 6b; 1 pkt)", floor_onset(cmix, 1), 130.0, "paper: 'around 130 flows'")
     diffs = [abs(a["goodput_bps"] - b["goodput_bps"]) / 1e6 for a in c14 for b in cmix if a["n"] == b["n"]]
-    _row(rows, row, "max |goodput - goodput of Fig. 10a| (Mbps)", max(diffs), 0.0, "paper: goodput 'almost identical'")
+    _row(rows, row, "largest goodput difference from Fig. 10a (Mbps)", max(diffs), 0.0, "paper: goodput 'almost identical'")
     onset = floor_onset(c14, 2)
     for n in (10, 50, 80, 90, 100, 130, 200):
         c = _case(c14, "delay_aimd", n)
         if c:
             below = onset is None or n < onset
             _row(rows, row, f"peak delay at {n} flows (ms)", _ms(c["peak_s"]), 1000 * bound5_s(n) if below else None,
-                 "paper column: bound (5)" if below else None)  # fmt: skip
+                 "paper column: bound (5)" if below else None, bound="upper" if below else None)  # fmt: skip
     zero = [c["n"] for c in c14 if c["steady_drops"] == 0]
     _row(rows, row, "largest n without steady-state loss", max(zero) if zero else None)
     figures = [delay_figure(c14, out_dir / "leith-fig14a.png", "Delayed ack and TSO on, RTTs 20-200 ms (cf. Figure 14a)")]
@@ -886,7 +913,8 @@ def fig14(out_dir: Path, progress: Progress) -> Report:
     figures.append(_save(fig, out_dir / "leith-fig14b-goodput.png"))
     figures.append(window_figure(c14, out_dir / "leith-fig14-cwnd.png", "Time at each cwnd, delayed ack + TSO, 20-200 ms"))
     table = Table("Figure 14: delayed acks and TSO on, RTTs 20-200 ms: ours (paper)", [row],
-                  [(c, c) for c in dict.fromkeys(x.column for x in rows)])  # fmt: skip
+                  [(c, c) for c in dict.fromkeys(x.column for x in rows)],
+                  floor={"largest goodput": GOODPUT_FLOOR_MBPS, "": 0.0})  # fmt: skip
     notes = ["Delayed acks: Linux-like (every 2nd packet, timer from 40 ms up to 200 ms); TSO: 2.6.24 (defer < 2 ms); "
              "senders: newest-packet RTT, single acks ignored, delay backoff floor 2 packets."]  # fmt: skip
     return _report("leith-fig14", rows, [table], out_dir, figures, notes)
@@ -939,4 +967,4 @@ def reproduce(out_dir: Path, progress: Progress) -> Report:
         notes += report.notes
     progress.done()
     files.insert(0, write_csv(rows, out_dir / "leith.csv"))
-    return Report("leith", rows, tables, files, notes)
+    return Report("leith", rows, tables, files, notes, explain=EXPLAIN)

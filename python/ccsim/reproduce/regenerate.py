@@ -2,6 +2,8 @@
 
     python -m ccsim.reproduce.regenerate            # what `make reproductions` runs first
     python -m ccsim.reproduce.regenerate --check    # fail if a note's generated block is stale
+    python -m ccsim.reproduce.regenerate leith      # only these (the others' scoreboards are
+                                                    # read from scoreboard.json for the summary)
 
 Each reproduction in ``DOCS`` is run with its output directory under docs/reproductions/
 (figures, CSV tables; ``runs/`` is not committed). Then every block of a note between
@@ -24,6 +26,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from ccsim.reproduce import NoProgress, Report, get, scoreboard
 
@@ -35,8 +38,9 @@ DOCS: dict[str, str] = {
     "keshav-s2": "keshav-figures",
     "keshav-s3": "keshav-figures",
     "dabbous": "dabbous-figures",
+    "leith": "leith-figures",
 }
-NOTES = [DOCS_DIR / "keshav.md", DOCS_DIR / "dabbous.md", REPO / "README.md"]
+NOTES = [DOCS_DIR / "keshav.md", DOCS_DIR / "dabbous.md", DOCS_DIR / "leith.md", REPO / "README.md"]
 BLOCK = re.compile(
     r"(<!-- generated: (?P<name>\S+) (?P<what>[^>]*?) -->\n)(?P<body>.*?)(<!-- end generated -->)",
     re.S,
@@ -71,7 +75,8 @@ def markdown_table(report: Report, title_start: str) -> str:
                 cells.append("")
                 continue
             mark = "\\*" if row.phase_sensitive else ""
-            cells.append(f"{_fmt(row.ours)}{mark} ({_fmt(row.paper)})")
+            bound = "<= " if row.bound == "upper" and row.paper is not None else ""
+            cells.append(f"{_fmt(row.ours)}{mark} ({bound}{_fmt(row.paper)})")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -123,9 +128,11 @@ def markdown_summary(boards: dict[str, scoreboard.Scoreboard]) -> str:
     return "\n".join(out) + "\n"
 
 
-def run_all() -> dict[str, Report]:
+def run_all(only: list[str] | None = None) -> dict[str, Report]:
     reports = {}
     for name, sub in DOCS.items():
+        if only and name not in only:
+            continue
         print(f"reproducing {name} -> {DOCS_DIR / sub}", file=sys.stderr)
         report = get(name).reproduce(DOCS_DIR / sub, NoProgress())
         report.score()
@@ -133,9 +140,23 @@ def run_all() -> dict[str, Report]:
     return reports
 
 
-def render_notes(reports: dict[str, Report], paths: list[Path]) -> dict[Path, str]:
-    """The notes with every generated block replaced (path -> new text)."""
-    boards = {name: r.scoreboard for name, r in reports.items()}
+def board_from_json(d: dict[str, Any]) -> scoreboard.Scoreboard:
+    """A scoreboard as scoreboard.json keeps it (enough for the summary table)."""
+    board = scoreboard.Scoreboard(d["name"], d["counted"], d["within"])
+    for c in d.get("inconsistent_cells", []):
+        board.cells.append(scoreboard.Cell(c["row"], c["column"], c["ours"], c["paper"], c["tolerance"], scoreboard.INCONSISTENT))
+    return board
+
+
+def render_notes(
+    reports: dict[str, Report], paths: list[Path], others: dict[str, scoreboard.Scoreboard] | None = None
+) -> dict[Path, str]:
+    """The notes with every generated block replaced (path -> new text). Blocks of
+    reproductions not in ``reports`` are kept; ``others`` are their scoreboards, for the
+    summary."""
+    boards = {**(others or {}), **{name: r.scoreboard for name, r in reports.items()}}
+    # In the order of DOCS (then any others).
+    boards = dict(sorted(boards.items(), key=lambda kv: list(DOCS).index(kv[0]) if kv[0] in DOCS else len(DOCS)))
     out = {}
     for path in paths:
         if not path.exists():
@@ -144,6 +165,8 @@ def render_notes(reports: dict[str, Report], paths: list[Path]) -> dict[Path, st
 
         def replace(m: re.Match[str]) -> str:
             name, what = m["name"], m["what"].strip()
+            if name != "summary" and name not in reports:
+                return m.group(0)
             if name == "summary":
                 body = markdown_summary(boards)
             elif what == "scoreboard":
@@ -159,9 +182,16 @@ def render_notes(reports: dict[str, Report], paths: list[Path]) -> dict[Path, st
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true", help="only check that the notes are current")
+    ap.add_argument("names", nargs="*", metavar="NAME", help=f"only these reproductions (of {', '.join(DOCS)})")
     args = ap.parse_args(argv)
-    reports = run_all()
-    rendered = render_notes(reports, NOTES)
+    unknown = [n for n in args.names if n not in DOCS]
+    if unknown:
+        ap.error(f"unknown reproduction {unknown[0]!r}; choose from {', '.join(DOCS)}")
+    reports = run_all(args.names or None)
+    saved = DOCS_DIR / "scoreboard.json"
+    kept = json.loads(saved.read_text(encoding="utf-8")) if saved.exists() and args.names else {}
+    others = {name: board_from_json(d) for name, d in kept.items() if name not in reports}
+    rendered = render_notes(reports, NOTES, others)
     stale = [p for p, text in rendered.items() if p.read_text(encoding="utf-8") != text]
     if args.check:
         for p in stale:
@@ -170,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     for p in stale:
         p.write_text(rendered[p], encoding="utf-8")
         print(f"updated {p.relative_to(REPO)}", file=sys.stderr)
-    boards = {name: r.scoreboard.to_dict() for name, r in reports.items()}
+    boards = {**kept, **{name: r.scoreboard.to_dict() for name, r in reports.items()}}
+    boards = {name: boards[name] for name in DOCS if name in boards}
     (DOCS_DIR / "scoreboard.json").write_text(json.dumps(boards, indent=1) + "\n", encoding="utf-8")
     for name, r in reports.items():
         b = r.scoreboard

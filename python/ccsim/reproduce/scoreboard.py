@@ -6,6 +6,9 @@ counted) and no rule marks it otherwise. A counted cell is *within tolerance* wh
 
     |ours - paper| <= max(REL_TOL * |paper|, floor)
 
+(for a cell whose paper value is an upper bound, ``Row.bound == "upper"``: ours <= paper
++ that tolerance)
+
 with REL_TOL = 15% and an absolute floor stated per table (and per column where a table
 mixes units), so that cells whose paper value is 0 or tiny are judged on the scale of
 the experiment rather than on their own. Every counted cell outside tolerance needs a
@@ -180,7 +183,9 @@ def score(report: Report, rules: Iterable[Explain]) -> Scoreboard:
                 rule = next((x for x in rules if x.matches(row_label, column)), None)
                 if rule is not None and rule.inconsistent:
                     status = INCONSISTENT
-                elif abs(row.ours - row.paper) <= tol + 1e-12:
+                elif row.bound == "upper" and row.ours <= row.paper + tol + 1e-12:
+                    status = WITHIN
+                elif row.bound is None and abs(row.ours - row.paper) <= tol + 1e-12:
                     status = WITHIN
                 else:
                     status = OUTSIDE
