@@ -39,8 +39,10 @@ DOCS: dict[str, str] = {
     "keshav-s3": "keshav-figures",
     "dabbous": "dabbous-figures",
     "leith": "leith-figures",
+    "welzl": "welzl-figures",
+    "heybey": "heybey-figures",
 }
-NOTES = [DOCS_DIR / "keshav.md", DOCS_DIR / "dabbous.md", DOCS_DIR / "leith.md", REPO / "README.md"]
+NOTES = [DOCS_DIR / f"{n}.md" for n in ("keshav", "dabbous", "leith", "welzl", "heybey")] + [REPO / "README.md"]
 BLOCK = re.compile(
     r"(<!-- generated: (?P<name>\S+) (?P<what>[^>]*?) -->\n)(?P<body>.*?)(<!-- end generated -->)",
     re.S,
