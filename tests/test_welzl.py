@@ -76,10 +76,10 @@ def test_fig5_sweeps_in_small(tmp_path):
     assert (tmp_path / "welzl-fig5.png").is_file()
 
 
-def test_fig6_rap_gaimd_tfrc_in_small(tmp_path):
+def test_fig6_rap_gaimd_tfrc_tear_in_small(tmp_path):
     report = welzl.fig6(tmp_path, NoProgress(), counts=(10,), duration="30s")
     cell = {(r.row, r.column): r.ours for r in report.rows}
-    for kind in ("RAP", "GAIMD", "TFRC"):
+    for kind in ("RAP", "GAIMD", "TFRC", "TEAR"):
         assert cell[(f"fig6 {kind}", "throughput (Mbit/s) 10")] > 0.5
         assert 0.0 < cell[(f"fig6 {kind}", "fairness (Jain) 10")] <= 1.0
     # No slow start: one packet per RTT more per RTT leaves RAP far below CADPC early on.

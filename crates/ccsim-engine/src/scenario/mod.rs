@@ -122,6 +122,8 @@ pub enum FlowSpec {
     Rap { packet_bits: u32, cfg: crate::transport::rap::RapConfig },
     /// TFRC (RFC 3448) rate sender with its loss-interval receiver (transport/tfrc.rs).
     Tfrc { packet_bits: u32, cfg: crate::transport::tfrc::TfrcConfig },
+    /// TEAR rate sender with its TCP-emulating receiver (transport/tear.rs).
+    Tear { packet_bits: u32, cfg: crate::transport::tear::TearConfig },
     /// A packet-voice user (Heybey; `transport::voice`); `partner` is a flow index.
     Voice { voice: crate::transport::voice::VoiceConfig, partner: usize },
 }
@@ -135,6 +137,7 @@ impl FlowSpec {
             FlowSpec::Cadpc { .. } => "cadpc",
             FlowSpec::Rap { .. } => "rap",
             FlowSpec::Tfrc { .. } => "tfrc",
+            FlowSpec::Tear { .. } => "tear",
             FlowSpec::Voice { .. } => "voice",
         }
     }
