@@ -76,14 +76,17 @@ def test_fig5_sweeps_in_small(tmp_path):
     assert (tmp_path / "welzl-fig5.png").is_file()
 
 
-def test_fig6_rap_and_gaimd_in_small(tmp_path):
+def test_fig6_rap_gaimd_tfrc_tear_in_small(tmp_path):
     report = welzl.fig6(tmp_path, NoProgress(), counts=(10,), duration="30s")
     cell = {(r.row, r.column): r.ours for r in report.rows}
-    for kind in ("RAP", "GAIMD"):
+    for kind in ("RAP", "GAIMD", "TFRC", "TEAR"):
         assert cell[(f"fig6 {kind}", "throughput (Mbit/s) 10")] > 0.5
         assert 0.0 < cell[(f"fig6 {kind}", "fairness (Jain) 10")] <= 1.0
     # No slow start: one packet per RTT more per RTT leaves RAP far below CADPC early on.
     assert cell[("fig6 CADPC", "throughput (Mbit/s) 10")] > cell[("fig6 RAP", "throughput (Mbit/s) 10")]
+    # TFRC slow-starts: it ends 30 s far above RAP, and it loses packets where CADPC does not.
+    assert cell[("fig6 TFRC", "throughput (Mbit/s) 10")] > cell[("fig6 RAP", "throughput (Mbit/s) 10")]
+    assert cell[("fig6 TFRC", "loss ratio 10")] > cell[("fig6 CADPC", "loss ratio 10")]
     assert (tmp_path / "welzl-fig6.png").is_file()
 
 

@@ -28,6 +28,8 @@ use crate::time::{tx_time, SimDuration, SimTime};
 use crate::trace::Recorder;
 use crate::transport::cadpc::{CadpcSender, PtpReceiver};
 use crate::transport::rap::{AckEach, RapSender};
+use crate::transport::tear::{TearReceiver, TearSender};
+use crate::transport::tfrc::{TfrcReceiver, TfrcSender};
 use crate::transport::receiver::{AckReceiver, Sink};
 use crate::transport::sender::{FlowTrace, WindowSender};
 use crate::transport::source::{Gaps, Source};
@@ -75,6 +77,10 @@ pub enum Sender {
     Cadpc(Box<CadpcSender>),
     /// RAP / GAIMD rate sender.
     Rap(Box<RapSender>),
+    /// TEAR rate sender.
+    Tear(Box<TearSender>),
+    /// TFRC rate sender.
+    Tfrc(Box<TfrcSender>),
     /// A packet-voice user (Heybey): its partner is another flow.
     Voice(Box<VoiceUser>),
 }
@@ -90,6 +96,10 @@ pub enum Receiver {
     Ptp(Box<PtpReceiver>),
     /// Acknowledges every data packet with its own sequence number (RAP).
     AckEach(AckEach),
+    /// TEAR's receiver (feedback once per RTT).
+    Tear(Box<TearReceiver>),
+    /// TFRC's receiver (feedback once per RTT).
+    Tfrc(Box<TfrcReceiver>),
 }
 
 impl Endpoint {
@@ -101,7 +111,7 @@ impl Endpoint {
     pub fn window(&self) -> Option<&WindowSender> {
         match &self.sender {
             Sender::Window(w) => Some(w),
-            Sender::Source(_) | Sender::Cadpc(_) | Sender::Rap(_) | Sender::Voice(_) => None,
+            Sender::Source(_) | Sender::Cadpc(_) | Sender::Rap(_) | Sender::Tear(_) | Sender::Tfrc(_) | Sender::Voice(_) => None,
         }
     }
 }
@@ -337,6 +347,28 @@ impl Simulation {
                     events.schedule(start, Event::FlowStart(fi as u32));
                     (Sender::Rap(Box::new(RapSender::new(cfg.clone(), d, stop))), Receiver::AckEach(AckEach::new(a)))
                 }
+                FlowSpec::Tear { packet_bits, cfg } => {
+                    route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
+                    let d = data(*packet_bits);
+                    let mut fb = d;
+                    fb.kind = PacketKind::Control;
+                    fb.bits = cfg.feedback_size * 8;
+                    fb.route = ack_route;
+                    let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
+                    events.schedule(start, Event::FlowStart(fi as u32));
+                    (Sender::Tear(Box::new(TearSender::new(cfg.clone(), d, stop))), Receiver::Tear(Box::new(TearReceiver::new(fb, cfg))))
+                }
+                FlowSpec::Tfrc { packet_bits, cfg } => {
+                    route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
+                    let d = data(*packet_bits);
+                    let mut fb = d;
+                    fb.kind = PacketKind::Control;
+                    fb.bits = cfg.feedback_size * 8;
+                    fb.route = ack_route;
+                    let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
+                    events.schedule(start, Event::FlowStart(fi as u32));
+                    (Sender::Tfrc(Box::new(TfrcSender::new(cfg.clone(), d, stop))), Receiver::Tfrc(Box::new(TfrcReceiver::new(fb))))
+                }
                 FlowSpec::Voice { voice, partner } => {
                     // Data and control packets both go on the data route (to the partner).
                     unnumbered.push((ack_route as usize - 1, f.to, f.from));
@@ -356,7 +388,7 @@ impl Simulation {
             let first = match &mut ep.sender {
                 Sender::Source(s) => s.first(),
                 Sender::Voice(v) => v.first(),
-                Sender::Window(_) | Sender::Cadpc(_) | Sender::Rap(_) => None,
+                Sender::Window(_) | Sender::Cadpc(_) | Sender::Rap(_) | Sender::Tfrc(_) | Sender::Tear(_) => None,
             };
             if let Some(t) = first {
                 events.schedule(t, Event::SourceTick(fi as u32));
@@ -499,6 +531,17 @@ impl Simulation {
             }
             Event::FlowTimer(f, gen) => {
                 let ep = &mut *self.flows[f as usize];
+                if let Sender::Tfrc(s) = &mut ep.sender {
+                    match s.nofeedback.fire(gen, now) {
+                        Fired::Ignore => {}
+                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::FlowTimer(f, g)),
+                        Fired::Expire => {
+                            s.on_nofeedback(now);
+                            self.flush(f, now);
+                        }
+                    }
+                    return;
+                }
                 if let Sender::Rap(s) = &mut ep.sender {
                     match s.step.fire(gen, now) {
                         Fired::Ignore => {}
@@ -533,6 +576,28 @@ impl Simulation {
             }
             Event::PaceTimer(f, gen) => {
                 let ep = &mut *self.flows[f as usize];
+                if let Sender::Tear(s) = &mut ep.sender {
+                    match s.pace.fire(gen, now) {
+                        Fired::Ignore => {}
+                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::PaceTimer(f, g)),
+                        Fired::Expire => {
+                            s.on_pace(now, &mut ep.counters, &mut self.out, &mut self.net.meta);
+                            self.flush(f, now);
+                        }
+                    }
+                    return;
+                }
+                if let Sender::Tfrc(s) = &mut ep.sender {
+                    match s.pace.fire(gen, now) {
+                        Fired::Ignore => {}
+                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::PaceTimer(f, g)),
+                        Fired::Expire => {
+                            s.on_pace(now, &mut ep.counters, &mut self.out, &mut self.net.meta);
+                            self.flush(f, now);
+                        }
+                    }
+                    return;
+                }
                 if let Sender::Rap(s) = &mut ep.sender {
                     match s.pace.fire(gen, now) {
                         Fired::Ignore => {}
@@ -588,6 +653,12 @@ impl Simulation {
                 } else if let Sender::Rap(s) = &mut ep.sender {
                     s.start(now, &mut ep.counters, &mut self.out);
                     self.flush(f, now);
+                } else if let Sender::Tear(s) = &mut ep.sender {
+                    s.start(now, &mut ep.counters, &mut self.out, &mut self.net.meta);
+                    self.flush(f, now);
+                } else if let Sender::Tfrc(s) = &mut ep.sender {
+                    s.start(now, &mut ep.counters, &mut self.out, &mut self.net.meta);
+                    self.flush(f, now);
                 }
             }
             Event::SourceTick(f) => {
@@ -595,7 +666,7 @@ impl Simulation {
                 let next = match &mut ep.sender {
                     Sender::Source(s) => s.tick(now, &mut ep.counters, &mut self.out),
                     Sender::Voice(v) => v.tick(now, &mut ep.counters, &mut self.out, &mut self.net.meta),
-                    Sender::Window(_) | Sender::Cadpc(_) | Sender::Rap(_) => return,
+                    Sender::Window(_) | Sender::Cadpc(_) | Sender::Rap(_) | Sender::Tfrc(_) | Sender::Tear(_) => return,
                 };
                 if let Some(t) = next {
                     self.net.ev.schedule(t, Event::SourceTick(f));
@@ -644,6 +715,8 @@ impl Simulation {
                     Receiver::Sink(s) => s.on_data(&mut ep.counters),
                     Receiver::Ptp(r) => r.on_data(&mut ep.counters),
                     Receiver::AckEach(r) => r.on_data(&p, &mut ep.counters, &mut self.out),
+                    Receiver::Tear(r) => r.on_data(now, &p, &mut ep.counters, &mut self.out, &mut self.net.meta),
+                    Receiver::Tfrc(r) => r.on_data(now, &p, &mut ep.counters, &mut self.out, &mut self.net.meta),
                 }
             } else if let Sender::Window(w) = &mut ep.sender {
                 w.on_ack(now, &p, &mut ep.counters, &mut self.out, &mut self.net.rec, &self.net.meta);
@@ -787,6 +860,16 @@ impl Simulation {
                         s.on_feedback(now, &fb, p.ts);
                     }
                 }
+                (Sender::Tear(s), Some(m)) => {
+                    if let crate::meta::Control::Feedback(crate::cc::Feedback::Rate { bps }) = m.control {
+                        s.on_feedback(now, bps, p.ts);
+                    }
+                }
+                (Sender::Tfrc(s), Some(m)) => {
+                    if let crate::meta::Control::Feedback(crate::cc::Feedback::LossRate { recv_bps, p: loss }) = m.control {
+                        s.on_feedback(now, recv_bps / 8.0, loss, p.ts);
+                    }
+                }
                 _ => {}
             }
         } else if let Receiver::Ptp(r) = &mut ep.receiver {
@@ -844,6 +927,17 @@ impl Simulation {
             }
         } else if let Sender::Rap(s) = &mut ep.sender {
             if let Some((t, g)) = s.step.needs_event() {
+                self.net.ev.schedule(t, Event::FlowTimer(f, g));
+            }
+            if let Some((t, g)) = s.pace.needs_event() {
+                self.net.ev.schedule(t, Event::PaceTimer(f, g));
+            }
+        } else if let Sender::Tear(s) = &mut ep.sender {
+            if let Some((t, g)) = s.pace.needs_event() {
+                self.net.ev.schedule(t, Event::PaceTimer(f, g));
+            }
+        } else if let Sender::Tfrc(s) = &mut ep.sender {
+            if let Some((t, g)) = s.nofeedback.needs_event() {
                 self.net.ev.schedule(t, Event::FlowTimer(f, g));
             }
             if let Some((t, g)) = s.pace.needs_event() {

@@ -8,7 +8,7 @@ experiment is also a reproduction of its own (``welzl-<key>``); ``welzl`` runs t
 - ``fig3``   Figure 3: total throughput of 10 CADPC / 10 TCP Reno flows, 10 and 100 Mbps.
 - ``fig4``   Figure 4: 10 flows with update intervals 4..40 RTTs (1200 s); RTTs +117 ms.
 - ``fig5``   Figure 5: 100 Mbps, 10-100 flows: CADPC against Reno, SACK and Vegas (ECN).
-- ``fig6``   Figure 6 in part: CADPC against RAP and GAIMD (TFRC and TEAR not yet).
+- ``fig6``   Figure 6: CADPC against RAP, GAIMD, TFRC and TEAR.
 
 Scenarios: ``scenarios/welzl-cadpc.toml`` and ``scenarios/welzl-tcp.toml`` (Table 1 with a
 short default duration); everything varied is an override here. Grids and flow-count
@@ -28,7 +28,7 @@ from ccsim.reproduce import Progress, Report, Row, Table, write_csv
 from ccsim.reproduce.scoreboard import Explain
 from ccsim.scenarios import scenario_path
 
-DESCRIPTION = "Welzl 2003 (CADPC/PTP): section 3 fluid facts, Figures 1-5, Figure 6 with RAP and GAIMD"
+DESCRIPTION = "Welzl 2003 (CADPC/PTP): section 3 fluid facts, Figures 1-5, Figure 6 with RAP, GAIMD, TFRC and TEAR"
 
 B10 = 10e6
 # "approximately 10 Mbit/s / (1 + n) = 113636 byte/s" (section 4.1, n = 10).
@@ -491,28 +491,44 @@ def fig5(out_dir: Path, progress: Progress, counts: tuple[int, ...] = COUNTS, du
 
 
 # ---------------------------------------------------------------------------------------
-# Figure 6: CADPC against the TCP-friendly mechanisms (RAP and GAIMD; TFRC, TEAR missing).
+# Figure 6: CADPC against the TCP-friendly mechanisms (RAP, GAIMD, TFRC, TEAR).
 
 FIG6_KINDS = {
     "CADPC": ("welzl-cadpc", "c", {}),
     "RAP": ("welzl-rap", "r", {}),
     "GAIMD": ("welzl-rap", "r", {"flows.r.params.alpha": 0.31, "flows.r.params.beta": 0.875}),
+    "TFRC": ("welzl-tfrc", "f", {}),
+    "TEAR": ("welzl-tear", "e", {}),
 }
+# "With many flows" (the RAP-TFRC claim): the counts from 50 flows up (our reading).
+MANY = 50
 
 
 def fig6(out_dir: Path, progress: Progress, counts: tuple[int, ...] = COUNTS, duration: str = DURATION) -> Report:
     out_dir = Path(out_dir)
     rows, tables, figures, data = _versus(out_dir, progress, FIG6_KINDS, "fig6",
-                                          "CADPC, RAP and GAIMD, 100 Mbit/s bottleneck (cf. Figure 6; TFRC and TEAR not yet)", counts, duration)  # fmt: skip
+                                          "CADPC, RAP, GAIMD, TFRC and TEAR, 100 Mbit/s bottleneck (cf. Figure 6)", counts, duration)  # fmt: skip
     lowest_loss = sum(1 for n in counts if data["CADPC"][n]["loss"] <= min(data[k][n]["loss"] for k in FIG6_KINDS))
     most = sum(1 for n in counts if data["CADPC"][n]["throughput"] >= max(data[k][n]["throughput"] for k in FIG6_KINDS))
     _row(rows, "fig6 claims", "CADPC lowest loss (of counts)", lowest_loss, None)
     _row(rows, "fig6 claims", "CADPC most throughput (of counts)", most, None)
+    # "TFRC's higher throughput comes with high loss": TFRC above RAP and GAIMD (the other
+    # TCP-friendly rate senders of the paper's sentence) in throughput and above CADPC in loss. "RAP gets less throughput and more loss than
+    # TFRC with many flows": both, at the counts from MANY flows up.
+    tfrc_high = sum(1 for n in counts if data["TFRC"][n]["throughput"] > max(data[k][n]["throughput"] for k in ("RAP", "GAIMD"))
+                    and data["TFRC"][n]["loss"] > data["CADPC"][n]["loss"])  # fmt: skip
+    many = [n for n in counts if n >= MANY]
+    rap_below = sum(1 for n in many if data["RAP"][n]["throughput"] < data["TFRC"][n]["throughput"]
+                    and data["RAP"][n]["loss"] > data["TFRC"][n]["loss"])  # fmt: skip
     _row(rows, "fig6 claims", "flow counts", len(counts), None)
-    tables.append(Table("Figure 6: the text's claims (ours)", ["fig6 claims"],
-                        [(c, c) for c in ("CADPC lowest loss (of counts)", "CADPC most throughput (of counts)", "flow counts")],
-                        score_rows=[]))  # fmt: skip
-    notes = ["Figure 6: RAP and GAIMD (RAP with alpha = 0.31, beta = 7/8); TFRC and TEAR are not in ccsim yet."]
+    _row(rows, "fig6 claims", "TFRC more throughput than RAP and GAIMD, more loss than CADPC (of counts)", tfrc_high, None)
+    _row(rows, "fig6 claims", f"RAP less throughput and more loss than TFRC (of counts >= {MANY})", rap_below, None)
+    _row(rows, "fig6 claims", f"flow counts >= {MANY}", len(many), None)
+    claims = ("CADPC lowest loss (of counts)", "CADPC most throughput (of counts)", "flow counts",
+              "TFRC more throughput than RAP and GAIMD, more loss than CADPC (of counts)",
+              f"RAP less throughput and more loss than TFRC (of counts >= {MANY})", f"flow counts >= {MANY}")  # fmt: skip
+    tables.append(Table("Figure 6: the text's claims (ours)", ["fig6 claims"], [(c, c) for c in claims], score_rows=[]))
+    notes = ["Figure 6: RAP, GAIMD (RAP with alpha = 0.31, beta = 7/8) TFRC (RFC 3448) and TEAR (our reading of Rhee et al. 2000, transport/tear.rs)."]
     return _report("welzl-fig6", rows, tables, out_dir, figures, notes)
 
 
@@ -522,7 +538,7 @@ EXPERIMENTS = {
     "fig3": ("Welzl Figure 3: total throughput of 10 CADPC vs 10 TCP flows, 10 and 100 Mbps", fig3),
     "fig4": ("Welzl Figure 4: convergence with update intervals 4..40 RTTs and growing RTTs", fig4),
     "fig5": ("Welzl Figure 5: CADPC vs TCP Reno/SACK/Vegas with ECN, 100 Mbps, 10-100 flows", fig5),
-    "fig6": ("Welzl Figure 6 (part): CADPC vs RAP and GAIMD, 100 Mbps, 10-100 flows (TFRC, TEAR not yet)", fig6),
+    "fig6": ("Welzl Figure 6: CADPC vs RAP, GAIMD, TFRC and TEAR, 100 Mbps, 10-100 flows", fig6),
 }
 
 

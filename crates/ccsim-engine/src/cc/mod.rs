@@ -114,6 +114,8 @@ pub enum Feedback {
     /// A bottleneck report: its nominal capacity and the traffic measured on it over an
     /// interval (Welzl's PTP: B, lambda and the time between the two stamped packets).
     Bandwidth { capacity_bps: f64, traffic_bps: f64, interval: SimDuration },
+    /// A TFRC receiver's report (RFC 3448 6.2): receive rate, bits/s, and loss event rate.
+    LossRate { recv_bps: f64, p: f64 },
 }
 
 /// How the transport recovers from a fast retransmit (without SACK).

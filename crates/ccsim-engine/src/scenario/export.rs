@@ -133,6 +133,20 @@ fn flow(sc: &Scenario, f: &Flow) -> Table {
             t.insert("packet_size".into(), s(fmt_bits(*packet_bits as u64)));
             t.insert("params".into(), Value::try_from(cfg).expect("config serialises"));
         }
+        FlowSpec::Tear { packet_bits, cfg } => {
+            if let Some(stop) = f.stop {
+                t.insert("stop".into(), s(fmt_time(stop)));
+            }
+            t.insert("packet_size".into(), s(fmt_bits(*packet_bits as u64)));
+            t.insert("params".into(), Value::try_from(cfg).expect("config serialises"));
+        }
+        FlowSpec::Tfrc { packet_bits, cfg } => {
+            if let Some(stop) = f.stop {
+                t.insert("stop".into(), s(fmt_time(stop)));
+            }
+            t.insert("packet_size".into(), s(fmt_bits(*packet_bits as u64)));
+            t.insert("params".into(), Value::try_from(cfg).expect("config serialises"));
+        }
         FlowSpec::Voice { voice, .. } => {
             t.insert("voice".into(), Value::try_from(voice).expect("voice config serialises"));
         }

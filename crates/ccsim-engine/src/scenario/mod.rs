@@ -120,6 +120,10 @@ pub enum FlowSpec {
     Cadpc { packet_bits: u32, cfg: crate::transport::cadpc::CadpcConfig },
     /// RAP / GAIMD rate sender with a receiver acknowledging every packet (transport/rap.rs).
     Rap { packet_bits: u32, cfg: crate::transport::rap::RapConfig },
+    /// TFRC (RFC 3448) rate sender with its loss-interval receiver (transport/tfrc.rs).
+    Tfrc { packet_bits: u32, cfg: crate::transport::tfrc::TfrcConfig },
+    /// TEAR rate sender with its TCP-emulating receiver (transport/tear.rs).
+    Tear { packet_bits: u32, cfg: crate::transport::tear::TearConfig },
     /// A packet-voice user (Heybey; `transport::voice`); `partner` is a flow index.
     Voice { voice: crate::transport::voice::VoiceConfig, partner: usize },
 }
@@ -132,6 +136,8 @@ impl FlowSpec {
             FlowSpec::Poisson { .. } => "poisson",
             FlowSpec::Cadpc { .. } => "cadpc",
             FlowSpec::Rap { .. } => "rap",
+            FlowSpec::Tfrc { .. } => "tfrc",
+            FlowSpec::Tear { .. } => "tear",
             FlowSpec::Voice { .. } => "voice",
         }
     }

@@ -496,7 +496,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     FlowSpec::Poisson { mean_gap, packet_bits, on }
                 }
             }
-            "cadpc" | "rap" => {
+            "cadpc" | "rap" | "tear" | "tfrc" => {
                 for (what, present) in [
                     ("cc", fl.cc.is_some()),
                     ("max_window", fl.max_window.is_some()),
@@ -533,6 +533,14 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     let cfg: crate::transport::cadpc::CadpcConfig = cx.from_table(&format!("{p}.params"), params)?;
                     cfg.check().map_err(|(f, m)| cx.err(format!("{p}.params.{f}"), m))?;
                     FlowSpec::Cadpc { packet_bits, cfg }
+                } else if kind == "tfrc" {
+                    let cfg: crate::transport::tfrc::TfrcConfig = cx.from_table(&format!("{p}.params"), params)?;
+                    cfg.check().map_err(|(f, m)| cx.err(format!("{p}.params.{f}"), m))?;
+                    FlowSpec::Tfrc { packet_bits, cfg }
+                } else if kind == "tear" {
+                    let cfg: crate::transport::tear::TearConfig = cx.from_table(&format!("{p}.params"), params)?;
+                    cfg.check().map_err(|(f, m)| cx.err(format!("{p}.params.{f}"), m))?;
+                    FlowSpec::Tear { packet_bits, cfg }
                 } else {
                     let cfg: crate::transport::rap::RapConfig = cx.from_table(&format!("{p}.params"), params)?;
                     cfg.check().map_err(|(f, m)| cx.err(format!("{p}.params.{f}"), m))?;
@@ -575,7 +583,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 FlowSpec::Voice { voice, partner: usize::MAX }
             }
             other => {
-                return Err(cx.err(format!("{p}.kind"), format!("unknown flow kind '{other}'; use \"window\", \"cbr\", \"poisson\", \"cadpc\", \"rap\" or \"voice\"")))
+                return Err(cx.err(format!("{p}.kind"), format!("unknown flow kind '{other}'; use \"window\", \"cbr\", \"poisson\", \"cadpc\", \"rap\", \"tfrc\", \"tear\" or \"voice\"")))
             }
         };
         let ack_path = match &fl.ack_path {

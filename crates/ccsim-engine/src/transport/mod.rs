@@ -16,6 +16,8 @@ pub mod scoreboard;
 pub mod sender;
 pub mod seqmap;
 pub mod source;
+pub mod tear;
+pub mod tfrc;
 pub mod timer;
 pub mod voice;
 

@@ -1,0 +1,617 @@
+//! TFRC, TCP-Friendly Rate Control (Floyd, Handley, Padhye, Widmer, "Equation-Based
+//! Congestion Control for Unicast Applications", SIGCOMM 2000), as specified in RFC 3448
+//! (the version Welzl 2003 compared against).
+//!
+//! - Sender (RFC 3448 section 4): paces packets of s bytes at the allowed rate X. Each
+//!   data packet carries the send time and the sender's RTT estimate R (in the packet's
+//!   metadata as `Control::Tag(R in ps)`). R is the EWMA of samples with q = 0.9 (4.3
+//!   step 2); t_RTO = 4R (4.3 step 3, "the simple heuristic"); b = 1.
+//!   On feedback (4.3 step 4): if p > 0, X = max(min(X_calc, 2 X_recv), s/t_mbi); else
+//!   (slow start) once per R: X = max(min(2X, 2 X_recv), s/R). t_mbi = 64 s.
+//!   X starts at one packet per second (4.2). The nofeedback timer (4.4) starts at 2 s;
+//!   on expiry X_recv is halved (if X_calc > 2 X_recv, or p = 0) or set to X_calc/4,
+//!   X recomputed from it, and the timer restarted at max(4R, 2s/X).
+//! - Receiver (RFC 3448 sections 5 and 6): detects lost packets from sequence gaps;
+//!   a lost packet whose interpolated send time is more than R after the start of the
+//!   current loss event starts a new loss event (5.2). Loss intervals are counted in
+//!   packets between the starts of loss events (5.3); the loss event rate is
+//!   p = 1/I_mean with I_mean the weighted average of the last 8 intervals, weights
+//!   1,1,1,1,0.8,0.6,0.4,0.2, taking the larger of the averages with and without the
+//!   open interval (5.4). The first interval is set from the receive rate at the first
+//!   loss by inverting the equation (5.5). Feedback (X_recv, p, the echo of the last
+//!   data packet's timestamp) goes back once per R and at once when p grows (6.1, 6.2).
+//!
+//! Assumptions and deviations (written down in docs/reproductions/welzl.md):
+//! - Losses are declared on the first packet after a gap, not after 3 later packets
+//!   (NDUPACK): our paths never reorder, so a gap is a loss; the loss's time is
+//!   interpolated from the send times either side, as 5.2 describes.
+//! - The feedback "timer" is driven by arrivals: feedback is sent with the first data
+//!   packet that arrives at least R after the previous feedback. The RFC's timer sends
+//!   nothing either when no data arrived, so this delays a report by at most one packet
+//!   gap; t_delay is then zero.
+//! - History discounting (5.5 optional) and oscillation prevention (4.5 optional) are not
+//!   implemented; there is no retransmission (TFRC has none).
+
+use super::timer::LazyTimer;
+use super::FlowCounters;
+use crate::cc::Feedback;
+use crate::meta::{Control, MetaSlab};
+use crate::packet::Packet;
+use crate::time::{SimDuration, SimTime};
+use crate::units::serde_units;
+use serde::{Deserialize, Serialize};
+
+/// Parameters of a TFRC flow (`params` of a `kind = "tfrc"` flow).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TfrcConfig {
+    /// Size of the feedback packets.
+    #[serde(default = "d_fb", with = "serde_units::bytes")]
+    pub feedback_size: u32,
+    /// Initial nofeedback timeout (RFC 3448 4.2: 2 s).
+    #[serde(default = "d_nofb", with = "serde_units::time")]
+    pub initial_nofeedback: SimDuration,
+    /// t_mbi, the longest back-off interval (RFC 3448: 64 s).
+    #[serde(default = "d_mbi", with = "serde_units::time")]
+    pub t_mbi: SimDuration,
+}
+
+fn d_fb() -> u32 {
+    40
+}
+fn d_nofb() -> SimDuration {
+    SimDuration::from_secs(2)
+}
+fn d_mbi() -> SimDuration {
+    SimDuration::from_secs(64)
+}
+
+impl Default for TfrcConfig {
+    fn default() -> Self {
+        TfrcConfig {
+            feedback_size: d_fb(),
+            initial_nofeedback: d_nofb(),
+            t_mbi: d_mbi(),
+        }
+    }
+}
+
+impl TfrcConfig {
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if self.feedback_size == 0 {
+            return Err(("feedback_size", "must be at least 1 byte".into()));
+        }
+        if self.initial_nofeedback == SimDuration::ZERO {
+            return Err((
+                "initial_nofeedback",
+                "must be positive (RFC 3448: 2s)".into(),
+            ));
+        }
+        if self.t_mbi == SimDuration::ZERO {
+            return Err(("t_mbi", "must be positive (RFC 3448: 64s)".into()));
+        }
+        Ok(())
+    }
+}
+
+/// The TCP throughput equation (RFC 3448 section 3.1), bytes/s, with b = 1:
+/// X = s / (R sqrt(2bp/3) + t_RTO (3 sqrt(3bp/8)) p (1 + 32 p^2)).
+pub fn tcp_equation(s: f64, r: f64, p: f64, t_rto: f64) -> f64 {
+    let b = 1.0;
+    s / (r * (2.0 * b * p / 3.0).sqrt()
+        + t_rto * (3.0 * (3.0 * b * p / 8.0).sqrt()) * p * (1.0 + 32.0 * p * p))
+}
+
+/// The loss event rate p with `tcp_equation(s, r, p, 4r) == x` (RFC 3448 5.5), by
+/// bisection (the equation falls monotonically in p). 1 if even p = 1 allows more.
+pub fn invert_equation(s: f64, r: f64, x: f64) -> f64 {
+    if tcp_equation(s, r, 1.0, 4.0 * r) >= x {
+        return 1.0;
+    }
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if tcp_equation(s, r, mid, 4.0 * r) > x {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// RFC 3448 5.4 weights, most recent first.
+pub const WEIGHTS: [f64; 8] = [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2];
+
+/// The weighted average of RFC 3448 5.4. `open` is I_0 (the interval since the most
+/// recent loss event), `closed[0]` is I_1 (the most recent closed one). With k closed
+/// intervals (k <= 8): I_tot0 = sum_{i=0}^{k-1} I_i w_i, I_tot1 = sum_{i=1}^{k} I_i
+/// w_{i-1}, W_tot = sum_{i=0}^{k-1} w_i, I_mean = max(I_tot0, I_tot1)/W_tot.
+/// `None` with no closed interval. Also used for TEAR's epoch rates (`transport::tear`).
+pub fn weighted_mean(open: f64, closed: &[f64]) -> Option<f64> {
+    let k = closed.len().min(WEIGHTS.len());
+    if k == 0 {
+        return None;
+    }
+    let mut tot0 = open * WEIGHTS[0];
+    let mut tot1 = 0.0;
+    let mut wtot = 0.0;
+    for i in 0..k {
+        if i + 1 < k {
+            tot0 += closed[i] * WEIGHTS[i + 1];
+        }
+        tot1 += closed[i] * WEIGHTS[i];
+        wtot += WEIGHTS[i];
+    }
+    Some(tot0.max(tot1) / wtot)
+}
+
+/// Loss-event detection at a receiver (RFC 3448 5.2), shared by TFRC and TEAR.
+#[derive(Clone, Debug, Default)]
+pub struct LossEvents {
+    /// Highest sequence number received and its send time.
+    high: Option<(u32, SimTime)>,
+    /// Interpolated send time of the first loss of the current loss event.
+    event_start: Option<SimTime>,
+    pub losses: u64,
+    pub events: u64,
+}
+
+impl LossEvents {
+    /// Data packet `seq` sent at `ts` arrived; `rtt` is the sender's R. Returns the
+    /// sequence number of the first lost packet of a new loss event, if one began.
+    pub fn on_data(&mut self, seq: u32, ts: SimTime, rtt: SimDuration) -> Option<u32> {
+        let mut new_event = None;
+        match self.high {
+            Some((h, hts)) if seq > h.wrapping_add(1) => {
+                let n = (seq - h) as u128;
+                let span = ts.saturating_since(hts).as_ps() as u128;
+                for k in h + 1..seq {
+                    self.losses += 1;
+                    // Nominal send time of the lost packet, interpolated.
+                    let t = hts + SimDuration::from_ps((span * (k - h) as u128 / n) as u64);
+                    if self.event_start.is_none_or(|s| t > s + rtt) {
+                        self.event_start = Some(t);
+                        self.events += 1;
+                        new_event.get_or_insert(k);
+                    }
+                }
+                self.high = Some((seq, ts));
+            }
+            Some((h, _)) if seq <= h => {} // duplicate or late: ignored
+            _ => self.high = Some((seq, ts)),
+        }
+        new_event
+    }
+
+    pub fn high_seq(&self) -> Option<u32> {
+        self.high.map(|(h, _)| h)
+    }
+}
+
+/// The sender's R carried in a data packet (`Control::Tag`, ps); `fallback` without one.
+pub fn carried_rtt(p: &Packet, meta: &MetaSlab, fallback: SimDuration) -> SimDuration {
+    match meta.get(p.meta).map(|m| m.control) {
+        Some(Control::Tag(ps)) if ps > 0 => SimDuration::from_ps(ps),
+        _ => fallback,
+    }
+}
+
+/// Puts R into a data packet's metadata.
+pub fn carry_rtt(p: &mut Packet, meta: &mut MetaSlab, rtt: Option<SimDuration>) {
+    if let Some(r) = rtt {
+        let h = meta.alloc();
+        meta.get_mut(h).control = Control::Tag(r.as_ps());
+        p.meta = h;
+    }
+}
+
+/// The TFRC sender.
+#[derive(Clone, Debug)]
+pub struct TfrcSender {
+    pub cfg: TfrcConfig,
+    data: Packet,
+    /// Packet size s, bytes.
+    s: f64,
+    /// Allowed sending rate X, bytes/s.
+    pub x: f64,
+    pub x_recv: f64,
+    pub p: f64,
+    pub rtt: Option<SimDuration>,
+    /// Time of the last doubling in slow start (tld).
+    tld: Option<SimTime>,
+    last_data: Option<SimTime>,
+    seq: u32,
+    stop: SimTime,
+    pub feedbacks: u64,
+    pub nofeedback_expiries: u64,
+    pub pace: LazyTimer,
+    pub nofeedback: LazyTimer,
+}
+
+impl TfrcSender {
+    pub fn new(cfg: TfrcConfig, data: Packet, stop: SimTime) -> Self {
+        let s = data.bits as f64 / 8.0;
+        TfrcSender {
+            cfg,
+            data,
+            s,
+            x: s, // one packet per second (RFC 3448 4.2)
+            x_recv: 0.0,
+            p: 0.0,
+            rtt: None,
+            tld: None,
+            last_data: None,
+            seq: 0,
+            stop,
+            feedbacks: 0,
+            nofeedback_expiries: 0,
+            pace: LazyTimer::default(),
+            nofeedback: LazyTimer::default(),
+        }
+    }
+
+    fn gap(&self) -> SimDuration {
+        SimDuration::from_secs_f64(self.s / self.x)
+    }
+
+    fn x_calc(&self) -> Option<f64> {
+        let r = self.rtt?.as_secs_f64();
+        (self.p > 0.0).then(|| tcp_equation(self.s, r, self.p, 4.0 * r))
+    }
+
+    pub fn start(
+        &mut self,
+        now: SimTime,
+        c: &mut FlowCounters,
+        out: &mut Vec<Packet>,
+        meta: &mut MetaSlab,
+    ) {
+        self.nofeedback.deadline = Some(now + self.cfg.initial_nofeedback);
+        self.on_pace(now, c, out, meta);
+    }
+
+    pub fn on_pace(
+        &mut self,
+        now: SimTime,
+        c: &mut FlowCounters,
+        out: &mut Vec<Packet>,
+        meta: &mut MetaSlab,
+    ) {
+        if now >= self.stop {
+            self.pace.deadline = None;
+            self.nofeedback.deadline = None;
+            return;
+        }
+        let mut p = self.data;
+        p.seq = self.seq;
+        p.ts = now;
+        carry_rtt(&mut p, meta, self.rtt);
+        self.seq = self.seq.wrapping_add(1);
+        out.push(p);
+        c.sent += 1;
+        self.last_data = Some(now);
+        self.pace.deadline = Some(now + self.gap());
+    }
+
+    fn repace(&mut self, now: SimTime) {
+        if self.pace.deadline.is_some() {
+            if let Some(last) = self.last_data {
+                self.pace.deadline = Some((last + self.gap()).max(now));
+            }
+        }
+    }
+
+    fn restart_nofeedback(&mut self, now: SimTime) {
+        if now >= self.stop {
+            self.nofeedback.deadline = None;
+            return;
+        }
+        let r4 = self.rtt.map_or(0.0, |r| 4.0 * r.as_secs_f64());
+        self.nofeedback.deadline =
+            Some(now + SimDuration::from_secs_f64(r4.max(2.0 * self.s / self.x)));
+    }
+
+    /// Feedback (X_recv bytes/s, p) echoing the data packet sent at `echo` (RFC 3448 4.3).
+    pub fn on_feedback(&mut self, now: SimTime, x_recv: f64, p: f64, echo: SimTime) {
+        self.feedbacks += 1;
+        let sample = now.saturating_since(echo);
+        let r = match self.rtt {
+            None => sample,
+            Some(r) => {
+                SimDuration::from_secs_f64(0.9 * r.as_secs_f64() + 0.1 * sample.as_secs_f64())
+            }
+        };
+        self.rtt = Some(r);
+        self.x_recv = x_recv;
+        self.p = p;
+        let rs = r.as_secs_f64();
+        let t_mbi = self.cfg.t_mbi.as_secs_f64();
+        if let Some(xc) = self.x_calc() {
+            self.x = xc.min(2.0 * x_recv).max(self.s / t_mbi);
+        } else if self.tld.is_none_or(|t| now.saturating_since(t) >= r) {
+            self.x = (2.0 * self.x).min(2.0 * x_recv).max(self.s / rs);
+            self.tld = Some(now);
+        }
+        self.restart_nofeedback(now);
+        self.repace(now);
+    }
+
+    /// The nofeedback timer expired (RFC 3448 4.4).
+    pub fn on_nofeedback(&mut self, now: SimTime) {
+        self.nofeedback_expiries += 1;
+        let t_mbi = self.cfg.t_mbi.as_secs_f64();
+        if self.feedbacks == 0 {
+            // No feedback yet: halve the rate.
+            self.x = (self.x / 2.0).max(self.s / t_mbi);
+        } else {
+            match self.x_calc() {
+                Some(xc) if xc <= 2.0 * self.x_recv => self.x_recv = xc / 4.0,
+                _ => self.x_recv = (self.x_recv / 2.0).max(self.s / (2.0 * t_mbi)),
+            }
+            let cap = self.x_calc().unwrap_or(self.x);
+            self.x = cap.min(2.0 * self.x_recv).max(self.s / t_mbi);
+        }
+        self.restart_nofeedback(now);
+        self.repace(now);
+    }
+}
+
+/// The TFRC receiver (RFC 3448 sections 5 and 6).
+#[derive(Clone, Debug)]
+pub struct TfrcReceiver {
+    feedback: Packet,
+    loss: LossEvents,
+    /// Closed loss intervals, most recent first (at most 8 kept), packets.
+    closed: Vec<f64>,
+    /// Sequence number of the first loss of the most recent loss event.
+    last_event_seq: Option<u32>,
+    /// First data arrival (for the receive rate before the first loss).
+    first_arrival: Option<SimTime>,
+    bytes_since_first: f64,
+    last_feedback: Option<SimTime>,
+    bytes_since_feedback: f64,
+    pub x_recv: f64,
+    pub p: f64,
+    pub feedbacks: u64,
+}
+
+impl TfrcReceiver {
+    /// `feedback`: template control packet on the flow's ack route with its size.
+    pub fn new(feedback: Packet) -> Self {
+        TfrcReceiver {
+            feedback,
+            loss: LossEvents::default(),
+            closed: Vec::with_capacity(9),
+            last_event_seq: None,
+            first_arrival: None,
+            bytes_since_first: 0.0,
+            last_feedback: None,
+            bytes_since_feedback: 0.0,
+            x_recv: 0.0,
+            p: 0.0,
+            feedbacks: 0,
+        }
+    }
+
+    /// The loss event rate from the intervals (RFC 3448 5.4).
+    fn loss_event_rate(&self) -> f64 {
+        let (Some(h), Some(e)) = (self.loss.high_seq(), self.last_event_seq) else {
+            return 0.0;
+        };
+        let open = (h.wrapping_sub(e) + 1) as f64;
+        weighted_mean(open, &self.closed).map_or(0.0, |m| 1.0 / m)
+    }
+
+    pub fn on_data(
+        &mut self,
+        now: SimTime,
+        p: &Packet,
+        c: &mut FlowCounters,
+        out: &mut Vec<Packet>,
+        meta: &mut MetaSlab,
+    ) {
+        c.arrived += 1;
+        c.delivered += 1;
+        let bytes = p.bits as f64 / 8.0;
+        let first = self.first_arrival.is_none();
+        let start = *self.first_arrival.get_or_insert(now);
+        self.bytes_since_first += bytes;
+        self.bytes_since_feedback += bytes;
+        // R from the packet; before the sender has one, one second (its initial pace).
+        let r = carried_rtt(p, meta, SimDuration::from_secs(1));
+        let mut grew = false;
+        if let Some(k) = self.loss.on_data(p.seq, p.ts, r) {
+            match self.last_event_seq {
+                None => {
+                    // The first loss event: the synthetic first interval (5.5) from the
+                    // receive rate so far.
+                    let span = now.saturating_since(start).as_secs_f64();
+                    let xr = if span > 0.0 {
+                        self.bytes_since_first / span
+                    } else {
+                        bytes / r.as_secs_f64()
+                    };
+                    let pf = invert_equation(bytes, r.as_secs_f64(), xr);
+                    self.closed.insert(0, 1.0 / pf);
+                }
+                Some(e) => self.closed.insert(0, k.wrapping_sub(e) as f64),
+            }
+            self.closed.truncate(WEIGHTS.len());
+            self.last_event_seq = Some(k);
+        }
+        let p_new = self.loss_event_rate();
+        if p_new > self.p {
+            grew = true;
+        }
+        self.p = p_new;
+        let due = first
+            || grew
+            || self
+                .last_feedback
+                .is_none_or(|t| now.saturating_since(t) >= r);
+        if due {
+            let interval = self
+                .last_feedback
+                .map_or(SimDuration::ZERO, |t| now.saturating_since(t))
+                .as_secs_f64();
+            if interval > 0.0 {
+                self.x_recv = self.bytes_since_feedback / interval;
+            }
+            self.bytes_since_feedback = 0.0;
+            self.last_feedback = Some(now);
+            let mut f = self.feedback;
+            f.seq = p.seq;
+            f.ts = p.ts;
+            let h = meta.alloc();
+            meta.get_mut(h).control = Control::Feedback(Feedback::LossRate {
+                recv_bps: self.x_recv * 8.0,
+                p: self.p,
+            });
+            f.meta = h;
+            out.push(f);
+            self.feedbacks += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::PacketKind;
+
+    #[test]
+    fn equation_by_hand() {
+        // s = 1000 B, R = 0.1 s, p = 0.01, t_RTO = 0.4 s:
+        // sqrt(2*0.01/3) = 0.0816497; 0.1 * that = 0.00816497;
+        // 3*sqrt(3*0.01/8) = 3*0.0612372 = 0.1837117; *0.01*(1+32e-4) = 0.00184300;
+        // *0.4 = 0.00073720; X = 1000/(0.00816497+0.00073720) = 112331.7 B/s.
+        let x = tcp_equation(1000.0, 0.1, 0.01, 0.4);
+        assert!((x - 112_331.7).abs() < 1.0, "{x}");
+        // p = 0.1, R = 0.3, t_RTO = 1.2: 0.3*0.2581989 = 0.0774597;
+        // 3*sqrt(0.0375) = 0.5809475 * 0.1 * 1.32 = 0.0766851 * 1.2 = 0.0920221;
+        // X = 1000 / 0.1694818 = 5900.34 B/s.
+        let x = tcp_equation(1000.0, 0.3, 0.1, 1.2);
+        assert!((x - 5900.34).abs() < 0.1, "{x}");
+        let p = invert_equation(1000.0, 0.1, 112_331.7);
+        assert!((p - 0.01).abs() < 1e-6, "{p}");
+    }
+
+    #[test]
+    fn weighted_mean_by_hand() {
+        // Closed I_1..I_8 = 100..800 (I_1 = 100), open I_0 = 50.
+        let closed = [100.0, 200.0, 300.0, 400.0, 500.0, 600.0, 700.0, 800.0];
+        // I_tot1 = 100+200+300+400 + 0.8*500 + 0.6*600 + 0.4*700 + 0.2*800
+        //        = 1000 + 400 + 360 + 280 + 160 = 2200; W_tot = 6.
+        // I_tot0 = 50 + 100+200+300 + 0.8*400 + 0.6*500 + 0.4*600 + 0.2*700
+        //        = 650 + 320 + 300 + 240 + 140 = 1650. I_mean = 2200/6.
+        assert!((weighted_mean(50.0, &closed).unwrap() - 2200.0 / 6.0).abs() < 1e-9);
+        // A long open interval counts: I_0 = 5000: I_tot0 = 5000+600+320+300+240+140 = 6600.
+        assert!((weighted_mean(5000.0, &closed).unwrap() - 1100.0).abs() < 1e-9);
+        // Two closed intervals: W_tot = 2; I_tot0 = 10 + 100; I_tot1 = 100 + 200.
+        assert_eq!(weighted_mean(10.0, &[100.0, 200.0]), Some(150.0));
+        assert_eq!(weighted_mean(10.0, &[]), None);
+    }
+
+    #[test]
+    fn loss_events_group_losses_within_one_rtt() {
+        let mut l = LossEvents::default();
+        let ms = SimTime::from_millis;
+        let r = SimDuration::from_millis(100);
+        for k in 0..5u32 {
+            assert_eq!(l.on_data(k, ms(10 * k as u64), r), None);
+        }
+        // 5 lost (sent ~50 ms): a loss event starting at packet 5.
+        assert_eq!(l.on_data(6, ms(60), r), Some(5));
+        // 7 and 8 lost (sent ~70 and ~80 ms, within R of 50 ms): the same event.
+        assert_eq!(l.on_data(9, ms(90), r), None);
+        // 20 lost (sent ~200 ms, more than R after 50 ms): a new event.
+        for k in 10..20u32 {
+            l.on_data(k, ms(10 * k as u64), r);
+        }
+        assert_eq!(l.on_data(21, ms(210), r), Some(20));
+        assert_eq!((l.losses, l.events), (4, 2));
+    }
+
+    #[test]
+    fn slow_start_doubles_once_per_rtt_then_the_equation_rules() {
+        let d = Packet::new(PacketKind::Data, 0, 1000);
+        let mut s = TfrcSender::new(TfrcConfig::default(), d, SimTime::MAX);
+        let (mut c, mut out, mut meta) = (FlowCounters::default(), Vec::new(), MetaSlab::default());
+        s.start(SimTime::ZERO, &mut c, &mut out, &mut meta);
+        assert_eq!(s.x, 1000.0);
+        // First feedback after 100 ms, X_recv = 0: X = max(min(2000, 0), s/R) = 10000.
+        s.on_feedback(SimTime::from_millis(100), 0.0, 0.0, SimTime::ZERO);
+        assert_eq!(s.rtt, Some(SimDuration::from_millis(100)));
+        assert!((s.x - 10_000.0).abs() < 1e-6);
+        // Feedback 50 ms later (< R): no doubling.
+        s.on_feedback(
+            SimTime::from_millis(150),
+            50_000.0,
+            0.0,
+            SimTime::from_millis(50),
+        );
+        assert!((s.x - 10_000.0).abs() < 1e-6);
+        // One R after the last doubling: X = min(2X, 2 X_recv) = 20000.
+        s.on_feedback(
+            SimTime::from_millis(200),
+            50_000.0,
+            0.0,
+            SimTime::from_millis(100),
+        );
+        assert!((s.x - 20_000.0).abs() < 1e-6);
+        // A loss report: X = min(X_calc, 2 X_recv) with R = 100 ms, p = 0.01.
+        s.on_feedback(
+            SimTime::from_millis(300),
+            200_000.0,
+            0.01,
+            SimTime::from_millis(200),
+        );
+        assert!((s.x - 112_331.7).abs() < 1.0, "{}", s.x);
+        // Nofeedback: X_calc <= 2 X_recv, so X_recv = X_calc/4 and X = 2 X_recv = X_calc/2.
+        s.on_nofeedback(SimTime::from_millis(800));
+        assert!((s.x - 112_331.7 / 2.0).abs() < 1.0, "{}", s.x);
+    }
+
+    #[test]
+    fn receiver_reports_the_loss_event_rate_of_the_intervals() {
+        let route = Packet::new(PacketKind::Control, 0, 40);
+        let mut r = TfrcReceiver::new(route);
+        let (mut c, mut out, mut meta) = (FlowCounters::default(), Vec::new(), MetaSlab::default());
+        let mut send =
+            |r: &mut TfrcReceiver, seq: u32, out: &mut Vec<Packet>, meta: &mut MetaSlab| {
+                let mut p = Packet::new(PacketKind::Data, 0, 1000);
+                p.seq = seq;
+                p.ts = SimTime::from_millis(seq as u64);
+                carry_rtt(&mut p, meta, Some(SimDuration::from_millis(10)));
+                let now = SimTime::from_millis(seq as u64 + 50);
+                r.on_data(now, &p, &mut c, out, meta);
+                meta.free(p.meta);
+            };
+        for k in 0..100 {
+            send(&mut r, k, &mut out, &mut meta);
+        }
+        assert_eq!(r.p, 0.0);
+        // Losses at 100, 200 and 300 (one packet per ms, R = 10 ms: separate events).
+        for k in (101..200).chain(201..300).chain(301..350) {
+            send(&mut r, k, &mut out, &mut meta);
+        }
+        // Closed intervals: I_2 = synthetic (from 1000 B/ms), I_1 = 100 (200 - 100),
+        // and after the third event the closed ones are [100, 100, synthetic];
+        // open I_0 = 349 - 300 + 1 = 50.
+        let syn = 1.0 / invert_equation(1000.0, 0.01, 101_000.0 / 0.101);
+        let want = weighted_mean(50.0, &[100.0, 100.0, syn]).unwrap();
+        assert!(
+            (r.p - 1.0 / want).abs() < 1e-12,
+            "{} vs {}",
+            r.p,
+            1.0 / want
+        );
+        // The last feedback carries it.
+        let last = out.last().unwrap();
+        match meta.get(last.meta).unwrap().control {
+            Control::Feedback(Feedback::LossRate { p, .. }) => assert_eq!(p, r.p),
+            other => panic!("{other:?}"),
+        }
+    }
+}
