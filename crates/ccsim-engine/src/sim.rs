@@ -530,102 +530,53 @@ impl Simulation {
                 self.after_channel(now);
             }
             Event::FlowTimer(f, gen) => {
+                // One lazy timer per sender kind; the window sender (the common case) first.
                 let ep = &mut *self.flows[f as usize];
-                if let Sender::Tfrc(s) = &mut ep.sender {
-                    match s.nofeedback.fire(gen, now) {
-                        Fired::Ignore => {}
-                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::FlowTimer(f, g)),
-                        Fired::Expire => {
-                            s.on_nofeedback(now);
-                            self.flush(f, now);
-                        }
-                    }
-                    return;
-                }
-                if let Sender::Rap(s) = &mut ep.sender {
-                    match s.step.fire(gen, now) {
-                        Fired::Ignore => {}
-                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::FlowTimer(f, g)),
-                        Fired::Expire => {
-                            s.on_step(now);
-                            self.flush(f, now);
-                        }
-                    }
-                    return;
-                }
-                if let Sender::Cadpc(s) = &mut ep.sender {
-                    match s.ptp_timer.fire(gen, now) {
-                        Fired::Ignore => {}
-                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::FlowTimer(f, g)),
-                        Fired::Expire => {
-                            s.on_ptp_timer(now, &mut self.out, &mut self.net.meta);
-                            self.flush(f, now);
-                        }
-                    }
-                    return;
-                }
-                let Sender::Window(w) = &mut ep.sender else { return };
-                match w.timer.fire(gen, now) {
+                let timer = match &mut ep.sender {
+                    Sender::Window(w) => &mut w.timer,
+                    Sender::Tfrc(s) => &mut s.nofeedback,
+                    Sender::Rap(s) => &mut s.step,
+                    Sender::Cadpc(s) => &mut s.ptp_timer,
+                    _ => return,
+                };
+                match timer.fire(gen, now) {
                     Fired::Ignore => {}
                     Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::FlowTimer(f, g)),
                     Fired::Expire => {
-                        w.on_timeout(now, &mut ep.counters, &mut self.out, &mut self.net.rec);
+                        match &mut ep.sender {
+                            Sender::Window(w) => w.on_timeout(now, &mut ep.counters, &mut self.out, &mut self.net.rec),
+                            Sender::Tfrc(s) => s.on_nofeedback(now),
+                            Sender::Rap(s) => s.on_step(now),
+                            Sender::Cadpc(s) => s.on_ptp_timer(now, &mut self.out, &mut self.net.meta),
+                            _ => {} // not reached: the timer above belongs to one of these
+                        }
                         self.flush(f, now);
                     }
                 }
             }
             Event::PaceTimer(f, gen) => {
                 let ep = &mut *self.flows[f as usize];
-                if let Sender::Tear(s) = &mut ep.sender {
-                    match s.pace.fire(gen, now) {
-                        Fired::Ignore => {}
-                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::PaceTimer(f, g)),
-                        Fired::Expire => {
-                            s.on_pace(now, &mut ep.counters, &mut self.out, &mut self.net.meta);
-                            self.flush(f, now);
-                        }
-                    }
-                    return;
-                }
-                if let Sender::Tfrc(s) = &mut ep.sender {
-                    match s.pace.fire(gen, now) {
-                        Fired::Ignore => {}
-                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::PaceTimer(f, g)),
-                        Fired::Expire => {
-                            s.on_pace(now, &mut ep.counters, &mut self.out, &mut self.net.meta);
-                            self.flush(f, now);
-                        }
-                    }
-                    return;
-                }
-                if let Sender::Rap(s) = &mut ep.sender {
-                    match s.pace.fire(gen, now) {
-                        Fired::Ignore => {}
-                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::PaceTimer(f, g)),
-                        Fired::Expire => {
-                            s.on_pace(now, &mut ep.counters, &mut self.out);
-                            self.flush(f, now);
-                        }
-                    }
-                    return;
-                }
-                if let Sender::Cadpc(s) = &mut ep.sender {
-                    match s.pace.fire(gen, now) {
-                        Fired::Ignore => {}
-                        Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::PaceTimer(f, g)),
-                        Fired::Expire => {
-                            s.on_pace(now, &mut ep.counters, &mut self.out);
-                            self.flush(f, now);
-                        }
-                    }
-                    return;
-                }
-                let Sender::Window(w) = &mut ep.sender else { return };
-                match w.pace.fire(gen, now) {
+                let pace = match &mut ep.sender {
+                    Sender::Window(w) => &mut w.pace,
+                    Sender::Tear(s) => &mut s.pace,
+                    Sender::Tfrc(s) => &mut s.pace,
+                    Sender::Rap(s) => &mut s.pace,
+                    Sender::Cadpc(s) => &mut s.pace,
+                    _ => return,
+                };
+                match pace.fire(gen, now) {
                     Fired::Ignore => {}
                     Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::PaceTimer(f, g)),
                     Fired::Expire => {
-                        w.on_pace(now, &mut ep.counters, &mut self.out, &mut self.net.rec);
+                        let (c, out, meta) = (&mut ep.counters, &mut self.out, &mut self.net.meta);
+                        match &mut ep.sender {
+                            Sender::Window(w) => w.on_pace(now, c, out, &mut self.net.rec),
+                            Sender::Tear(s) => s.on_pace(now, c, out, meta),
+                            Sender::Tfrc(s) => s.on_pace(now, c, out, meta),
+                            Sender::Rap(s) => s.on_pace(now, c, out),
+                            Sender::Cadpc(s) => s.on_pace(now, c, out),
+                            _ => {} // not reached: the timer above belongs to one of these
+                        }
                         self.flush(f, now);
                     }
                 }

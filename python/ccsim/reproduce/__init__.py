@@ -183,6 +183,51 @@ class Report:
         return None
 
 
+def combine(
+    name: str,
+    experiments: dict[str, tuple[str, Callable[[Path, Progress], Report]]],
+    out_dir: Path,
+    progress: Progress,
+    steps: int,
+    explain: list[Any],
+) -> Report:
+    """Every experiment of a paper as one report (their rows, tables, files and notes in
+    order), with ``<name>.csv`` holding every row; ``steps`` is the whole run's count for
+    the progress bar, into which each experiment's own steps are forwarded."""
+    out_dir = Path(out_dir)
+    progress.start(steps)
+    nested = _Nested(progress)
+    rows: list[Row] = []
+    tables: list[Table] = []
+    files: list[Path] = []
+    notes: list[str] = []
+    for _, function in experiments.values():
+        report = function(out_dir, nested)
+        rows += report.rows
+        tables += report.tables
+        files += report.files
+        notes += report.notes
+    progress.done()
+    files.insert(0, write_csv(rows, out_dir / f"{name}.csv"))
+    return Report(name, rows, tables, files, notes, explain=explain)
+
+
+class _Nested:
+    """Forwards one experiment's steps into the whole run's bar."""
+
+    def __init__(self, outer: Progress) -> None:
+        self.outer = outer
+
+    def start(self, total: int) -> None:
+        pass
+
+    def step(self, description: str) -> None:
+        self.outer.step(description)
+
+    def done(self) -> None:
+        pass
+
+
 @dataclass(frozen=True)
 class Reproduction:
     name: str

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import ccsim
-from ccsim.reproduce import Progress, Report, Row, Table, write_csv
+from ccsim.reproduce import Progress, Report, Row, Table, combine, write_csv
 from ccsim.reproduce.scoreboard import Explain
 from ccsim.scenarios import scenario_path
 
@@ -773,39 +773,9 @@ EXPERIMENTS: dict[str, tuple[str, Callable[[Path, Progress], Report]]] = {
 }
 
 
-class _Nested:
-    """Forwards one experiment's progress into the whole run's bar."""
-
-    def __init__(self, outer: Progress) -> None:
-        self.outer = outer
-
-    def start(self, total: int) -> None:
-        pass
-
-    def step(self, description: str) -> None:
-        self.outer.step(description)
-
-    def done(self) -> None:
-        pass
-
-
 ALL_RUNS = [SINGLE_RUNS, TWO_RUNS, LOAD_RUNS, ROUTE_RUNS, MINBUF_RUNS, VS_RUNS]
 
 
 def reproduce(out_dir: Path, progress: Progress) -> Report:
     """All six experiments; one CSV per experiment plus dabbous.csv with every row."""
-    progress.start(sum(len(r) for r in ALL_RUNS))
-    nested = _Nested(progress)
-    rows: list[Row] = []
-    tables: list[Table] = []
-    files: list[Path] = []
-    notes: list[str] = []
-    for _, function in EXPERIMENTS.values():
-        report = function(out_dir, nested)
-        rows += report.rows
-        tables += report.tables
-        files += report.files
-        notes += report.notes
-    progress.done()
-    files.insert(0, write_csv(rows, Path(out_dir) / "dabbous.csv"))
-    return Report("dabbous", rows, tables, files, notes, explain=EXPLAIN)
+    return combine("dabbous", EXPERIMENTS, out_dir, progress, sum(len(r) for r in ALL_RUNS), EXPLAIN)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import ccsim
-from ccsim.reproduce import Progress, Report, Row, Table, write_csv
+from ccsim.reproduce import Progress, Report, Row, Table, combine, write_csv
 from ccsim.reproduce import _heybey_scenarios as S
 from ccsim.reproduce.scoreboard import Explain
 
@@ -415,35 +415,6 @@ EXPERIMENTS: dict[str, tuple[str, Callable[[Path, Progress], Report]]] = {
 }
 
 
-class _Nested:
-    def __init__(self, outer: Progress) -> None:
-        self.outer = outer
-
-    def start(self, total: int) -> None:
-        pass
-
-    def step(self, description: str) -> None:
-        self.outer.step(description)
-
-    def done(self) -> None:
-        pass
-
-
 def reproduce(out_dir: Path, progress: Progress) -> Report:
     """Every experiment; heybey.csv holds every row."""
-    out_dir = Path(out_dir)
-    progress.start(2 * 4 + 2)
-    nested = _Nested(progress)
-    rows: list[Row] = []
-    tables: list[Table] = []
-    files: list[Path] = []
-    notes: list[str] = []
-    for _, function in EXPERIMENTS.values():
-        report = function(out_dir, nested)
-        rows += report.rows
-        tables += report.tables
-        files += report.files
-        notes += report.notes
-    progress.done()
-    files.insert(0, write_csv(rows, out_dir / "heybey.csv"))
-    return Report("heybey", rows, tables, files, notes, explain=EXPLAIN)
+    return combine("heybey", EXPERIMENTS, out_dir, progress, 2 * 4 + 2, EXPLAIN)

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import ccsim
-from ccsim.reproduce import Progress, Report, Row, Table, write_csv
+from ccsim.reproduce import Progress, Report, Row, Table, combine, write_csv
 from ccsim.reproduce.scoreboard import Explain
 from ccsim.scenarios import scenario_path
 
@@ -933,38 +933,6 @@ EXPERIMENTS: dict[str, tuple[str, Callable[[Path, Progress], Report]]] = {
 }
 
 
-class _Nested:
-    """Forwards one experiment's steps into the whole run's bar."""
-
-    def __init__(self, outer: Progress) -> None:
-        self.outer = outer
-
-    def start(self, total: int) -> None:
-        pass
-
-    def step(self, description: str) -> None:
-        self.outer.step(description)
-
-    def done(self) -> None:
-        pass
-
-
 def reproduce(out_dir: Path, progress: Progress) -> Report:
     """All seven experiments (each sweep once); leith.csv holds every row."""
-    out_dir = Path(out_dir)
-    # Steps: 2 + 1 + 4 sweeps + 1 + 3 (fig2, fig4, sweeps, fig11, fig13).
-    progress.start(2 + 1 + len(SWEEPS) + 1 + len(TSO_RUNS))
-    nested = _Nested(progress)
-    rows: list[Row] = []
-    tables: list[Table] = []
-    files: list[Path] = []
-    notes: list[str] = []
-    for _, function in EXPERIMENTS.values():
-        report = function(out_dir, nested)
-        rows += report.rows
-        tables += report.tables
-        files += report.files
-        notes += report.notes
-    progress.done()
-    files.insert(0, write_csv(rows, out_dir / "leith.csv"))
-    return Report("leith", rows, tables, files, notes, explain=EXPLAIN)
+    return combine("leith", EXPERIMENTS, out_dir, progress, 2 + 1 + len(SWEEPS) + 1 + len(TSO_RUNS), EXPLAIN)

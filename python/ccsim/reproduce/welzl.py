@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import ccsim
-from ccsim.reproduce import Progress, Report, Row, Table, write_csv
+from ccsim.reproduce import Progress, Report, Row, Table, combine, write_csv
 from ccsim.reproduce.scoreboard import Explain
 from ccsim.scenarios import scenario_path
 
@@ -542,35 +542,6 @@ EXPERIMENTS = {
 }
 
 
-class _Nested:
-    def __init__(self, outer: Progress) -> None:
-        self.outer = outer
-
-    def start(self, total: int) -> None:
-        pass
-
-    def step(self, description: str) -> None:
-        self.outer.step(description)
-
-    def done(self) -> None:
-        pass
-
-
 def reproduce(out_dir: Path, progress: Progress) -> Report:
     """Every experiment; welzl.csv holds every row."""
-    out_dir = Path(out_dir)
-    progress.start(len(FLUID_N) + len(FLUID_BG) + 1 + 4 + 2 + len(FIG5_KINDS) + len(FIG6_KINDS))
-    nested = _Nested(progress)
-    rows: list[Row] = []
-    tables: list[Table] = []
-    files: list[Path] = []
-    notes: list[str] = []
-    for _, function in EXPERIMENTS.values():
-        report = function(out_dir, nested)
-        rows += report.rows
-        tables += report.tables
-        files += report.files
-        notes += report.notes
-    progress.done()
-    files.insert(0, write_csv(rows, out_dir / "welzl.csv"))
-    return Report("welzl", rows, tables, files, notes, EXPLAIN)
+    return combine("welzl", EXPERIMENTS, out_dir, progress, len(FLUID_N) + len(FLUID_BG) + 1 + 4 + 2 + len(FIG5_KINDS) + len(FIG6_KINDS), EXPLAIN)

@@ -79,7 +79,7 @@
 //!   the old rate is not shortened.
 //! - The 1991 paper does not say how often its implementation recomputed the rate; the
 //!   default here is once per round trip (our issue's specification). Scenario 1 is
-//!   reproduced closely only with `update = "probe"` (docs/reproductions/keshav-pp.md).
+//!   reproduced closely only with `update = "probe"` (docs/reproductions/keshav.md).
 //! - The timer's initial value (3 s by default) is shorter than the 4-24 s round trips of
 //!   Keshav's scenarios, so the first pair may be retransmitted once before its acks
 //!   return (as for the window protocols with the same timer).

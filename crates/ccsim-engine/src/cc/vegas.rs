@@ -44,7 +44,7 @@
 //! window before it doubled. Slow start also ends when cwnd reaches ssthresh (after a
 //! timeout). In a growing round every ack releases two packets, so the k-th pair finds
 //! about k packets queued at a slower bottleneck: with the mean RTT, slow start may end
-//! well below the pipe (at 16 packets for a 56-packet pipe in tests/vegas.rs), and
+//! well below the pipe (at 16 packets for a 56-packet pipe in crates/ccsim-engine/tests/vegas.rs), and
 //! congestion avoidance adds the rest one packet per round trip.
 //!
 //! **Loss response: Reno's.** Fast retransmit at `dupack_threshold` duplicate acks:
