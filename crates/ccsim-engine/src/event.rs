@@ -1,12 +1,18 @@
-//! The event queue: a binary min-heap ordered by (time, insertion sequence).
+//! The event queue: a calendar queue ordered by (time, insertion sequence).
 //!
 //! Ties are broken by the sequence number assigned at schedule time, so events at the
 //! same instant run in the order they were scheduled (ns-3 `EventKey`, smoltcp netsim).
 //! Both fields are packed into one `u128` key so a comparison is a single integer
 //! compare. Cancellation is lazy: timers carry a generation number that the owner checks
-//! when the event fires (see `transport::window`), so nothing is ever removed from the
-//! middle of the heap. Links keep at most two pending events each (transmitter and
-//! propagation pipe), so the heap holds O(links + flows) entries, never O(packets).
+//! when the event fires (see `transport::timer`), so nothing is ever removed from the
+//! middle of the queue. Links keep at most two pending events each (transmitter and
+//! propagation pipe), so the queue holds O(links + flows) entries, never O(packets).
+//!
+//! The structure is a calendar queue with an overflow heap (see `EventQueue`): push and
+//! pop cost O(1) for the events near the present (propagation, transmission) and
+//! O(log n) only for those beyond the wheel's horizon (mostly retransmission timers).
+//! It replaced `std::collections::BinaryHeap` (about 190 instructions per event on the
+//! benchmark, a third of the run) without changing the order of a single event.
 
 use crate::time::SimTime;
 use std::cmp::Ordering;
@@ -37,6 +43,7 @@ pub enum Event {
     ElementTimer(u32, u32),
 }
 
+/// Overflow entry: an event beyond the wheel's horizon, in a binary min-heap.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     key: u128,
@@ -61,13 +68,65 @@ impl Ord for Entry {
     }
 }
 
+/// A wheel entry: a node of its bucket's list, kept sorted by key.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    key: u128,
+    event: Event,
+    next: u32,
+}
+
+const NIL: u32 = u32::MAX;
+/// Buckets on the wheel (a power of two).
+const WHEEL_BITS: u32 = 14;
+const WHEEL: u64 = 1 << WHEEL_BITS;
+const WORDS: usize = (WHEEL / 64) as usize;
+/// Pops between two checks of the bucket width.
+const ADAPT_EVERY: u64 = 4096;
+/// Bucket widths allowed: 2^MIN_SHIFT ps (1 ns) to 2^MAX_SHIFT ps (about 1.1 s).
+const MIN_SHIFT: u32 = 10;
+const MAX_SHIFT: u32 = 40;
+/// The width the wheel starts with: 2^20 ps, about 1 us.
+const START_SHIFT: u32 = 20;
+
 /// Min-queue of events keyed by (time, sequence).
-#[derive(Debug, Default)]
+///
+/// A calendar queue (Brown, CACM 1988) with an overflow heap, in the manner of a ladder
+/// queue: a wheel of 2^14 buckets, each 2^`shift` ps wide, covers the times from the
+/// current bucket `cur` up to `cur + 2^14` buckets; an event in that horizon goes into its
+/// bucket's list (kept sorted by key: almost always an append), later ones into a binary
+/// heap, moved onto the wheel as the horizon passes them. A two-level bitmap finds the
+/// next non-empty bucket. Every `ADAPT_EVERY` pops the width is set from the mean gap
+/// between popped events (deterministically: it depends on event times only), and the
+/// queue rebuilt when it is off by a factor of four or more. The order is exactly that
+/// of a heap on (time, sequence): swapping the structure changes no result.
+#[derive(Debug)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    nodes: Vec<Node>,
+    free: u32,
+    /// Per bucket: (first node, last node), NIL when empty.
+    buckets: Vec<(u32, u32)>,
+    /// A bit per non-empty bucket, and a bit per non-zero word of `bits`.
+    bits: Vec<u64>,
+    summary: [u64; WORDS / 64],
+    /// Events on the wheel.
+    on_wheel: usize,
+    overflow: BinaryHeap<Entry>,
+    /// Bucket width: 2^shift ps.
+    shift: u32,
+    /// Absolute number (time >> shift) of the current bucket.
+    cur: u64,
     seq: u64,
     now: SimTime,
     popped: u64,
+    /// Time of the pop that began the current adaptation window.
+    window_start: SimTime,
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        Self::with_capacity(0)
+    }
 }
 
 impl EventQueue {
@@ -76,7 +135,21 @@ impl EventQueue {
     }
 
     pub fn with_capacity(n: usize) -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(n), ..Self::default() }
+        EventQueue {
+            nodes: Vec::with_capacity(n),
+            free: NIL,
+            buckets: vec![(NIL, NIL); WHEEL as usize],
+            bits: vec![0; WORDS],
+            summary: [0; WORDS / 64],
+            on_wheel: 0,
+            overflow: BinaryHeap::new(),
+            shift: START_SHIFT,
+            cur: 0,
+            seq: 0,
+            now: SimTime::ZERO,
+            popped: 0,
+            window_start: SimTime::ZERO,
+        }
     }
 
     /// The time of the event most recently popped.
@@ -91,11 +164,11 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.on_wheel + self.overflow.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
     /// Schedules `event` at `at`. Scheduling in the past is a logic error.
@@ -104,26 +177,230 @@ impl EventQueue {
         debug_assert!(at >= self.now, "event scheduled in the past: {at:?} < {:?}", self.now);
         let key = ((at.as_ps() as u128) << 64) | self.seq as u128;
         self.seq += 1;
-        self.heap.push(Entry { key, event });
+        self.insert(key, event);
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, key: u128, event: Event) {
+        let b = ((key >> 64) as u64) >> self.shift;
+        if b.wrapping_sub(self.cur) >= WHEEL {
+            self.overflow.push(Entry { key, event });
+            return;
+        }
+        let n = self.alloc(Node { key, event, next: NIL });
+        let i = (b & (WHEEL - 1)) as usize;
+        let (head, tail) = self.buckets[i];
+        self.on_wheel += 1;
+        if tail == NIL {
+            self.buckets[i] = (n, n);
+            self.bits[i >> 6] |= 1 << (i & 63);
+            self.summary[i >> 12] |= 1 << ((i >> 6) & 63);
+        } else if self.nodes[tail as usize].key < key {
+            self.nodes[tail as usize].next = n;
+            self.buckets[i].1 = n;
+        } else {
+            self.insert_sorted(i, head, n, key);
+        }
+    }
+
+    /// Inserts node `n` into bucket `i` before the first node with a larger key (an
+    /// event earlier than the bucket's last one: rare).
+    #[cold]
+    #[inline(never)]
+    fn insert_sorted(&mut self, i: usize, head: u32, n: u32, key: u128) {
+        if self.nodes[head as usize].key > key {
+            self.nodes[n as usize].next = head;
+            self.buckets[i].0 = n;
+            return;
+        }
+        let mut p = head;
+        loop {
+            let next = self.nodes[p as usize].next;
+            // The tail's key is larger than `key`, so a larger node exists before NIL.
+            if self.nodes[next as usize].key > key {
+                self.nodes[n as usize].next = next;
+                self.nodes[p as usize].next = n;
+                return;
+            }
+            p = next;
+        }
+    }
+
+    #[inline(always)]
+    fn alloc(&mut self, node: Node) -> u32 {
+        if self.free != NIL {
+            let n = self.free;
+            self.free = self.nodes[n as usize].next;
+            self.nodes[n as usize] = node;
+            n
+        } else {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        }
+    }
+
+    /// Index of the first non-empty bucket at or after index `from` (no wrap-around).
+    #[inline]
+    fn next_set(&self, from: usize) -> Option<usize> {
+        let w = from >> 6;
+        let m = self.bits[w] & (!0u64 << (from & 63));
+        if m != 0 {
+            return Some((w << 6) | m.trailing_zeros() as usize);
+        }
+        let w = w + 1;
+        let mut s = w >> 6;
+        if s >= self.summary.len() {
+            return None;
+        }
+        let mut sm = if w & 63 == 0 { self.summary[s] } else { self.summary[s] & (!0u64 << (w & 63)) };
+        loop {
+            if sm != 0 {
+                let word = (s << 6) | sm.trailing_zeros() as usize;
+                return Some((word << 6) | self.bits[word].trailing_zeros() as usize);
+            }
+            s += 1;
+            if s >= self.summary.len() {
+                return None;
+            }
+            sm = self.summary[s];
+        }
+    }
+
+    /// Absolute number of the first non-empty bucket after the current one, on the wheel
+    /// (all of which lie before every overflow event) or else in the overflow.
+    fn next_bucket(&self) -> Option<u64> {
+        if self.on_wheel > 0 {
+            let i = (self.cur & (WHEEL - 1)) as usize;
+            let j = self.next_set(i).or_else(|| self.next_set(0)).expect("events on the wheel");
+            let d = (j as u64).wrapping_sub(i as u64) & (WHEEL - 1);
+            return Some(self.cur + d);
+        }
+        self.overflow.peek().map(|e| ((e.key >> 64) as u64) >> self.shift)
+    }
+
+    /// Moves the current bucket to `b` and brings overflow events within the new horizon
+    /// onto the wheel (in key order, so each is an append).
+    fn advance(&mut self, b: u64) {
+        self.cur = b;
+        while let Some(e) = self.overflow.peek() {
+            let eb = ((e.key >> 64) as u64) >> self.shift;
+            if eb.wrapping_sub(self.cur) >= WHEEL {
+                break;
+            }
+            let e = self.overflow.pop().expect("peeked");
+            self.insert(e.key, e.event);
+        }
     }
 
     /// Pops the earliest event if it is not later than `until`.
-    #[inline]
+    #[inline(always)]
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
-        let top = self.heap.peek()?;
-        let t = SimTime((top.key >> 64) as u64);
+        let i = (self.cur & (WHEEL - 1)) as usize;
+        let head = self.buckets[i].0;
+        if head == NIL {
+            return self.pop_next_bucket(until);
+        }
+        self.take(i, head, until)
+    }
+
+    /// The current bucket is empty: moves to the next non-empty one (if its first event
+    /// is not later than `until`) and pops from it.
+    #[inline(never)]
+    fn pop_next_bucket(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
+        let b = self.next_bucket()?;
+        let first = if self.on_wheel == 0 {
+            self.overflow.peek().expect("next bucket").key
+        } else {
+            self.nodes[self.buckets[(b & (WHEEL - 1)) as usize].0 as usize].key
+        };
+        // Look before moving, so that `cur` never passes `until`.
+        if SimTime((first >> 64) as u64) > until {
+            return None;
+        }
+        self.advance(b);
+        let i = (self.cur & (WHEEL - 1)) as usize;
+        self.take(i, self.buckets[i].0, until)
+    }
+
+    /// Pops the first event of bucket `i` (its first node is `head`).
+    #[inline(always)]
+    fn take(&mut self, i: usize, head: u32, until: SimTime) -> Option<(SimTime, Event)> {
+        let node = &self.nodes[head as usize];
+        let t = SimTime((node.key >> 64) as u64);
         if t > until {
             return None;
         }
-        let e = self.heap.pop().expect("peeked");
+        let (next, event) = (node.next, node.event);
+        self.buckets[i].0 = next;
+        if next == NIL {
+            self.buckets[i].1 = NIL;
+            self.bits[i >> 6] &= !(1 << (i & 63));
+            if self.bits[i >> 6] == 0 {
+                self.summary[i >> 12] &= !(1 << ((i >> 6) & 63));
+            }
+        }
+        self.nodes[head as usize].next = self.free;
+        self.free = head;
+        self.on_wheel -= 1;
         self.now = t;
         self.popped += 1;
-        Some((t, e.event))
+        if self.popped % ADAPT_EVERY == 0 {
+            self.adapt();
+        }
+        Some((t, event))
+    }
+
+    /// Sets the bucket width from the mean gap between the last `ADAPT_EVERY` pops
+    /// (rounded down to a power of two), rebuilding when it is off by 4x or more.
+    #[cold]
+    #[inline(never)]
+    fn adapt(&mut self) {
+        let gap = (self.now - self.window_start).as_ps() / ADAPT_EVERY;
+        self.window_start = self.now;
+        let want = (66 - gap.max(1).leading_zeros()).clamp(MIN_SHIFT, MAX_SHIFT);
+        if want.abs_diff(self.shift) >= 2 {
+            self.rebuild(want);
+        }
+    }
+
+    /// Re-files every pending event with bucket width 2^shift.
+    fn rebuild(&mut self, shift: u32) {
+        let mut all: Vec<Entry> = Vec::with_capacity(self.len());
+        for &(head, _) in &self.buckets {
+            let mut n = head;
+            while n != NIL {
+                let node = self.nodes[n as usize];
+                all.push(Entry { key: node.key, event: node.event });
+                n = node.next;
+            }
+        }
+        all.extend(self.overflow.drain());
+        all.sort_unstable_by_key(|e| e.key);
+        self.nodes.clear();
+        self.free = NIL;
+        self.buckets.fill((NIL, NIL));
+        self.bits.fill(0);
+        self.summary = [0; WORDS / 64];
+        self.on_wheel = 0;
+        self.shift = shift;
+        self.cur = self.now.as_ps() >> shift;
+        for e in all {
+            self.insert(e.key, e.event);
+        }
     }
 
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| SimTime((e.key >> 64) as u64))
+        let head = self.buckets[(self.cur & (WHEEL - 1)) as usize].0;
+        if head != NIL {
+            return Some(SimTime((self.nodes[head as usize].key >> 64) as u64));
+        }
+        if self.on_wheel > 0 {
+            let b = self.next_bucket()?;
+            let n = self.buckets[(b & (WHEEL - 1)) as usize].0;
+            return Some(SimTime((self.nodes[n as usize].key >> 64) as u64));
+        }
+        self.overflow.peek().map(|e| SimTime((e.key >> 64) as u64))
     }
 }
 
@@ -190,5 +467,71 @@ mod tests {
         assert_eq!(q.pop_until(SimTime(10)), None);
         assert_eq!(q.now(), SimTime(5));
         assert_eq!(q.len(), 1);
+    }
+
+    /// Interleaved pushes and pops against a reference sort, with times spread over many
+    /// scales (ties, the same bucket, across the wheel, far beyond its horizon) so that
+    /// appends, sorted inserts, overflow moves and width changes all happen.
+    #[test]
+    fn matches_a_sort_across_scales_and_rebuilds() {
+        let mut q = EventQueue::new();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut pending = std::collections::BTreeSet::new(); // (time, push index)
+        let mut next_id = 0u32;
+        let mut now = 0u64;
+        let mut popped = 0u64;
+        let shifts_seen = std::cell::RefCell::new(std::collections::BTreeSet::new());
+        for round in 0..60_000u64 {
+            // The typical spread changes every 10,000 rounds (width adaptation).
+            let scale = [1_000u64, 10_000_000, 1_000, 100_000_000_000, 50, 1_000_000][(round / 10_000) as usize];
+            for _ in 0..(rnd() % 3) {
+                let r = rnd();
+                let d = match r % 8 {
+                    0 => 0,                              // a tie with now
+                    1 => r % 4,                          // near ties
+                    2 => (r >> 8) % (scale * 100_000),   // far: the overflow
+                    _ => (r >> 8) % scale,
+                };
+                let t = now + d;
+                q.schedule(SimTime(t), Event::TxDone(next_id));
+                pending.insert((t, next_id));
+                next_id += 1;
+            }
+            for _ in 0..(rnd() % 3) {
+                let Some((t, Event::TxDone(id))) = q.pop_until(SimTime::MAX) else {
+                    assert!(pending.is_empty());
+                    break;
+                };
+                let want = pending.pop_first().unwrap();
+                assert_eq!((t.as_ps(), id), want, "pop {popped}");
+                assert_eq!(q.peek_time().map(|t| t.as_ps()), pending.first().map(|p| p.0));
+                now = t.as_ps();
+                popped += 1;
+                shifts_seen.borrow_mut().insert(q.shift);
+            }
+            assert_eq!(q.len(), pending.len());
+        }
+        while let Some((t, Event::TxDone(id))) = q.pop_until(SimTime::MAX) {
+            assert_eq!((t.as_ps(), id), pending.pop_first().unwrap());
+        }
+        assert!(pending.is_empty() && q.is_empty());
+        assert!(shifts_seen.borrow().len() >= 3, "the width should have adapted: {:?}", shifts_seen.borrow());
+    }
+
+    #[test]
+    fn pop_until_does_not_move_past_the_horizon() {
+        // An event far beyond the wheel, a horizon before it, then an earlier event.
+        let mut q = EventQueue::new();
+        q.schedule(SimTime(1 << 50), Event::Snapshot(0));
+        assert_eq!(q.pop_until(SimTime(1000)), None);
+        q.schedule(SimTime(500), Event::Snapshot(1));
+        assert_eq!(q.pop_until(SimTime(1000)), Some((SimTime(500), Event::Snapshot(1))));
+        assert_eq!(q.pop_until(SimTime::MAX), Some((SimTime(1 << 50), Event::Snapshot(0))));
     }
 }
