@@ -152,6 +152,33 @@ pub struct Channel {
     rate_since: SimTime,
     /// Scheduled rate changes: (time, new rate).
     pub rate_history: Vec<(SimTime, u64)>,
+    /// Departures scheduled at enqueue (see `Timed`): a plain drop-tail FIFO without
+    /// series or scheduled changes needs no `TxDone` event.
+    timed: bool,
+    /// Packets of a timed channel whose transmission has not started yet.
+    waiting: VecDeque<Waiting>,
+    /// Bits of the packets in `waiting`.
+    waiting_bits: u64,
+    /// Time up to which the queue integral of `waiting` was counted (`settle`).
+    waiting_mark: SimTime,
+}
+
+/// A packet in a timed FIFO's queue: it is already in the pipe with its arrival time;
+/// this record keeps what its departure will count (the counters are brought up to date
+/// lazily: at the next enqueue and at `settle`, so they read exactly as if each packet
+/// had been dequeued at its start time).
+///
+/// Why: a FIFO line's departure times are fixed at enqueue (start = when the line frees
+/// up, plus the transmission time), so the per-packet `TxDone` event (one in seven of
+/// the benchmark's events) and the discipline's queue are not needed. The only visible
+/// difference: a packet arriving exactly when a queued packet starts transmission sees
+/// that packet as already gone (the order of two simultaneous events).
+#[derive(Clone, Copy, Debug)]
+struct Waiting {
+    start: SimTime,
+    enqueued: SimTime,
+    bits: u32,
+    tx: SimDuration,
 }
 
 impl Channel {
@@ -184,7 +211,30 @@ impl Channel {
             jitter: None,
             rate_since: SimTime::ZERO,
             rate_history: Vec::new(),
+            timed: false,
+            waiting: VecDeque::new(),
+            waiting_bits: 0,
+            waiting_mark: SimTime::ZERO,
         }
+    }
+
+    /// Schedules departures at enqueue if the channel allows it: drop-tail FIFO, no
+    /// elements, no queue or sojourn series, and no scheduled change (`changes`: a rate
+    /// change would re-time the queued packets). Call once the channel is set up and
+    /// before the run; `false` turns it off (the reference path, for tests).
+    pub fn set_timed(&mut self, on: bool, changes: bool) {
+        debug_assert!(self.counters.offered == 0, "set_timed after the run started");
+        self.timed = on
+            && self.plain
+            && matches!(self.qdisc, AnyQdisc::Fcfs(_))
+            && self.trace_queue.is_none()
+            && self.trace_sojourn.is_none()
+            && !changes;
+    }
+
+    /// Whether departures are scheduled at enqueue (`set_timed`).
+    pub fn is_timed(&self) -> bool {
+        self.timed
     }
 
     /// Adds a uniform random delay in [0, bound) to every packet (processing jitter of
@@ -216,6 +266,64 @@ impl Channel {
     pub fn settle(&mut self, now: SimTime) {
         self.account_queue(now);
         self.account_capacity(now);
+        if self.timed {
+            self.catch_up(now);
+            // Packets still waiting have been queued from their enqueue time (or the
+            // last settle) until now.
+            let mark = self.waiting_mark;
+            let waited: u128 = self.waiting.iter().map(|w| (now - w.enqueued.max(mark)).as_ps() as u128).sum();
+            self.counters.queue_integral += waited;
+            self.waiting_mark = now;
+        }
+    }
+
+    /// Counts the departures of the waiting packets whose transmission started by `now`,
+    /// as `serve` + `start_tx` would have counted them at their start times.
+    #[inline(always)]
+    fn catch_up(&mut self, now: SimTime) {
+        while let Some(&w) = self.waiting.front() {
+            if w.start > now {
+                break;
+            }
+            self.waiting.pop_front();
+            self.waiting_bits -= w.bits as u64;
+            let sojourn = (w.start - w.enqueued).as_ps();
+            self.counters.sojourn_ps += sojourn as u128;
+            self.sojourn_max_ps = self.sojourn_max_ps.max(sojourn);
+            self.counters.queue_integral += (w.start - w.enqueued.max(self.waiting_mark)).as_ps() as u128;
+            self.counters.tx_pkts += 1;
+            self.counters.tx_bits += w.bits as u64;
+            self.counters.busy_ps += w.tx.as_ps() as u128;
+        }
+    }
+
+    /// Enqueue on a timed channel (`set_timed`): the packet starts now if the line is
+    /// idle, or else is dropped if the buffer is full, or else goes into the pipe at
+    /// once with the arrival time its place in the FIFO gives it.
+    #[inline(always)]
+    fn enqueue_timed(&mut self, id: u32, now: SimTime, pkt: Packet, cx: &mut Net) {
+        self.catch_up(now);
+        if self.waiting.is_empty() && now >= self.busy_until {
+            self.start_tx::<false>(id, now, pkt, cx);
+            return;
+        }
+        let limit = match &self.qdisc {
+            AnyQdisc::Fcfs(q) => q.limit(),
+            _ => unreachable!("timed channels are FCFS"),
+        };
+        if !crate::qdisc::fits(limit, self.waiting.len(), self.waiting_bits, pkt.bits) {
+            self.drop_pkt(id, now, pkt, DropReason::Overflow, cx);
+            debug_assert!(self.check_conservation(), "{}: offered != drops + transmitted + queued", self.name);
+            return;
+        }
+        let start = self.busy_until;
+        let d = self.tx_time(pkt.bits);
+        self.busy_until = start + d;
+        self.waiting.push_back(Waiting { start, enqueued: now, bits: pkt.bits, tx: d });
+        self.waiting_bits += pkt.bits as u64;
+        self.queue_max = self.queue_max.max(self.waiting.len() as u64);
+        self.to_pipe(id, pkt, cx);
+        debug_assert!(self.check_conservation(), "{}: offered != drops + transmitted + queued", self.name);
     }
 
     fn account_capacity(&mut self, now: SimTime) {
@@ -247,6 +355,12 @@ impl Channel {
         self.counters.tx_pkts += 1;
         self.counters.tx_bits += pkt.bits as u64;
         self.counters.busy_ps += d.as_ps() as u128;
+        self.to_pipe(id, pkt, cx);
+    }
+
+    /// Puts a packet whose transmission ends at `busy_until` into the pipe.
+    #[inline(always)]
+    fn to_pipe(&mut self, id: u32, pkt: Packet, cx: &mut Net) {
         let mut arrival = self.busy_until + self.delay;
         if let Some(j) = self.jitter.as_deref_mut() {
             arrival += SimDuration::from_ps((j.0.next_f64() * j.1 as f64) as u64);
@@ -317,7 +431,9 @@ impl Channel {
     #[inline(always)]
     pub fn enqueue(&mut self, id: u32, now: SimTime, pkt: Packet, cx: &mut Net) {
         self.counters.offered += 1;
-        if self.plain {
+        if self.timed {
+            self.enqueue_timed(id, now, pkt, cx);
+        } else if self.plain {
             if now >= self.busy_until && !self.tx_pending && self.qdisc.len_pkts() == 0 {
                 self.start_tx::<false>(id, now, pkt, cx);
                 return;
@@ -448,6 +564,7 @@ impl Channel {
 
     /// Scheduled change of rate and/or delay. A packet in transmission keeps its timing.
     pub fn change(&mut self, now: SimTime, rate_bps: Option<u64>, delay: Option<SimDuration>) {
+        debug_assert!(!self.timed, "{}: a changed channel must not be timed (set_timed)", self.name);
         if let Some(r) = rate_bps {
             self.account_capacity(now);
             self.counters.rate_changes += 1;
@@ -461,7 +578,8 @@ impl Channel {
         }
     }
 
-    /// Calls `f` on every packet queued, in transmission or propagating.
+    /// Calls `f` on every packet queued, in transmission or propagating (a timed
+    /// channel's waiting packets are in its pipe).
     pub fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
         self.qdisc.for_each(f);
         for (_, p) in &self.pipe {
@@ -469,18 +587,20 @@ impl Channel {
         }
     }
 
+    /// Packets waiting for the transmitter (after `settle` for a timed channel).
     pub fn queued_pkts(&self) -> usize {
-        self.qdisc.len_pkts()
+        self.qdisc.len_pkts() + self.waiting.len()
     }
 
-    /// Packets in the pipe (including the one being serialised).
+    /// Packets in the pipe (including the one being serialised; a timed channel's pipe
+    /// also holds its waiting packets, which are not counted here).
     pub fn in_pipe(&self) -> usize {
-        self.pipe.len()
+        self.pipe.len() - self.waiting.len()
     }
 
     /// The conservation identity: offered = drops + transmitted + queued.
     pub fn check_conservation(&self) -> bool {
-        self.counters.offered == self.counters.drops + self.counters.tx_pkts + self.qdisc.len_pkts() as u64
+        self.counters.offered == self.counters.drops + self.counters.tx_pkts + self.queued_pkts() as u64
             && self.counters.drops == self.counters.drops_by_reason.iter().sum::<u64>()
     }
 }

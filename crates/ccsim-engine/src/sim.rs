@@ -413,7 +413,7 @@ impl Simulation {
         let n_nodes = scenario.nodes.len();
 
         let n_b = b.len();
-        Simulation {
+        let mut sim = Simulation {
             scenario,
             seed,
             net: Net {
@@ -439,6 +439,25 @@ impl Simulation {
             end,
             finished: false,
             stopped: None,
+        };
+        // Drop-tail FIFOs schedule departures at enqueue (no `TxDone` events).
+        sim.set_timed_fifo(true);
+        sim
+    }
+
+    /// Turns departure scheduling at enqueue off (`false`) or back on for every channel
+    /// that allows it (`Channel::set_timed`). Before the first event only: tests compare
+    /// the two paths, which differ only in the order of simultaneous events.
+    pub fn set_timed_fifo(&mut self, on: bool) {
+        assert_eq!(self.events_processed(), 0, "set_timed_fifo after the run started");
+        let mut changed = vec![false; self.channels.len()];
+        for c in &self.scenario.changes {
+            for &ch in &c.channels {
+                changed[ch] = true;
+            }
+        }
+        for (c, &ch) in self.channels.iter_mut().zip(&changed) {
+            c.set_timed(on, ch);
         }
     }
 
