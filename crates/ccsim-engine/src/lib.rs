@@ -23,6 +23,7 @@ pub mod meta;
 pub mod packet;
 pub mod qdisc;
 pub mod results;
+pub mod ring;
 pub mod rng;
 pub mod scenario;
 pub mod sim;

@@ -39,7 +39,7 @@ use crate::rng::Rng;
 use crate::time::{tx_time, SimDuration, SimTime};
 use crate::trace::{Recorder, SeriesId};
 use crate::units::Limit;
-use std::collections::VecDeque;
+use crate::ring::Ring;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ChannelCounters {
@@ -133,7 +133,7 @@ pub struct Channel {
     plain: bool,
     busy_until: SimTime,
     tx_pending: bool,
-    pipe: VecDeque<(SimTime, Packet)>,
+    pipe: Ring<(SimTime, Packet)>,
     pipe_pending: bool,
     pub counters: ChannelCounters,
     pub queue_max: u64,
@@ -156,7 +156,7 @@ pub struct Channel {
     /// series or scheduled changes needs no `TxDone` event.
     timed: bool,
     /// Packets of a timed channel whose transmission has not started yet.
-    waiting: VecDeque<Waiting>,
+    waiting: Ring<Waiting>,
     /// Bits of the packets in `waiting`.
     waiting_bits: u64,
     /// Time up to which the queue integral of `waiting` was counted (`settle`).
@@ -199,7 +199,7 @@ impl Channel {
             plain: bypass,
             busy_until: SimTime::ZERO,
             tx_pending: false,
-            pipe: VecDeque::new(),
+            pipe: Ring::new(),
             pipe_pending: false,
             counters: ChannelCounters::default(),
             queue_max: 0,
@@ -212,7 +212,7 @@ impl Channel {
             rate_since: SimTime::ZERO,
             rate_history: Vec::new(),
             timed: false,
-            waiting: VecDeque::new(),
+            waiting: Ring::new(),
             waiting_bits: 0,
             waiting_mark: SimTime::ZERO,
         }
@@ -271,7 +271,7 @@ impl Channel {
             // Packets still waiting have been queued from their enqueue time (or the
             // last settle) until now.
             let mark = self.waiting_mark;
-            let waited: u128 = self.waiting.iter().map(|w| (now - w.enqueued.max(mark)).as_ps() as u128).sum();
+            let waited: u128 = self.waiting.iter().map(|w: Waiting| (now - w.enqueued.max(mark)).as_ps() as u128).sum();
             self.counters.queue_integral += waited;
             self.waiting_mark = now;
         }
@@ -582,8 +582,8 @@ impl Channel {
     /// channel's waiting packets are in its pipe).
     pub fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
         self.qdisc.for_each(f);
-        for (_, p) in &self.pipe {
-            f(p);
+        for (_, p) in self.pipe.iter() {
+            f(&p);
         }
     }
 

@@ -529,7 +529,7 @@ impl Simulation {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn dispatch(&mut self, now: SimTime, e: Event) {
         match e {
             Event::TxDone(c) => {
@@ -699,7 +699,7 @@ impl Simulation {
         self.flush(f, now);
     }
 
-    #[inline]
+    #[inline(always)]
     fn enqueue(&mut self, c: u32, now: SimTime, p: Packet) {
         self.channels[c as usize].enqueue(c, now, p, &mut self.net);
         self.after_channel(now);
