@@ -394,6 +394,10 @@ class _Column:
         if kind not in ("u64", "f64", "opt_u64", "bool", "str", "list_f64", "json"):
             raise ValueError(f"unknown column kind {kind!r} from the native module")
         self.kind = kind
+        if kind == "str" and isinstance(payload[0], tuple):
+            # The dictionary as (count, the strings joined by NUL).
+            count, text = payload[0]
+            payload = [text.split("\0") if count else [], payload[1]]
         self.data = tuple(payload)
         self.rows = rows
 

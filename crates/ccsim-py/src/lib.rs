@@ -166,13 +166,23 @@ fn has_nan(v: &[f64]) -> bool {
     v.iter().any(|x| x.is_nan())
 }
 
+/// Strings as one `str` joined by NUL with their count, `(count, text)`, which Python
+/// splits in one call (much faster than one object per string from here); a list of
+/// `str` if one of them holds a NUL.
+fn joined<'py>(py: Python<'py>, v: &[String]) -> PyResult<Bound<'py, PyAny>> {
+    if v.iter().any(|s| s.contains('\0')) {
+        return Ok(strs(py, v)?.into_any());
+    }
+    Ok((v.len(), v.join("\0")).into_pyobject(py)?.into_any())
+}
+
 fn strs<'py>(py: Python<'py>, v: &[String]) -> PyResult<Bound<'py, PyList>> {
     PyList::new(py, v)
 }
 
 /// A table as `{"rows": n, "columns": [(name, kind, [payload...]), ...]}`; kinds and
 /// payloads: `u64`, `bool` (u8): one buffer; `f64`: the buffer and whether it holds a
-/// NaN (null); `opt_u64`: values and validity (u8); `str`: the dictionary (list of str)
+/// NaN (null); `opt_u64`: values and validity (u8); `str`: the dictionary (`joined`)
 /// and the codes (u32, 2^32-1 = null); `list_f64`: offsets (u64), values, validity, and
 /// whether a value is NaN; `json`: the JSON of the empty value and the JSON of the
 /// `[row, value]` pairs of the other rows.
@@ -186,7 +196,7 @@ fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> 
             Column::F64(v) => ("f64", vec![f64s(py, v)?.into_any(), has_nan(v).into_pyobject(py)?.to_owned().into_any()]),
             Column::OptU64(v, m) => ("opt_u64", vec![u64s(py, v)?.into_any(), PyByteArray::new(py, m).into_any()]),
             Column::Bool(v) => ("bool", vec![PyByteArray::new(py, v).into_any()]),
-            Column::Str { dict, codes } => ("str", vec![strs(py, dict)?.into_any(), buffer(py, codes, u32::to_ne_bytes)?.into_any()]),
+            Column::Str { dict, codes } => ("str", vec![joined(py, dict)?, buffer(py, codes, u32::to_ne_bytes)?.into_any()]),
             Column::ListF64 { offsets, values, valid } => {
                 let null = has_nan(values).into_pyobject(py)?.to_owned().into_any();
                 ("list_f64", vec![u64s(py, offsets)?.into_any(), f64s(py, values)?.into_any(), PyByteArray::new(py, valid).into_any(), null])
