@@ -509,9 +509,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ccsim.Interrupted as exc:
         results = exc.results
         interrupted = True
-    if results.raw.get("partial"):
+    if results.partial:
         _stderr().print(
-            f"ccsim: partial results: stopped ({results.raw['stop_reason'].replace('_', ' ')}) "
+            f"ccsim: partial results: stopped ({(results.stop_reason or '').replace('_', ' ')}) "
             f"at {results.sim_time_s:g} s of {scenario.check()['scenario']['duration']}"
         )
     written: list[Path] = []
