@@ -1,7 +1,8 @@
 """Golden digests of every run the reproductions make (the bit-identity check).
 
 Every reproduction and every scenario file is run; each native ``run`` call is recorded
-under (scenario file name, overrides, seed) with a digest per results section. A
+under (scenario file name, overrides, seed) with a digest per results section (of the
+JSON dict rebuilt from the columns the call returns, or of its JSON text). A
 section's digest covers only the keys the golden file lists for it, so the engine may
 add result fields without touching the baseline, but no recorded value may change.
 
@@ -77,13 +78,16 @@ def record(baseline: dict[str, Any] | None = None) -> dict[str, Any]:
     runs: dict[str, Any] = {}
     original = _ccsim.run
 
-    def recording_run(text: str, source: str, overrides: list[str] = [], seed: int | None = None, *rest: object) -> str:  # noqa: B006
-        out = original(text, source, overrides, seed, *rest)
+    def recording_run(text: str, source: str, overrides: list[str] = [], seed: int | None = None, *rest: object, **kw: object) -> Any:  # noqa: B006
+        out = original(text, source, overrides, seed, *rest, **kw)
         key = json.dumps([Path(source).name, list(overrides), seed])
         keys = None
         if baseline is not None and key in baseline:
             keys = baseline[key]["keys"]
-        runs[key] = digest(json.loads(out), keys)
+        # The results as columns (ccsim.run) or as JSON text (sweeps, out="json"): the
+        # JSON dict rebuilt from the columns must digest as the engine's JSON did.
+        raw = json.loads(out) if isinstance(out, str) else ccsim.Results.from_columns(out).raw
+        runs[key] = digest(raw, keys)
         return out
 
     _ccsim.run = recording_run  # type: ignore[assignment]

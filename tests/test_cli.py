@@ -244,6 +244,8 @@ def test_bench_fq_with_results():
     assert fq["qdisc"] == "fq" and fq["delivered_pkts"] > 0
     assert fq["events"] != fcfs["events"], "the bottleneck discipline must change the run"
     assert fq["results_json_bytes"] > 1000 and fq["results_load_s"] >= 0
+    assert 0 < fq["results_columns_bytes"] < fq["results_json_bytes"]
+    assert fq["results_handoff_s"] >= fq["results_load_s"]
 
 
 def test_bench_table():

@@ -5,6 +5,7 @@ GIL while simulating; a panic inside the engine is re-raised as ``RuntimeError``
 """
 
 from collections.abc import Callable
+from typing import Any, Literal, overload
 
 __version__: str
 
@@ -26,15 +27,45 @@ def run(
     progress: Callable[[float, float, int], object] | None = None,
     max_events: int | None = None,
     max_wall_s: float | None = None,
-) -> str:
-    """Run a scenario (TOML, or JSON with ``fmt="json"``); return the results JSON.
+    out: str = "columns",
+) -> dict[str, Any] | str:
+    """Run a scenario (TOML, or JSON with ``fmt="json"``); return the results as columns
+    (``out="columns"``, read by ``ccsim.Results.from_columns``) or as the results JSON
+    text (``out="json"``, the engine's own export).
+
+    The columns: ``{"meta": JSON text of the scalars, "flows"/"links"/"nodes": table,
+    "phases"/"intervals": {"name": [str], "start_s": buffer, "end_s": buffer, "flows":
+    table, "links": table}, "series": {"name"/"entity"/"metric"/"unit": [str],
+    "offsets": buffer, "t": buffer, "v": buffer, "t_null": bool, "v_null": bool}}``; a
+    table is ``{"rows": n, "columns": [(name, kind, [payload, ...]), ...]}`` with kinds
+    ``u64``, ``f64``, ``opt_u64``, ``bool``, ``str`` (dictionary and ``uint32`` codes),
+    ``list_f64`` and ``json`` (see ``table_to_py`` in crates/ccsim-py/src/lib.rs); a
+    buffer is a ``bytearray`` of native-endian values for ``numpy.frombuffer``.
 
     Runs in slices of 200,000 events; between them Ctrl-C is checked (the run stops and
     the results come back with ``"partial": true, "stop_reason": "interrupted"``),
     ``progress(sim_time_s, end_s, events)`` is called and ``max_wall_s`` enforced."""
 
-def bench(flows: int, bottleneck_bps: int, time_s: float, seed: int = 1) -> str:
-    """Run the dumbbell speed benchmark; return the bench JSON."""
+@overload
+def bench(
+    flows: int,
+    bottleneck_bps: int,
+    time_s: float,
+    seed: int = 1,
+    qdisc: str = "fcfs",
+    full_results: Literal[False] = False,
+) -> str: ...
+@overload
+def bench(
+    flows: int,
+    bottleneck_bps: int,
+    time_s: float,
+    seed: int,
+    qdisc: str,
+    full_results: Literal[True],
+) -> tuple[str, dict[str, Any]]:
+    """Run the dumbbell speed benchmark; return the bench JSON, or with ``full_results``
+    the pair (bench JSON, the run's results as columns, as ``run`` returns them)."""
 
 def parse_rate(s: str) -> int:
     """Parse a rate such as ``"10Mbps"``; return bits per second."""

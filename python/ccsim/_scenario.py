@@ -226,7 +226,7 @@ def run(
         callback = progress
     start = time.perf_counter()
     try:
-        text = _ccsim.run(
+        payload = _ccsim.run(
             scenario.text,
             scenario.source,
             list(scenario.overrides),
@@ -240,12 +240,11 @@ def run(
         if bar is not None:
             bar.close()
     wall = time.perf_counter() - start
-    raw = json.loads(text)
+    results = Results.from_columns(payload)
     # The engine reads no clock; if the binding did not time the run, time it here.
-    if not raw.get("wall_time_s"):
-        raw["wall_time_s"] = wall
-    results = Results(raw)
-    if raw.get("stop_reason") == "interrupted":
+    if not results.wall_time_s:
+        results._set_wall_time(wall)
+    if results.stop_reason == "interrupted":
         raise Interrupted(results)
     return results
 

@@ -464,7 +464,9 @@ def run_case(task: tuple[int, str, str, list[str], int]) -> dict[str, Any]:
     case_id, text, source, overrides, seed = task
     start = time.perf_counter()
     try:
-        out = _ccsim.run(text, source, list(overrides), seed)
+        # JSON text: what the sweep database splits into its tables, and what travels
+        # from a worker process (pickled) to the parent.
+        out = _ccsim.run(text, source, list(overrides), seed, out="json")
     except Exception as exc:  # ScenarioError, or RuntimeError for an engine panic
         return {"case_id": case_id, "error": f"{type(exc).__name__}: {exc}"}
     return {"case_id": case_id, "results": out, "wall_time_s": time.perf_counter() - start}

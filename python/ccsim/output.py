@@ -61,10 +61,10 @@ def write_results(
         "flows.csv": results.flows,
         "links.csv": results.links,
     }
-    if results.raw.get("phases"):
+    if results.n_phases:
         tables["phases.csv"] = results.phases
         tables["phase_links.csv"] = results.phase_links
-    if results.raw.get("intervals"):
+    if results.n_intervals:
         tables["intervals.csv"] = results.intervals
         tables["interval_links.csv"] = results.interval_links
     for filename, frame in tables.items():
@@ -102,11 +102,12 @@ def write_plots(
     timeline = plots.Timeline.of(results, scenario)
     written = []
     written += plots.throughput_plot(results, out / "throughput.png", timeline=timeline)
-    if results.raw.get("links"):
+    if results.n_links:
         written += plots.channels_plot(results, out / "channels.png")
 
     by_entity: dict[str, dict[str, str]] = defaultdict(dict)
-    for entry in results.raw.get("series", []):
+    for name in results.series_names:
+        entry = results.series_info(name)
         by_entity[entry["entity"]][entry["metric"]] = entry["name"]
     for entity, metrics in by_entity.items():
         window = [metrics[m] for m in WINDOW_METRICS if m in metrics]

@@ -1,13 +1,24 @@
-"""Results of one run: the engine's results JSON with pandas views on it.
+"""Results of one run: tables (pandas) built from the engine's columns, and the results
+JSON as an export.
 
 The schema is "Results JSON" in docs/architecture.md. DataFrame columns are the JSON keys,
 in the engine's order; a nested object becomes one column per key, named ``a.b``
 (``drops_by_reason.overflow``), as in a sweep's database; lists stay lists.
+
+The native module hands a run's results over as columns (crates/ccsim-engine/src/results/
+columns.rs, ``columns_to_py`` in crates/ccsim-py): integer and float columns as
+native-endian byte buffers read with ``numpy.frombuffer``, strings dictionary-encoded
+(a list of ``str`` and ``uint32`` codes), and the scalars as a small JSON object.
+``_Columns`` keeps them; the JSON dict (``Results.raw``) is rebuilt from them, with
+the same keys and values as the engine's own JSON export, only when asked for.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -18,23 +29,57 @@ if TYPE_CHECKING:
 
 # Leading columns of the long phase/interval tables (before the counters).
 PERIOD_COLUMNS = ["phase", "start_s", "end_s", "name"]
+SERIES_INFO = ["name", "entity", "metric", "unit"]
+NULL_CODE = 2**32 - 1  # a null string in a dictionary-encoded column
 
 
 class Results:
     """The results of one run.
 
-    ``raw`` is the results JSON as a dict. ``flows`` and ``links`` have one row per flow
-    and per channel; ``phases``/``intervals`` one row per (period, flow) and
+    ``flows`` and ``links`` have one row per flow and per channel, ``nodes`` one per
+    node; ``phases``/``intervals`` one row per (period, flow) and
     ``phase_links``/``interval_links`` one row per (period, channel); ``series()`` gives
-    time series.
+    time series. ``raw`` is the results JSON as a dict.
+
+    A run's results come from the engine as columns (:meth:`from_columns`): the tables
+    are built straight from NumPy arrays, and ``raw`` is rebuilt from them only when
+    first asked for (at 10^5 flows that takes seconds; prefer the tables). Results read
+    from JSON (:meth:`from_json`, or ``Results(dict)``) work the same way from the dict.
     """
 
     def __init__(self, raw: dict[str, Any]) -> None:
-        self.raw = raw
+        self._raw: dict[str, Any] | None = raw
+        self._cols: _Columns | None = None
 
     @classmethod
     def from_json(cls, text: str) -> Results:
         return cls(json.loads(text))
+
+    @classmethod
+    def from_columns(cls, payload: dict[str, Any]) -> Results:
+        """Results from the native module's columns (``ccsim._ccsim.run``)."""
+        self = cls.__new__(cls)
+        self._raw = None
+        self._cols = _Columns(payload)
+        return self
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Columns pickle as arrays; the dict, if built, is rebuilt on demand instead.
+        if self._cols is not None:
+            return {"_raw": None, "_cols": self._cols}
+        return {"_raw": self._raw, "_cols": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._raw = state["_raw"]
+        self._cols = state["_cols"]
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The results JSON as a dict (rebuilt from the columns on first use, then kept)."""
+        if self._raw is None:
+            assert self._cols is not None
+            self._raw = self._cols.to_raw()
+        return self._raw
 
     def to_json(self, indent: int | None = None) -> str:
         """The results JSON (``indent`` as for :func:`json.dumps`)."""
@@ -43,37 +88,85 @@ class Results:
     def __repr__(self) -> str:
         return (
             f"<ccsim.Results scenario={self.scenario!r} seed={self.seed} "
-            f"sim_time_s={self.sim_time_s} flows={len(self.raw.get('flows', []))} "
-            f"links={len(self.raw.get('links', []))}>"
+            f"sim_time_s={self.sim_time_s} flows={self.n_flows} links={self.n_links}>"
         )
 
     # Scalars -----------------------------------------------------------------------
 
+    def _scalar(self, key: str) -> Any:
+        if self._cols is not None:
+            return self._cols.meta[key]
+        return self.raw[key]
+
     @property
     def scenario(self) -> str:
-        return self.raw["scenario"]
+        return self._scalar("scenario")
 
     @property
     def seed(self) -> int:
-        return self.raw["seed"]
+        return self._scalar("seed")
 
     @property
     def sim_time_s(self) -> float:
-        return self.raw["sim_time_s"]
+        return self._scalar("sim_time_s")
 
     @property
     def wall_time_s(self) -> float:
-        return self.raw["wall_time_s"]
+        return self._scalar("wall_time_s")
 
     @property
     def events(self) -> int:
-        return self.raw["events"]
+        return self._scalar("events")
+
+    @property
+    def partial(self) -> bool:
+        """The run stopped before the scenario's end (``stop_reason`` says why)."""
+        return bool(self._scalar("partial"))
+
+    @property
+    def stop_reason(self) -> str | None:
+        return self._scalar("stop_reason")
+
+    def _set_wall_time(self, wall: float) -> None:
+        if self._cols is not None:
+            self._cols.meta["wall_time_s"] = wall
+        if self._raw is not None:
+            self._raw["wall_time_s"] = wall
+
+    # Sizes -------------------------------------------------------------------------
+
+    @property
+    def n_flows(self) -> int:
+        if self._cols is not None:
+            return self._cols.flows.rows
+        return len(self.raw.get("flows", []))
+
+    @property
+    def n_links(self) -> int:
+        """Number of channels."""
+        if self._cols is not None:
+            return self._cols.links.rows
+        return len(self.raw.get("links", []))
+
+    @property
+    def n_phases(self) -> int:
+        if self._cols is not None:
+            return len(self._cols.phases.name)
+        return len(self.raw.get("phases", []))
+
+    @property
+    def n_intervals(self) -> int:
+        if self._cols is not None:
+            return len(self._cols.intervals.name)
+        return len(self.raw.get("intervals", []))
 
     # Tables ------------------------------------------------------------------------
 
     @property
     def flows(self) -> pd.DataFrame:
         """One row per flow (window and unresponsive alike)."""
+        if self._cols is not None:
+            return self._cols.flows.frame()
         import pandas as pd
 
         return pd.DataFrame([_flat(f) for f in self.raw.get("flows", [])])
@@ -81,6 +174,8 @@ class Results:
     @property
     def links(self) -> pd.DataFrame:
         """One row per channel (a duplex link is two channels, ``"a->b"`` and ``"b->a"``)."""
+        if self._cols is not None:
+            return self._cols.links.frame()
         import pandas as pd
 
         return pd.DataFrame([_flat(c) for c in self.raw.get("links", [])])
@@ -88,6 +183,8 @@ class Results:
     @property
     def nodes(self) -> pd.DataFrame:
         """One row per node: name, router, control packets of no flow received."""
+        if self._cols is not None:
+            return self._cols.nodes.frame()
         import pandas as pd
 
         return pd.DataFrame([_flat(n) for n in self.raw.get("nodes", [])])
@@ -95,29 +192,41 @@ class Results:
     @property
     def phases(self) -> pd.DataFrame:
         """Flow counters per named phase: phase, start_s, end_s, name, then the counters."""
+        if self._cols is not None:
+            return self._cols.phases.frame("flows")
         return _periods(self.raw.get("phases", []), "flows")
 
     @property
     def phase_links(self) -> pd.DataFrame:
         """Channel counters per named phase: phase, start_s, end_s, name, counters."""
+        if self._cols is not None:
+            return self._cols.phases.frame("links")
         return _periods(self.raw.get("phases", []), "links")
 
     @property
     def intervals(self) -> pd.DataFrame:
         """Flow counters per fixed interval (phase is "0", "1", ...)."""
+        if self._cols is not None:
+            return self._cols.intervals.frame("flows")
         return _periods(self.raw.get("intervals", []), "flows")
 
     @property
     def interval_links(self) -> pd.DataFrame:
         """Channel counters per fixed interval."""
+        if self._cols is not None:
+            return self._cols.intervals.frame("links")
         return _periods(self.raw.get("intervals", []), "links")
 
     def flow(self, name: str) -> dict[str, Any]:
         """The JSON entry of one flow."""
+        if self._cols is not None and self._raw is None:
+            return self._cols.flows.row_by_name(name, "flow")
         return _by_name(self.raw.get("flows", []), name, "flow")
 
     def link(self, name: str) -> dict[str, Any]:
         """The JSON entry of one channel, e.g. ``"sw->sink"``."""
+        if self._cols is not None and self._raw is None:
+            return self._cols.links.row_by_name(name, "channel")
         return _by_name(self.raw.get("links", []), name, "channel")
 
     def phase(self, name: str) -> dict[str, Any]:
@@ -128,6 +237,8 @@ class Results:
 
     @property
     def series_names(self) -> list[str]:
+        if self._cols is not None:
+            return list(self._cols.series["name"])
         return [s["name"] for s in self.raw.get("series", [])]
 
     def series(self, name: str | None = None) -> pd.DataFrame:
@@ -139,6 +250,17 @@ class Results:
         import numpy as np
         import pandas as pd
 
+        if self._cols is not None:
+            s = self._cols.series
+            t, v = _np(s["t"], "=f8"), _np(s["v"], "=f8")
+            if name is not None:
+                i = _index_of(s["name"], name, "series")
+                o = self._cols.series_offsets()
+                return pd.DataFrame({"t": t[o[i] : o[i + 1]].copy(), "v": v[o[i] : o[i + 1]].copy()})
+            names = np.empty(len(s["name"]), dtype=object)
+            names[:] = s["name"]
+            counts = np.diff(_np(s["offsets"], "=u8")).astype(np.int64)
+            return pd.DataFrame({"name": np.repeat(names, counts), "t": t.copy(), "v": v.copy()})
         all_series = self.raw.get("series", [])
         if name is not None:
             entry = _by_name(all_series, name, "series")
@@ -170,6 +292,10 @@ class Results:
 
     def series_info(self, name: str) -> dict[str, Any]:
         """A series' metadata: name, entity, metric, unit."""
+        if self._cols is not None:
+            s = self._cols.series
+            i = _index_of(s["name"], name, "series")
+            return {k: s[k][i] for k in SERIES_INFO}
         entry = _by_name(self.raw.get("series", []), name, "series")
         return {k: v for k, v in entry.items() if k not in ("t", "v")}
 
@@ -207,3 +333,311 @@ def _by_name(entries: list[dict[str, Any]], name: str, what: str) -> dict[str, A
             return entry
     known = ", ".join(repr(e.get("name")) for e in entries) or "none"
     raise KeyError(f"no {what} named {name!r} (known: {known})")
+
+
+def _index_of(names: list[str], name: str, what: str) -> int:
+    try:
+        return names.index(name)
+    except ValueError:
+        known = ", ".join(repr(n) for n in names) or "none"
+        raise KeyError(f"no {what} named {name!r} (known: {known})") from None
+
+
+# Columns from the native module ----------------------------------------------------------
+#
+# Buffers stay as they came (bytearrays) until used: ``raw`` reads them through
+# ``memoryview.cast`` (no NumPy import, so a CLI run that prints JSON does not pay for
+# it); the DataFrames wrap them with ``numpy.frombuffer`` (no copy) before pandas copies
+# them into its blocks.
+
+
+def _mv(buf: Any, fmt: str) -> memoryview:
+    """A native-endian buffer as typed values (``Q`` u64, ``d`` f64, ``I`` u32, ``B`` u8)."""
+    return memoryview(buf).cast("B").cast(fmt)
+
+
+def _float_list(buf: Any, has_null: bool) -> list[Any]:
+    """Floats as a list, NaN as None (the JSON's null)."""
+    vals = _mv(buf, "d").tolist()
+    if has_null:
+        vals = [None if v != v else v for v in vals]
+    return vals
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No garbage collection while a column of many small containers is built: the
+    collector would scan the whole heap again and again for nothing (none of them can be
+    part of a cycle)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _np(buf: Any, dtype: str) -> Any:
+    import numpy as np
+
+    return np.frombuffer(buf, dtype=np.dtype(dtype))
+
+
+class _Column:
+    """One column as it came from the native module: ``kind`` and its payload (see
+    ``table_to_py`` in crates/ccsim-py/src/lib.rs)."""
+
+    __slots__ = ("kind", "data", "rows")
+
+    def __init__(self, kind: str, payload: list[Any], rows: int) -> None:
+        if kind not in ("u64", "f64", "opt_u64", "bool", "str", "list_f64", "json"):
+            raise ValueError(f"unknown column kind {kind!r} from the native module")
+        self.kind = kind
+        if kind == "str" and isinstance(payload[0], tuple):
+            # The dictionary as (count, the strings joined by NUL).
+            count, text = payload[0]
+            payload = [text.split("\0") if count else [], payload[1]]
+        self.data = tuple(payload)
+        self.rows = rows
+
+    def array(self) -> Any:
+        """The column for a DataFrame: a NumPy array (object arrays for strings and lists)."""
+        import numpy as np
+
+        k, d = self.kind, self.data
+        if k == "u64":
+            return _np(d[0], "=i8")  # counters: int64, as pandas makes of JSON integers
+        if k == "f64":
+            return _np(d[0], "=f8")
+        if k == "bool":
+            return _np(d[0], "u1").astype(bool)
+        if k == "opt_u64":
+            valid = _np(d[1], "u1").astype(bool)
+            if valid.all():
+                return _np(d[0], "=i8")
+            return np.where(valid, _np(d[0], "=u8").astype(np.float64), np.nan)
+        if k == "str":
+            table = np.empty(len(d[0]) + 1, dtype=object)
+            table[:-1] = d[0]
+            table[-1] = None
+            codes = _np(d[1], "=u4").astype(np.int64)
+            codes[codes == NULL_CODE] = len(d[0])
+            return table[codes]
+        with _gc_paused():
+            return np.fromiter(self.values(), dtype=object, count=self.rows)
+
+    def values(self) -> list[Any]:
+        """The column as Python values, as ``json.loads`` gives them."""
+        k, d = self.kind, self.data
+        if k == "u64":
+            return _mv(d[0], "Q").tolist()
+        if k == "f64":
+            return _float_list(d[0], d[1])
+        if k == "bool":
+            return [b != 0 for b in d[0]]
+        if k == "opt_u64":
+            vals = _mv(d[0], "Q").tolist()
+            if 0 in d[1]:
+                vals = [v if ok else None for v, ok in zip(vals, d[1], strict=True)]
+            return vals
+        if k == "str":
+            names = d[0]
+            codes = _mv(d[1], "I").tolist()
+            if len(names) == len(codes) and codes == list(range(len(codes))):
+                return list(names)  # unique names in order: the dictionary itself
+            return [names[c] if c != NULL_CODE else None for c in codes]
+        if k == "list_f64":
+            offsets, values, valid, has_null = d
+            if 1 not in valid:
+                return [None] * self.rows
+            vals = _float_list(values, has_null)
+            o = _mv(offsets, "Q").tolist()
+            return [vals[o[i] : o[i + 1]] if ok else None for i, ok in enumerate(valid)]
+        # json: the empty value everywhere but in the rows given.
+        empty_text, rows_text = d
+        with _gc_paused():
+            if empty_text == "[]":
+                out: list[Any] = [[] for _ in range(self.rows)]
+            else:
+                out = [json.loads(empty_text) for _ in range(self.rows)]
+        for i, v in json.loads(rows_text):
+            out[i] = v
+        return out
+
+    def value(self, i: int) -> Any:
+        """Row ``i`` as ``json.loads`` gives it."""
+        k, d = self.kind, self.data
+        if k == "u64":
+            return _mv(d[0], "Q")[i]
+        if k == "f64":
+            x = _mv(d[0], "d")[i]
+            return None if x != x else x
+        if k == "bool":
+            return d[0][i] != 0
+        if k == "opt_u64":
+            return _mv(d[0], "Q")[i] if d[1][i] else None
+        if k == "str":
+            c = _mv(d[1], "I")[i]
+            return None if c == NULL_CODE else d[0][c]
+        if k == "list_f64":
+            if not d[2][i]:
+                return None
+            o = _mv(d[0], "Q")
+            vals = _mv(d[1], "d")[o[i] : o[i + 1]].tolist()
+            return [None if v != v else v for v in vals]
+        for j, v in json.loads(d[1]):
+            if j == i:
+                return v
+        return json.loads(d[0])
+
+
+class _Table:
+    __slots__ = ("rows", "columns")
+
+    def __init__(self, payload: dict[str, Any]) -> None:
+        self.rows: int = payload["rows"]
+        self.columns: dict[str, _Column] = {
+            name: _Column(kind, data, self.rows) for name, kind, data in payload["columns"]
+        }
+
+    def frame(self, lead: dict[str, Any] | None = None) -> pd.DataFrame:
+        import pandas as pd
+
+        data = dict(lead or {})
+        data.update({name: c.array() for name, c in self.columns.items()})
+        # copy: the frame owns its data (the user may change it; the buffers stay as
+        # they came).
+        return pd.DataFrame(data, copy=True)
+
+    def records(self) -> list[dict[str, Any]]:
+        """The rows as JSON objects (``a.b`` columns nested again as ``a: {b: ...}``)."""
+        with _gc_paused():
+            return self._records()
+
+    def _records(self) -> list[dict[str, Any]]:
+        keys: list[str] = []
+        cols: list[list[Any]] = []
+        nested: dict[str, tuple[list[str], list[list[Any]]]] = {}
+        for name, c in self.columns.items():
+            top, dot, sub = name.partition(".")
+            if dot:
+                if top not in nested:
+                    nested[top] = ([], [])
+                    keys.append(top)
+                    cols.append([])  # filled below
+                nested[top][0].append(sub)
+                nested[top][1].append(c.values())
+            else:
+                keys.append(name)
+                cols.append(c.values())
+        for top, (subs, subcols) in nested.items():
+            cols[keys.index(top)] = [dict(zip(subs, vals, strict=True)) for vals in zip(*subcols, strict=True)]
+        if not cols:
+            return [{} for _ in range(self.rows)]
+        return [dict(zip(keys, vals, strict=True)) for vals in zip(*cols, strict=True)]
+
+    def row_by_name(self, name: str, what: str) -> dict[str, Any]:
+        names = self.columns["name"]
+        try:
+            code = names.data[0].index(name)
+        except ValueError:
+            known = ", ".join(repr(n) for n in names.data[0]) or "none"
+            raise KeyError(f"no {what} named {name!r} (known: {known})") from None
+        row = _mv(names.data[1], "I").tolist().index(code)
+        out: dict[str, Any] = {}
+        for col, c in self.columns.items():
+            top, dot, sub = col.partition(".")
+            if dot:
+                out.setdefault(top, {})[sub] = c.value(row)
+            else:
+                out[col] = c.value(row)
+        return out
+
+
+class _Periods:
+    __slots__ = ("name", "start_s", "end_s", "flows", "links")
+
+    def __init__(self, payload: dict[str, Any]) -> None:
+        self.name: list[str] = list(payload["name"])
+        self.start_s = payload["start_s"]
+        self.end_s = payload["end_s"]
+        self.flows = _Table(payload["flows"])
+        self.links = _Table(payload["links"])
+
+    def frame(self, kind: str) -> pd.DataFrame:
+        import numpy as np
+        import pandas as pd
+
+        table: _Table = getattr(self, kind)
+        if table.rows == 0:
+            return pd.DataFrame(columns=PERIOD_COLUMNS)
+        per = table.rows // len(self.name)
+        names = np.empty(len(self.name), dtype=object)
+        names[:] = self.name
+        lead = {
+            "phase": np.repeat(names, per),
+            "start_s": np.repeat(_np(self.start_s, "=f8"), per),
+            "end_s": np.repeat(_np(self.end_s, "=f8"), per),
+        }
+        return table.frame(lead)
+
+    def records(self) -> list[dict[str, Any]]:
+        n = len(self.name)
+        if n == 0:
+            return []
+        flows, links = self.flows.records(), self.links.records()
+        nf, nl = len(flows) // n, len(links) // n
+        start, end = _float_list(self.start_s, True), _float_list(self.end_s, True)
+        return [
+            {
+                "name": self.name[i],
+                "start_s": start[i],
+                "end_s": end[i],
+                "flows": flows[i * nf : (i + 1) * nf],
+                "links": links[i * nl : (i + 1) * nl],
+            }
+            for i in range(n)
+        ]
+
+
+class _Columns:
+    """The columns of one run's results, as the native module gave them."""
+
+    def __init__(self, payload: dict[str, Any]) -> None:
+        self.meta: dict[str, Any] = json.loads(payload["meta"])
+        self.flows = _Table(payload["flows"])
+        self.links = _Table(payload["links"])
+        self.nodes = _Table(payload["nodes"])
+        self.phases = _Periods(payload["phases"])
+        self.intervals = _Periods(payload["intervals"])
+        s = payload["series"]
+        self.series: dict[str, Any] = {k: list(s[k]) for k in SERIES_INFO}
+        self.series.update({k: s[k] for k in ("offsets", "t", "v", "t_null", "v_null")})
+
+    def series_offsets(self) -> list[int]:
+        return _mv(self.series["offsets"], "Q").tolist()
+
+    def series_records(self) -> list[dict[str, Any]]:
+        s = self.series
+        o = self.series_offsets()
+        t, v = _float_list(s["t"], s["t_null"]), _float_list(s["v"], s["v_null"])
+        return [
+            {
+                **{k: s[k][i] for k in SERIES_INFO},
+                "t": t[o[i] : o[i + 1]],
+                "v": v[o[i] : o[i + 1]],
+            }
+            for i in range(len(s["name"]))
+        ]
+
+    def to_raw(self) -> dict[str, Any]:
+        """The results JSON as a dict: the engine's keys, in its order."""
+        raw = dict(self.meta)
+        raw["flows"] = self.flows.records()
+        raw["links"] = self.links.records()
+        raw["nodes"] = self.nodes.records()
+        raw["phases"] = self.phases.records()
+        raw["intervals"] = self.intervals.records()
+        raw["series"] = self.series_records()
+        return raw

@@ -1,4 +1,7 @@
-//! Results of a run: plain serde data, the JSON of `docs/architecture.md`.
+//! Results of a run: plain serde data, the JSON of `docs/architecture.md`; `columns`
+//! gives the same results as columns for the Python binding.
+
+pub mod columns;
 
 use crate::link::ChannelCounters;
 use crate::scenario::FlowSpec;
@@ -283,112 +286,111 @@ fn phase(sim: &Simulation, name: String, a: usize, b: usize) -> Option<PhaseResu
     Some(PhaseResult { name, start_s: sa.time.as_secs_f64(), end_s: sb.time.as_secs_f64(), flows, links })
 }
 
-pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Results {
+/// The result row of flow `i` (`in_net`: `Simulation::in_network`).
+pub(crate) fn flow_result(sim: &Simulation, i: usize, now: SimTime, in_net: &[u64]) -> FlowResult {
     let sc = &sim.scenario;
     let node = |i: usize| sc.nodes[i].name.clone();
-    let in_net = sim.in_network();
-    let flows = sc
-        .flows
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let ep = &sim.flows[i];
-            let c = ep.counters();
-            let active_s = (now.as_secs_f64() - f.start.as_secs_f64()).max(0.0);
-            let size = flow_size(&f.spec);
-            let rate = |n: u64| if active_s > 0.0 { n as f64 / active_s } else { 0.0 };
-            let (cc, rtt) = match (ep.window(), &f.spec) {
-                (Some(w), FlowSpec::Window { cc, .. }) => (Some(cc.name().to_string()), Some(w.rtt)),
-                _ => (None, None),
-            };
-            let rtt = rtt.filter(|r| r.n > 0);
-            let d = ep.delay.as_deref().map(|d| &d.stats);
-            FlowResult {
-                name: f.name.clone(),
-                kind: f.spec.kind().to_string(),
-                packet_bits: (flow_size(&f.spec) * 8.0) as u32,
-                cc,
-                from: node(f.from),
-                to: node(f.to),
-                sent_pkts: c.sent,
-                delivered_pkts: c.delivered,
-                retransmitted_pkts: c.retransmitted,
-                dropped_pkts: c.dropped,
-                arrived_pkts: c.arrived,
-                in_network_pkts: in_net[i],
-                acks_sent: c.acks_sent,
-                acks_arrived: c.acks_arrived,
-                acks_dropped: c.acks_dropped,
-                control_pkts: c.control_arrived,
-                control_dropped: c.control_dropped,
-                ce_marked_pkts: c.ce_received,
-                ecn_reductions: c.ecn_reductions,
-                timeouts: c.timeouts,
-                fast_retransmits: c.fast_retransmits,
-                goodput_bps: match &ep.sender {
-                    crate::sim::Sender::Voice(v) => rate(v.delivered_bits),
-                    _ => rate(c.delivered) * size * 8.0,
-                },
-                goodput_pps: rate(c.delivered),
-                rtt_min_s: rtt.map(|r| r.min_ps as f64 / PS_PER_S as f64),
-                rtt_mean_s: rtt.and_then(|r| r.mean_s()),
-                rtt_max_s: rtt.map(|r| r.max_ps as f64 / PS_PER_S as f64),
-                rtt_std_s: rtt.and_then(|r| r.std_s()),
-                owd_mean_s: d.and_then(|d| d.one_way.mean_s()),
-                owd_p50_s: d.and_then(|d| d.one_way.quantile_s(0.5)),
-                owd_p95_s: d.and_then(|d| d.one_way.quantile_s(0.95)),
-                owd_p99_s: d.and_then(|d| d.one_way.quantile_s(0.99)),
-                owd_max_s: d.and_then(|d| d.one_way.max_s()),
-                qdelay_mean_s: d.and_then(|d| d.queueing.mean_s()),
-                qdelay_p50_s: d.and_then(|d| d.queueing.quantile_s(0.5)),
-                qdelay_p95_s: d.and_then(|d| d.queueing.quantile_s(0.95)),
-                qdelay_p99_s: d.and_then(|d| d.queueing.quantile_s(0.99)),
-                qdelay_max_s: d.and_then(|d| d.queueing.max_s()),
-                window_time_s: ep.window().and_then(|w| w.window_times(now)),
-            }
-        })
-        .collect();
-    let total_ps = now.as_ps().max(1);
-    let links = sim
-        .channels
-        .iter()
-        .map(|ch| {
-            let c = &ch.counters;
-            let (bp, bb) = match ch.limit {
-                Limit::Packets(n) => (Some(n), None),
-                Limit::Bytes(b) => (None, Some(b)),
-            };
-            let busy = (c.busy_ps as f64 / total_ps as f64).min(1.0);
-            LinkResult {
-                name: ch.name.clone(),
-                link: ch.link.clone(),
-                from: node(ch.from as usize),
-                to: node(ch.to as usize),
-                rate_bps: ch.rate_bps,
-                delay_s: ch.delay.as_secs_f64(),
-                qdisc: ch.qdisc.name().into(),
-                buffer_pkts: bp,
-                buffer_bytes: bb,
-                offered_pkts: c.offered,
-                tx_pkts: c.tx_pkts,
-                tx_bytes: c.tx_bytes(),
-                tx_bits: c.tx_bits,
-                drops: c.drops,
-                drops_by_reason: DropsByReason::from(&c.drops_by_reason),
-                marks: c.marks,
-                queued_pkts: ch.queued_pkts() as u64,
-                in_pipe_pkts: ch.in_pipe() as u64,
-                utilization: busy,
-                queue_mean_pkts: c.queue_integral as f64 / total_ps as f64,
-                queue_max_pkts: ch.queue_max,
-                sojourn_mean_s: (c.tx_pkts > 0).then(|| c.sojourn_ps as f64 / c.tx_pkts as f64 / PS_PER_S as f64),
-                sojourn_max_s: ch.sojourn_max_ps as f64 / PS_PER_S as f64,
-                elements: ch.elements().iter().map(|e| element_result(e, sc)).collect(),
-                rate_history: ch.rate_history.iter().map(|&(t, r)| RateChange { at_s: t.as_secs_f64(), rate_bps: r }).collect(),
-            }
-        })
-        .collect();
+    let f = &sc.flows[i];
+    let ep = &sim.flows[i];
+    let c = ep.counters();
+    let active_s = (now.as_secs_f64() - f.start.as_secs_f64()).max(0.0);
+    let size = flow_size(&f.spec);
+    let rate = |n: u64| if active_s > 0.0 { n as f64 / active_s } else { 0.0 };
+    let (cc, rtt) = match (ep.window(), &f.spec) {
+        (Some(w), FlowSpec::Window { cc, .. }) => (Some(cc.name().to_string()), Some(w.rtt)),
+        _ => (None, None),
+    };
+    let rtt = rtt.filter(|r| r.n > 0);
+    let d = ep.delay.as_deref().map(|d| &d.stats);
+    FlowResult {
+        name: f.name.clone(),
+        kind: f.spec.kind().to_string(),
+        packet_bits: (flow_size(&f.spec) * 8.0) as u32,
+        cc,
+        from: node(f.from),
+        to: node(f.to),
+        sent_pkts: c.sent,
+        delivered_pkts: c.delivered,
+        retransmitted_pkts: c.retransmitted,
+        dropped_pkts: c.dropped,
+        arrived_pkts: c.arrived,
+        in_network_pkts: in_net[i],
+        acks_sent: c.acks_sent,
+        acks_arrived: c.acks_arrived,
+        acks_dropped: c.acks_dropped,
+        control_pkts: c.control_arrived,
+        control_dropped: c.control_dropped,
+        ce_marked_pkts: c.ce_received,
+        ecn_reductions: c.ecn_reductions,
+        timeouts: c.timeouts,
+        fast_retransmits: c.fast_retransmits,
+        goodput_bps: match &ep.sender {
+            crate::sim::Sender::Voice(v) => rate(v.delivered_bits),
+            _ => rate(c.delivered) * size * 8.0,
+        },
+        goodput_pps: rate(c.delivered),
+        rtt_min_s: rtt.map(|r| r.min_ps as f64 / PS_PER_S as f64),
+        rtt_mean_s: rtt.and_then(|r| r.mean_s()),
+        rtt_max_s: rtt.map(|r| r.max_ps as f64 / PS_PER_S as f64),
+        rtt_std_s: rtt.and_then(|r| r.std_s()),
+        owd_mean_s: d.and_then(|d| d.one_way.mean_s()),
+        owd_p50_s: d.and_then(|d| d.one_way.quantile_s(0.5)),
+        owd_p95_s: d.and_then(|d| d.one_way.quantile_s(0.95)),
+        owd_p99_s: d.and_then(|d| d.one_way.quantile_s(0.99)),
+        owd_max_s: d.and_then(|d| d.one_way.max_s()),
+        qdelay_mean_s: d.and_then(|d| d.queueing.mean_s()),
+        qdelay_p50_s: d.and_then(|d| d.queueing.quantile_s(0.5)),
+        qdelay_p95_s: d.and_then(|d| d.queueing.quantile_s(0.95)),
+        qdelay_p99_s: d.and_then(|d| d.queueing.quantile_s(0.99)),
+        qdelay_max_s: d.and_then(|d| d.queueing.max_s()),
+        window_time_s: ep.window().and_then(|w| w.window_times(now)),
+    }
+}
 
+/// The result row of channel `i` at `now`.
+pub(crate) fn link_result(sim: &Simulation, i: usize, now: SimTime) -> LinkResult {
+    let sc = &sim.scenario;
+    let node = |i: usize| sc.nodes[i].name.clone();
+    let total_ps = now.as_ps().max(1);
+    let ch = &sim.channels[i];
+    let c = &ch.counters;
+    let (bp, bb) = match ch.limit {
+        Limit::Packets(n) => (Some(n), None),
+        Limit::Bytes(b) => (None, Some(b)),
+    };
+    let busy = (c.busy_ps as f64 / total_ps as f64).min(1.0);
+    LinkResult {
+        name: ch.name.clone(),
+        link: ch.link.clone(),
+        from: node(ch.from as usize),
+        to: node(ch.to as usize),
+        rate_bps: ch.rate_bps,
+        delay_s: ch.delay.as_secs_f64(),
+        qdisc: ch.qdisc.name().into(),
+        buffer_pkts: bp,
+        buffer_bytes: bb,
+        offered_pkts: c.offered,
+        tx_pkts: c.tx_pkts,
+        tx_bytes: c.tx_bytes(),
+        tx_bits: c.tx_bits,
+        drops: c.drops,
+        drops_by_reason: DropsByReason::from(&c.drops_by_reason),
+        marks: c.marks,
+        queued_pkts: ch.queued_pkts() as u64,
+        in_pipe_pkts: ch.in_pipe() as u64,
+        utilization: busy,
+        queue_mean_pkts: c.queue_integral as f64 / total_ps as f64,
+        queue_max_pkts: ch.queue_max,
+        sojourn_mean_s: (c.tx_pkts > 0).then(|| c.sojourn_ps as f64 / c.tx_pkts as f64 / PS_PER_S as f64),
+        sojourn_max_s: ch.sojourn_max_ps as f64 / PS_PER_S as f64,
+        elements: ch.elements().iter().map(|e| element_result(e, sc)).collect(),
+        rate_history: ch.rate_history.iter().map(|&(t, r)| RateChange { at_s: t.as_secs_f64(), rate_bps: r }).collect(),
+    }
+}
+
+/// The named phases and the fixed intervals that were reached.
+pub(crate) fn periods(sim: &Simulation) -> (Vec<PhaseResult>, Vec<PhaseResult>) {
+    let sc = &sim.scenario;
     let idx = |t: SimTime| sim.boundaries.binary_search(&t).ok();
     let phases = sc
         .phases
@@ -414,10 +416,26 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
             k += 1;
         }
     }
+    (phases, intervals)
+}
 
+pub(crate) fn node_results(sim: &Simulation) -> Vec<NodeResult> {
+    sim.scenario
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| NodeResult { name: n.name.clone(), router: n.router, control_received_pkts: sim.node_control_rx[i] })
+        .collect()
+}
+
+pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Results {
+    let in_net = sim.in_network();
+    let flows = (0..sim.scenario.flows.len()).map(|i| flow_result(sim, i, now, &in_net)).collect();
+    let links = (0..sim.channels.len()).map(|i| link_result(sim, i, now)).collect();
+    let (phases, intervals) = periods(sim);
     Results {
         ccsim_version: crate::VERSION.to_string(),
-        scenario: sc.name.clone(),
+        scenario: sim.scenario.name.clone(),
         seed: sim.seed,
         sim_time_s: now.as_secs_f64(),
         wall_time_s,
@@ -426,12 +444,7 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
         events: sim.events_processed(),
         flows,
         links,
-        nodes: sc
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| NodeResult { name: n.name.clone(), router: n.router, control_received_pkts: sim.node_control_rx[i] })
-            .collect(),
+        nodes: node_results(sim),
         phases,
         intervals,
         series: sim.net.rec.series.clone(),

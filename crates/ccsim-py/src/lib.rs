@@ -1,6 +1,8 @@
 //! Thin PyO3 binding of the ccsim engine: the API of `docs/architecture.md`.
 //!
-//! Strings in, JSON strings out. Simulations run with the GIL released. Scenario errors
+//! Strings in; results out as columns (`columns_to_py`: NumPy-ready byte buffers and
+//! lists of strings, a few scalars as JSON), other answers as JSON strings. Simulations
+//! run with the GIL released. Scenario errors
 //! become `ccsim.ScenarioError` (a `ValueError`); an engine panic is caught and raised as
 //! `RuntimeError` so nothing unwinds across the boundary.
 
@@ -8,6 +10,8 @@ use ccsim_engine::{scenario, sim, units, ScenarioError as EngineError};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyDict, PyList};
+use ccsim_engine::results::columns::{Column, Columns, Periods, Table};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
@@ -62,12 +66,13 @@ fn check(py: Python<'_>, text: String, source: String, overrides: Vec<String>, f
 /// of wall time) to check for Ctrl-C, report progress and enforce `max_wall`.
 const SLICE_EVENTS: u64 = 200_000;
 
-/// Runs a scenario; returns the results JSON. The run goes in slices: between them
+/// Runs a scenario; returns the results as columns (`columns_to_py`), or with
+/// `out = "json"` the results JSON (the engine's own export). The run goes in slices: between them
 /// Python signal handlers run (Ctrl-C stops the run: the results come back marked
 /// partial with `stop_reason = "interrupted"`), `progress(sim_time_s, end_s, events)` is
 /// called if given, and `max_wall_s` (or the scenario's `max_wall`) is enforced.
 #[pyfunction]
-#[pyo3(signature = (text, source, overrides=Vec::new(), seed=None, fmt="toml", progress=None, max_events=None, max_wall_s=None))]
+#[pyo3(signature = (text, source, overrides=Vec::new(), seed=None, fmt="toml", progress=None, max_events=None, max_wall_s=None, out="columns"))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -79,7 +84,13 @@ fn run(
     progress: Option<Py<PyAny>>,
     max_events: Option<u64>,
     max_wall_s: Option<f64>,
-) -> PyResult<String> {
+    out: &str,
+) -> PyResult<Py<PyAny>> {
+    let json = match out {
+        "columns" => false,
+        "json" => true,
+        other => return Err(ScenarioError::new_err(format!("out: unknown results format '{other}'; use \"columns\" or \"json\""))),
+    };
     let fmt = fmt.to_string();
     let t0 = Instant::now();
     let mut sim = py.detach(|| {
@@ -117,18 +128,152 @@ fn run(
         }
     }
     let wall = t0.elapsed().as_secs_f64();
-    py.detach(|| guarded(|| Ok(sim.results(wall).to_json())))
+    if json {
+        let text = py.detach(|| guarded(|| Ok(sim.results(wall).to_json())))?;
+        return Ok(text.into_pyobject(py)?.into_any().unbind());
+    }
+    let cols = py.detach(|| {
+        guarded(|| {
+            let c = sim.results_columns(wall);
+            drop(sim);
+            Ok(c)
+        })
+    })?;
+    Ok(columns_to_py(py, &cols)?.into_any().unbind())
+}
+
+/// A column's values as the bytes of a native-endian array (read in Python with
+/// `numpy.frombuffer`); a `bytearray`, so the arrays are writable.
+fn buffer<'py, T: Copy, const N: usize>(py: Python<'py>, v: &[T], to_bytes: impl Fn(T) -> [u8; N]) -> PyResult<Bound<'py, PyByteArray>> {
+    PyByteArray::new_with(py, v.len() * N, |buf| {
+        for (chunk, &x) in buf.chunks_exact_mut(N).zip(v) {
+            chunk.copy_from_slice(&to_bytes(x));
+        }
+        Ok(())
+    })
+}
+
+fn u64s<'py>(py: Python<'py>, v: &[u64]) -> PyResult<Bound<'py, PyByteArray>> {
+    buffer(py, v, u64::to_ne_bytes)
+}
+
+fn f64s<'py>(py: Python<'py>, v: &[f64]) -> PyResult<Bound<'py, PyByteArray>> {
+    buffer(py, v, f64::to_ne_bytes)
+}
+
+/// Whether a float column holds a null (NaN), so Python checks no value when it does not.
+fn has_nan(v: &[f64]) -> bool {
+    v.iter().any(|x| x.is_nan())
+}
+
+/// Strings as one `str` joined by NUL with their count, `(count, text)`, which Python
+/// splits in one call (much faster than one object per string from here); a list of
+/// `str` if one of them holds a NUL.
+fn joined<'py>(py: Python<'py>, v: &[String]) -> PyResult<Bound<'py, PyAny>> {
+    if v.iter().any(|s| s.contains('\0')) {
+        return Ok(strs(py, v)?.into_any());
+    }
+    Ok((v.len(), v.join("\0")).into_pyobject(py)?.into_any())
+}
+
+fn strs<'py>(py: Python<'py>, v: &[String]) -> PyResult<Bound<'py, PyList>> {
+    PyList::new(py, v)
+}
+
+/// A table as `{"rows": n, "columns": [(name, kind, [payload...]), ...]}`; kinds and
+/// payloads: `u64`, `bool` (u8): one buffer; `f64`: the buffer and whether it holds a
+/// NaN (null); `opt_u64`: values and validity (u8); `str`: the dictionary (`joined`)
+/// and the codes (u32, 2^32-1 = null); `list_f64`: offsets (u64), values, validity, and
+/// whether a value is NaN; `json`: the JSON of the empty value and the JSON of the
+/// `[row, value]` pairs of the other rows.
+fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("rows", t.rows)?;
+    let cols = PyList::empty(py);
+    for (name, c) in &t.columns {
+        let (kind, payload): (&str, Vec<Bound<'py, PyAny>>) = match c {
+            Column::U64(v) => ("u64", vec![u64s(py, v)?.into_any()]),
+            Column::F64(v) => ("f64", vec![f64s(py, v)?.into_any(), has_nan(v).into_pyobject(py)?.to_owned().into_any()]),
+            Column::OptU64(v, m) => ("opt_u64", vec![u64s(py, v)?.into_any(), PyByteArray::new(py, m).into_any()]),
+            Column::Bool(v) => ("bool", vec![PyByteArray::new(py, v).into_any()]),
+            Column::Str { dict, codes } => ("str", vec![joined(py, dict)?, buffer(py, codes, u32::to_ne_bytes)?.into_any()]),
+            Column::ListF64 { offsets, values, valid } => {
+                let null = has_nan(values).into_pyobject(py)?.to_owned().into_any();
+                ("list_f64", vec![u64s(py, offsets)?.into_any(), f64s(py, values)?.into_any(), PyByteArray::new(py, valid).into_any(), null])
+            }
+            Column::Json { empty, rows } => {
+                let rows = serde_json::to_string(rows).expect("json column serialises");
+                ("json", vec![empty.to_string().into_pyobject(py)?.into_any(), rows.into_pyobject(py)?.into_any()])
+            }
+        };
+        cols.append((name.as_str(), kind, PyList::new(py, payload)?))?;
+    }
+    d.set_item("columns", cols)?;
+    Ok(d)
+}
+
+fn periods_to_py<'py>(py: Python<'py>, p: &Periods) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("name", strs(py, &p.name)?)?;
+    d.set_item("start_s", f64s(py, &p.start_s)?)?;
+    d.set_item("end_s", f64s(py, &p.end_s)?)?;
+    d.set_item("flows", table_to_py(py, &p.flows)?)?;
+    d.set_item("links", table_to_py(py, &p.links)?)?;
+    Ok(d)
+}
+
+/// The results as columns (what `ccsim.Results` is built from; python/ccsim/results.py
+/// reads it): `meta` (the scalars as JSON), the tables `flows`, `links`, `nodes`, the
+/// periods `phases` and `intervals`, and `series`.
+fn columns_to_py<'py>(py: Python<'py>, c: &Columns) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("meta", c.meta_json())?;
+    d.set_item("flows", table_to_py(py, &c.flows)?)?;
+    d.set_item("links", table_to_py(py, &c.links)?)?;
+    d.set_item("nodes", table_to_py(py, &c.nodes)?)?;
+    d.set_item("phases", periods_to_py(py, &c.phases)?)?;
+    d.set_item("intervals", periods_to_py(py, &c.intervals)?)?;
+    let s = PyDict::new(py);
+    s.set_item("name", strs(py, &c.series.name)?)?;
+    s.set_item("entity", strs(py, &c.series.entity)?)?;
+    s.set_item("metric", strs(py, &c.series.metric)?)?;
+    s.set_item("unit", strs(py, &c.series.unit)?)?;
+    s.set_item("offsets", u64s(py, &c.series.offsets)?)?;
+    s.set_item("t", f64s(py, &c.series.t)?)?;
+    s.set_item("v", f64s(py, &c.series.v)?)?;
+    s.set_item("t_null", has_nan(&c.series.t))?;
+    s.set_item("v_null", has_nan(&c.series.v))?;
+    d.set_item("series", s)?;
+    Ok(d)
+}
+
+/// Counts the bytes written to it (the size of an export not kept in memory).
+struct CountingSink(usize);
+
+impl std::io::Write for CountingSink {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0 += b.len();
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Runs the dumbbell benchmark; returns its JSON report, or with `full_results` the pair
-/// (report, the run's full results JSON: what `ccsim.run` hands to Python).
-/// Build (scenario to simulation), run and results (results plus their JSON) are timed
-/// apart: `build_time_s`, `run_time_s`, `results_time_s`; the rates are per run time.
+/// (report, the run's results as columns: what `ccsim.run` hands to Python).
+/// Build (scenario to simulation), run and results are timed apart: `build_time_s`,
+/// `run_time_s`, `results_time_s` (the summary as rows, or with `full_results` as the
+/// columns `run` hands over);
+/// the rates are per run time. With `full_results` the report also gives
+/// `results_columns_bytes`, `results_to_py_s` (columns to Python objects) and the JSON
+/// export's time and size (`results_json_time_s`, `results_json_bytes`: written to a
+/// byte counter, not kept).
 #[pyfunction]
 #[pyo3(name = "bench", signature = (flows, bottleneck_bps, time_s, seed=1, qdisc="fcfs", full_results=false))]
 fn bench_dumbbell(py: Python<'_>, flows: u32, bottleneck_bps: u64, time_s: f64, seed: u64, qdisc: &str, full_results: bool) -> PyResult<Py<PyAny>> {
     let qdisc = qdisc.to_string();
-    let (report, text) = py.detach(|| {
+    let (mut v, cols) = py.detach(|| {
         guarded(|| {
             if !(time_s > 0.0) || !time_s.is_finite() {
                 return Err(EngineError::new("bench", "time", format!("must be a positive time, got {time_s}")));
@@ -143,12 +288,10 @@ fn bench_dumbbell(py: Python<'_>, flows: u32, bottleneck_bps: u64, time_s: f64, 
             let run = t1.elapsed().as_secs_f64();
             let t2 = Instant::now();
             let r = sim.results(build + run);
-            let text = if full_results { r.to_json() } else { String::new() };
-            let results_time = t2.elapsed().as_secs_f64();
-            drop(sim);
+            let mut results_time = t2.elapsed().as_secs_f64();
             let delivered = r.delivered_pkts();
             let per = run.max(1e-9);
-            let v = serde_json::json!({
+            let mut v = serde_json::json!({
                 "flows": flows,
                 "bottleneck_bps": bottleneck_bps,
                 "qdisc": qdisc,
@@ -156,7 +299,6 @@ fn bench_dumbbell(py: Python<'_>, flows: u32, bottleneck_bps: u64, time_s: f64, 
                 "wall_time_s": build + run,
                 "build_time_s": build,
                 "run_time_s": run,
-                "results_time_s": results_time,
                 "events": r.events,
                 "events_per_s": r.events as f64 / per,
                 "delivered_pkts": delivered,
@@ -164,10 +306,35 @@ fn bench_dumbbell(py: Python<'_>, flows: u32, bottleneck_bps: u64, time_s: f64, 
                 "bottleneck_utilization": r.links.iter().find(|l| l.name == "left->right").map(|l| l.utilization),
                 "ccsim_version": r.ccsim_version,
             });
-            Ok((v.to_string(), text))
+            let mut cols = None;
+            if full_results {
+                let t3 = Instant::now();
+                let mut sink = CountingSink(0);
+                serde_json::to_writer(&mut sink, &r).expect("results serialise");
+                v["results_json_time_s"] = (results_time + t3.elapsed().as_secs_f64()).into();
+                v["results_json_bytes"] = sink.0.into();
+                drop(r);
+                // What `run` hands over: the columns, built straight from the simulation.
+                let t4 = Instant::now();
+                let c = sim.results_columns(build + run);
+                results_time = t4.elapsed().as_secs_f64();
+                v["results_columns_bytes"] = c.bytes().into();
+                cols = Some(c);
+            }
+            v["results_time_s"] = results_time.into();
+            Ok((v, cols))
         })
     })?;
-    Ok(if full_results { (report, text).into_pyobject(py)?.into_any().unbind() } else { report.into_pyobject(py)?.into_any().unbind() })
+    match cols {
+        None => Ok(v.to_string().into_pyobject(py)?.into_any().unbind()),
+        Some(c) => {
+            let t = Instant::now();
+            let obj = columns_to_py(py, &c)?;
+            drop(c);
+            v["results_to_py_s"] = t.elapsed().as_secs_f64().into();
+            Ok((v.to_string(), obj).into_pyobject(py)?.into_any().unbind())
+        }
+    }
 }
 
 fn unit<T>(r: Result<T, String>, what: &str) -> PyResult<T> {

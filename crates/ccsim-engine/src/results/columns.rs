@@ -1,0 +1,602 @@
+//! Results as columns (struct of arrays): what the Python binding hands over instead of
+//! one JSON string (issue 13, goal 3).
+//!
+//! Every table of the results JSON (flows, links, nodes, the flow and link rows of phases
+//! and intervals, series points) becomes one `Column` per JSON key, in the JSON's key
+//! order; nested objects become one column per key named `a.b`
+//! (`drops_by_reason.overflow`). The scalars (`ccsim_version` ... `events`) stay a small
+//! JSON object, as do the few values with no fixed shape (a channel's `elements` and
+//! `rate_history`, sparse: only rows where they are not empty). The JSON export
+//! (`Results::to_json`) is unchanged; `python/ccsim/results.py` rebuilds the same JSON
+//! from these columns (tests/test_columns.py compares the two).
+//!
+//! Null: serde_json writes a non-finite `f64` and `None` both as `null`, so an `F64`
+//! column holds `NaN` for both; integers that may be absent carry a validity mask.
+
+use super::{flow_result, link_result, node_results, FlowResult, LinkResult, NodeResult, PhaseResult, Results};
+use crate::sim::Simulation;
+use crate::time::SimTime;
+use crate::trace::Series;
+use serde::Serialize;
+use std::mem::take;
+
+/// One column of a table; every column of a table has the table's number of rows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    U64(Vec<u64>),
+    /// `NaN` where the JSON has `null` (`None`, or a non-finite value).
+    F64(Vec<f64>),
+    /// Values and validity (1 = present, 0 = `null`; the value is then 0).
+    OptU64(Vec<u64>, Vec<u8>),
+    Bool(Vec<u8>),
+    /// Dictionary-encoded strings: row `i` is `dict[codes[i]]`, or `null` for
+    /// `u32::MAX`.
+    Str { dict: Vec<String>, codes: Vec<u32> },
+    /// A list of floats per row (or `null`): row `i` is
+    /// `values[offsets[i]..offsets[i + 1]]` where `valid[i]` is 1.
+    ListF64 { offsets: Vec<u64>, values: Vec<f64>, valid: Vec<u8> },
+    /// Any JSON per row, sparse: (row, value) for rows whose value differs from `empty`
+    /// (`elements`, `rate_history`: usually empty lists).
+    Json { empty: serde_json::Value, rows: Vec<(u64, serde_json::Value)> },
+}
+
+impl Column {
+    pub fn len(&self) -> usize {
+        match self {
+            Column::U64(v) => v.len(),
+            Column::F64(v) => v.len(),
+            Column::OptU64(v, _) => v.len(),
+            Column::Bool(v) => v.len(),
+            Column::Str { codes, .. } => codes.len(),
+            Column::ListF64 { valid, .. } => valid.len(),
+            Column::Json { .. } => usize::MAX,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Heap bytes of the column's data (strings counted by their length).
+    pub fn bytes(&self) -> usize {
+        match self {
+            Column::U64(v) => v.len() * 8,
+            Column::F64(v) => v.len() * 8,
+            Column::OptU64(v, m) => v.len() * 8 + m.len(),
+            Column::Bool(v) => v.len(),
+            Column::Str { dict, codes } => dict.iter().map(|s| s.len()).sum::<usize>() + codes.len() * 4,
+            Column::ListF64 { offsets, values, valid } => offsets.len() * 8 + values.len() * 8 + valid.len(),
+            Column::Json { rows, .. } => rows.iter().map(|(_, v)| v.to_string().len() + 8).sum(),
+        }
+    }
+}
+
+/// A table: named columns in the JSON's key order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    pub rows: usize,
+    pub columns: Vec<(String, Column)>,
+}
+
+impl Table {
+    fn new(rows: usize) -> Self {
+        Table { rows, columns: Vec::new() }
+    }
+    fn push(&mut self, name: &str, c: Column) {
+        debug_assert!(matches!(c, Column::Json { .. }) || c.len() == self.rows, "column {name}: {} rows, table {}", c.len(), self.rows);
+        self.columns.push((name.to_string(), c));
+    }
+    fn u64(&mut self, name: &str, v: impl Iterator<Item = u64>) {
+        self.push(name, Column::U64(v.collect()));
+    }
+    fn f64(&mut self, name: &str, v: impl Iterator<Item = f64>) {
+        self.push(name, Column::F64(v.map(nan_if_not_finite).collect()));
+    }
+    fn opt_f64(&mut self, name: &str, v: impl Iterator<Item = Option<f64>>) {
+        self.push(name, Column::F64(v.map(|x| x.map_or(f64::NAN, nan_if_not_finite)).collect()));
+    }
+    fn opt_u64(&mut self, name: &str, v: impl Iterator<Item = Option<u64>>) {
+        let (mut vals, mut valid) = (Vec::with_capacity(self.rows), Vec::with_capacity(self.rows));
+        for x in v {
+            vals.push(x.unwrap_or(0));
+            valid.push(x.is_some() as u8);
+        }
+        self.push(name, Column::OptU64(vals, valid));
+    }
+    fn bool(&mut self, name: &str, v: impl Iterator<Item = bool>) {
+        self.push(name, Column::Bool(v.map(|b| b as u8).collect()));
+    }
+    /// Strings, dictionary-encoded: a value equal to one of the last `RECENT` distinct
+    /// values gets its code, any other a new dictionary entry (so the dictionary may
+    /// repeat a value; codes still decode right). Few distinct values (kinds, cc,
+    /// disciplines) cost a few entries; names cost one entry each, with no hashing.
+    /// The strings are moved in, not copied.
+    fn str(&mut self, name: &str, v: impl Iterator<Item = Option<String>>) {
+        const RECENT: usize = 8;
+        let mut dict: Vec<String> = Vec::new();
+        let mut codes = Vec::with_capacity(self.rows);
+        let mut recent: [u32; RECENT] = [u32::MAX; RECENT];
+        let mut next = 0;
+        for s in v {
+            codes.push(match s {
+                None => u32::MAX,
+                Some(s) => match recent.iter().find(|&&c| c != u32::MAX && dict[c as usize] == s) {
+                    Some(&c) => c,
+                    None => {
+                        dict.push(s);
+                        let c = (dict.len() - 1) as u32;
+                        recent[next] = c;
+                        next = (next + 1) % RECENT;
+                        c
+                    }
+                },
+            });
+        }
+        self.push(name, Column::Str { dict, codes });
+    }
+    fn json(&mut self, name: &str, empty: serde_json::Value, v: impl Iterator<Item = serde_json::Value>) {
+        let rows = v.enumerate().filter(|(_, x)| *x != empty).map(|(i, x)| (i as u64, x)).collect();
+        self.push(name, Column::Json { empty, rows });
+    }
+
+    /// The column named `name`.
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.columns.iter().map(|(n, c)| n.len() + c.bytes()).sum()
+    }
+}
+
+fn nan_if_not_finite(x: f64) -> f64 {
+    if x.is_finite() {
+        x
+    } else {
+        f64::NAN
+    }
+}
+
+/// Phases or intervals: one entry per period, and the flow and link rows of all periods,
+/// period after period (each period has one row per flow and one per channel, in the
+/// order of `Columns::flows` / `Columns::links`; `name` is a column of each).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Periods {
+    pub name: Vec<String>,
+    pub start_s: Vec<f64>,
+    pub end_s: Vec<f64>,
+    pub flows: Table,
+    pub links: Table,
+}
+
+/// Time series: the points of all series one after the other; series `i` is
+/// `t[offsets[i]..offsets[i + 1]]` (and `v` likewise).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SeriesColumns {
+    pub name: Vec<String>,
+    pub entity: Vec<String>,
+    pub metric: Vec<String>,
+    pub unit: Vec<String>,
+    pub offsets: Vec<u64>,
+    pub t: Vec<f64>,
+    pub v: Vec<f64>,
+}
+
+/// The results JSON's scalars, in its key order.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Meta {
+    pub ccsim_version: String,
+    pub scenario: String,
+    pub seed: u64,
+    pub sim_time_s: f64,
+    pub wall_time_s: f64,
+    pub partial: bool,
+    pub stop_reason: Option<crate::sim::StopReason>,
+    pub events: u64,
+}
+
+/// The results of a run as columns (see the module comment).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Columns {
+    pub meta: Meta,
+    pub flows: Table,
+    pub links: Table,
+    pub nodes: Table,
+    pub phases: Periods,
+    pub intervals: Periods,
+    pub series: SeriesColumns,
+}
+
+impl Columns {
+    /// The scalars as JSON (an object, in the results JSON's key order).
+    pub fn meta_json(&self) -> String {
+        serde_json::to_string(&self.meta).expect("results metadata serialises")
+    }
+
+    /// Bytes of the columns' data (what crosses into Python, give or take the names).
+    pub fn bytes(&self) -> usize {
+        let p = |p: &Periods| p.name.iter().map(|s| s.len()).sum::<usize>() + p.start_s.len() * 16 + p.flows.bytes() + p.links.bytes();
+        let s = &self.series;
+        let strs = |v: &[String]| v.iter().map(|x| x.len()).sum::<usize>();
+        self.meta_json().len()
+            + self.flows.bytes()
+            + self.links.bytes()
+            + self.nodes.bytes()
+            + p(&self.phases)
+            + p(&self.intervals)
+            + strs(&s.name)
+            + strs(&s.entity)
+            + strs(&s.metric)
+            + strs(&s.unit)
+            + (s.offsets.len() + s.t.len() + s.v.len()) * 8
+    }
+}
+
+/// Rows per chunk when the columns are built straight from a simulation: the row
+/// structs of one chunk at a time exist, never those of the whole table.
+const CHUNK: usize = 4096;
+
+/// Appends chunks of a table (built by `flow_table` / `link_table`) into one table.
+#[derive(Default)]
+struct TableBuilder {
+    table: Option<Table>,
+}
+
+impl TableBuilder {
+    fn append(&mut self, other: Table) {
+        let Some(table) = &mut self.table else {
+            self.table = Some(other);
+            return;
+        };
+        let base_rows = table.rows as u64;
+        table.rows += other.rows;
+        for (dst, (_, src)) in table.columns.iter_mut().map(|(_, c)| c).zip(other.columns) {
+            match (dst, src) {
+                (Column::U64(a), Column::U64(b)) => a.extend(b),
+                (Column::F64(a), Column::F64(b)) => a.extend(b),
+                (Column::Bool(a), Column::Bool(b)) => a.extend(b),
+                (Column::OptU64(a, m), Column::OptU64(b, n)) => {
+                    a.extend(b);
+                    m.extend(n);
+                }
+                (Column::Str { dict, codes }, Column::Str { dict: d2, codes: c2 }) => {
+                    let base = dict.len() as u32;
+                    dict.extend(d2);
+                    codes.extend(c2.into_iter().map(|c| if c == u32::MAX { c } else { c + base }));
+                }
+                (Column::ListF64 { offsets, values, valid }, Column::ListF64 { offsets: o2, values: v2, valid: va2 }) => {
+                    let base = values.len() as u64;
+                    offsets.extend(o2[1..].iter().map(|o| o + base));
+                    values.extend(v2);
+                    valid.extend(va2);
+                }
+                (Column::Json { rows, .. }, Column::Json { rows: r2, .. }) => rows.extend(r2.into_iter().map(|(i, v)| (i + base_rows, v))),
+                (a, b) => unreachable!("chunks of one table differ in a column: {a:?} / {b:?}"),
+            }
+        }
+    }
+
+    fn finish(self, empty: Table) -> Table {
+        self.table.unwrap_or(empty)
+    }
+}
+
+/// A table of `n` rows built `CHUNK` rows at a time.
+fn chunked<R>(n: usize, row: impl Fn(usize) -> R, table: impl Fn(&mut [R]) -> Table) -> Table {
+    let mut b = TableBuilder::default();
+    let mut start = 0;
+    while start < n {
+        let end = (start + CHUNK).min(n);
+        let mut rows: Vec<R> = (start..end).map(&row).collect();
+        b.append(table(&mut rows));
+        start = end;
+    }
+    b.finish(table(&mut []))
+}
+
+fn meta(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Meta {
+    Meta {
+        ccsim_version: crate::VERSION.to_string(),
+        scenario: sim.scenario.name.clone(),
+        seed: sim.seed,
+        sim_time_s: now.as_secs_f64(),
+        wall_time_s,
+        partial: sim.stop_reason().is_some(),
+        stop_reason: sim.stop_reason(),
+        events: sim.events_processed(),
+    }
+}
+
+impl Simulation {
+    /// The results as columns, built straight from the simulation (no whole table of
+    /// rows in between): the same values as `results(wall_time_s).into_columns()`.
+    pub fn results_columns(&mut self, wall_time_s: f64) -> Columns {
+        let now = self.now();
+        for c in self.channels.iter_mut() {
+            c.settle(now);
+        }
+        let sim = &*self;
+        let in_net = sim.in_network();
+        let flows = chunked(sim.scenario.flows.len(), |i| flow_result(sim, i, now, &in_net), flow_table);
+        let links = chunked(sim.channels.len(), |i| link_result(sim, i, now), link_table);
+        let (mut phases, mut intervals) = super::periods(sim);
+        Columns {
+            meta: meta(sim, now, wall_time_s),
+            flows,
+            links,
+            nodes: node_table(&mut node_results(sim)),
+            phases: periods(&mut phases),
+            intervals: periods(&mut intervals),
+            series: series(sim.net.rec.series.clone()),
+        }
+    }
+}
+
+impl Results {
+    /// The results as columns, consuming the rows (each table's rows are freed once
+    /// its columns are built).
+    pub fn into_columns(mut self) -> Columns {
+        let meta = Meta {
+            ccsim_version: self.ccsim_version,
+            scenario: self.scenario,
+            seed: self.seed,
+            sim_time_s: self.sim_time_s,
+            wall_time_s: self.wall_time_s,
+            partial: self.partial,
+            stop_reason: self.stop_reason,
+            events: self.events,
+        };
+        let flows = flow_table(&mut self.flows);
+        drop(self.flows);
+        let links = link_table(&mut self.links);
+        drop(self.links);
+        Columns {
+            meta,
+            flows,
+            links,
+            nodes: node_table(&mut self.nodes),
+            phases: periods(&mut self.phases),
+            intervals: periods(&mut self.intervals),
+            series: series(self.series),
+        }
+    }
+}
+
+/// The flow table; columns in `FlowResult`'s field order (its JSON key order).
+pub fn flow_table(f: &mut [FlowResult]) -> Table {
+    let mut t = Table::new(f.len());
+    t.str("name", f.iter_mut().map(|x| Some(take(&mut x.name))));
+    t.str("kind", f.iter_mut().map(|x| Some(take(&mut x.kind))));
+    t.u64("packet_bits", f.iter().map(|x| x.packet_bits as u64));
+    t.str("cc", f.iter_mut().map(|x| x.cc.take()));
+    t.str("from", f.iter_mut().map(|x| Some(take(&mut x.from))));
+    t.str("to", f.iter_mut().map(|x| Some(take(&mut x.to))));
+    t.u64("sent_pkts", f.iter().map(|x| x.sent_pkts));
+    t.u64("delivered_pkts", f.iter().map(|x| x.delivered_pkts));
+    t.u64("retransmitted_pkts", f.iter().map(|x| x.retransmitted_pkts));
+    t.u64("dropped_pkts", f.iter().map(|x| x.dropped_pkts));
+    t.u64("arrived_pkts", f.iter().map(|x| x.arrived_pkts));
+    t.u64("in_network_pkts", f.iter().map(|x| x.in_network_pkts));
+    t.u64("acks_sent", f.iter().map(|x| x.acks_sent));
+    t.u64("acks_arrived", f.iter().map(|x| x.acks_arrived));
+    t.u64("acks_dropped", f.iter().map(|x| x.acks_dropped));
+    t.u64("control_pkts", f.iter().map(|x| x.control_pkts));
+    t.u64("control_dropped", f.iter().map(|x| x.control_dropped));
+    t.u64("ce_marked_pkts", f.iter().map(|x| x.ce_marked_pkts));
+    t.u64("ecn_reductions", f.iter().map(|x| x.ecn_reductions));
+    t.u64("timeouts", f.iter().map(|x| x.timeouts));
+    t.u64("fast_retransmits", f.iter().map(|x| x.fast_retransmits));
+    t.f64("goodput_bps", f.iter().map(|x| x.goodput_bps));
+    t.f64("goodput_pps", f.iter().map(|x| x.goodput_pps));
+    t.opt_f64("rtt_min_s", f.iter().map(|x| x.rtt_min_s));
+    t.opt_f64("rtt_mean_s", f.iter().map(|x| x.rtt_mean_s));
+    t.opt_f64("rtt_max_s", f.iter().map(|x| x.rtt_max_s));
+    t.opt_f64("rtt_std_s", f.iter().map(|x| x.rtt_std_s));
+    t.opt_f64("owd_mean_s", f.iter().map(|x| x.owd_mean_s));
+    t.opt_f64("owd_p50_s", f.iter().map(|x| x.owd_p50_s));
+    t.opt_f64("owd_p95_s", f.iter().map(|x| x.owd_p95_s));
+    t.opt_f64("owd_p99_s", f.iter().map(|x| x.owd_p99_s));
+    t.opt_f64("owd_max_s", f.iter().map(|x| x.owd_max_s));
+    t.opt_f64("qdelay_mean_s", f.iter().map(|x| x.qdelay_mean_s));
+    t.opt_f64("qdelay_p50_s", f.iter().map(|x| x.qdelay_p50_s));
+    t.opt_f64("qdelay_p95_s", f.iter().map(|x| x.qdelay_p95_s));
+    t.opt_f64("qdelay_p99_s", f.iter().map(|x| x.qdelay_p99_s));
+    t.opt_f64("qdelay_max_s", f.iter().map(|x| x.qdelay_max_s));
+    let (mut offsets, mut values, mut valid) = (vec![0u64], Vec::new(), Vec::with_capacity(f.len()));
+    for x in f {
+        if let Some(w) = &x.window_time_s {
+            values.extend(w.iter().map(|&v| nan_if_not_finite(v)));
+        }
+        offsets.push(values.len() as u64);
+        valid.push(x.window_time_s.is_some() as u8);
+    }
+    t.push("window_time_s", Column::ListF64 { offsets, values, valid });
+    t
+}
+
+/// The channel table; columns in `LinkResult`'s field order.
+pub fn link_table(l: &mut [LinkResult]) -> Table {
+    let mut t = Table::new(l.len());
+    t.str("name", l.iter_mut().map(|x| Some(take(&mut x.name))));
+    t.str("link", l.iter_mut().map(|x| Some(take(&mut x.link))));
+    t.str("from", l.iter_mut().map(|x| Some(take(&mut x.from))));
+    t.str("to", l.iter_mut().map(|x| Some(take(&mut x.to))));
+    t.u64("rate_bps", l.iter().map(|x| x.rate_bps));
+    t.f64("delay_s", l.iter().map(|x| x.delay_s));
+    t.str("qdisc", l.iter_mut().map(|x| Some(take(&mut x.qdisc))));
+    t.opt_u64("buffer_pkts", l.iter().map(|x| x.buffer_pkts));
+    t.opt_u64("buffer_bytes", l.iter().map(|x| x.buffer_bytes));
+    t.u64("offered_pkts", l.iter().map(|x| x.offered_pkts));
+    t.u64("tx_pkts", l.iter().map(|x| x.tx_pkts));
+    t.u64("tx_bytes", l.iter().map(|x| x.tx_bytes));
+    t.u64("tx_bits", l.iter().map(|x| x.tx_bits));
+    t.u64("drops", l.iter().map(|x| x.drops));
+    t.u64("drops_by_reason.overflow", l.iter().map(|x| x.drops_by_reason.overflow));
+    t.u64("drops_by_reason.pushed_out", l.iter().map(|x| x.drops_by_reason.pushed_out));
+    t.u64("drops_by_reason.red_early", l.iter().map(|x| x.drops_by_reason.red_early));
+    t.u64("drops_by_reason.red_forced", l.iter().map(|x| x.drops_by_reason.red_forced));
+    t.u64("drops_by_reason.random_loss", l.iter().map(|x| x.drops_by_reason.random_loss));
+    t.u64("drops_by_reason.element", l.iter().map(|x| x.drops_by_reason.element));
+    t.u64("marks", l.iter().map(|x| x.marks));
+    t.u64("queued_pkts", l.iter().map(|x| x.queued_pkts));
+    t.u64("in_pipe_pkts", l.iter().map(|x| x.in_pipe_pkts));
+    t.f64("utilization", l.iter().map(|x| x.utilization));
+    t.f64("queue_mean_pkts", l.iter().map(|x| x.queue_mean_pkts));
+    t.u64("queue_max_pkts", l.iter().map(|x| x.queue_max_pkts));
+    t.opt_f64("sojourn_mean_s", l.iter().map(|x| x.sojourn_mean_s));
+    t.f64("sojourn_max_s", l.iter().map(|x| x.sojourn_max_s));
+    let empty = || serde_json::Value::Array(Vec::new());
+    t.json("elements", empty(), l.iter().map(|x| if x.elements.is_empty() { empty() } else { serde_json::Value::Array(x.elements.clone()) }));
+    t.json(
+        "rate_history",
+        empty(),
+        l.iter().map(|x| if x.rate_history.is_empty() { empty() } else { serde_json::to_value(&x.rate_history).expect("rate history serialises") }),
+    );
+    t
+}
+
+fn node_table(n: &mut [NodeResult]) -> Table {
+    let mut t = Table::new(n.len());
+    t.str("name", n.iter_mut().map(|x| Some(take(&mut x.name))));
+    t.bool("router", n.iter().map(|x| x.router));
+    t.u64("control_received_pkts", n.iter().map(|x| x.control_received_pkts));
+    t
+}
+
+fn periods(p: &mut [PhaseResult]) -> Periods {
+    let name = p.iter_mut().map(|x| take(&mut x.name)).collect();
+    let start_s = p.iter().map(|x| nan_if_not_finite(x.start_s)).collect();
+    let end_s = p.iter().map(|x| nan_if_not_finite(x.end_s)).collect();
+    let mut flows: Vec<_> = p.iter_mut().flat_map(|x| x.flows.iter_mut()).collect();
+    let mut f = Table::new(flows.len());
+    f.str("name", flows.iter_mut().map(|x| Some(take(&mut x.name))));
+    f.u64("sent_pkts", flows.iter().map(|x| x.sent_pkts));
+    f.u64("delivered_pkts", flows.iter().map(|x| x.delivered_pkts));
+    f.u64("retransmitted_pkts", flows.iter().map(|x| x.retransmitted_pkts));
+    f.u64("dropped_pkts", flows.iter().map(|x| x.dropped_pkts));
+    f.f64("goodput_pps", flows.iter().map(|x| x.goodput_pps));
+    f.f64("goodput_bps", flows.iter().map(|x| x.goodput_bps));
+    f.f64("loss_pps", flows.iter().map(|x| x.loss_pps));
+    f.f64("retransmission_pps", flows.iter().map(|x| x.retransmission_pps));
+    f.opt_f64("delay_mean_s", flows.iter().map(|x| x.delay_mean_s));
+    f.opt_f64("owd_mean_s", flows.iter().map(|x| x.owd_mean_s));
+    f.opt_f64("qdelay_mean_s", flows.iter().map(|x| x.qdelay_mean_s));
+    drop(flows);
+    let mut links: Vec<_> = p.iter_mut().flat_map(|x| x.links.iter_mut()).collect();
+    let mut l = Table::new(links.len());
+    l.str("name", links.iter_mut().map(|x| Some(take(&mut x.name))));
+    l.u64("tx_pkts", links.iter().map(|x| x.tx_pkts));
+    l.u64("tx_bytes", links.iter().map(|x| x.tx_bytes));
+    l.u64("drops", links.iter().map(|x| x.drops));
+    l.u64("marks", links.iter().map(|x| x.marks));
+    l.f64("utilization", links.iter().map(|x| x.utilization));
+    l.f64("queue_mean_pkts", links.iter().map(|x| x.queue_mean_pkts));
+    l.opt_f64("sojourn_mean_s", links.iter().map(|x| x.sojourn_mean_s));
+    Periods {
+        name,
+        start_s,
+        end_s,
+        flows: f,
+        links: l,
+    }
+}
+
+fn series(s: Vec<Series>) -> SeriesColumns {
+    let mut out = SeriesColumns { offsets: vec![0], ..Default::default() };
+    let n: usize = s.iter().map(|x| x.t.len()).sum();
+    out.t.reserve(n);
+    out.v.reserve(n);
+    for x in s {
+        debug_assert_eq!(x.t.len(), x.v.len());
+        out.t.extend(x.t.iter().map(|&v| nan_if_not_finite(v)));
+        out.v.extend(x.v.iter().map(|&v| nan_if_not_finite(v)));
+        out.offsets.push(out.t.len() as u64);
+        out.name.push(x.name);
+        out.entity.push(x.entity);
+        out.metric.push(x.metric);
+        out.unit.push(x.unit);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A dumbbell of `n` flows for `secs` simulated seconds.
+    fn sim(n: u32, secs: f64) -> Simulation {
+        let sc = crate::bench::dumbbell_with(n, 10_000_000, crate::time::SimDuration::from_secs_f64(secs), crate::bench::qdisc_by_name("fcfs").unwrap()).unwrap();
+        let mut s = Simulation::new(sc, Some(1));
+        s.run();
+        s
+    }
+
+    /// Each column as text, strings decoded (Debug text: NaN equals NaN there, and
+    /// floats print exactly).
+    fn decoded(t: &Table) -> Vec<String> {
+        t.columns
+            .iter()
+            .map(|(n, c)| match c {
+                Column::Str { dict, codes } => {
+                    let v: Vec<Option<&str>> = codes.iter().map(|&c| (c != u32::MAX).then(|| dict[c as usize].as_str())).collect();
+                    format!("{n} {v:?}")
+                }
+                c => format!("{n} {c:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn columns_built_in_chunks_equal_the_columns_of_the_rows() {
+        // More flows than a chunk, so tables are appended across chunks.
+        let mut s = sim(CHUNK as u32 + 5, 0.05);
+        let direct = s.results_columns(0.0);
+        let rows = s.results(0.0);
+        assert_eq!(rows.flows.len(), CHUNK + 5);
+        assert_eq!(direct.flows.rows, CHUNK + 5);
+        assert_eq!(direct.links.rows, rows.links.len());
+        let whole = rows.into_columns();
+        // The dictionaries differ (one per chunk), the strings they encode do not.
+        assert!(decoded(&direct.flows) == decoded(&whole.flows), "flow columns differ");
+        assert!(decoded(&direct.links) == decoded(&whole.links), "link columns differ");
+        assert!(decoded(&direct.nodes) == decoded(&whole.nodes), "node columns differ");
+        assert_eq!(direct.meta, whole.meta);
+        // Every channel's discipline is "fcfs": one dictionary entry per chunk at most.
+        let Some(Column::Str { dict, codes }) = direct.links.column("qdisc") else { panic!() };
+        assert_eq!(codes.len(), direct.links.rows);
+        assert!(dict.len() <= direct.links.rows.div_ceil(CHUNK) && dict.iter().all(|q| q == "fcfs"));
+    }
+
+    fn table_with(rows: usize) -> Table {
+        Table::new(rows)
+    }
+
+    #[test]
+    fn strings_are_dictionary_encoded_in_order_of_first_appearance() {
+        let mut t = table_with(5);
+        t.str("k", [Some("b"), Some("a"), None, Some("b"), Some("c")].into_iter().map(|x| x.map(String::from)));
+        assert_eq!(
+            t.columns[0].1,
+            Column::Str { dict: vec!["b".into(), "a".into(), "c".into()], codes: vec![0, 1, u32::MAX, 0, 2] }
+        );
+    }
+
+    #[test]
+    fn null_and_non_finite_floats_become_nan_and_absent_integers_a_mask() {
+        let mut t = table_with(3);
+        t.opt_f64("x", [Some(1.5), None, Some(f64::INFINITY)].into_iter());
+        t.opt_u64("n", [Some(7), None, Some(0)].into_iter());
+        let Column::F64(x) = &t.columns[0].1 else { panic!() };
+        assert_eq!(x[0], 1.5);
+        assert!(x[1].is_nan() && x[2].is_nan());
+        assert_eq!(t.columns[1].1, Column::OptU64(vec![7, 0, 0], vec![1, 0, 1]));
+    }
+
+    #[test]
+    fn json_columns_keep_only_rows_that_are_not_empty() {
+        let mut t = table_with(3);
+        let e = serde_json::json!([]);
+        t.json("e", e.clone(), [e.clone(), serde_json::json!([1]), e.clone()].into_iter());
+        assert_eq!(t.columns[0].1, Column::Json { empty: e, rows: vec![(1, serde_json::json!([1]))] });
+    }
+}
