@@ -20,6 +20,15 @@
 //! arrival (RED's average) do not take that shortcut: the packet is enqueued and, the
 //! transmitter being idle, dequeued at once, still without an event.
 //!
+//! A drop-tail FIFO channel without elements, series or scheduled changes is *timed*
+//! (`set_timed`, the default for those): every packet's start of transmission is known
+//! when it is enqueued (when the line frees up), so it goes into the pipe at once with
+//! its arrival time and no `TxDone` event is needed; the counters a departure updates
+//! are brought up to date lazily (`catch_up`), so they read as on the queued path. The
+//! one difference is the order of simultaneous events: an arrival at the instant a
+//! waiting packet starts sees that packet gone (tests/timed_fifo.rs shows the two paths
+//! equal when no two events coincide).
+//!
 //! The pipe is FIFO: if the delay is lowered by a scheduled change, a packet never
 //! overtakes one sent before it (its arrival is max(own arrival, previous arrival)).
 //!
