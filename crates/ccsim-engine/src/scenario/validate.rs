@@ -9,6 +9,7 @@ use crate::transport::sender::{FastRetransmit, RttSample, SenderConfig, Tso};
 use crate::cc::CcConfig;
 use crate::time::SimDuration;
 use crate::units::{self, Limit};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use toml::Value;
 
@@ -1095,7 +1096,7 @@ const MAX_FLOW_COUNT: i64 = 100_000;
 /// `[[flows]]` entries with their copies: an entry with `count = N` (or with a list of
 /// hosts in `from` or `to`, N = the longest list) becomes flows `<name>1` ... `<name>N`,
 /// copy i going from `from[i]` to `to[i]` (lists cycle); the others stay as written.
-fn expand_flows(cx: &Ctx, flows: &[raw::Flow]) -> Result<Vec<raw::Flow>, ScenarioError> {
+fn expand_flows<'a>(cx: &Ctx, flows: &'a [raw::Flow]) -> Result<Vec<Cow<'a, raw::Flow>>, ScenarioError> {
     let mut out = Vec::with_capacity(flows.len());
     for fl in flows {
         let p = cat("flows.", &fl.name);
@@ -1106,8 +1107,9 @@ fn expand_flows(cx: &Ctx, flows: &[raw::Flow]) -> Result<Vec<raw::Flow>, Scenari
         }
         let lists = fl.from.list_len().max(fl.to.list_len());
         let count = match &fl.count {
+            // A single flow is borrowed, not copied (10^5 flows in a generated file).
             None if lists.is_none() => {
-                out.push(fl.clone());
+                out.push(Cow::Borrowed(fl));
                 continue;
             }
             None => lists.unwrap_or(1) as i64,
@@ -1122,7 +1124,7 @@ fn expand_flows(cx: &Ctx, flows: &[raw::Flow]) -> Result<Vec<raw::Flow>, Scenari
             c.count = None;
             c.from = raw::Hosts::One(fl.from.get(i).to_string());
             c.to = raw::Hosts::One(fl.to.get(i).to_string());
-            out.push(c);
+            out.push(Cow::Owned(c));
         }
     }
     Ok(out)
