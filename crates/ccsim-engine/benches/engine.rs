@@ -77,5 +77,19 @@ fn dumbbell_fq(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, event_queue, dumbbell_run, dumbbell_fq);
+/// The scenario-text path of `ccsim.loads` at 2000 and 8000 flows: the dumbbell's text
+/// as `Scenario.check()` writes it (every route explicit) parsed and validated. Time
+/// per flow should stay flat from 2000 to 8000 flows (linear validation, issue 13).
+fn validate_dumbbell(c: &mut Criterion) {
+    let mut g = c.benchmark_group("validate_dumbbell");
+    g.sample_size(10);
+    for flows in [2000u32, 8000] {
+        let text = dumbbell(flows, 10_000_000_000, SimDuration::from_secs(1)).unwrap().to_toml();
+        g.throughput(Throughput::Elements(flows as u64));
+        g.bench_function(format!("{flows}flows"), |b| b.iter(|| black_box(ccsim_engine::scenario::parse(&text, "bench.toml", &[]).unwrap().flows.len())));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, event_queue, dumbbell_run, dumbbell_fq, validate_dumbbell);
 criterion_main!(benches);

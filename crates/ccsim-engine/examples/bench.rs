@@ -1,6 +1,7 @@
 //! Runs the `ccsim bench` dumbbell from Rust and prints build and run time, rates and
 //! peak memory (a development aid for profiling; the user-facing command is `ccsim bench`).
 //! Usage: cargo run --release --example bench -- [FLOWS] [BOTTLENECK_BPS] [SECONDS] [fcfs|fq]
+//! (SECONDS may be fractional: `0.001` times the build of an idle network.)
 use ccsim_engine::{
     bench::{dumbbell_with, qdisc_by_name},
     sim::Simulation,
@@ -17,23 +18,27 @@ fn peak_rss_mib() -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let a: Vec<u64> = args.iter().filter_map(|s| s.parse().ok()).collect();
-    let flows = a.first().copied().unwrap_or(100) as u32;
-    let rate = a.get(1).copied().unwrap_or(100_000_000);
-    let secs = a.get(2).copied().unwrap_or(60);
-    let qdisc = qdisc_by_name(args.iter().find(|s| s.parse::<u64>().is_err()).map(String::as_str).unwrap_or("fcfs")).expect("fcfs or fq");
-    let sc = dumbbell_with(flows, rate, SimDuration::from_secs(secs), qdisc).expect("valid bench arguments");
+    let a: Vec<f64> = args.iter().filter_map(|s| s.parse().ok()).collect();
+    let flows = a.first().copied().unwrap_or(100.0) as u32;
+    let rate = a.get(1).copied().unwrap_or(1e8) as u64;
+    let secs = a.get(2).copied().unwrap_or(60.0);
+    let qdisc = qdisc_by_name(args.iter().find(|s| s.parse::<f64>().is_err()).map(String::as_str).unwrap_or("fcfs")).expect("fcfs or fq");
+    let t_sc = Instant::now();
+    let sc = dumbbell_with(flows, rate, SimDuration::from_secs_f64(secs), qdisc).expect("valid bench arguments");
+    let scenario = t_sc.elapsed().as_secs_f64();
     let t0 = Instant::now();
     let mut sim = Simulation::new(sc, None);
     let build = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     sim.run();
     let wall = t1.elapsed().as_secs_f64();
+    let t2 = Instant::now();
     let r = sim.results(build + wall);
+    let results = t2.elapsed().as_secs_f64();
     let d = r.delivered_pkts();
     let util = r.links.iter().find(|l| l.name == "left->right").map(|l| l.utilization).unwrap_or(0.0);
     println!(
-        "flows={flows} build={build:.3}s run={wall:.3}s events={} ev/s={:.3e} delivered={d} delivered/s={:.3e} util={util:.3} peak_rss={:.0}MiB",
+        "flows={flows} scenario={scenario:.3}s build={build:.3}s run={wall:.3}s events={} ev/s={:.3e} delivered={d} delivered/s={:.3e} util={util:.3} results={results:.3}s peak_rss={:.0}MiB",
         r.events,
         r.events as f64 / wall,
         d as f64 / wall,

@@ -36,7 +36,8 @@ use crate::transport::source::{Gaps, Source};
 use crate::transport::timer::Fired;
 use crate::transport::voice::VoiceUser;
 use crate::transport::FlowCounters;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Write as _;
 
 /// Marks the end of a route in `Simulation::route_chans`.
 const ROUTE_END: u32 = u32::MAX;
@@ -175,7 +176,9 @@ impl Simulation {
 
         // Channels: link i gives channels 2i (a->b) and 2i+1 (b->a).
         let mut channels = Vec::with_capacity(scenario.links.len() * 2);
-        let mut chan_of: BTreeMap<(usize, usize), u32> = BTreeMap::new();
+        // (from node, to node) -> channel: looked up only, never iterated, so a hash map
+        // (constant time at 10^5 links) cannot make results depend on hash order.
+        let mut chan_of: HashMap<(usize, usize), u32> = HashMap::with_capacity(scenario.links.len() * 2);
         for l in &scenario.links {
             for (d, (from, to)) in l.dirs.iter().zip([(l.a, l.b), (l.b, l.a)]) {
                 let id = channels.len();
@@ -183,10 +186,10 @@ impl Simulation {
                     QdiscConfig::Fcfs => AnyQdisc::Fcfs(Fcfs::new(d.buffer)),
                     QdiscConfig::Fq(c) => AnyQdisc::Fq(Box::new(FairQueueing::with_config(*c, d.buffer, d.rate_bps))),
                     QdiscConfig::Red(c) => {
-                        AnyQdisc::Red(Box::new(Red::new(c.clone(), d.buffer, d.rate_bps, Rng::new(seed, stream::qdisc(id)))))
+                        AnyQdisc::Red(Box::new(Red::new((**c).clone(), d.buffer, d.rate_bps, Rng::new(seed, stream::qdisc(id)))))
                     }
                 };
-                let name = format!("{}->{}", scenario.nodes[from].name, scenario.nodes[to].name);
+                let name = [scenario.nodes[from].name.as_str(), "->", scenario.nodes[to].name.as_str()].concat();
                 let delay = d.delay + scenario.nodes[to].processing_delay;
                 chan_of.insert((from, to), id as u32);
                 let mut ch = Channel::new(name, l.name.clone(), from as u32, to as u32, d.rate_bps, delay, d.buffer, q);
@@ -216,8 +219,17 @@ impl Simulation {
             *convs.entry((a, b)).or_insert(n)
         };
 
-        let mut route_chans: Vec<u32> = Vec::new();
+        let n_hops: usize = scenario.flows.iter().map(|f| f.path.len() + f.ack_path.len() + 2).sum();
+        let mut route_chans: Vec<u32> = Vec::with_capacity(n_hops);
         let mut flows = Vec::with_capacity(scenario.flows.len());
+        let mut wanted = Wanted::new(&scenario.series);
+        let mut measured = vec![(false, false); scenario.flows.len()];
+        for &fi in &scenario.delays {
+            measured[fi].0 = true;
+        }
+        for &fi in &scenario.windows {
+            measured[fi].1 = true;
+        }
         // Measurement boundaries (phase edges, fixed intervals) and scheduled changes are
         // scheduled before anything else, so at equal times they run first.
         let end = SimTime::ZERO + scenario.duration;
@@ -281,11 +293,11 @@ impl Simulation {
                     let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
                     let mut w = WindowSender::new(cc, *sender, d, *max_window, stop);
                     let mut trace = FlowTrace {
-                        cwnd: series(&mut rec, &scenario.series, &f.name, "cwnd", "pkts", false),
-                        ssthresh: series(&mut rec, &scenario.series, &f.name, "ssthresh", "pkts", false),
-                        outstanding: series(&mut rec, &scenario.series, &f.name, "outstanding", "pkts", false),
-                        rtt: series(&mut rec, &scenario.series, &f.name, "rtt", "s", true),
-                        rate: series(&mut rec, &scenario.series, &f.name, "rate", "pkts/s", false),
+                        cwnd: series(&mut rec, &mut wanted, &f.name, "cwnd", "pkts", false),
+                        ssthresh: series(&mut rec, &mut wanted, &f.name, "ssthresh", "pkts", false),
+                        outstanding: series(&mut rec, &mut wanted, &f.name, "outstanding", "pkts", false),
+                        rtt: series(&mut rec, &mut wanted, &f.name, "rtt", "s", true),
+                        rate: series(&mut rec, &mut wanted, &f.name, "rate", "pkts/s", false),
                         extra: [None, None],
                     };
                     // The policy's own series: every known name requested gets a series
@@ -298,13 +310,13 @@ impl Simulation {
                         }
                     }
                     for m in names {
-                        let id = series(&mut rec, &scenario.series, &f.name, m, extra_unit(m), false);
+                        let id = series(&mut rec, &mut wanted, &f.name, m, extra_unit(m), false);
                         if let Some(slot) = own.iter().position(|n| *n == m) {
                             trace.extra[slot] = id;
                         }
                     }
                     w.set_trace(trace);
-                    if scenario.windows.contains(&fi) {
+                    if measured[fi].1 {
                         w.set_window_hist(SimTime::ZERO + scenario.measure_start);
                     }
                     events.schedule(start, Event::FlowStart(fi as u32));
@@ -378,7 +390,7 @@ impl Simulation {
                 }
             };
             let from = SimTime::ZERO + scenario.measure_start;
-            let delay = scenario.delays.contains(&fi).then(|| Box::new(FlowDelay { key: (u32::MAX, 0), from, ..Default::default() }));
+            let delay = measured[fi].0.then(|| Box::new(FlowDelay { key: (u32::MAX, 0), from, ..Default::default() }));
             flows.push(Box::new(Endpoint { sender, receiver, counters: FlowCounters::default(), src: f.from as u32, delay }));
         }
         for (slot, a, b) in unnumbered {
@@ -396,10 +408,10 @@ impl Simulation {
         }
 
         for c in channels.iter_mut() {
-            if scenario.series.contains(&format!("{}.queue", c.name)) {
+            if wanted.has(&c.name, "queue") {
                 c.trace_queue = Some(rec.add(&c.name, "queue", "pkts", false));
             }
-            if scenario.series.contains(&format!("{}.sojourn", c.name)) {
+            if wanted.has(&c.name, "sojourn") {
                 c.trace_sojourn = Some(rec.add(&c.name, "sojourn", "s", true));
             }
         }
@@ -975,9 +987,32 @@ fn extra_unit(name: &str) -> &'static str {
     }
 }
 
-fn series(rec: &mut Recorder, wanted: &[String], entity: &str, metric: &str, unit: &str, every: bool) -> Option<u32> {
-    let name = format!("{entity}.{metric}");
-    wanted.iter().any(|s| *s == name).then(|| rec.add(entity, metric, unit, every))
+fn series(rec: &mut Recorder, wanted: &mut Wanted, entity: &str, metric: &str, unit: &str, every: bool) -> Option<u32> {
+    wanted.has(entity, metric).then(|| rec.add(entity, metric, unit, every))
+}
+
+/// The series a scenario asks for (`[measure].series`), looked up by entity and metric
+/// in constant time and without allocating (a 10^5-flow build asks about 10^6 names).
+/// Only membership is asked, so the hash set's order cannot reach the results.
+struct Wanted<'a> {
+    names: HashSet<&'a str>,
+    buf: String,
+}
+
+impl<'a> Wanted<'a> {
+    fn new(series: &'a [String]) -> Self {
+        Wanted { names: series.iter().map(String::as_str).collect(), buf: String::new() }
+    }
+
+    /// Is "entity.metric" asked for?
+    fn has(&mut self, entity: &str, metric: &str) -> bool {
+        if self.names.is_empty() {
+            return false;
+        }
+        self.buf.clear();
+        let _ = write!(self.buf, "{entity}.{metric}");
+        self.names.contains(self.buf.as_str())
+    }
 }
 
 /// Parses, builds and runs a scenario in one call.

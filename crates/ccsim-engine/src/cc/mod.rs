@@ -296,10 +296,10 @@ impl CcConfig {
             CcConfig::Tahoe(c) => AnyCc::Tahoe(Tahoe::new(c, mss, max_window)),
             CcConfig::Reno(c) => AnyCc::Reno(Reno::new(c, mss, max_window)),
             CcConfig::NewReno(c) => AnyCc::Reno(Reno::new_reno(c, mss, max_window)),
-            CcConfig::PacketPair(c) => AnyCc::PacketPair(PacketPair::new(c, mss, max_window)),
+            CcConfig::PacketPair(c) => AnyCc::PacketPair(Box::new(PacketPair::new(c, mss, max_window))),
             CcConfig::Da(c) => AnyCc::Da(Box::new(Da::new(c, mss, max_window))),
-            CcConfig::Vegas(c) => AnyCc::Vegas(Vegas::new(c, mss, max_window)),
-            CcConfig::DelayAimd(c) => AnyCc::DelayAimd(DelayAimd::new(c, mss, max_window)),
+            CcConfig::Vegas(c) => AnyCc::Vegas(Box::new(Vegas::new(c, mss, max_window))),
+            CcConfig::DelayAimd(c) => AnyCc::DelayAimd(Box::new(DelayAimd::new(c, mss, max_window))),
         }
     }
 
@@ -457,10 +457,10 @@ pub enum AnyCc {
     Generic(Generic),
     Tahoe(Tahoe),
     Reno(Reno),
-    PacketPair(PacketPair),
+    PacketPair(Box<PacketPair>),
     Da(Box<Da>),
-    Vegas(Vegas),
-    DelayAimd(DelayAimd),
+    Vegas(Box<Vegas>),
+    DelayAimd(Box<DelayAimd>),
     Custom(CustomCc),
 }
 

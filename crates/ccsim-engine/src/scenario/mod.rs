@@ -66,7 +66,9 @@ impl std::error::Error for ScenarioError {}
 pub enum QdiscConfig {
     Fcfs,
     Fq(FqConfig),
-    Red(RedConfig),
+    /// Boxed: RED's parameters would otherwise widen every channel of every link
+    /// (the drop-tail access links of 10^5 flows included).
+    Red(Box<RedConfig>),
 }
 
 impl QdiscConfig {

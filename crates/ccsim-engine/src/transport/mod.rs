@@ -135,3 +135,6 @@ impl RttStats {
         Some(var.sqrt() / 1e6)
     }
 }
+
+#[cfg(test)]
+mod sizes;

@@ -247,7 +247,9 @@ pub struct WindowSender {
     /// Time spent at each window (`[measure].windows`).
     whist: Option<Box<WindowHist>>,
     pub rtt: RttStats,
-    trace: FlowTrace,
+    /// The series this flow records; boxed, and `None` when it records none (most
+    /// flows of a large run), so an idle flow does not carry 56 bytes of empty ids.
+    trace: Option<Box<FlowTrace>>,
 }
 
 impl WindowSender {
@@ -292,14 +294,15 @@ impl WindowSender {
             tracing: false,
             whist: None,
             rtt: RttStats::default(),
-            trace: FlowTrace::default(),
+            trace: None,
         }
     }
 
     /// Chooses the series this flow records.
     pub fn set_trace(&mut self, t: FlowTrace) {
         self.tracing = t.cwnd.is_some() || t.ssthresh.is_some() || t.rate.is_some() || t.extra != [None, None] || self.whist.is_some();
-        self.trace = t;
+        let any = t.cwnd.is_some() || t.ssthresh.is_some() || t.outstanding.is_some() || t.rtt.is_some() || t.rate.is_some() || t.extra != [None, None];
+        self.trace = any.then(|| Box::new(t));
     }
 
     /// Keeps the time spent at each window (packets), counted from `from`.
@@ -427,7 +430,7 @@ impl WindowSender {
             self.snd_nxt += 1;
             self.snd_max = self.snd_max.max(self.snd_nxt);
         }
-        rec.record(self.trace.outstanding, now, || self.outstanding() as f64);
+        rec.record(self.trace.as_deref().and_then(|t| t.outstanding), now, || self.outstanding() as f64);
     }
 
     /// TSO batching (Linux `tcp_tso_should_defer`): hold new data back while the window
@@ -491,7 +494,7 @@ impl WindowSender {
             }
             self.next_send = now + tx_time((n as u64 * self.mss * 8).min(u32::MAX as u64) as u32, rate_bps);
         }
-        rec.record(self.trace.outstanding, now, || self.outstanding() as f64);
+        rec.record(self.trace.as_deref().and_then(|t| t.outstanding), now, || self.outstanding() as f64);
     }
 
     /// SACK recovery's sending loop (RFC 6675 step 4.5 / 5): while pipe < cwnd, send
@@ -518,7 +521,7 @@ impl WindowSender {
             }
             pipe += 1;
         }
-        rec.record(self.trace.outstanding, now, || self.outstanding() as f64);
+        rec.record(self.trace.as_deref().and_then(|t| t.outstanding), now, || self.outstanding() as f64);
     }
 
     /// The pacing timer expired: send the burst that is due.
@@ -546,7 +549,7 @@ impl WindowSender {
                 h.last_w = w;
             }
         }
-        let t = &self.trace;
+        let Some(t) = self.trace.as_deref() else { return };
         rec.record(t.cwnd, now, || m.cwnd as f64 / self.mss as f64);
         if let Some(s) = m.ssthresh {
             rec.record(t.ssthresh, now, || s as f64 / self.mss as f64);
@@ -581,7 +584,7 @@ impl WindowSender {
         self.rtt.add(sample.as_ps());
         c.rtt_samples += 1;
         c.rtt_sum_ps += sample.as_ps() as u128;
-        rec.record(self.trace.rtt, now, || sample.as_secs_f64());
+        rec.record(self.trace.as_deref().and_then(|t| t.rtt), now, || sample.as_secs_f64());
         if let Some(sb) = self.sb.as_deref_mut().filter(|_| !PLAIN) {
             if let Some(m) = meta.get(ack.meta) {
                 for &(a, b) in m.sack.as_slice() {
