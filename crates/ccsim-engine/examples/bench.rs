@@ -32,15 +32,16 @@ fn main() {
     let t1 = Instant::now();
     sim.run();
     let wall = t1.elapsed().as_secs_f64();
+    let rss_run = peak_rss_mib();
     let t2 = Instant::now();
-    let r = sim.results(build + wall);
+    let r = sim.results_columns(build + wall);
     let results = t2.elapsed().as_secs_f64();
     let d = r.delivered_pkts();
-    let util = r.links.iter().find(|l| l.name == "left->right").map(|l| l.utilization).unwrap_or(0.0);
+    let util = r.link_f64("left->right", "utilization").unwrap_or(0.0);
     println!(
-        "flows={flows} scenario={scenario:.3}s build={build:.3}s run={wall:.3}s events={} ev/s={:.3e} delivered={d} delivered/s={:.3e} util={util:.3} results={results:.3}s peak_rss={:.0}MiB",
-        r.events,
-        r.events as f64 / wall,
+        "flows={flows} scenario={scenario:.3}s build={build:.3}s run={wall:.3}s events={} ev/s={:.3e} delivered={d} delivered/s={:.3e} util={util:.3} results={results:.3}s peak_rss_run={rss_run:.0}MiB peak_rss={:.0}MiB",
+        r.meta.events,
+        r.meta.events as f64 / wall,
         d as f64 / wall,
         peak_rss_mib()
     );

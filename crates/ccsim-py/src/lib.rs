@@ -263,8 +263,7 @@ impl std::io::Write for CountingSink {
 /// Runs the dumbbell benchmark; returns its JSON report, or with `full_results` the pair
 /// (report, the run's results as columns: what `ccsim.run` hands to Python).
 /// Build (scenario to simulation), run and results are timed apart: `build_time_s`,
-/// `run_time_s`, `results_time_s` (the summary as rows, or with `full_results` as the
-/// columns `run` hands over);
+/// `run_time_s`, `results_time_s` (the results as the columns `run` hands over);
 /// the rates are per run time. With `full_results` the report also gives
 /// `results_columns_bytes`, `results_to_py_s` (columns to Python objects) and the JSON
 /// export's time and size (`results_json_time_s`, `results_json_bytes`: written to a
@@ -286,38 +285,41 @@ fn bench_dumbbell(py: Python<'_>, flows: u32, bottleneck_bps: u64, time_s: f64, 
             let t1 = Instant::now();
             sim.run();
             let run = t1.elapsed().as_secs_f64();
+            // With `full_results`, the JSON export first, timed apart (rows, then text to
+            // a byte counter), and dropped before the columns are built.
+            let json_export = full_results.then(|| {
+                let t3 = Instant::now();
+                let r = sim.results(build + run);
+                let mut sink = CountingSink(0);
+                serde_json::to_writer(&mut sink, &r).expect("results serialise");
+                (t3.elapsed().as_secs_f64(), sink.0)
+            });
+            // What `run` hands over: the columns, built straight from the simulation (no
+            // table of row structs: at 10^5 flows the rows would double the peak memory).
             let t2 = Instant::now();
-            let r = sim.results(build + run);
-            let mut results_time = t2.elapsed().as_secs_f64();
-            let delivered = r.delivered_pkts();
+            let c = sim.results_columns(build + run);
+            let results_time = t2.elapsed().as_secs_f64();
+            let delivered = c.delivered_pkts();
             let per = run.max(1e-9);
             let mut v = serde_json::json!({
                 "flows": flows,
                 "bottleneck_bps": bottleneck_bps,
                 "qdisc": qdisc,
-                "sim_time_s": r.sim_time_s,
+                "sim_time_s": c.meta.sim_time_s,
                 "wall_time_s": build + run,
                 "build_time_s": build,
                 "run_time_s": run,
-                "events": r.events,
-                "events_per_s": r.events as f64 / per,
+                "events": c.meta.events,
+                "events_per_s": c.meta.events as f64 / per,
                 "delivered_pkts": delivered,
                 "delivered_pkts_per_s": delivered as f64 / per,
-                "bottleneck_utilization": r.links.iter().find(|l| l.name == "left->right").map(|l| l.utilization),
-                "ccsim_version": r.ccsim_version,
+                "bottleneck_utilization": c.link_f64("left->right", "utilization"),
+                "ccsim_version": ccsim_engine::VERSION,
             });
             let mut cols = None;
-            if full_results {
-                let t3 = Instant::now();
-                let mut sink = CountingSink(0);
-                serde_json::to_writer(&mut sink, &r).expect("results serialise");
-                v["results_json_time_s"] = (results_time + t3.elapsed().as_secs_f64()).into();
-                v["results_json_bytes"] = sink.0.into();
-                drop(r);
-                // What `run` hands over: the columns, built straight from the simulation.
-                let t4 = Instant::now();
-                let c = sim.results_columns(build + run);
-                results_time = t4.elapsed().as_secs_f64();
+            if let Some((t, bytes)) = json_export {
+                v["results_json_time_s"] = t.into();
+                v["results_json_bytes"] = bytes.into();
                 v["results_columns_bytes"] = c.bytes().into();
                 cols = Some(c);
             }

@@ -208,6 +208,25 @@ pub struct Columns {
 }
 
 impl Columns {
+    /// Total data packets delivered in order, over all flows (`Results::delivered_pkts`).
+    pub fn delivered_pkts(&self) -> u64 {
+        match self.flows.column("delivered_pkts") {
+            Some(Column::U64(v)) => v.iter().sum(),
+            _ => 0,
+        }
+    }
+
+    /// The float `key` (e.g. `utilization`) of the channel named `name`, if both exist.
+    pub fn link_f64(&self, name: &str, key: &str) -> Option<f64> {
+        let Some(Column::Str { dict, codes }) = self.links.column("name") else { return None };
+        let code = dict.iter().position(|d| d == name)? as u32;
+        let row = codes.iter().position(|&c| c == code)?;
+        match self.links.column(key) {
+            Some(Column::F64(v)) => v.get(row).copied(),
+            _ => None,
+        }
+    }
+
     /// The scalars as JSON (an object, in the results JSON's key order).
     pub fn meta_json(&self) -> String {
         serde_json::to_string(&self.meta).expect("results metadata serialises")
@@ -569,6 +588,19 @@ mod tests {
 
     fn table_with(rows: usize) -> Table {
         Table::new(rows)
+    }
+
+    #[test]
+    fn delivered_and_link_values_read_from_the_columns_equal_the_rows() {
+        let mut s = sim(3, 0.5);
+        let c = s.results_columns(0.0);
+        let r = s.results(0.0);
+        assert!(r.delivered_pkts() > 0);
+        assert_eq!(c.delivered_pkts(), r.delivered_pkts());
+        let l = r.links.iter().find(|l| l.name == "left->right").unwrap();
+        assert_eq!(c.link_f64("left->right", "utilization"), Some(l.utilization));
+        assert_eq!(c.link_f64("no such channel", "utilization"), None);
+        assert_eq!(c.link_f64("left->right", "no such key"), None);
     }
 
     #[test]
