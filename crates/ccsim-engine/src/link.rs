@@ -26,7 +26,7 @@
 //! its arrival time and no `TxDone` event is needed; the counters a departure updates
 //! are brought up to date lazily (`catch_up`), so they read as on the queued path. The
 //! one difference is the order of simultaneous events: an arrival at the instant a
-//! waiting packet starts sees that packet gone (tests/timed_fifo.rs shows the two paths
+//! waiting packet starts sees that packet gone (crates/ccsim-engine/tests/timed_fifo.rs shows the two paths
 //! equal when no two events coincide).
 //!
 //! The pipe is FIFO: if the delay is lowered by a scheduled change, a packet never
@@ -132,6 +132,7 @@ pub struct Channel {
     pub rate_bps: u64,
     /// Propagation delay (plus the receiving node's processing delay).
     pub delay: SimDuration,
+    /// The buffer (the same limit as the discipline's; the timed path checks it).
     pub limit: Limit,
     pub qdisc: AnyQdisc,
     /// The chain of elements, in order (`add_element`).
@@ -148,6 +149,8 @@ pub struct Channel {
     pub queue_max: u64,
     /// Longest sojourn of a packet in the discipline, ps.
     pub sojourn_max_ps: u64,
+    /// Time up to which the queue integral was counted (on a timed channel: the last
+    /// `settle`).
     queue_last_change: SimTime,
     pub trace_queue: Option<SeriesId>,
     /// Sojourn time of each packet leaving the discipline, seconds.
@@ -168,8 +171,6 @@ pub struct Channel {
     waiting: Ring<Waiting>,
     /// Bits of the packets in `waiting`.
     waiting_bits: u64,
-    /// Time up to which the queue integral of `waiting` was counted (`settle`).
-    waiting_mark: SimTime,
 }
 
 /// A packet in a timed FIFO's queue: it is already in the pipe with its arrival time;
@@ -223,7 +224,6 @@ impl Channel {
             timed: false,
             waiting: Ring::new(),
             waiting_bits: 0,
-            waiting_mark: SimTime::ZERO,
         }
     }
 
@@ -273,17 +273,16 @@ impl Channel {
 
     /// Brings the queue-length and capacity integrals up to `now` (before reading them).
     pub fn settle(&mut self, now: SimTime) {
-        self.account_queue(now);
-        self.account_capacity(now);
         if self.timed {
             self.catch_up(now);
             // Packets still waiting have been queued from their enqueue time (or the
-            // last settle) until now.
-            let mark = self.waiting_mark;
+            // last settle, `queue_last_change`) until now.
+            let mark = self.queue_last_change;
             let waited: u128 = self.waiting.iter().map(|w: Waiting| (now - w.enqueued.max(mark)).as_ps() as u128).sum();
             self.counters.queue_integral += waited;
-            self.waiting_mark = now;
         }
+        self.account_queue(now);
+        self.account_capacity(now);
     }
 
     /// Counts the departures of the waiting packets whose transmission started by `now`,
@@ -299,7 +298,7 @@ impl Channel {
             let sojourn = (w.start - w.enqueued).as_ps();
             self.counters.sojourn_ps += sojourn as u128;
             self.sojourn_max_ps = self.sojourn_max_ps.max(sojourn);
-            self.counters.queue_integral += (w.start - w.enqueued.max(self.waiting_mark)).as_ps() as u128;
+            self.counters.queue_integral += (w.start - w.enqueued.max(self.queue_last_change)).as_ps() as u128;
             self.counters.tx_pkts += 1;
             self.counters.tx_bits += w.bits as u64;
             self.counters.busy_ps += w.tx.as_ps() as u128;
@@ -316,11 +315,7 @@ impl Channel {
             self.start_tx::<false>(id, now, pkt, cx);
             return;
         }
-        let limit = match &self.qdisc {
-            AnyQdisc::Fcfs(q) => q.limit(),
-            _ => unreachable!("timed channels are FCFS"),
-        };
-        if !crate::qdisc::fits(limit, self.waiting.len(), self.waiting_bits, pkt.bits) {
+        if !crate::qdisc::fits(self.limit, self.waiting.len(), self.waiting_bits, pkt.bits) {
             self.drop_pkt(id, now, pkt, DropReason::Overflow, cx);
             debug_assert!(self.check_conservation(), "{}: offered != drops + transmitted + queued", self.name);
             return;

@@ -33,7 +33,7 @@ use crate::transport::tfrc::{TfrcReceiver, TfrcSender};
 use crate::transport::receiver::{AckReceiver, Sink};
 use crate::transport::sender::{FlowTrace, WindowSender};
 use crate::transport::source::{Gaps, Source};
-use crate::transport::timer::Fired;
+use crate::transport::timer::{Fired, LazyTimer};
 use crate::transport::voice::VoiceUser;
 use crate::transport::FlowCounters;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -84,6 +84,22 @@ pub enum Sender {
     Tfrc(Box<TfrcSender>),
     /// A packet-voice user (Heybey): its partner is another flow.
     Voice(Box<VoiceUser>),
+}
+
+impl Sender {
+    /// The sender's two lazy timers: the one `Event::FlowTimer` fires (retransmission,
+    /// no feedback, rate step, PTP request) and the one `Event::PaceTimer` fires.
+    #[inline(always)]
+    fn timers(&mut self) -> (Option<&mut LazyTimer>, Option<&mut LazyTimer>) {
+        match self {
+            Sender::Window(w) => (Some(&mut w.timer), Some(&mut w.pace)),
+            Sender::Cadpc(s) => (Some(&mut s.ptp_timer), Some(&mut s.pace)),
+            Sender::Rap(s) => (Some(&mut s.step), Some(&mut s.pace)),
+            Sender::Tear(s) => (None, Some(&mut s.pace)),
+            Sender::Tfrc(s) => (Some(&mut s.nofeedback), Some(&mut s.pace)),
+            Sender::Source(_) | Sender::Voice(_) => (None, None),
+        }
+    }
 }
 
 /// Receiver policies.
@@ -561,15 +577,8 @@ impl Simulation {
                 self.after_channel(now);
             }
             Event::FlowTimer(f, gen) => {
-                // One lazy timer per sender kind; the window sender (the common case) first.
                 let ep = &mut *self.flows[f as usize];
-                let timer = match &mut ep.sender {
-                    Sender::Window(w) => &mut w.timer,
-                    Sender::Tfrc(s) => &mut s.nofeedback,
-                    Sender::Rap(s) => &mut s.step,
-                    Sender::Cadpc(s) => &mut s.ptp_timer,
-                    _ => return,
-                };
+                let Some(timer) = ep.sender.timers().0 else { return };
                 match timer.fire(gen, now) {
                     Fired::Ignore => {}
                     Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::FlowTimer(f, g)),
@@ -587,14 +596,7 @@ impl Simulation {
             }
             Event::PaceTimer(f, gen) => {
                 let ep = &mut *self.flows[f as usize];
-                let pace = match &mut ep.sender {
-                    Sender::Window(w) => &mut w.pace,
-                    Sender::Tear(s) => &mut s.pace,
-                    Sender::Tfrc(s) => &mut s.pace,
-                    Sender::Rap(s) => &mut s.pace,
-                    Sender::Cadpc(s) => &mut s.pace,
-                    _ => return,
-                };
+                let Some(pace) = ep.sender.timers().1 else { return };
                 match pace.fire(gen, now) {
                     Fired::Ignore => {}
                     Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::PaceTimer(f, g)),
@@ -893,38 +895,12 @@ impl Simulation {
         }
         self.out.clear();
         let ep = &mut *self.flows[f as usize];
-        if let Sender::Window(w) = &mut ep.sender {
-            if let Some((t, g)) = w.timer.needs_event() {
-                self.net.ev.schedule(t, Event::FlowTimer(f, g));
-            }
-            if let Some((t, g)) = w.pace.needs_event() {
-                self.net.ev.schedule(t, Event::PaceTimer(f, g));
-            }
-        } else if let Sender::Cadpc(s) = &mut ep.sender {
-            if let Some((t, g)) = s.ptp_timer.needs_event() {
-                self.net.ev.schedule(t, Event::FlowTimer(f, g));
-            }
-            if let Some((t, g)) = s.pace.needs_event() {
-                self.net.ev.schedule(t, Event::PaceTimer(f, g));
-            }
-        } else if let Sender::Rap(s) = &mut ep.sender {
-            if let Some((t, g)) = s.step.needs_event() {
-                self.net.ev.schedule(t, Event::FlowTimer(f, g));
-            }
-            if let Some((t, g)) = s.pace.needs_event() {
-                self.net.ev.schedule(t, Event::PaceTimer(f, g));
-            }
-        } else if let Sender::Tear(s) = &mut ep.sender {
-            if let Some((t, g)) = s.pace.needs_event() {
-                self.net.ev.schedule(t, Event::PaceTimer(f, g));
-            }
-        } else if let Sender::Tfrc(s) = &mut ep.sender {
-            if let Some((t, g)) = s.nofeedback.needs_event() {
-                self.net.ev.schedule(t, Event::FlowTimer(f, g));
-            }
-            if let Some((t, g)) = s.pace.needs_event() {
-                self.net.ev.schedule(t, Event::PaceTimer(f, g));
-            }
+        let (timer, pace) = ep.sender.timers();
+        if let Some((t, g)) = timer.and_then(|t| t.needs_event()) {
+            self.net.ev.schedule(t, Event::FlowTimer(f, g));
+        }
+        if let Some((t, g)) = pace.and_then(|t| t.needs_event()) {
+            self.net.ev.schedule(t, Event::PaceTimer(f, g));
         }
         if let Receiver::Ack(r) = &mut ep.receiver {
             if let Some((t, g)) = r.timer.needs_event() {

@@ -462,24 +462,8 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 FlowSpec::Window { cc, data_size, ack_size, max_window, receiver, sender }
             }
             "cbr" | "poisson" => {
-                for (what, present) in [
-                    ("cc", fl.cc.is_some()),
-                    ("params", fl.params.is_some()),
-                    ("max_window", fl.max_window.is_some()),
-                    ("ack_size", fl.ack_size.is_some()),
-                    ("data_size", fl.data_size.is_some()),
-                    ("out_of_order", fl.out_of_order.is_some()),
-                    ("delayed_ack", fl.delayed_ack.is_some()),
-                    ("ack_delay", fl.ack_delay.is_some()),
-                    ("sack", fl.sack.is_some()),
-                    ("ecn", fl.ecn.is_some()),
-                    ("rtt_sample", fl.rtt_sample.is_some()),
-                    ("ack_delay_min", fl.ack_delay_min.is_some()),
-                    ("tso", fl.tso.is_some()),
-                    ("handshake", fl.handshake.is_some()),
-                    ("fast_retransmit", fl.fast_retransmit.is_some()),
-                    ("stop", fl.stop.is_some()),
-                ] {
+                let extra = [("stop", fl.stop.is_some())];
+                for (what, present) in [("cc", fl.cc.is_some()), ("params", fl.params.is_some())].into_iter().chain(window_fields(fl)).chain(extra) {
                     let hint = if what == "data_size" { " (use packet_size)" } else if what == "stop" { " (use on periods)" } else { "" };
                     if present {
                         return Err(cx.err(format!("{p}.{what}"), format!("applies only to window flows{hint}")));
@@ -508,25 +492,8 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 }
             }
             "cadpc" | "rap" | "tear" | "tfrc" => {
-                for (what, present) in [
-                    ("cc", fl.cc.is_some()),
-                    ("max_window", fl.max_window.is_some()),
-                    ("ack_size", fl.ack_size.is_some()),
-                    ("data_size", fl.data_size.is_some()),
-                    ("out_of_order", fl.out_of_order.is_some()),
-                    ("delayed_ack", fl.delayed_ack.is_some()),
-                    ("ack_delay", fl.ack_delay.is_some()),
-                    ("sack", fl.sack.is_some()),
-                    ("ecn", fl.ecn.is_some()),
-                    ("rtt_sample", fl.rtt_sample.is_some()),
-                    ("ack_delay_min", fl.ack_delay_min.is_some()),
-                    ("tso", fl.tso.is_some()),
-                    ("handshake", fl.handshake.is_some()),
-                    ("fast_retransmit", fl.fast_retransmit.is_some()),
-                    ("rate", fl.rate.is_some()),
-                    ("mean_gap", fl.mean_gap.is_some()),
-                    ("on", fl.on.is_some()),
-                ] {
+                let extra = [("rate", fl.rate.is_some()), ("mean_gap", fl.mean_gap.is_some()), ("on", fl.on.is_some())];
+                for (what, present) in [("cc", fl.cc.is_some())].into_iter().chain(window_fields(fl)).chain(extra) {
                     let hint = if what == "data_size" { " (use packet_size)" } else { "" };
                     if present {
                         return Err(cx.err(format!("{p}.{what}"), format!("does not apply to {kind} flows{hint}; its parameters go in params")));
@@ -559,28 +526,14 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 }
             }
             "voice" => {
-                for (what, present) in [
-                    ("cc", fl.cc.is_some()),
-                    ("params", fl.params.is_some()),
-                    ("max_window", fl.max_window.is_some()),
-                    ("ack_size", fl.ack_size.is_some()),
-                    ("data_size", fl.data_size.is_some()),
-                    ("out_of_order", fl.out_of_order.is_some()),
-                    ("delayed_ack", fl.delayed_ack.is_some()),
-                    ("ack_delay", fl.ack_delay.is_some()),
-                    ("sack", fl.sack.is_some()),
-                    ("ecn", fl.ecn.is_some()),
-                    ("rtt_sample", fl.rtt_sample.is_some()),
-                    ("ack_delay_min", fl.ack_delay_min.is_some()),
-                    ("tso", fl.tso.is_some()),
-                    ("handshake", fl.handshake.is_some()),
-                    ("fast_retransmit", fl.fast_retransmit.is_some()),
+                let extra = [
                     ("stop", fl.stop.is_some()),
                     ("rate", fl.rate.is_some()),
                     ("mean_gap", fl.mean_gap.is_some()),
                     ("packet_size", fl.packet_size.is_some()),
                     ("on", fl.on.is_some()),
-                ] {
+                ];
+                for (what, present) in [("cc", fl.cc.is_some()), ("params", fl.params.is_some())].into_iter().chain(window_fields(fl)).chain(extra) {
                     if present {
                         return Err(cx.err(format!("{p}.{what}"), "does not apply to voice flows (their parameters go in voice = { ... })"));
                     }
@@ -1207,4 +1160,24 @@ fn check_series(
         return Ok(());
     }
     Err(cx.err(field, format!("'{s}': no flow or channel named '{entity}'")))
+}
+
+/// The fields of a flow that only the window transport reads (in the order their
+/// errors are checked), with whether each is set: other kinds reject them.
+fn window_fields(fl: &raw::Flow) -> [(&'static str, bool); 13] {
+    [
+        ("max_window", fl.max_window.is_some()),
+        ("ack_size", fl.ack_size.is_some()),
+        ("data_size", fl.data_size.is_some()),
+        ("out_of_order", fl.out_of_order.is_some()),
+        ("delayed_ack", fl.delayed_ack.is_some()),
+        ("ack_delay", fl.ack_delay.is_some()),
+        ("sack", fl.sack.is_some()),
+        ("ecn", fl.ecn.is_some()),
+        ("rtt_sample", fl.rtt_sample.is_some()),
+        ("ack_delay_min", fl.ack_delay_min.is_some()),
+        ("tso", fl.tso.is_some()),
+        ("handshake", fl.handshake.is_some()),
+        ("fast_retransmit", fl.fast_retransmit.is_some()),
+    ]
 }
