@@ -264,7 +264,7 @@ fn phase(sim: &Simulation, name: String, a: usize, b: usize) -> Option<PhaseResu
         .map(|(i, ch)| {
             let c: ChannelCounters = sb.channels[i].minus(&sa.channels[i]);
             PhaseLink {
-                name: ch.name.clone(),
+                name: sim.channel_name(i),
                 tx_pkts: c.tx_pkts,
                 tx_bytes: c.tx_bytes(),
                 drops: c.drops,
@@ -360,8 +360,8 @@ pub(crate) fn link_result(sim: &Simulation, i: usize, now: SimTime) -> LinkResul
     };
     let busy = (c.busy_ps as f64 / total_ps as f64).min(1.0);
     LinkResult {
-        name: ch.name.clone(),
-        link: ch.link.clone(),
+        name: sim.channel_name(i),
+        link: sim.channel_link(i).to_string(),
         from: node(ch.from as usize),
         to: node(ch.to as usize),
         rate_bps: ch.rate_bps,

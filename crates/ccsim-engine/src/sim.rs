@@ -184,6 +184,16 @@ pub enum StopReason {
 }
 
 impl Simulation {
+    /// Name of channel `i` ("from->to"), built on demand: channels keep no strings.
+    pub fn channel_name(&self, i: usize) -> String {
+        channel_name(&self.scenario, &self.channels[i])
+    }
+
+    /// Name of the duplex link channel `i` belongs to (link k gives channels 2k, 2k+1).
+    pub fn channel_link(&self, i: usize) -> &str {
+        &self.scenario.links[i / 2].name
+    }
+
     /// Builds the network and schedules the initial events. `seed` overrides the
     /// scenario's seed.
     pub fn new(scenario: Scenario, seed: Option<u64>) -> Self {
@@ -205,10 +215,9 @@ impl Simulation {
                         AnyQdisc::Red(Box::new(Red::new((**c).clone(), d.buffer, d.rate_bps, Rng::new(seed, stream::qdisc(id)))))
                     }
                 };
-                let name = [scenario.nodes[from].name.as_str(), "->", scenario.nodes[to].name.as_str()].concat();
                 let delay = d.delay + scenario.nodes[to].processing_delay;
                 chan_of.insert((from, to), id as u32);
-                let mut ch = Channel::new(name, l.name.clone(), from as u32, to as u32, d.rate_bps, delay, d.buffer, q);
+                let mut ch = Channel::new(from as u32, to as u32, d.rate_bps, delay, d.buffer, q);
                 let jitter = scenario.nodes[to].processing_jitter;
                 if jitter > SimDuration::ZERO {
                     ch.set_jitter(jitter, Rng::new(seed, stream::processing_jitter(id)));
@@ -423,12 +432,15 @@ impl Simulation {
             }
         }
 
-        for c in channels.iter_mut() {
-            if wanted.has(&c.name, "queue") {
-                c.trace_queue = Some(rec.add(&c.name, "queue", "pkts", false));
-            }
-            if wanted.has(&c.name, "sojourn") {
-                c.trace_sojourn = Some(rec.add(&c.name, "sojourn", "s", true));
+        if !wanted.names.is_empty() {
+            for c in channels.iter_mut() {
+                let name = channel_name(&scenario, c);
+                if wanted.has(&name, "queue") {
+                    c.trace_queue = Some(rec.add(&name, "queue", "pkts", false));
+                }
+                if wanted.has(&name, "sojourn") {
+                    c.trace_sojourn = Some(rec.add(&name, "sojourn", "s", true));
+                }
             }
         }
         for (ci, c) in channels.iter().enumerate() {
@@ -989,6 +1001,12 @@ impl<'a> Wanted<'a> {
         let _ = write!(self.buf, "{entity}.{metric}");
         self.names.contains(self.buf.as_str())
     }
+}
+
+/// A channel's name: "from->to" (node names), as results, series and `[[elements]]`
+/// call it.
+fn channel_name(scenario: &Scenario, c: &Channel) -> String {
+    [scenario.nodes[c.from as usize].name.as_str(), "->", scenario.nodes[c.to as usize].name.as_str()].concat()
 }
 
 /// Parses, builds and runs a scenario in one call.

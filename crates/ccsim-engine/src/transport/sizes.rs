@@ -32,6 +32,12 @@ mod tests {
             ("ChannelSpec", size_of::<ChannelSpec>(), 48),
             ("QdiscConfig", size_of::<QdiscConfig>(), 16),
             ("Node", size_of::<Node>(), 48),
+            // Four channels per dumbbell flow: 560 B with its two name strings.
+            ("Channel", size_of::<crate::link::Channel>(), 496),
+            ("Ring", size_of::<crate::ring::Ring<u64>>(), 40),
+            ("AnyQdisc", size_of::<crate::qdisc::AnyQdisc>(), 56),
+            ("ChannelCounters", size_of::<crate::link::ChannelCounters>(), 160),
+            ("Limit", size_of::<crate::units::Limit>(), 16),
         ];
         let over: Vec<String> = sizes.iter().filter(|(_, n, bound)| n > bound).map(|(name, n, bound)| format!("{name} is {n} B (bound {bound} B)")).collect();
         assert!(over.is_empty(), "{}", over.join("; "));
