@@ -50,8 +50,17 @@ use crate::trace::{Recorder, SeriesId};
 use crate::units::Limit;
 use crate::ring::Ring;
 
+/// `repr(C)`, in this order: the counters every packet updates come first, so that they
+/// share cache lines with the channel's hot fields just before them (see `Channel`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct ChannelCounters {
+    /// Time the transmitter was busy, ps (counted at the start of each transmission).
+    pub busy_ps: u128,
+    /// Integral of the queue length over time, packet-picoseconds.
+    pub queue_integral: u128,
+    /// Sum of the sojourn times in the discipline of the packets transmitted, ps.
+    pub sojourn_ps: u128,
     /// Packets offered to the channel.
     pub offered: u64,
     /// Packets whose transmission started.
@@ -59,19 +68,13 @@ pub struct ChannelCounters {
     pub tx_bits: u64,
     /// Packets dropped (all reasons).
     pub drops: u64,
+    /// Integral of the line rate over time, bits/s x ps (the capacity offered; with
+    /// scheduled rate changes, not rate x duration).
+    pub capacity: u128,
     /// Drops per `DropReason`.
     pub drops_by_reason: [u64; N_DROP_REASONS],
     /// Packets ECN-marked by the discipline.
     pub marks: u64,
-    /// Time the transmitter was busy, ps (counted at the start of each transmission).
-    pub busy_ps: u128,
-    /// Integral of the queue length over time, packet-picoseconds.
-    pub queue_integral: u128,
-    /// Sum of the sojourn times in the discipline of the packets transmitted, ps.
-    pub sojourn_ps: u128,
-    /// Integral of the line rate over time, bits/s x ps (the capacity offered; with
-    /// scheduled rate changes, not rate x duration).
-    pub capacity: u128,
     /// Scheduled rate changes applied.
     pub rate_changes: u32,
 }
@@ -122,7 +125,16 @@ pub struct Net {
     pub pending: bool,
 }
 
+/// A direction of a link: transmitter, discipline, elements and propagation pipe.
+///
+/// `repr(C)` with the fields in order of use: the cold ones (configuration, discipline,
+/// elements, series) first, then everything the per-packet path of a drop-tail channel
+/// touches (rings, times, flags, the transmission-time cache), then the counters with
+/// their per-packet ones first. At 10^4 flows and more the channels do not fit in the
+/// cache, and the compiler's own order (by alignment) spread one packet's work over
+/// most of the struct's eight cache lines.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Channel {
     // No name strings here (10^5 flows have 4 x 10^5 channels): the simulation builds a
     // channel's name ("from->to") and its link's name from the scenario when asked
@@ -130,47 +142,48 @@ pub struct Channel {
     pub from: u32,
     pub to: u32,
     pub rate_bps: u64,
-    /// Propagation delay (plus the receiving node's processing delay).
-    pub delay: SimDuration,
-    /// The buffer (the same limit as the discipline's; the timed path checks it).
-    pub limit: Limit,
     pub qdisc: AnyQdisc,
     /// The chain of elements, in order (`add_element`).
     elements: Vec<AnyElement>,
-    /// An arrival to an idle, empty channel may skip the discipline.
-    bypass: bool,
-    /// No elements and the shortcut allowed: the hot path needs no other check.
-    plain: bool,
-    busy_until: SimTime,
-    tx_pending: bool,
-    pipe: Ring<(SimTime, Packet)>,
-    pipe_pending: bool,
-    pub counters: ChannelCounters,
-    pub queue_max: u64,
-    /// Longest sojourn of a packet in the discipline, ps.
-    pub sojourn_max_ps: u64,
-    /// Time up to which the queue integral was counted (on a timed channel: the last
-    /// `settle`).
-    queue_last_change: SimTime,
+    /// Scheduled rate changes: (time, new rate).
+    pub rate_history: Vec<(SimTime, u64)>,
+    /// Start of the current rate (for the capacity integral).
+    rate_since: SimTime,
     pub trace_queue: Option<SeriesId>,
     /// Sojourn time of each packet leaving the discipline, seconds.
     pub trace_sojourn: Option<SeriesId>,
+    // Hot from here on.
+    /// Packets of a timed channel whose transmission has not started yet.
+    waiting: Ring<Waiting>,
+    pipe: Ring<(SimTime, Packet)>,
+    busy_until: SimTime,
+    /// Bits of the packets in `waiting`.
+    waiting_bits: u64,
+    /// Time up to which the queue integral was counted (on a timed channel: the last
+    /// `settle`).
+    queue_last_change: SimTime,
+    /// Longest sojourn of a packet in the discipline, ps.
+    pub sojourn_max_ps: u64,
+    pub queue_max: u64,
+    /// Propagation delay (plus the receiving node's processing delay).
+    pub delay: SimDuration,
+    /// Per-packet processing jitter at the far end: its stream and bound, ps.
+    jitter: Option<Box<(Rng, u64)>>,
+    /// The buffer (the same limit as the discipline's; the timed path checks it).
+    pub limit: Limit,
     /// Last (size, transmission time) computed: sizes repeat (data, acks), and the exact
     /// u128 division is the costliest arithmetic on the per-packet path.
     tx_cache: [(u32, SimDuration); 2],
-    /// Per-packet processing jitter at the far end: its stream and bound, ps.
-    jitter: Option<Box<(Rng, u64)>>,
-    /// Start of the current rate (for the capacity integral).
-    rate_since: SimTime,
-    /// Scheduled rate changes: (time, new rate).
-    pub rate_history: Vec<(SimTime, u64)>,
     /// Departures scheduled at enqueue (see `Timed`): a plain drop-tail FIFO without
     /// series or scheduled changes needs no `TxDone` event.
     timed: bool,
-    /// Packets of a timed channel whose transmission has not started yet.
-    waiting: Ring<Waiting>,
-    /// Bits of the packets in `waiting`.
-    waiting_bits: u64,
+    /// No elements and the shortcut allowed: the hot path needs no other check.
+    plain: bool,
+    /// An arrival to an idle, empty channel may skip the discipline.
+    bypass: bool,
+    tx_pending: bool,
+    pipe_pending: bool,
+    pub counters: ChannelCounters,
 }
 
 /// A packet in a timed FIFO's queue: it is already in the pipe with its arrival time;
