@@ -21,6 +21,7 @@ pub mod event;
 pub mod link;
 pub mod meta;
 pub mod packet;
+pub mod pipe;
 pub mod qdisc;
 pub mod results;
 pub mod ring;

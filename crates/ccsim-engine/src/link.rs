@@ -48,6 +48,7 @@ use crate::rng::Rng;
 use crate::time::{tx_time, SimDuration, SimTime};
 use crate::trace::{Recorder, SeriesId};
 use crate::units::Limit;
+use crate::pipe::{Pipe, PipePool};
 use crate::ring::Ring;
 
 /// `repr(C)`, in this order: the counters every packet updates come first, so that they
@@ -123,6 +124,8 @@ pub struct Net {
     pub routes: Vec<u32>,
     /// Something was pushed to `drops` or `emitted` (one check on the hot path).
     pub pending: bool,
+    /// The nodes of every channel's propagation pipe.
+    pub pipes: PipePool,
 }
 
 /// A direction of a link: transmitter, discipline, elements and propagation pipe.
@@ -155,7 +158,7 @@ pub struct Channel {
     // Hot from here on.
     /// Packets of a timed channel whose transmission has not started yet.
     waiting: Ring<Waiting>,
-    pipe: Ring<(SimTime, Packet)>,
+    pipe: Pipe,
     busy_until: SimTime,
     /// Bits of the packets in `waiting`.
     waiting_bits: u64,
@@ -220,7 +223,7 @@ impl Channel {
             plain: bypass,
             busy_until: SimTime::ZERO,
             tx_pending: false,
-            pipe: Ring::new(),
+            pipe: Pipe::default(),
             pipe_pending: false,
             counters: ChannelCounters::default(),
             queue_max: 0,
@@ -380,10 +383,8 @@ impl Channel {
         if let Some(j) = self.jitter.as_deref_mut() {
             arrival += SimDuration::from_ps((j.0.next_f64() * j.1 as f64) as u64);
         }
-        if let Some(&(last, _)) = self.pipe.back() {
-            arrival = arrival.max(last);
-        }
-        self.pipe.push_back((arrival, pkt));
+        arrival = arrival.max(self.pipe.not_before());
+        self.pipe.push_back(&mut cx.pipes, arrival, pkt);
         if !self.pipe_pending {
             self.pipe_pending = true;
             cx.ev.schedule(arrival, Event::PipeHead(id));
@@ -560,13 +561,13 @@ impl Channel {
 
     /// The head of the pipe arrives at the far end: returns it.
     #[inline]
-    pub fn on_pipe_head(&mut self, id: u32, now: SimTime, ev: &mut EventQueue) -> Packet {
+    pub fn on_pipe_head(&mut self, id: u32, now: SimTime, cx: &mut Net) -> Packet {
         self.pipe_pending = false;
-        let (t, p) = self.pipe.pop_front().expect("pipe event without packet");
+        let (t, p) = self.pipe.pop_front(&mut cx.pipes);
         debug_assert_eq!(t, now);
-        if let Some(&(next, _)) = self.pipe.front() {
+        if !self.pipe.is_empty() {
             self.pipe_pending = true;
-            ev.schedule(next, Event::PipeHead(id));
+            cx.ev.schedule(self.pipe.head_at(), Event::PipeHead(id));
         }
         p
     }
@@ -595,11 +596,9 @@ impl Channel {
 
     /// Calls `f` on every packet queued, in transmission or propagating (a timed
     /// channel's waiting packets are in its pipe).
-    pub fn for_each_packet(&self, f: &mut dyn FnMut(&Packet)) {
+    pub fn for_each_packet(&self, pipes: &PipePool, f: &mut dyn FnMut(&Packet)) {
         self.qdisc.for_each(f);
-        for (_, p) in self.pipe.iter() {
-            f(&p);
-        }
+        self.pipe.for_each(pipes, &mut |_, p| f(p));
     }
 
     /// Packets waiting for the transmitter (after `settle` for a timed channel).

@@ -17,6 +17,7 @@ use crate::cc::{CcConfig, CongestionControl};
 use crate::element::Element;
 use crate::event::{Event, EventQueue};
 use crate::link::{Channel, ChannelCounters, Net};
+use crate::pipe::PipePool;
 use crate::meta::MetaSlab;
 use crate::packet::{Packet, PacketKind, NO_FLOW};
 use crate::qdisc::{AnyQdisc, FairQueueing, Fcfs, Red};
@@ -464,6 +465,7 @@ impl Simulation {
                 emitted: Vec::new(),
                 routes: route_chans,
                 pending: false,
+                pipes: PipePool::new(),
             },
             channels,
             flows,
@@ -577,7 +579,7 @@ impl Simulation {
                 self.after_channel(now);
             }
             Event::PipeHead(c) => {
-                let p = self.channels[c as usize].on_pipe_head(c, now, &mut self.net.ev);
+                let p = self.channels[c as usize].on_pipe_head(c, now, &mut self.net);
                 self.arrive(c, now, p);
             }
             Event::ElementTimer(c, k) => {
@@ -936,7 +938,7 @@ impl Simulation {
     pub fn in_network(&self) -> Vec<u64> {
         let mut n = vec![0u64; self.flows.len()];
         for c in &self.channels {
-            c.for_each_packet(&mut |p| {
+            c.for_each_packet(&self.net.pipes, &mut |p| {
                 if p.is_data() {
                     n[p.flow as usize] += 1;
                 }

@@ -34,6 +34,7 @@ mod tests {
             ("Node", size_of::<Node>(), 48),
             // Four channels per dumbbell flow: 560 B with its two name strings.
             ("Channel", size_of::<crate::link::Channel>(), 496),
+            ("Pipe", size_of::<crate::pipe::Pipe>(), 32),
             ("Ring", size_of::<crate::ring::Ring<u64>>(), 40),
             ("AnyQdisc", size_of::<crate::qdisc::AnyQdisc>(), 56),
             ("ChannelCounters", size_of::<crate::link::ChannelCounters>(), 160),
