@@ -121,8 +121,8 @@ impl Ctx<'_> {
         let mut table = table;
         let kind = table.remove("kind");
         let q = match kind.as_ref().and_then(Value::as_str) {
-            Some("red") => QdiscConfig::Red(Box::new(self.from_table(field, table)?)),
-            Some("fq") => QdiscConfig::Fq(self.from_table(field, table)?),
+            Some("red") => QdiscConfig::Red(Box::new(self.from_table(field, &table)?)),
+            Some("fq") => QdiscConfig::Fq(self.from_table(field, &table)?),
             other => {
                 if let Some(k) = table.keys().next() {
                     return Err(self.err(format!("{field}.{k}"), format!("'{}' takes no parameters", other.unwrap_or(""))));
@@ -136,10 +136,11 @@ impl Ctx<'_> {
         Ok(q)
     }
 
-    /// Deserialises a config table with serde; errors name the field inside `field`.
-    fn from_table<T: serde::de::DeserializeOwned>(&self, field: &str, table: toml::Table) -> Result<T, ScenarioError> {
+    /// Deserialises a config table with serde (from one copy: the toml crate reads only
+    /// owned values); errors name the field inside `field`.
+    fn from_table<T: serde::de::DeserializeOwned>(&self, field: &str, table: &toml::Table) -> Result<T, ScenarioError> {
         serde_path_to_error::deserialize(Value::Table(table.clone())).map_err(|e| {
-            let inner = readable_path(&table, e.path());
+            let inner = readable_path(table, e.path());
             let path = if inner.is_empty() || inner == "?" { field.to_string() } else { format!("{field}.{inner}") };
             // serde quotes names with backticks; scenario files write strings in quotes.
             let msg = e.inner().message().trim().replace('`', "\"");
@@ -506,7 +507,8 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 if packet_bits == 0 {
                     return Err(cx.err(cat(&p, ".packet_size"), "must be positive"));
                 }
-                let params = fl.params.clone().unwrap_or_default();
+                let empty = toml::Table::new();
+                let params = fl.params.as_ref().unwrap_or(&empty);
                 if kind == "cadpc" {
                     let cfg: crate::transport::cadpc::CadpcConfig = cx.from_table(&cat(&p, ".params"), params)?;
                     cfg.check().map_err(|(f, m)| cx.err(format!("{p}.params.{f}"), m))?;
@@ -538,7 +540,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                         return Err(cx.err(format!("{p}.{what}"), "does not apply to voice flows (their parameters go in voice = { ... })"));
                     }
                 }
-                let t = fl.voice.clone().ok_or_else(|| {
+                let t = fl.voice.as_ref().ok_or_else(|| {
                     cx.err(cat(&p, ".voice"), "a voice flow needs voice = { partner = \"<flow name>\" }")
                 })?;
                 let voice: crate::transport::voice::VoiceConfig = cx.from_table(&cat(&p, ".voice"), t)?;
@@ -699,11 +701,11 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     ElementConfig::FlowStats
                 }
             }
-            "random_loss" => ElementConfig::RandomLoss(cx.from_table(&p, table)?),
-            "capture" => ElementConfig::Capture(cx.from_table(&p, table)?),
-            "beacon" => ElementConfig::Beacon(cx.from_table(&p, table)?),
-            "ptp" => ElementConfig::Ptp(cx.from_table(&p, table)?),
-            "smart_link" => ElementConfig::SmartLink(cx.from_table(&p, table)?),
+            "random_loss" => ElementConfig::RandomLoss(cx.from_table(&p, &table)?),
+            "capture" => ElementConfig::Capture(cx.from_table(&p, &table)?),
+            "beacon" => ElementConfig::Beacon(cx.from_table(&p, &table)?),
+            "ptp" => ElementConfig::Ptp(cx.from_table(&p, &table)?),
+            "smart_link" => ElementConfig::SmartLink(cx.from_table(&p, &table)?),
             "" => return Err(cx.err(cat(&p, ".kind"), "missing; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link")),
             k => {
                 return Err(cx.err(cat(&p, ".kind"), format!("unknown element '{k}'; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link")))
@@ -1086,7 +1088,6 @@ fn expand_flows<'a>(cx: &Ctx, flows: &'a [raw::Flow]) -> Result<Vec<Cow<'a, raw:
 /// The congestion-control policy `name` with its `[flows.params]` (serde, by the
 /// parameter names of docs/scenario-format.md; every value checked).
 fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Table) -> Result<CcConfig, ScenarioError> {
-    let t = || params.clone();
     // serde's "unknown field "x", expected one of "a", "b"" in our words.
     let named = |mut e: ScenarioError| {
         if let Some(rest) = e.message.strip_prefix("unknown field ") {
@@ -1097,14 +1098,14 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
         e
     };
     let cfg = match name {
-        "generic" => CcConfig::Generic(cx.from_table(pfield, t()).map_err(named)?),
-        "tahoe" | "jk" => CcConfig::Tahoe(cx.from_table(pfield, t()).map_err(named)?),
-        "reno" => CcConfig::Reno(cx.from_table(pfield, t()).map_err(named)?),
-        "newreno" => CcConfig::NewReno(cx.from_table(pfield, t()).map_err(named)?),
-        "da" => CcConfig::Da(cx.from_table(pfield, t()).map_err(named)?),
-        "pp" | "packet_pair" => CcConfig::PacketPair(cx.from_table(pfield, t()).map_err(named)?),
-        "vegas" => CcConfig::Vegas(cx.from_table(pfield, t()).map_err(named)?),
-        "delay_aimd" => CcConfig::DelayAimd(cx.from_table(pfield, t()).map_err(named)?),
+        "generic" => CcConfig::Generic(cx.from_table(pfield, params).map_err(named)?),
+        "tahoe" | "jk" => CcConfig::Tahoe(cx.from_table(pfield, params).map_err(named)?),
+        "reno" => CcConfig::Reno(cx.from_table(pfield, params).map_err(named)?),
+        "newreno" => CcConfig::NewReno(cx.from_table(pfield, params).map_err(named)?),
+        "da" => CcConfig::Da(cx.from_table(pfield, params).map_err(named)?),
+        "pp" | "packet_pair" => CcConfig::PacketPair(cx.from_table(pfield, params).map_err(named)?),
+        "vegas" => CcConfig::Vegas(cx.from_table(pfield, params).map_err(named)?),
+        "delay_aimd" => CcConfig::DelayAimd(cx.from_table(pfield, params).map_err(named)?),
         _ => {
             return Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno, newreno, vegas, da, pp, delay_aimd")))
         }
