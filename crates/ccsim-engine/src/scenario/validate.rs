@@ -105,6 +105,8 @@ impl Ctx<'_> {
     fn qdisc(&self, field: &str, v: &Value) -> Result<QdiscConfig, ScenarioError> {
         const KNOWN: &str = "use \"fcfs\" (drop-tail), \"fq\" (Fair Queueing) or \"red\"";
         let table = match v {
+            // The common case, without a table: "fcfs" takes no parameters.
+            Value::String(s) if s == "fcfs" || s == "droptail" => return Ok(QdiscConfig::Fcfs),
             Value::String(s) => {
                 let mut t = toml::Table::new();
                 t.insert("kind".into(), Value::String(if s == "droptail" { "fcfs".into() } else { s.clone() }));
@@ -320,6 +322,10 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     // Flow index by name (voice partners, [measure] lists and series look flows up).
     let mut flow_names: HashMap<String, usize> = HashMap::new();
     let mut routes = RouteCache::default();
+    // The last window policy built, by name and parameter table: flows written out with
+    // the same parameters (10^5 in a generated file) reuse it instead of deserialising.
+    let no_params = toml::Table::new();
+    let mut last_cc: Option<(String, &toml::Table, CcConfig)> = None;
     let expanded = expand_flows(&cx, &f.flows)?;
     let mut voice_partners: Vec<(usize, String, String)> = Vec::new();
     for fl in &expanded {
@@ -445,8 +451,15 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 let receiver = ReceiverConfig { keep_out_of_order, delayed_ack, sack_blocks: if sack { 3 } else { 0 }, ecn, handshake };
                 let cc_name = fl.cc.clone().unwrap_or_else(|| def_cc.clone());
                 let field = if fl.cc.is_some() { cat(&p, ".cc") } else { "defaults.cc".to_string() };
-                let empty = toml::Table::new();
-                let cc = cc_config(&cx, &field, &cat(&p, ".params"), &cc_name, fl.params.as_ref().unwrap_or(&empty))?;
+                let params = fl.params.as_ref().unwrap_or(&no_params);
+                let cc = match &last_cc {
+                    Some((name, t, cc)) if *name == cc_name && same_table(t, params) => cc.clone(),
+                    _ => {
+                        let cc = cc_config(&cx, &field, &cat(&p, ".params"), &cc_name, params)?;
+                        last_cc = Some((cc_name.clone(), params, cc.clone()));
+                        cc
+                    }
+                };
                 if sack && !matches!(cc, CcConfig::Reno(_) | CcConfig::NewReno(_) | CcConfig::Vegas(_) | CcConfig::DelayAimd(_)) {
                     return Err(cx.err(cat(&p, ".sack"), format!("SACK recovery works with the Reno family; cc '{cc_name}' is not one (use reno, newreno, vegas or delay_aimd)")));
                 }
@@ -1083,6 +1096,20 @@ fn expand_flows<'a>(cx: &Ctx, flows: &'a [raw::Flow]) -> Result<Vec<Cow<'a, raw:
         }
     }
     Ok(out)
+}
+
+/// Tables equal key by key in order, floats bit for bit (so 0.0 and -0.0 differ).
+fn same_table(a: &toml::Table, b: &toml::Table) -> bool {
+    a.len() == b.len() && a.iter().zip(b.iter()).all(|((ka, va), (kb, vb))| ka == kb && same_value(va, vb))
+}
+
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+        (Value::Table(x), Value::Table(y)) => same_table(x, y),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(x, y)),
+        _ => a == b,
+    }
 }
 
 /// The congestion-control policy `name` with its `[flows.params]` (serde, by the
