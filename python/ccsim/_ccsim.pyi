@@ -16,7 +16,8 @@ def check(
     text: str, source: str, overrides: list[str] = ..., fmt: str = "toml", out: str = "json"
 ) -> str:
     """Validate a scenario (TOML, or JSON in the same schema with ``fmt="json"``); return
-    it in the scenario-file schema with every default filled in, as JSON or TOML text."""
+    it in the scenario-file schema with every default filled in, as JSON or TOML text
+    (``out="json"`` or ``"toml"``), or ``""`` with ``out="none"`` (validation only)."""
 
 def run(
     text: str,

@@ -139,7 +139,8 @@ def loads(text: str | dict[str, Any], source: str = "<string>") -> Scenario:
         scenario = Scenario.from_dict(text, source if source != "<string>" else "<dict>")
     else:
         scenario = Scenario(text, source)
-    scenario.check()
+    # Validation only: the export that check() adds (and its JSON) is not needed here.
+    _ccsim.check(scenario.text, scenario.source, list(scenario.overrides), scenario.fmt, "none")
     return scenario
 
 

@@ -78,8 +78,9 @@ fn dumbbell_fq(c: &mut Criterion) {
 }
 
 /// The scenario-text path of `ccsim.loads` at 2000 and 8000 flows: the dumbbell's text
-/// as `Scenario.check()` writes it (every route explicit) parsed and validated. Time
-/// per flow should stay flat from 2000 to 8000 flows (linear validation, issue 13).
+/// as `Scenario.check()` writes it (every route explicit) parsed and validated, and
+/// exported back to JSON (`export_*`). Time per flow should stay flat from 2000 to 8000
+/// flows (linear validation and export, issue 13).
 fn validate_dumbbell(c: &mut Criterion) {
     let mut g = c.benchmark_group("validate_dumbbell");
     g.sample_size(10);
@@ -87,6 +88,9 @@ fn validate_dumbbell(c: &mut Criterion) {
         let text = dumbbell(flows, 10_000_000_000, SimDuration::from_secs(1)).unwrap().to_toml();
         g.throughput(Throughput::Elements(flows as u64));
         g.bench_function(format!("{flows}flows"), |b| b.iter(|| black_box(ccsim_engine::scenario::parse(&text, "bench.toml", &[]).unwrap().flows.len())));
+        // The export back to JSON that `Scenario.check()` adds (also linear).
+        let sc = ccsim_engine::scenario::parse(&text, "bench.toml", &[]).unwrap();
+        g.bench_function(format!("export_{flows}flows"), |b| b.iter(|| black_box(ccsim_engine::scenario::to_json(&sc).len())));
     }
     g.finish();
 }

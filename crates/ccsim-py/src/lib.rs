@@ -46,7 +46,8 @@ fn parse(text: &str, source: &str, overrides: &[String], fmt: &str) -> Result<sc
 }
 
 /// Validates a scenario; returns it in the scenario-file schema with every default
-/// filled in, as JSON (`out = "json"`) or TOML text (`out = "toml"`).
+/// filled in, as JSON (`out = "json"`) or TOML text (`out = "toml"`), or nothing
+/// (`out = "none"`: validation only, what `ccsim.loads` needs).
 #[pyfunction]
 #[pyo3(signature = (text, source, overrides=Vec::new(), fmt="toml", out="json"))]
 fn check(py: Python<'_>, text: String, source: String, overrides: Vec<String>, fmt: &str, out: &str) -> PyResult<String> {
@@ -56,7 +57,8 @@ fn check(py: Python<'_>, text: String, source: String, overrides: Vec<String>, f
             let sc = parse(&text, &source, &overrides, &fmt)?;
             match out.as_str() {
                 "toml" => Ok(sc.to_toml()),
-                _ => Ok(serde_json::to_string(&scenario::to_file(&sc)).expect("scenario serialises")),
+                "none" => Ok(String::new()),
+                _ => Ok(scenario::to_json(&sc)),
             }
         })
     })

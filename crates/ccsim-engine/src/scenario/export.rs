@@ -3,155 +3,248 @@
 //! explicit. Parsing the result gives the same `Scenario` (a test checks it for every
 //! file in `scenarios/`), so `Scenario.check()` in Python returns something that can be
 //! edited and run again, as a dict or as TOML.
+//!
+//! One description serves both outputs: `File` serialises the scenario (serde map calls,
+//! keys in the order below), straight to JSON for `Scenario.check()` (`to_json`: no
+//! table per flow built and freed, at 10^5 flows most of the export's time) and into a
+//! TOML table (`to_file`, then `to_toml`). A flow's policy parameters are built once per
+//! run of equal configurations.
 
 use super::{Flow, FlowSpec, Link, QdiscConfig, Scenario};
+use crate::cc::CcConfig;
+use crate::time::SimDuration;
 use crate::units::{fmt_bits, fmt_rate, fmt_time};
+use serde::ser::{Error as _, SerializeMap, SerializeSeq, Serializer};
+use serde::Serialize;
 use toml::{Table, Value};
 
-fn s(v: impl Into<String>) -> Value {
-    Value::String(v.into())
+/// The scenario as a scenario file (a TOML table).
+pub fn to_file(sc: &Scenario) -> Table {
+    Table::try_from(File(sc)).expect("a scenario serialises to a TOML table")
 }
 
-fn int(v: u64) -> Value {
-    Value::Integer(v as i64)
+/// The scenario as a scenario file in JSON (the same document as `to_file`).
+pub fn to_json(sc: &Scenario) -> String {
+    serde_json::to_string(&File(sc)).expect("a scenario serialises to JSON")
 }
 
-fn names(sc: &Scenario, path: &[usize]) -> Value {
-    Value::Array(path.iter().map(|&n| s(sc.nodes[n].name.as_str())).collect())
+/// The whole document.
+struct File<'a>(&'a Scenario);
+
+/// Node names of a list of node indices.
+struct Names<'a>(&'a Scenario, &'a [usize]);
+
+impl Serialize for Names<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.1.iter().map(|&n| self.0.nodes[n].name.as_str()))
+    }
 }
 
 /// One value, or [a->b, b->a] when the directions differ.
-fn per_dir<T: PartialEq>(v: [&T; 2], f: impl Fn(&T) -> Value) -> Value {
+enum PerDir<T> {
+    One(T),
+    Two([T; 2]),
+}
+
+fn per_dir<T: PartialEq, U>(v: [&T; 2], f: impl Fn(&T) -> U) -> PerDir<U> {
     if v[0] == v[1] {
-        f(v[0])
+        PerDir::One(f(v[0]))
     } else {
-        Value::Array(vec![f(v[0]), f(v[1])])
+        PerDir::Two([f(v[0]), f(v[1])])
     }
 }
 
-fn qdisc(q: &QdiscConfig) -> Value {
+impl<T: Serialize> Serialize for PerDir<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            PerDir::One(v) => v.serialize(s),
+            PerDir::Two(v) => v.serialize(s),
+        }
+    }
+}
+
+/// A queue discipline: its name, or a table with `kind` last.
+enum Qdisc {
+    Name(&'static str),
+    Table(Table),
+}
+
+impl Serialize for Qdisc {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Qdisc::Name(n) => s.serialize_str(n),
+            Qdisc::Table(t) => t.serialize(s),
+        }
+    }
+}
+
+fn qdisc(q: &QdiscConfig) -> Qdisc {
     match q {
-        QdiscConfig::Fcfs => s("fcfs"),
+        QdiscConfig::Fcfs => Qdisc::Name("fcfs"),
         QdiscConfig::Fq(c) => {
             let mut t = Table::try_from(c).expect("FQ config serialises");
-            t.insert("kind".into(), s("fq"));
-            Value::Table(t)
+            t.insert("kind".into(), Value::String("fq".into()));
+            Qdisc::Table(t)
         }
         QdiscConfig::Red(c) => {
             let mut t = Table::try_from(c).expect("RED config serialises");
-            t.insert("kind".into(), s("red"));
-            Value::Table(t)
+            t.insert("kind".into(), Value::String("red".into()));
+            Qdisc::Table(t)
         }
     }
 }
 
-fn link(sc: &Scenario, l: &Link) -> Table {
-    let [d0, d1] = &l.dirs;
-    let mut t = Table::new();
-    t.insert("name".into(), s(l.name.as_str()));
-    t.insert("between".into(), names(sc, &[l.a, l.b]));
-    t.insert("rate".into(), per_dir([&d0.rate_bps, &d1.rate_bps], |r| s(fmt_rate(*r))));
-    t.insert("delay".into(), per_dir([&d0.delay, &d1.delay], |d| s(fmt_time(*d))));
-    t.insert("buffer".into(), per_dir([&d0.buffer, &d1.buffer], |b| s(b.to_string())));
-    t.insert("qdisc".into(), per_dir([&d0.qdisc, &d1.qdisc], qdisc));
-    t
+struct LinkOut<'a>(&'a Scenario, &'a Link);
+
+impl Serialize for LinkOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (sc, l) = (self.0, self.1);
+        let [d0, d1] = &l.dirs;
+        let mut t = s.serialize_map(None)?;
+        t.serialize_entry("name", &l.name)?;
+        t.serialize_entry("between", &Names(sc, &[l.a, l.b]))?;
+        t.serialize_entry("rate", &per_dir([&d0.rate_bps, &d1.rate_bps], |r| fmt_rate(*r)))?;
+        t.serialize_entry("delay", &per_dir([&d0.delay, &d1.delay], |d| fmt_time(*d)))?;
+        t.serialize_entry("buffer", &per_dir([&d0.buffer, &d1.buffer], |b| b.to_string()))?;
+        t.serialize_entry("qdisc", &per_dir([&d0.qdisc, &d1.qdisc], qdisc))?;
+        t.end()
+    }
 }
 
-fn periods(on: &[(crate::time::SimDuration, crate::time::SimDuration)]) -> Value {
-    Value::Array(on.iter().map(|(a, b)| Value::Array(vec![s(fmt_time(*a)), s(fmt_time(*b))])).collect())
+/// On periods: [[start, end], ...].
+struct Periods<'a>(&'a [(SimDuration, SimDuration)]);
+
+impl Serialize for Periods<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|(a, b)| [fmt_time(*a), fmt_time(*b)]))
+    }
 }
 
-fn flow(sc: &Scenario, f: &Flow) -> Table {
-    let mut t = Table::new();
-    t.insert("name".into(), s(f.name.as_str()));
-    t.insert("kind".into(), s(f.spec.kind()));
-    t.insert("from".into(), s(sc.nodes[f.from].name.as_str()));
-    t.insert("to".into(), s(sc.nodes[f.to].name.as_str()));
-    t.insert("start".into(), s(fmt_time(f.start)));
-    if f.start_jitter.as_ps() > 0 {
-        t.insert("start_jitter".into(), s(fmt_time(f.start_jitter)));
-    }
-    t.insert("path".into(), names(sc, &f.path));
-    let reverse: Vec<usize> = f.path.iter().rev().copied().collect();
-    if f.ack_path != reverse {
-        t.insert("ack_path".into(), names(sc, &f.ack_path));
-    }
-    match &f.spec {
-        FlowSpec::Window { cc, data_size, ack_size, max_window, receiver, sender } => {
-            if let Some(stop) = f.stop {
-                t.insert("stop".into(), s(fmt_time(stop)));
-            }
-            t.insert("cc".into(), s(cc.name()));
-            t.insert("data_size".into(), s(format!("{data_size}B")));
-            t.insert("ack_size".into(), s(format!("{ack_size}B")));
-            t.insert("max_window".into(), s(format!("{max_window}pkt")));
-            t.insert("out_of_order".into(), s(if receiver.keep_out_of_order { "keep" } else { "discard" }));
-            t.insert("delayed_ack".into(), Value::Boolean(receiver.delayed_ack.is_some()));
-            if let Some(d) = receiver.delayed_ack {
-                t.insert("ack_delay".into(), s(fmt_time(d.delay)));
-                if let Some(m) = d.min_delay {
-                    t.insert("ack_delay_min".into(), s(fmt_time(m)));
+/// A flow; `params` is its window policy's parameter table (`CcConfig::params`).
+struct FlowOut<'a> {
+    sc: &'a Scenario,
+    f: &'a Flow,
+    params: Option<&'a Table>,
+}
+
+fn config<T: Serialize>(cfg: &T) -> Result<Value, String> {
+    Value::try_from(cfg).map_err(|e| e.to_string())
+}
+
+impl Serialize for FlowOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (sc, f) = (self.sc, self.f);
+        let mut t = s.serialize_map(None)?;
+        t.serialize_entry("name", &f.name)?;
+        t.serialize_entry("kind", f.spec.kind())?;
+        t.serialize_entry("from", &sc.nodes[f.from].name)?;
+        t.serialize_entry("to", &sc.nodes[f.to].name)?;
+        t.serialize_entry("start", &fmt_time(f.start))?;
+        if f.start_jitter.as_ps() > 0 {
+            t.serialize_entry("start_jitter", &fmt_time(f.start_jitter))?;
+        }
+        t.serialize_entry("path", &Names(sc, &f.path))?;
+        if !f.ack_path.iter().eq(f.path.iter().rev()) {
+            t.serialize_entry("ack_path", &Names(sc, &f.ack_path))?;
+        }
+        let stop = |t: &mut S::SerializeMap| match f.stop {
+            Some(stop) => t.serialize_entry("stop", &fmt_time(stop)),
+            None => Ok(()),
+        };
+        match &f.spec {
+            FlowSpec::Window { cc, data_size, ack_size, max_window, receiver, sender } => {
+                stop(&mut t)?;
+                t.serialize_entry("cc", cc.name())?;
+                t.serialize_entry("data_size", &format!("{data_size}B"))?;
+                t.serialize_entry("ack_size", &format!("{ack_size}B"))?;
+                t.serialize_entry("max_window", &format!("{max_window}pkt"))?;
+                t.serialize_entry("out_of_order", if receiver.keep_out_of_order { "keep" } else { "discard" })?;
+                t.serialize_entry("delayed_ack", &receiver.delayed_ack.is_some())?;
+                if let Some(d) = receiver.delayed_ack {
+                    t.serialize_entry("ack_delay", &fmt_time(d.delay))?;
+                    if let Some(m) = d.min_delay {
+                        t.serialize_entry("ack_delay_min", &fmt_time(m))?;
+                    }
+                }
+                t.serialize_entry("sack", &sender.sack)?;
+                t.serialize_entry("ecn", &sender.ecn)?;
+                t.serialize_entry("rtt_sample", &sender.rtt_sample)?;
+                if receiver.handshake {
+                    t.serialize_entry("handshake", &true)?;
+                }
+                if let Some(x) = sender.tso {
+                    let mut tso = Table::new();
+                    tso.insert("defer".into(), Value::String(fmt_time(x.defer)));
+                    tso.insert("segment".into(), Value::String(format!("{}B", x.segment_bytes)));
+                    tso.insert("divisor".into(), Value::Integer(x.divisor as i64));
+                    t.serialize_entry("tso", &tso)?;
+                }
+                t.serialize_entry("fast_retransmit", &sender.fast_retransmit)?;
+                match self.params {
+                    Some(p) => t.serialize_entry("params", p)?,
+                    None => t.serialize_entry("params", &cc.params())?,
                 }
             }
-            t.insert("sack".into(), Value::Boolean(sender.sack));
-            t.insert("ecn".into(), Value::Boolean(sender.ecn));
-            t.insert("rtt_sample".into(), Value::try_from(sender.rtt_sample).expect("enum serialises"));
-            if receiver.handshake {
-                t.insert("handshake".into(), Value::Boolean(true));
+            FlowSpec::Cbr { rate_bps, packet_bits, on } => {
+                t.serialize_entry("rate", &fmt_rate(*rate_bps))?;
+                t.serialize_entry("packet_size", &fmt_bits(*packet_bits as u64))?;
+                t.serialize_entry("on", &Periods(on))?;
             }
-            if let Some(x) = sender.tso {
-                let mut tso = Table::new();
-                tso.insert("defer".into(), s(fmt_time(x.defer)));
-                tso.insert("segment".into(), s(format!("{}B", x.segment_bytes)));
-                tso.insert("divisor".into(), int(x.divisor as u64));
-                t.insert("tso".into(), Value::Table(tso));
+            FlowSpec::Poisson { mean_gap, packet_bits, on } => {
+                t.serialize_entry("mean_gap", &fmt_time(*mean_gap))?;
+                t.serialize_entry("packet_size", &fmt_bits(*packet_bits as u64))?;
+                t.serialize_entry("on", &Periods(on))?;
             }
-            t.insert("fast_retransmit".into(), Value::try_from(sender.fast_retransmit).expect("enum serialises"));
-            t.insert("params".into(), Value::Table(cc.params()));
-        }
-        FlowSpec::Cbr { rate_bps, packet_bits, on } => {
-            t.insert("rate".into(), s(fmt_rate(*rate_bps)));
-            t.insert("packet_size".into(), s(fmt_bits(*packet_bits as u64)));
-            t.insert("on".into(), periods(on));
-        }
-        FlowSpec::Poisson { mean_gap, packet_bits, on } => {
-            t.insert("mean_gap".into(), s(fmt_time(*mean_gap)));
-            t.insert("packet_size".into(), s(fmt_bits(*packet_bits as u64)));
-            t.insert("on".into(), periods(on));
-        }
-        FlowSpec::Cadpc { packet_bits, cfg } => {
-            if let Some(stop) = f.stop {
-                t.insert("stop".into(), s(fmt_time(stop)));
+            FlowSpec::Cadpc { packet_bits, cfg } => {
+                stop(&mut t)?;
+                t.serialize_entry("packet_size", &fmt_bits(*packet_bits as u64))?;
+                t.serialize_entry("params", &config(cfg).map_err(S::Error::custom)?)?;
             }
-            t.insert("packet_size".into(), s(fmt_bits(*packet_bits as u64)));
-            t.insert("params".into(), Value::try_from(cfg).expect("config serialises"));
-        }
-        FlowSpec::Rap { packet_bits, cfg } => {
-            if let Some(stop) = f.stop {
-                t.insert("stop".into(), s(fmt_time(stop)));
+            FlowSpec::Rap { packet_bits, cfg } => {
+                stop(&mut t)?;
+                t.serialize_entry("packet_size", &fmt_bits(*packet_bits as u64))?;
+                t.serialize_entry("params", &config(cfg).map_err(S::Error::custom)?)?;
             }
-            t.insert("packet_size".into(), s(fmt_bits(*packet_bits as u64)));
-            t.insert("params".into(), Value::try_from(cfg).expect("config serialises"));
-        }
-        FlowSpec::Tear { packet_bits, cfg } => {
-            if let Some(stop) = f.stop {
-                t.insert("stop".into(), s(fmt_time(stop)));
+            FlowSpec::Tear { packet_bits, cfg } => {
+                stop(&mut t)?;
+                t.serialize_entry("packet_size", &fmt_bits(*packet_bits as u64))?;
+                t.serialize_entry("params", &config(cfg).map_err(S::Error::custom)?)?;
             }
-            t.insert("packet_size".into(), s(fmt_bits(*packet_bits as u64)));
-            t.insert("params".into(), Value::try_from(cfg).expect("config serialises"));
-        }
-        FlowSpec::Tfrc { packet_bits, cfg } => {
-            if let Some(stop) = f.stop {
-                t.insert("stop".into(), s(fmt_time(stop)));
+            FlowSpec::Tfrc { packet_bits, cfg } => {
+                stop(&mut t)?;
+                t.serialize_entry("packet_size", &fmt_bits(*packet_bits as u64))?;
+                t.serialize_entry("params", &config(cfg).map_err(S::Error::custom)?)?;
             }
-            t.insert("packet_size".into(), s(fmt_bits(*packet_bits as u64)));
-            t.insert("params".into(), Value::try_from(cfg).expect("config serialises"));
+            FlowSpec::Voice { voice, .. } => {
+                t.serialize_entry("voice", &config(voice).map_err(S::Error::custom)?)?;
+            }
         }
-        FlowSpec::Voice { voice, .. } => {
-            t.insert("voice".into(), Value::try_from(voice).expect("voice config serialises"));
-        }
+        t.end()
     }
-    t
+}
+
+/// The flows; equal window policies next to each other share one parameter table.
+struct Flows<'a>(&'a Scenario);
+
+impl Serialize for Flows<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let sc = self.0;
+        let mut seq = s.serialize_seq(Some(sc.flows.len()))?;
+        let mut last: Option<(&CcConfig, Table)> = None;
+        for f in &sc.flows {
+            let params = match &f.spec {
+                FlowSpec::Window { cc, .. } => {
+                    if !matches!(&last, Some((c, _)) if *c == cc) {
+                        last = Some((cc, cc.params()));
+                    }
+                    last.as_ref().map(|(_, p)| p)
+                }
+                _ => None,
+            };
+            seq.serialize_element(&FlowOut { sc, f, params })?;
+        }
+        seq.end()
+    }
 }
 
 /// The channel name "a->b" of channel `c`.
@@ -161,120 +254,167 @@ fn channel(sc: &Scenario, c: usize) -> String {
     format!("{}->{}", sc.nodes[a].name, sc.nodes[b].name)
 }
 
-/// The scenario as a scenario file (a TOML table).
-pub fn to_file(sc: &Scenario) -> Table {
-    let mut doc = Table::new();
-    let mut head = Table::new();
-    head.insert("name".into(), s(sc.name.as_str()));
-    if !sc.description.is_empty() {
-        head.insert("description".into(), s(sc.description.as_str()));
-    }
-    head.insert("duration".into(), s(fmt_time(sc.duration)));
-    head.insert("seed".into(), int(sc.seed));
-    if let Some(m) = sc.max_events {
-        head.insert("max_events".into(), int(m));
-    }
-    if let Some(w) = sc.max_wall {
-        head.insert("max_wall".into(), s(fmt_time(w)));
-    }
-    doc.insert("scenario".into(), Value::Table(head));
+struct Header<'a>(&'a Scenario);
 
-    let mut nodes = Table::new();
-    let of = |router: bool| Value::Array(sc.nodes.iter().filter(|n| n.router == router).map(|n| s(n.name.as_str())).collect());
-    nodes.insert("hosts".into(), of(false));
-    nodes.insert("routers".into(), of(true));
-    let pd: Table = sc
-        .nodes
-        .iter()
-        .filter(|n| n.processing_delay.as_ps() > 0)
-        .map(|n| (n.name.clone(), s(fmt_time(n.processing_delay))))
-        .collect();
-    if !pd.is_empty() {
-        nodes.insert("processing_delay".into(), Value::Table(pd));
-    }
-    let pj: Table = sc
-        .nodes
-        .iter()
-        .filter(|n| n.processing_jitter.as_ps() > 0)
-        .map(|n| (n.name.clone(), s(fmt_time(n.processing_jitter))))
-        .collect();
-    if !pj.is_empty() {
-        nodes.insert("processing_jitter".into(), Value::Table(pj));
-    }
-    doc.insert("nodes".into(), Value::Table(nodes));
-
-    let mut tables = |key: &str, v: Vec<Table>| {
-        if !v.is_empty() {
-            doc.insert(key.into(), Value::Array(v.into_iter().map(Value::Table).collect()));
+impl Serialize for Header<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let sc = self.0;
+        let mut t = s.serialize_map(None)?;
+        t.serialize_entry("name", &sc.name)?;
+        if !sc.description.is_empty() {
+            t.serialize_entry("description", &sc.description)?;
         }
-    };
-    tables("links", sc.links.iter().map(|l| link(sc, l)).collect());
-    tables("flows", sc.flows.iter().map(|f| flow(sc, f)).collect());
-    let phases = sc
-        .phases
-        .iter()
-        .map(|p| {
-            let mut t = Table::new();
-            t.insert("name".into(), s(p.name.as_str()));
-            t.insert("start".into(), s(fmt_time(p.start)));
-            t.insert("end".into(), s(fmt_time(p.end)));
-            t
-        })
-        .collect();
-    tables("phases", phases);
+        t.serialize_entry("duration", &fmt_time(sc.duration))?;
+        // TOML integers are i64 (a seed above 2^63 is written as its two's complement).
+        t.serialize_entry("seed", &(sc.seed as i64))?;
+        if let Some(m) = sc.max_events {
+            t.serialize_entry("max_events", &(m as i64))?;
+        }
+        if let Some(w) = sc.max_wall {
+            t.serialize_entry("max_wall", &fmt_time(w))?;
+        }
+        t.end()
+    }
+}
 
+struct NodesOut<'a>(&'a Scenario);
 
-    let changes = sc
-        .changes
-        .iter()
-        .map(|c| {
-            let mut t = Table::new();
-            t.insert("at".into(), s(fmt_time(c.at)));
-            match c.channels.as_slice() {
-                [a, b] if a / 2 == b / 2 && a != b => t.insert("link".into(), s(sc.links[a / 2].name.as_str())),
-                [a] => t.insert("channel".into(), s(channel(sc, *a))),
-                _ => unreachable!("a change applies to a link or one channel"),
-            };
-            if let Some(r) = c.rate_bps {
-                t.insert("rate".into(), s(fmt_rate(r)));
+impl Serialize for NodesOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let sc = self.0;
+        let mut t = s.serialize_map(None)?;
+        let of = |router: bool| sc.nodes.iter().filter(move |n| n.router == router).map(|n| n.name.as_str());
+        t.serialize_entry("hosts", &Seq(of(false)))?;
+        t.serialize_entry("routers", &Seq(of(true)))?;
+        let pd: Vec<(&str, String)> =
+            sc.nodes.iter().filter(|n| n.processing_delay.as_ps() > 0).map(|n| (n.name.as_str(), fmt_time(n.processing_delay))).collect();
+        if !pd.is_empty() {
+            t.serialize_entry("processing_delay", &Map(&pd))?;
+        }
+        let pj: Vec<(&str, String)> =
+            sc.nodes.iter().filter(|n| n.processing_jitter.as_ps() > 0).map(|n| (n.name.as_str(), fmt_time(n.processing_jitter))).collect();
+        if !pj.is_empty() {
+            t.serialize_entry("processing_jitter", &Map(&pj))?;
+        }
+        t.end()
+    }
+}
+
+/// A sequence from an iterator (serialised once).
+struct Seq<I>(I);
+
+impl<I: Iterator<Item = T> + Clone, T: Serialize> Serialize for Seq<I> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.clone())
+    }
+}
+
+/// A table from (key, value) pairs in order (a later equal key replaces the value in
+/// place, as a table insert does).
+struct Map<'a>(&'a [(&'a str, String)]);
+
+impl Serialize for Map<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut t = Table::new();
+        for (k, v) in self.0 {
+            t.insert((*k).to_string(), Value::String(v.clone()));
+        }
+        t.serialize(s)
+    }
+}
+
+struct Change<'a>(&'a Scenario, &'a super::Change);
+
+impl Serialize for Change<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (sc, c) = (self.0, self.1);
+        let mut t = s.serialize_map(None)?;
+        t.serialize_entry("at", &fmt_time(c.at))?;
+        match c.channels.as_slice() {
+            [a, b] if a / 2 == b / 2 && a != b => t.serialize_entry("link", &sc.links[a / 2].name)?,
+            [a] => t.serialize_entry("channel", &channel(sc, *a))?,
+            _ => return Err(S::Error::custom("a change applies to a link or one channel")),
+        };
+        if let Some(r) = c.rate_bps {
+            t.serialize_entry("rate", &fmt_rate(r))?;
+        }
+        if let Some(d) = c.delay {
+            t.serialize_entry("delay", &fmt_time(d))?;
+        }
+        t.end()
+    }
+}
+
+struct Measure<'a>(&'a Scenario);
+
+impl Measure<'_> {
+    fn is_empty(&self) -> bool {
+        let sc = self.0;
+        sc.interval.is_none() && sc.series.is_empty() && sc.delays.is_empty() && sc.windows.is_empty() && sc.measure_start == SimDuration::ZERO
+    }
+}
+
+impl Serialize for Measure<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let sc = self.0;
+        let mut t = s.serialize_map(None)?;
+        if let Some(i) = sc.interval {
+            t.serialize_entry("interval", &fmt_time(i))?;
+        }
+        let flows = |v: &[usize]| Seq(v.iter().map(|&i| sc.flows[i].name.as_str()).collect::<Vec<_>>().into_iter());
+        if !sc.series.is_empty() {
+            t.serialize_entry("series", &sc.series)?;
+        }
+        if !sc.delays.is_empty() {
+            t.serialize_entry("delays", &flows(&sc.delays))?;
+        }
+        if !sc.windows.is_empty() {
+            t.serialize_entry("windows", &flows(&sc.windows))?;
+        }
+        if sc.measure_start > SimDuration::ZERO {
+            t.serialize_entry("start", &fmt_time(sc.measure_start))?;
+        }
+        t.end()
+    }
+}
+
+impl Serialize for File<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let sc = self.0;
+        let mut doc = s.serialize_map(None)?;
+        doc.serialize_entry("scenario", &Header(sc))?;
+        doc.serialize_entry("nodes", &NodesOut(sc))?;
+        if !sc.links.is_empty() {
+            doc.serialize_entry("links", &Seq(sc.links.iter().map(|l| LinkOut(sc, l))))?;
+        }
+        if !sc.flows.is_empty() {
+            doc.serialize_entry("flows", &Flows(sc))?;
+        }
+        if !sc.phases.is_empty() {
+            let phases = sc.phases.iter().map(|p| {
+                let mut t = Table::new();
+                t.insert("name".into(), Value::String(p.name.clone()));
+                t.insert("start".into(), Value::String(fmt_time(p.start)));
+                t.insert("end".into(), Value::String(fmt_time(p.end)));
+                t
+            });
+            doc.serialize_entry("phases", &Seq(phases))?;
+        }
+        if !sc.changes.is_empty() {
+            doc.serialize_entry("changes", &Seq(sc.changes.iter().map(|c| Change(sc, c))))?;
+        }
+        if !sc.elements.is_empty() {
+            let mut elements = Vec::with_capacity(sc.elements.len());
+            for e in &sc.elements {
+                let mut t = Table::try_from(&e.config).map_err(S::Error::custom)?;
+                t.insert("at".into(), Value::String(channel(sc, e.channel)));
+                elements.push(t);
             }
-            if let Some(d) = c.delay {
-                t.insert("delay".into(), s(fmt_time(d)));
-            }
-            t
-        })
-        .collect();
-    tables("changes", changes);
-
-    let elements = sc
-        .elements
-        .iter()
-        .map(|e| {
-            let mut t = Table::try_from(&e.config).expect("element configs serialise");
-            t.insert("at".into(), s(channel(sc, e.channel)));
-            t
-        })
-        .collect();
-    tables("elements", elements);
-
-    let mut measure = Table::new();
-    if let Some(i) = sc.interval {
-        measure.insert("interval".into(), s(fmt_time(i)));
+            doc.serialize_entry("elements", &elements)?;
+        }
+        if !Measure(sc).is_empty() {
+            doc.serialize_entry("measure", &Measure(sc))?;
+        }
+        doc.end()
     }
-    if !sc.series.is_empty() {
-        measure.insert("series".into(), Value::Array(sc.series.iter().map(|x| s(x.as_str())).collect()));
-    }
-    if !sc.delays.is_empty() {
-        measure.insert("delays".into(), Value::Array(sc.delays.iter().map(|&i| s(sc.flows[i].name.as_str())).collect()));
-    }
-    if !sc.windows.is_empty() {
-        measure.insert("windows".into(), Value::Array(sc.windows.iter().map(|&i| s(sc.flows[i].name.as_str())).collect()));
-    }
-    if sc.measure_start > crate::time::SimDuration::ZERO {
-        measure.insert("start".into(), s(fmt_time(sc.measure_start)));
-    }
-    if !measure.is_empty() {
-        doc.insert("measure".into(), Value::Table(measure));
-    }
-    doc
 }

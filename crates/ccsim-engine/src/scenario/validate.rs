@@ -105,6 +105,8 @@ impl Ctx<'_> {
     fn qdisc(&self, field: &str, v: &Value) -> Result<QdiscConfig, ScenarioError> {
         const KNOWN: &str = "use \"fcfs\" (drop-tail), \"fq\" (Fair Queueing) or \"red\"";
         let table = match v {
+            // The common case, without a table: "fcfs" takes no parameters.
+            Value::String(s) if s == "fcfs" || s == "droptail" => return Ok(QdiscConfig::Fcfs),
             Value::String(s) => {
                 let mut t = toml::Table::new();
                 t.insert("kind".into(), Value::String(if s == "droptail" { "fcfs".into() } else { s.clone() }));
@@ -121,8 +123,8 @@ impl Ctx<'_> {
         let mut table = table;
         let kind = table.remove("kind");
         let q = match kind.as_ref().and_then(Value::as_str) {
-            Some("red") => QdiscConfig::Red(Box::new(self.from_table(field, table)?)),
-            Some("fq") => QdiscConfig::Fq(self.from_table(field, table)?),
+            Some("red") => QdiscConfig::Red(Box::new(self.from_table(field, &table)?)),
+            Some("fq") => QdiscConfig::Fq(self.from_table(field, &table)?),
             other => {
                 if let Some(k) = table.keys().next() {
                     return Err(self.err(format!("{field}.{k}"), format!("'{}' takes no parameters", other.unwrap_or(""))));
@@ -136,10 +138,11 @@ impl Ctx<'_> {
         Ok(q)
     }
 
-    /// Deserialises a config table with serde; errors name the field inside `field`.
-    fn from_table<T: serde::de::DeserializeOwned>(&self, field: &str, table: toml::Table) -> Result<T, ScenarioError> {
+    /// Deserialises a config table with serde (from one copy: the toml crate reads only
+    /// owned values); errors name the field inside `field`.
+    fn from_table<T: serde::de::DeserializeOwned>(&self, field: &str, table: &toml::Table) -> Result<T, ScenarioError> {
         serde_path_to_error::deserialize(Value::Table(table.clone())).map_err(|e| {
-            let inner = readable_path(&table, e.path());
+            let inner = readable_path(table, e.path());
             let path = if inner.is_empty() || inner == "?" { field.to_string() } else { format!("{field}.{inner}") };
             // serde quotes names with backticks; scenario files write strings in quotes.
             let msg = e.inner().message().trim().replace('`', "\"");
@@ -319,6 +322,10 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     // Flow index by name (voice partners, [measure] lists and series look flows up).
     let mut flow_names: HashMap<String, usize> = HashMap::new();
     let mut routes = RouteCache::default();
+    // The last window policy built, by name and parameter table: flows written out with
+    // the same parameters (10^5 in a generated file) reuse it instead of deserialising.
+    let no_params = toml::Table::new();
+    let mut last_cc: Option<(String, &toml::Table, CcConfig)> = None;
     let expanded = expand_flows(&cx, &f.flows)?;
     let mut voice_partners: Vec<(usize, String, String)> = Vec::new();
     for fl in &expanded {
@@ -444,8 +451,15 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 let receiver = ReceiverConfig { keep_out_of_order, delayed_ack, sack_blocks: if sack { 3 } else { 0 }, ecn, handshake };
                 let cc_name = fl.cc.clone().unwrap_or_else(|| def_cc.clone());
                 let field = if fl.cc.is_some() { cat(&p, ".cc") } else { "defaults.cc".to_string() };
-                let empty = toml::Table::new();
-                let cc = cc_config(&cx, &field, &cat(&p, ".params"), &cc_name, fl.params.as_ref().unwrap_or(&empty))?;
+                let params = fl.params.as_ref().unwrap_or(&no_params);
+                let cc = match &last_cc {
+                    Some((name, t, cc)) if *name == cc_name && same_table(t, params) => cc.clone(),
+                    _ => {
+                        let cc = cc_config(&cx, &field, &cat(&p, ".params"), &cc_name, params)?;
+                        last_cc = Some((cc_name.clone(), params, cc.clone()));
+                        cc
+                    }
+                };
                 if sack && !matches!(cc, CcConfig::Reno(_) | CcConfig::NewReno(_) | CcConfig::Vegas(_) | CcConfig::DelayAimd(_)) {
                     return Err(cx.err(cat(&p, ".sack"), format!("SACK recovery works with the Reno family; cc '{cc_name}' is not one (use reno, newreno, vegas or delay_aimd)")));
                 }
@@ -506,7 +520,8 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 if packet_bits == 0 {
                     return Err(cx.err(cat(&p, ".packet_size"), "must be positive"));
                 }
-                let params = fl.params.clone().unwrap_or_default();
+                let empty = toml::Table::new();
+                let params = fl.params.as_ref().unwrap_or(&empty);
                 if kind == "cadpc" {
                     let cfg: crate::transport::cadpc::CadpcConfig = cx.from_table(&cat(&p, ".params"), params)?;
                     cfg.check().map_err(|(f, m)| cx.err(format!("{p}.params.{f}"), m))?;
@@ -538,7 +553,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                         return Err(cx.err(format!("{p}.{what}"), "does not apply to voice flows (their parameters go in voice = { ... })"));
                     }
                 }
-                let t = fl.voice.clone().ok_or_else(|| {
+                let t = fl.voice.as_ref().ok_or_else(|| {
                     cx.err(cat(&p, ".voice"), "a voice flow needs voice = { partner = \"<flow name>\" }")
                 })?;
                 let voice: crate::transport::voice::VoiceConfig = cx.from_table(&cat(&p, ".voice"), t)?;
@@ -699,11 +714,11 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     ElementConfig::FlowStats
                 }
             }
-            "random_loss" => ElementConfig::RandomLoss(cx.from_table(&p, table)?),
-            "capture" => ElementConfig::Capture(cx.from_table(&p, table)?),
-            "beacon" => ElementConfig::Beacon(cx.from_table(&p, table)?),
-            "ptp" => ElementConfig::Ptp(cx.from_table(&p, table)?),
-            "smart_link" => ElementConfig::SmartLink(cx.from_table(&p, table)?),
+            "random_loss" => ElementConfig::RandomLoss(cx.from_table(&p, &table)?),
+            "capture" => ElementConfig::Capture(cx.from_table(&p, &table)?),
+            "beacon" => ElementConfig::Beacon(cx.from_table(&p, &table)?),
+            "ptp" => ElementConfig::Ptp(cx.from_table(&p, &table)?),
+            "smart_link" => ElementConfig::SmartLink(cx.from_table(&p, &table)?),
             "" => return Err(cx.err(cat(&p, ".kind"), "missing; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link")),
             k => {
                 return Err(cx.err(cat(&p, ".kind"), format!("unknown element '{k}'; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link")))
@@ -1083,10 +1098,23 @@ fn expand_flows<'a>(cx: &Ctx, flows: &'a [raw::Flow]) -> Result<Vec<Cow<'a, raw:
     Ok(out)
 }
 
+/// Tables equal key by key in order, floats bit for bit (so 0.0 and -0.0 differ).
+fn same_table(a: &toml::Table, b: &toml::Table) -> bool {
+    a.len() == b.len() && a.iter().zip(b.iter()).all(|((ka, va), (kb, vb))| ka == kb && same_value(va, vb))
+}
+
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+        (Value::Table(x), Value::Table(y)) => same_table(x, y),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(x, y)),
+        _ => a == b,
+    }
+}
+
 /// The congestion-control policy `name` with its `[flows.params]` (serde, by the
 /// parameter names of docs/scenario-format.md; every value checked).
 fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Table) -> Result<CcConfig, ScenarioError> {
-    let t = || params.clone();
     // serde's "unknown field "x", expected one of "a", "b"" in our words.
     let named = |mut e: ScenarioError| {
         if let Some(rest) = e.message.strip_prefix("unknown field ") {
@@ -1097,14 +1125,14 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
         e
     };
     let cfg = match name {
-        "generic" => CcConfig::Generic(cx.from_table(pfield, t()).map_err(named)?),
-        "tahoe" | "jk" => CcConfig::Tahoe(cx.from_table(pfield, t()).map_err(named)?),
-        "reno" => CcConfig::Reno(cx.from_table(pfield, t()).map_err(named)?),
-        "newreno" => CcConfig::NewReno(cx.from_table(pfield, t()).map_err(named)?),
-        "da" => CcConfig::Da(cx.from_table(pfield, t()).map_err(named)?),
-        "pp" | "packet_pair" => CcConfig::PacketPair(cx.from_table(pfield, t()).map_err(named)?),
-        "vegas" => CcConfig::Vegas(cx.from_table(pfield, t()).map_err(named)?),
-        "delay_aimd" => CcConfig::DelayAimd(cx.from_table(pfield, t()).map_err(named)?),
+        "generic" => CcConfig::Generic(cx.from_table(pfield, params).map_err(named)?),
+        "tahoe" | "jk" => CcConfig::Tahoe(cx.from_table(pfield, params).map_err(named)?),
+        "reno" => CcConfig::Reno(cx.from_table(pfield, params).map_err(named)?),
+        "newreno" => CcConfig::NewReno(cx.from_table(pfield, params).map_err(named)?),
+        "da" => CcConfig::Da(cx.from_table(pfield, params).map_err(named)?),
+        "pp" | "packet_pair" => CcConfig::PacketPair(cx.from_table(pfield, params).map_err(named)?),
+        "vegas" => CcConfig::Vegas(cx.from_table(pfield, params).map_err(named)?),
+        "delay_aimd" => CcConfig::DelayAimd(cx.from_table(pfield, params).map_err(named)?),
         _ => {
             return Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno, newreno, vegas, da, pp, delay_aimd")))
         }
