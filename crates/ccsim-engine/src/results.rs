@@ -3,9 +3,9 @@
 
 pub mod columns;
 
-use crate::link::ChannelCounters;
+use crate::link::{Channel, ChannelCounters};
 use crate::scenario::FlowSpec;
-use crate::sim::Simulation;
+use crate::sim::{Endpoint, Simulation};
 use crate::time::{SimTime, PS_PER_S};
 use crate::trace::Series;
 use crate::transport::FlowCounters;
@@ -289,32 +289,61 @@ fn phase(sim: &Simulation, name: String, a: usize, b: usize) -> Option<PhaseResu
 /// The result row of flow `i` (`in_net`: `Simulation::in_network`).
 pub(crate) fn flow_result(sim: &Simulation, i: usize, now: SimTime, in_net: &[u64]) -> FlowResult {
     let sc = &sim.scenario;
-    let node = |i: usize| sc.nodes[i].name.clone();
-    let f = &sc.flows[i];
     let ep = &sim.flows[i];
+    let f = &sc.flows[i];
+    let node = |i: usize| sc.nodes[i].name.clone();
+    FlowResult {
+        name: f.name.clone(),
+        kind: f.spec.kind().to_string(),
+        cc: flow_cc(ep, &f.spec).map(str::to_string),
+        from: node(f.from),
+        to: node(f.to),
+        ..flow_numbers(sc, ep, i, now, in_net[i])
+    }
+}
+
+/// Flow `i`'s congestion control (window flows).
+pub(crate) fn flow_cc<'a>(ep: &Endpoint, spec: &'a FlowSpec) -> Option<&'a str> {
+    match (ep.window(), spec) {
+        (Some(_), FlowSpec::Window { cc, .. }) => Some(cc.name()),
+        _ => None,
+    }
+}
+
+/// The result row of flow `i` (endpoint `ep`, `in_net` of its packets in the network)
+/// without its strings: `name`, `kind`, `from` and `to` empty, `cc` `None` (the columns
+/// encode those from the scenario; `flow_result` fills them in).
+pub(crate) fn flow_numbers(
+    sc: &Scenario,
+    ep: &Endpoint,
+    i: usize,
+    now: SimTime,
+    in_net: u64,
+) -> FlowResult {
+    let f = &sc.flows[i];
     let c = ep.counters();
     let active_s = (now.as_secs_f64() - f.start.as_secs_f64()).max(0.0);
     let size = flow_size(&f.spec);
     let rate = |n: u64| if active_s > 0.0 { n as f64 / active_s } else { 0.0 };
-    let (cc, rtt) = match (ep.window(), &f.spec) {
-        (Some(w), FlowSpec::Window { cc, .. }) => (Some(cc.name().to_string()), Some(w.rtt)),
-        _ => (None, None),
+    let rtt = match (ep.window(), &f.spec) {
+        (Some(w), FlowSpec::Window { .. }) => Some(w.rtt),
+        _ => None,
     };
     let rtt = rtt.filter(|r| r.n > 0);
     let d = ep.delay.as_deref().map(|d| &d.stats);
     FlowResult {
-        name: f.name.clone(),
-        kind: f.spec.kind().to_string(),
+        name: String::new(),
+        kind: String::new(),
         packet_bits: (flow_size(&f.spec) * 8.0) as u32,
-        cc,
-        from: node(f.from),
-        to: node(f.to),
+        cc: None,
+        from: String::new(),
+        to: String::new(),
         sent_pkts: c.sent,
         delivered_pkts: c.delivered,
         retransmitted_pkts: c.retransmitted,
         dropped_pkts: c.dropped,
         arrived_pkts: c.arrived,
-        in_network_pkts: in_net[i],
+        in_network_pkts: in_net,
         acks_sent: c.acks_sent,
         acks_arrived: c.acks_arrived,
         acks_dropped: c.acks_dropped,
@@ -351,8 +380,21 @@ pub(crate) fn flow_result(sim: &Simulation, i: usize, now: SimTime, in_net: &[u6
 pub(crate) fn link_result(sim: &Simulation, i: usize, now: SimTime) -> LinkResult {
     let sc = &sim.scenario;
     let node = |i: usize| sc.nodes[i].name.clone();
-    let total_ps = now.as_ps().max(1);
     let ch = &sim.channels[i];
+    LinkResult {
+        name: sim.channel_name(i),
+        link: sim.channel_link(i).to_string(),
+        from: node(ch.from as usize),
+        to: node(ch.to as usize),
+        qdisc: ch.qdisc.name().into(),
+        ..link_numbers(sc, ch, now)
+    }
+}
+
+/// The result row of channel `ch` at `now` without its strings (`name`, `link`,
+/// `from`, `to` and `qdisc` empty: the columns encode those; `link_result` fills them).
+pub(crate) fn link_numbers(sc: &Scenario, ch: &Channel, now: SimTime) -> LinkResult {
+    let total_ps = now.as_ps().max(1);
     let c = &ch.counters;
     let (bp, bb) = match ch.limit {
         Limit::Packets(n) => (Some(n), None),
@@ -360,13 +402,13 @@ pub(crate) fn link_result(sim: &Simulation, i: usize, now: SimTime) -> LinkResul
     };
     let busy = (c.busy_ps as f64 / total_ps as f64).min(1.0);
     LinkResult {
-        name: sim.channel_name(i),
-        link: sim.channel_link(i).to_string(),
-        from: node(ch.from as usize),
-        to: node(ch.to as usize),
+        name: String::new(),
+        link: String::new(),
+        from: String::new(),
+        to: String::new(),
         rate_bps: ch.rate_bps,
         delay_s: ch.delay.as_secs_f64(),
-        qdisc: ch.qdisc.name().into(),
+        qdisc: String::new(),
         buffer_pkts: bp,
         buffer_bytes: bb,
         offered_pkts: c.offered,
