@@ -547,3 +547,57 @@ fn element_result(e: &AnyElement, sc: &Scenario) -> serde_json::Value {
         }
     }
 }
+
+/// Writes the results JSON to `w` one row at a time: the same text as
+/// `summarise(sim, now, wall_time_s).to_json()`, without holding every row at once (at
+/// 10^5 flows the flow and channel rows are hundreds of MB as structs). The channels
+/// must be settled at `now` (`Simulation::write_results_json` does).
+pub(crate) fn write_json<W: std::io::Write>(sim: &Simulation, now: SimTime, wall_time_s: f64, w: W) -> serde_json::Result<()> {
+    serde_json::to_writer(w, &Streamed { sim, now, wall_time_s })
+}
+
+struct Streamed<'a> {
+    sim: &'a Simulation,
+    now: SimTime,
+    wall_time_s: f64,
+}
+
+/// `n` rows made one at a time by a function of the row index: a JSON array.
+struct Rows<F>(usize, F);
+
+impl<R: Serialize, F: Fn(usize) -> R> Serialize for Rows<F> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0))?;
+        for i in 0..self.0 {
+            seq.serialize_element(&(self.1)(i))?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for Streamed<'_> {
+    /// The fields of `Results`, in its order.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let (sim, now) = (self.sim, self.now);
+        let in_net = sim.in_network();
+        let (phases, intervals) = periods(sim);
+        let mut st = s.serialize_struct("Results", 14)?;
+        st.serialize_field("ccsim_version", crate::VERSION)?;
+        st.serialize_field("scenario", &sim.scenario.name)?;
+        st.serialize_field("seed", &sim.seed)?;
+        st.serialize_field("sim_time_s", &now.as_secs_f64())?;
+        st.serialize_field("wall_time_s", &self.wall_time_s)?;
+        st.serialize_field("partial", &sim.stop_reason().is_some())?;
+        st.serialize_field("stop_reason", &sim.stop_reason())?;
+        st.serialize_field("events", &sim.events_processed())?;
+        st.serialize_field("flows", &Rows(sim.scenario.flows.len(), |i| flow_result(sim, i, now, &in_net)))?;
+        st.serialize_field("links", &Rows(sim.channels.len(), |i| link_result(sim, i, now)))?;
+        st.serialize_field("nodes", &node_results(sim))?;
+        st.serialize_field("phases", &phases)?;
+        st.serialize_field("intervals", &intervals)?;
+        st.serialize_field("series", &sim.net.rec.series)?;
+        st.end()
+    }
+}

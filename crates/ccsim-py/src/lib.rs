@@ -129,7 +129,14 @@ fn run(
     }
     let wall = t0.elapsed().as_secs_f64();
     if json {
-        let text = py.detach(|| guarded(|| Ok(sim.results(wall).to_json())))?;
+        // Written a row at a time (the same text as `sim.results(wall).to_json()`).
+        let text = py.detach(|| {
+            guarded(|| {
+                let mut buf = Vec::new();
+                sim.write_results_json(&mut buf, wall).expect("results serialise");
+                Ok(String::from_utf8(buf).expect("JSON is UTF-8"))
+            })
+        })?;
         return Ok(text.into_pyobject(py)?.into_any().unbind());
     }
     let cols = py.detach(|| {
@@ -304,13 +311,12 @@ fn bench_dumbbell(py: Python<'_>, flows: u32, bottleneck_bps: u64, time_s: f64, 
             let t1 = Instant::now();
             sim.run();
             let run = t1.elapsed().as_secs_f64();
-            // With `full_results`, the JSON export first, timed apart (rows, then text to
-            // a byte counter), and dropped before the columns are built.
+            // With `full_results`, the JSON export first, timed apart (written a row at a
+            // time to a byte counter, as `run(out="json")` writes it: no table of rows).
             let json_export = full_results.then(|| {
                 let t3 = Instant::now();
-                let r = sim.results(build + run);
                 let mut sink = CountingSink(0);
-                serde_json::to_writer(&mut sink, &r).expect("results serialise");
+                sim.write_results_json(&mut sink, build + run).expect("results serialise");
                 (t3.elapsed().as_secs_f64(), sink.0)
             });
             // What `run` hands over: the columns, built straight from the simulation (no

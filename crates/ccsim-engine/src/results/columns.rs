@@ -20,7 +20,7 @@
 //! Null: serde_json writes a non-finite `f64` and `None` both as `null`, so an `F64`
 //! column holds `NaN` for both; integers that may be absent carry a validity mask.
 
-use super::{flow_cc, flow_numbers, link_numbers, node_results, FlowResult, LinkResult, NodeResult, PhaseResult, Results};
+use super::{flow_cc, flow_numbers, link_numbers, FlowResult, LinkResult, NodeResult, PhaseResult, Results};
 use crate::link::Channel;
 use crate::sim::Simulation;
 use crate::time::SimTime;
@@ -526,6 +526,16 @@ impl Simulation {
         c
     }
 
+    /// The results JSON written to `w` a row at a time: the same text as
+    /// `results(wall_time_s).to_json()` without the whole table of rows in memory.
+    pub fn write_results_json<W: std::io::Write>(&mut self, w: W, wall_time_s: f64) -> serde_json::Result<()> {
+        let now = self.now();
+        for c in self.channels.iter_mut() {
+            c.settle(now);
+        }
+        super::write_json(self, now, wall_time_s, w)
+    }
+
     /// Everything but the flow and link tables and the series (settles the channels).
     fn columns_but_tables(&mut self, wall_time_s: f64) -> (Columns, Vec<u64>) {
         let now = self.now();
@@ -546,7 +556,7 @@ impl Simulation {
             meta: meta(sim, now, wall_time_s),
             flows: Table::default(),
             links: Table::default(),
-            nodes: node_table(&mut node_results(sim)),
+            nodes: node_columns(sim),
             phases: coded(&mut phases),
             intervals: coded(&mut intervals),
             series: SeriesColumns::default(),
@@ -566,6 +576,16 @@ fn flow_columns(sc: &crate::scenario::Scenario, eps: &[Box<crate::sim::Endpoint>
     t.set("cc", few_strs(n, sc.flows.iter().zip(eps).map(|(f, ep)| flow_cc(ep, &f.spec))));
     t.set("from", node(|f| f.from));
     t.set("to", node(|f| f.to));
+    t
+}
+
+/// The node table, names coded (no copy of a name).
+fn node_columns(sim: &Simulation) -> Table {
+    let nodes = &sim.scenario.nodes;
+    let mut t = Table::new(nodes.len());
+    t.push("name", Column::Ref { dict: NODE_NAMES, codes: (0..nodes.len() as u32).collect() });
+    t.bool("router", nodes.iter().map(|n| n.router));
+    t.u64("control_received_pkts", sim.node_control_rx.iter().copied());
     t
 }
 
@@ -835,6 +855,26 @@ mod tests {
                 assert_eq!(v.capacity(), v.len(), "column {n}");
             }
         }
+    }
+
+    #[test]
+    fn json_written_a_row_at_a_time_is_the_json_export() {
+        // tiny.toml: phases, intervals, series, flows of every kind; and a dumbbell.
+        let text = include_str!("../../../../tests/data/tiny.toml");
+        let sc = crate::scenario::parse(text, "tiny.toml", &[]).unwrap();
+        let mut a = Simulation::new(sc.clone(), None);
+        a.run();
+        let mut b = Simulation::new(sc, None);
+        b.run();
+        let mut streamed = Vec::new();
+        a.write_results_json(&mut streamed, 1.25).unwrap();
+        let whole = b.results(1.25).to_json();
+        assert!(whole.contains("\"phases\":[{") && whole.contains("\"series\":[{"));
+        assert!(String::from_utf8(streamed).unwrap() == whole);
+        let mut s = sim(30, 0.1);
+        let mut streamed = Vec::new();
+        s.write_results_json(&mut streamed, 0.0).unwrap();
+        assert!(String::from_utf8(streamed).unwrap() == s.results(0.0).to_json());
     }
 
     #[test]
