@@ -185,3 +185,30 @@ def test_bench_hands_over_columns_and_reports_their_size() -> None:
     # The JSON it measured (written to a byte counter) is the JSON of these results.
     text = json.dumps(json.loads(r.to_json()), separators=(",", ":"))
     assert abs(len(text) - figures["results_json_bytes"]) < 0.02 * len(text)
+
+
+def test_frames_have_the_dtypes_of_frames_from_the_json() -> None:
+    # Names cross as codes into shared dictionaries (node, flow, link and channel names):
+    # the frames still hold one str per row, as the frames built from the JSON do, and
+    # every column that is not all null in the JSON has the JSON frame's dtype.
+    text, columns = _both(_everything())
+    cols, js = Results.from_columns(columns), Results.from_json(text)
+    for table in ("flows", "links", "nodes", "phases", "phase_links", "intervals", "interval_links"):
+        a, b = getattr(cols, table), getattr(js, table)
+        for col in a.columns:
+            if b[col].notna().any():
+                assert a[col].dtype == b[col].dtype, (table, col, a[col].dtype, b[col].dtype)
+    links = cols.links
+    assert links["name"].tolist() == [f"{f}->{t}" for f, t in zip(links["from"], links["to"], strict=True)]
+    assert all(type(x) is str for c in ("name", "link", "from", "to", "qdisc") for x in links[c])
+    assert cols.flows["from"].tolist() == [f["from"] for f in json.loads(text)["flows"]]
+
+
+def test_names_holding_a_nul_cross_as_lists() -> None:
+    # A NUL cannot be the separator of a joined dictionary then: the names come as a list.
+    doc = ccsim.load(DATA / "tiny.toml").check()
+    text = json.dumps(doc).replace('"r1', '"r\\u00001')
+    s = ccsim.Scenario.from_dict(json.loads(text), "nul.toml")
+    text, columns = _both(s)
+    results = _same_json(text, columns)
+    assert "r\x001->r2" in results.links["name"].tolist()

@@ -8,7 +8,9 @@ in the engine's order; a nested object becomes one column per key, named ``a.b``
 The native module hands a run's results over as columns (crates/ccsim-engine/src/results/
 columns.rs, ``columns_to_py`` in crates/ccsim-py): integer and float columns as
 native-endian byte buffers read with ``numpy.frombuffer``, strings dictionary-encoded
-(a list of ``str`` and ``uint32`` codes), and the scalars as a small JSON object.
+(a list of ``str`` and ``uint32`` codes; names as codes into dictionaries the columns
+share: node, flow, link and channel names, each split into ``str`` once), and the
+scalars as a small JSON object.
 ``_Columns`` keeps them; the JSON dict (``Results.raw``) is rebuilt from them, with
 the same keys and values as the engine's own JSON export, only when asked for.
 """
@@ -384,20 +386,31 @@ def _np(buf: Any, dtype: str) -> Any:
     return np.frombuffer(buf, dtype=np.dtype(dtype))
 
 
+def _strings(d: Any) -> list[str]:
+    """A dictionary of strings as the native module gives it: (count, the strings joined
+    by NUL), or a list."""
+    if isinstance(d, tuple):
+        count, text = d
+        return text.split("\0") if count else []
+    return list(d)
+
+
 class _Column:
     """One column as it came from the native module: ``kind`` and its payload (see
-    ``table_to_py`` in crates/ccsim-py/src/lib.rs)."""
+    ``table_to_py`` in crates/ccsim-py/src/lib.rs); ``dicts``: the shared dictionaries
+    that ``ref`` columns point into (a ``ref`` column becomes a ``str`` column sharing
+    its dictionary's list)."""
 
     __slots__ = ("kind", "data", "rows")
 
-    def __init__(self, kind: str, payload: list[Any], rows: int) -> None:
-        if kind not in ("u64", "f64", "opt_u64", "bool", "str", "list_f64", "json"):
+    def __init__(self, kind: str, payload: list[Any], rows: int, dicts: list[list[str]] | None = None) -> None:
+        if kind not in ("u64", "f64", "opt_u64", "bool", "str", "ref", "list_f64", "json"):
             raise ValueError(f"unknown column kind {kind!r} from the native module")
+        if kind == "ref":
+            kind, payload = "str", [(dicts or [])[payload[0]], payload[1]]
         self.kind = kind
         if kind == "str" and isinstance(payload[0], tuple):
-            # The dictionary as (count, the strings joined by NUL).
-            count, text = payload[0]
-            payload = [text.split("\0") if count else [], payload[1]]
+            payload = [_strings(payload[0]), payload[1]]
         self.data = tuple(payload)
         self.rows = rows
 
@@ -495,10 +508,10 @@ class _Column:
 class _Table:
     __slots__ = ("rows", "columns")
 
-    def __init__(self, payload: dict[str, Any]) -> None:
+    def __init__(self, payload: dict[str, Any], dicts: list[list[str]] | None = None) -> None:
         self.rows: int = payload["rows"]
         self.columns: dict[str, _Column] = {
-            name: _Column(kind, data, self.rows) for name, kind, data in payload["columns"]
+            name: _Column(kind, data, self.rows, dicts) for name, kind, data in payload["columns"]
         }
 
     def frame(self, lead: dict[str, Any] | None = None) -> pd.DataFrame:
@@ -558,12 +571,12 @@ class _Table:
 class _Periods:
     __slots__ = ("name", "start_s", "end_s", "flows", "links")
 
-    def __init__(self, payload: dict[str, Any]) -> None:
+    def __init__(self, payload: dict[str, Any], dicts: list[list[str]] | None = None) -> None:
         self.name: list[str] = list(payload["name"])
         self.start_s = payload["start_s"]
         self.end_s = payload["end_s"]
-        self.flows = _Table(payload["flows"])
-        self.links = _Table(payload["links"])
+        self.flows = _Table(payload["flows"], dicts)
+        self.links = _Table(payload["links"], dicts)
 
     def frame(self, kind: str) -> pd.DataFrame:
         import numpy as np
@@ -606,11 +619,13 @@ class _Columns:
 
     def __init__(self, payload: dict[str, Any]) -> None:
         self.meta: dict[str, Any] = json.loads(payload["meta"])
-        self.flows = _Table(payload["flows"])
-        self.links = _Table(payload["links"])
-        self.nodes = _Table(payload["nodes"])
-        self.phases = _Periods(payload["phases"])
-        self.intervals = _Periods(payload["intervals"])
+        # Shared dictionaries (node, flow, link, channel names): one str per name.
+        dicts = [_strings(d) for d in payload.get("dicts", [])]
+        self.flows = _Table(payload["flows"], dicts)
+        self.links = _Table(payload["links"], dicts)
+        self.nodes = _Table(payload["nodes"], dicts)
+        self.phases = _Periods(payload["phases"], dicts)
+        self.intervals = _Periods(payload["intervals"], dicts)
         s = payload["series"]
         self.series: dict[str, Any] = {k: list(s[k]) for k in SERIES_INFO}
         self.series.update({k: s[k] for k in ("offsets", "t", "v", "t_null", "v_null")})

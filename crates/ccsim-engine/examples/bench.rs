@@ -34,7 +34,7 @@ fn main() {
     let wall = t1.elapsed().as_secs_f64();
     let rss_run = peak_rss_mib();
     let t2 = Instant::now();
-    let r = sim.results_columns(build + wall);
+    let r = sim.into_results_columns(build + wall);
     let results = t2.elapsed().as_secs_f64();
     let d = r.delivered_pkts();
     let util = r.link_f64("left->right", "utilization").unwrap_or(0.0);

@@ -3,9 +3,9 @@
 
 pub mod columns;
 
-use crate::link::ChannelCounters;
+use crate::link::{Channel, ChannelCounters};
 use crate::scenario::FlowSpec;
-use crate::sim::Simulation;
+use crate::sim::{Endpoint, Simulation};
 use crate::time::{SimTime, PS_PER_S};
 use crate::trace::Series;
 use crate::transport::FlowCounters;
@@ -289,32 +289,61 @@ fn phase(sim: &Simulation, name: String, a: usize, b: usize) -> Option<PhaseResu
 /// The result row of flow `i` (`in_net`: `Simulation::in_network`).
 pub(crate) fn flow_result(sim: &Simulation, i: usize, now: SimTime, in_net: &[u64]) -> FlowResult {
     let sc = &sim.scenario;
-    let node = |i: usize| sc.nodes[i].name.clone();
-    let f = &sc.flows[i];
     let ep = &sim.flows[i];
+    let f = &sc.flows[i];
+    let node = |i: usize| sc.nodes[i].name.clone();
+    FlowResult {
+        name: f.name.clone(),
+        kind: f.spec.kind().to_string(),
+        cc: flow_cc(ep, &f.spec).map(str::to_string),
+        from: node(f.from),
+        to: node(f.to),
+        ..flow_numbers(sc, ep, i, now, in_net[i])
+    }
+}
+
+/// Flow `i`'s congestion control (window flows).
+pub(crate) fn flow_cc<'a>(ep: &Endpoint, spec: &'a FlowSpec) -> Option<&'a str> {
+    match (ep.window(), spec) {
+        (Some(_), FlowSpec::Window { cc, .. }) => Some(cc.name()),
+        _ => None,
+    }
+}
+
+/// The result row of flow `i` (endpoint `ep`, `in_net` of its packets in the network)
+/// without its strings: `name`, `kind`, `from` and `to` empty, `cc` `None` (the columns
+/// encode those from the scenario; `flow_result` fills them in).
+pub(crate) fn flow_numbers(
+    sc: &Scenario,
+    ep: &Endpoint,
+    i: usize,
+    now: SimTime,
+    in_net: u64,
+) -> FlowResult {
+    let f = &sc.flows[i];
     let c = ep.counters();
     let active_s = (now.as_secs_f64() - f.start.as_secs_f64()).max(0.0);
     let size = flow_size(&f.spec);
     let rate = |n: u64| if active_s > 0.0 { n as f64 / active_s } else { 0.0 };
-    let (cc, rtt) = match (ep.window(), &f.spec) {
-        (Some(w), FlowSpec::Window { cc, .. }) => (Some(cc.name().to_string()), Some(w.rtt)),
-        _ => (None, None),
+    let rtt = match (ep.window(), &f.spec) {
+        (Some(w), FlowSpec::Window { .. }) => Some(w.rtt),
+        _ => None,
     };
     let rtt = rtt.filter(|r| r.n > 0);
     let d = ep.delay.as_deref().map(|d| &d.stats);
     FlowResult {
-        name: f.name.clone(),
-        kind: f.spec.kind().to_string(),
+        name: String::new(),
+        kind: String::new(),
         packet_bits: (flow_size(&f.spec) * 8.0) as u32,
-        cc,
-        from: node(f.from),
-        to: node(f.to),
+        cc: None,
+        from: String::new(),
+        to: String::new(),
         sent_pkts: c.sent,
         delivered_pkts: c.delivered,
         retransmitted_pkts: c.retransmitted,
         dropped_pkts: c.dropped,
         arrived_pkts: c.arrived,
-        in_network_pkts: in_net[i],
+        in_network_pkts: in_net,
         acks_sent: c.acks_sent,
         acks_arrived: c.acks_arrived,
         acks_dropped: c.acks_dropped,
@@ -351,8 +380,21 @@ pub(crate) fn flow_result(sim: &Simulation, i: usize, now: SimTime, in_net: &[u6
 pub(crate) fn link_result(sim: &Simulation, i: usize, now: SimTime) -> LinkResult {
     let sc = &sim.scenario;
     let node = |i: usize| sc.nodes[i].name.clone();
-    let total_ps = now.as_ps().max(1);
     let ch = &sim.channels[i];
+    LinkResult {
+        name: sim.channel_name(i),
+        link: sim.channel_link(i).to_string(),
+        from: node(ch.from as usize),
+        to: node(ch.to as usize),
+        qdisc: ch.qdisc.name().into(),
+        ..link_numbers(sc, ch, now)
+    }
+}
+
+/// The result row of channel `ch` at `now` without its strings (`name`, `link`,
+/// `from`, `to` and `qdisc` empty: the columns encode those; `link_result` fills them).
+pub(crate) fn link_numbers(sc: &Scenario, ch: &Channel, now: SimTime) -> LinkResult {
+    let total_ps = now.as_ps().max(1);
     let c = &ch.counters;
     let (bp, bb) = match ch.limit {
         Limit::Packets(n) => (Some(n), None),
@@ -360,13 +402,13 @@ pub(crate) fn link_result(sim: &Simulation, i: usize, now: SimTime) -> LinkResul
     };
     let busy = (c.busy_ps as f64 / total_ps as f64).min(1.0);
     LinkResult {
-        name: sim.channel_name(i),
-        link: sim.channel_link(i).to_string(),
-        from: node(ch.from as usize),
-        to: node(ch.to as usize),
+        name: String::new(),
+        link: String::new(),
+        from: String::new(),
+        to: String::new(),
         rate_bps: ch.rate_bps,
         delay_s: ch.delay.as_secs_f64(),
-        qdisc: ch.qdisc.name().into(),
+        qdisc: String::new(),
         buffer_pkts: bp,
         buffer_bytes: bb,
         offered_pkts: c.offered,
@@ -503,5 +545,59 @@ fn element_result(e: &AnyElement, sc: &Scenario) -> serde_json::Value {
             }
             v
         }
+    }
+}
+
+/// Writes the results JSON to `w` one row at a time: the same text as
+/// `summarise(sim, now, wall_time_s).to_json()`, without holding every row at once (at
+/// 10^5 flows the flow and channel rows are hundreds of MB as structs). The channels
+/// must be settled at `now` (`Simulation::write_results_json` does).
+pub(crate) fn write_json<W: std::io::Write>(sim: &Simulation, now: SimTime, wall_time_s: f64, w: W) -> serde_json::Result<()> {
+    serde_json::to_writer(w, &Streamed { sim, now, wall_time_s })
+}
+
+struct Streamed<'a> {
+    sim: &'a Simulation,
+    now: SimTime,
+    wall_time_s: f64,
+}
+
+/// `n` rows made one at a time by a function of the row index: a JSON array.
+struct Rows<F>(usize, F);
+
+impl<R: Serialize, F: Fn(usize) -> R> Serialize for Rows<F> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0))?;
+        for i in 0..self.0 {
+            seq.serialize_element(&(self.1)(i))?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for Streamed<'_> {
+    /// The fields of `Results`, in its order.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let (sim, now) = (self.sim, self.now);
+        let in_net = sim.in_network();
+        let (phases, intervals) = periods(sim);
+        let mut st = s.serialize_struct("Results", 14)?;
+        st.serialize_field("ccsim_version", crate::VERSION)?;
+        st.serialize_field("scenario", &sim.scenario.name)?;
+        st.serialize_field("seed", &sim.seed)?;
+        st.serialize_field("sim_time_s", &now.as_secs_f64())?;
+        st.serialize_field("wall_time_s", &self.wall_time_s)?;
+        st.serialize_field("partial", &sim.stop_reason().is_some())?;
+        st.serialize_field("stop_reason", &sim.stop_reason())?;
+        st.serialize_field("events", &sim.events_processed())?;
+        st.serialize_field("flows", &Rows(sim.scenario.flows.len(), |i| flow_result(sim, i, now, &in_net)))?;
+        st.serialize_field("links", &Rows(sim.channels.len(), |i| link_result(sim, i, now)))?;
+        st.serialize_field("nodes", &node_results(sim))?;
+        st.serialize_field("phases", &phases)?;
+        st.serialize_field("intervals", &intervals)?;
+        st.serialize_field("series", &sim.net.rec.series)?;
+        st.end()
     }
 }

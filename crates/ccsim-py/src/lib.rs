@@ -11,7 +11,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict, PyList};
-use ccsim_engine::results::columns::{Column, Columns, Periods, Table};
+use ccsim_engine::results::columns::{Column, Columns, Dict, Periods, Table};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
@@ -131,36 +131,48 @@ fn run(
     }
     let wall = t0.elapsed().as_secs_f64();
     if json {
-        let text = py.detach(|| guarded(|| Ok(sim.results(wall).to_json())))?;
+        // Written a row at a time (the same text as `sim.results(wall).to_json()`).
+        let text = py.detach(|| {
+            guarded(|| {
+                let mut buf = Vec::new();
+                sim.write_results_json(&mut buf, wall).expect("results serialise");
+                Ok(String::from_utf8(buf).expect("JSON is UTF-8"))
+            })
+        })?;
         return Ok(text.into_pyobject(py)?.into_any().unbind());
     }
     let cols = py.detach(|| {
         guarded(|| {
-            let c = sim.results_columns(wall);
-            drop(sim);
-            Ok(c)
+            // Consumes the simulation, freeing its parts as the columns are built.
+            Ok(sim.into_results_columns(wall))
         })
     })?;
-    Ok(columns_to_py(py, &cols)?.into_any().unbind())
+    Ok(columns_to_py(py, cols)?.into_any().unbind())
 }
 
 /// A column's values as the bytes of a native-endian array (read in Python with
 /// `numpy.frombuffer`); a `bytearray`, so the arrays are writable.
-fn buffer<'py, T: Copy, const N: usize>(py: Python<'py>, v: &[T], to_bytes: impl Fn(T) -> [u8; N]) -> PyResult<Bound<'py, PyByteArray>> {
-    PyByteArray::new_with(py, v.len() * N, |buf| {
-        for (chunk, &x) in buf.chunks_exact_mut(N).zip(v) {
-            chunk.copy_from_slice(&to_bytes(x));
-        }
-        Ok(())
-    })
+/// (One copy: `memcpy` of the values' bytes.)
+fn buffer<'py, T: Plain>(py: Python<'py>, v: &[T]) -> PyResult<Bound<'py, PyByteArray>> {
+    // SAFETY: `Plain` types (u8, u32, u64, f64) have no padding and every byte pattern
+    // is initialised, so their memory read as bytes is `size_of_val(v)` valid bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) };
+    Ok(PyByteArray::new(py, bytes))
 }
 
+/// Number types whose memory is their native-endian bytes, with no padding.
+trait Plain: Copy {}
+impl Plain for u8 {}
+impl Plain for u32 {}
+impl Plain for u64 {}
+impl Plain for f64 {}
+
 fn u64s<'py>(py: Python<'py>, v: &[u64]) -> PyResult<Bound<'py, PyByteArray>> {
-    buffer(py, v, u64::to_ne_bytes)
+    buffer(py, v)
 }
 
 fn f64s<'py>(py: Python<'py>, v: &[f64]) -> PyResult<Bound<'py, PyByteArray>> {
-    buffer(py, v, f64::to_ne_bytes)
+    buffer(py, v)
 }
 
 /// Whether a float column holds a null (NaN), so Python checks no value when it does not.
@@ -185,20 +197,25 @@ fn strs<'py>(py: Python<'py>, v: &[String]) -> PyResult<Bound<'py, PyList>> {
 /// A table as `{"rows": n, "columns": [(name, kind, [payload...]), ...]}`; kinds and
 /// payloads: `u64`, `bool` (u8): one buffer; `f64`: the buffer and whether it holds a
 /// NaN (null); `opt_u64`: values and validity (u8); `str`: the dictionary (`joined`)
-/// and the codes (u32, 2^32-1 = null); `list_f64`: offsets (u64), values, validity, and
+/// and the codes (u32, 2^32-1 = null); `ref`: the index of a shared dictionary (the
+/// `dicts` of `columns_to_py`) and the codes; `list_f64`: offsets (u64), values, validity, and
 /// whether a value is NaN; `json`: the JSON of the empty value and the JSON of the
 /// `[row, value]` pairs of the other rows.
-fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
+/// Each column is freed once copied (the table is consumed), so the engine's columns and
+/// their Python copies are not all held at once.
+fn table_to_py<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("rows", t.rows)?;
     let cols = PyList::empty(py);
-    for (name, c) in &t.columns {
+    for (name, c) in t.columns {
+        let c = &c;
         let (kind, payload): (&str, Vec<Bound<'py, PyAny>>) = match c {
             Column::U64(v) => ("u64", vec![u64s(py, v)?.into_any()]),
             Column::F64(v) => ("f64", vec![f64s(py, v)?.into_any(), has_nan(v).into_pyobject(py)?.to_owned().into_any()]),
             Column::OptU64(v, m) => ("opt_u64", vec![u64s(py, v)?.into_any(), PyByteArray::new(py, m).into_any()]),
             Column::Bool(v) => ("bool", vec![PyByteArray::new(py, v).into_any()]),
-            Column::Str { dict, codes } => ("str", vec![joined(py, dict)?, buffer(py, codes, u32::to_ne_bytes)?.into_any()]),
+            Column::Str { dict, codes } => ("str", vec![joined(py, dict)?, buffer(py, codes)?.into_any()]),
+            Column::Ref { dict, codes } => ("ref", vec![dict.into_pyobject(py)?.into_any(), buffer(py, codes)?.into_any()]),
             Column::ListF64 { offsets, values, valid } => {
                 let null = has_nan(values).into_pyobject(py)?.to_owned().into_any();
                 ("list_f64", vec![u64s(py, offsets)?.into_any(), f64s(py, values)?.into_any(), PyByteArray::new(py, valid).into_any(), null])
@@ -214,27 +231,36 @@ fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> 
     Ok(d)
 }
 
-fn periods_to_py<'py>(py: Python<'py>, p: &Periods) -> PyResult<Bound<'py, PyDict>> {
+fn periods_to_py<'py>(py: Python<'py>, p: Periods) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("name", strs(py, &p.name)?)?;
     d.set_item("start_s", f64s(py, &p.start_s)?)?;
     d.set_item("end_s", f64s(py, &p.end_s)?)?;
-    d.set_item("flows", table_to_py(py, &p.flows)?)?;
-    d.set_item("links", table_to_py(py, &p.links)?)?;
+    d.set_item("flows", table_to_py(py, p.flows)?)?;
+    d.set_item("links", table_to_py(py, p.links)?)?;
     Ok(d)
 }
 
 /// The results as columns (what `ccsim.Results` is built from; python/ccsim/results.py
 /// reads it): `meta` (the scalars as JSON), the tables `flows`, `links`, `nodes`, the
-/// periods `phases` and `intervals`, and `series`.
-fn columns_to_py<'py>(py: Python<'py>, c: &Columns) -> PyResult<Bound<'py, PyDict>> {
+/// periods `phases` and `intervals`, `series`, and `dicts`: the dictionaries the `ref`
+/// columns share (each `joined`). Consumes the columns, freeing each once copied.
+fn columns_to_py<'py>(py: Python<'py>, c: Columns) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("meta", c.meta_json())?;
-    d.set_item("flows", table_to_py(py, &c.flows)?)?;
-    d.set_item("links", table_to_py(py, &c.links)?)?;
-    d.set_item("nodes", table_to_py(py, &c.nodes)?)?;
-    d.set_item("phases", periods_to_py(py, &c.phases)?)?;
-    d.set_item("intervals", periods_to_py(py, &c.intervals)?)?;
+    let dicts = PyList::empty(py);
+    for dict in c.dicts {
+        dicts.append(match dict {
+            Dict::Joined { count, text } => (count, text).into_pyobject(py)?.into_any(),
+            Dict::List(v) => strs(py, &v)?.into_any(),
+        })?;
+    }
+    d.set_item("dicts", dicts)?;
+    d.set_item("flows", table_to_py(py, c.flows)?)?;
+    d.set_item("links", table_to_py(py, c.links)?)?;
+    d.set_item("nodes", table_to_py(py, c.nodes)?)?;
+    d.set_item("phases", periods_to_py(py, c.phases)?)?;
+    d.set_item("intervals", periods_to_py(py, c.intervals)?)?;
     let s = PyDict::new(py);
     s.set_item("name", strs(py, &c.series.name)?)?;
     s.set_item("entity", strs(py, &c.series.entity)?)?;
@@ -287,19 +313,19 @@ fn bench_dumbbell(py: Python<'_>, flows: u32, bottleneck_bps: u64, time_s: f64, 
             let t1 = Instant::now();
             sim.run();
             let run = t1.elapsed().as_secs_f64();
-            // With `full_results`, the JSON export first, timed apart (rows, then text to
-            // a byte counter), and dropped before the columns are built.
+            // With `full_results`, the JSON export first, timed apart (written a row at a
+            // time to a byte counter, as `run(out="json")` writes it: no table of rows).
             let json_export = full_results.then(|| {
                 let t3 = Instant::now();
-                let r = sim.results(build + run);
                 let mut sink = CountingSink(0);
-                serde_json::to_writer(&mut sink, &r).expect("results serialise");
+                sim.write_results_json(&mut sink, build + run).expect("results serialise");
                 (t3.elapsed().as_secs_f64(), sink.0)
             });
             // What `run` hands over: the columns, built straight from the simulation (no
-            // table of row structs: at 10^5 flows the rows would double the peak memory).
+            // table of row structs, no string per row), consuming it: its parts are freed
+            // as the columns grow.
             let t2 = Instant::now();
-            let c = sim.results_columns(build + run);
+            let c = sim.into_results_columns(build + run);
             let results_time = t2.elapsed().as_secs_f64();
             let delivered = c.delivered_pkts();
             let per = run.max(1e-9);
@@ -333,8 +359,7 @@ fn bench_dumbbell(py: Python<'_>, flows: u32, bottleneck_bps: u64, time_s: f64, 
         None => Ok(v.to_string().into_pyobject(py)?.into_any().unbind()),
         Some(c) => {
             let t = Instant::now();
-            let obj = columns_to_py(py, &c)?;
-            drop(c);
+            let obj = columns_to_py(py, c)?;
             v["results_to_py_s"] = t.elapsed().as_secs_f64().into();
             Ok((v.to_string(), obj).into_pyobject(py)?.into_any().unbind())
         }

@@ -10,10 +10,18 @@
 //! (`Results::to_json`) is unchanged; `python/ccsim/results.py` rebuilds the same JSON
 //! from these columns (tests/test_columns.py compares the two).
 //!
+//! Strings: a column of few distinct values (`kind`, `cc`, `qdisc`) carries its own small
+//! dictionary (`Column::Str`); names refer by code to a dictionary the columns share
+//! (`Column::Ref` into `Columns::dicts`): node names (the `from` and `to` of flows and
+//! channels are node ids), flow names, link names (channel `i` belongs to link `i / 2`)
+//! and channel names ("from->to", written straight into one NUL-joined text). Built from
+//! a simulation, the columns allocate no string per row.
+//!
 //! Null: serde_json writes a non-finite `f64` and `None` both as `null`, so an `F64`
 //! column holds `NaN` for both; integers that may be absent carry a validity mask.
 
-use super::{flow_result, link_result, node_results, FlowResult, LinkResult, NodeResult, PhaseResult, Results};
+use super::{flow_cc, flow_numbers, link_numbers, FlowResult, LinkResult, NodeResult, PhaseResult, Results};
+use crate::link::Channel;
 use crate::sim::Simulation;
 use crate::time::SimTime;
 use crate::trace::Series;
@@ -32,6 +40,9 @@ pub enum Column {
     /// Dictionary-encoded strings: row `i` is `dict[codes[i]]`, or `null` for
     /// `u32::MAX`.
     Str { dict: Vec<String>, codes: Vec<u32> },
+    /// Strings from a dictionary the columns share: row `i` is
+    /// `Columns::dicts[dict][codes[i]]`, or `null` for `u32::MAX`.
+    Ref { dict: usize, codes: Vec<u32> },
     /// A list of floats per row (or `null`): row `i` is
     /// `values[offsets[i]..offsets[i + 1]]` where `valid[i]` is 1.
     ListF64 { offsets: Vec<u64>, values: Vec<f64>, valid: Vec<u8> },
@@ -47,7 +58,7 @@ impl Column {
             Column::F64(v) => v.len(),
             Column::OptU64(v, _) => v.len(),
             Column::Bool(v) => v.len(),
-            Column::Str { codes, .. } => codes.len(),
+            Column::Str { codes, .. } | Column::Ref { codes, .. } => codes.len(),
             Column::ListF64 { valid, .. } => valid.len(),
             Column::Json { .. } => usize::MAX,
         }
@@ -65,10 +76,126 @@ impl Column {
             Column::OptU64(v, m) => v.len() * 8 + m.len(),
             Column::Bool(v) => v.len(),
             Column::Str { dict, codes } => dict.iter().map(|s| s.len()).sum::<usize>() + codes.len() * 4,
+            Column::Ref { codes, .. } => codes.len() * 4,
             Column::ListF64 { offsets, values, valid } => offsets.len() * 8 + values.len() * 8 + valid.len(),
             Column::Json { rows, .. } => rows.iter().map(|(_, v)| v.to_string().len() + 8).sum(),
         }
     }
+}
+
+/// A dictionary of strings that columns share (`Column::Ref`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Dict {
+    /// `count` strings joined by NUL into `text` (none of them holds a NUL).
+    Joined { count: usize, text: String },
+    /// The strings, when one of them holds a NUL.
+    List(Vec<String>),
+}
+
+impl Dict {
+    /// The `n` strings `strs`, joined (or listed if one of them holds a NUL).
+    fn of<'a>(n: usize, strs: impl Iterator<Item = &'a str> + Clone) -> Dict {
+        if strs.clone().any(|s| s.contains('\0')) {
+            return Dict::List(strs.map(str::to_string).collect());
+        }
+        let mut text = String::with_capacity(strs.clone().map(|s| s.len() + 1).sum());
+        for (i, s) in strs.enumerate() {
+            if i > 0 {
+                text.push('\0');
+            }
+            text.push_str(s);
+        }
+        Dict::Joined { count: n, text }
+    }
+
+    /// The channels' names, "from->to" (`nodes`: the node names, `node_dict` their
+    /// dictionary), written into one text: no string per channel.
+    fn channel_names(node_dict: &Dict, nodes: &[&str], channels: &[Channel]) -> Dict {
+        let name = |c: &Channel| [nodes[c.from as usize], "->", nodes[c.to as usize]];
+        if let Dict::List(_) = node_dict {
+            return Dict::List(channels.iter().map(|c| name(c).concat()).collect());
+        }
+        let len: usize = channels.iter().map(|c| name(c).iter().map(|p| p.len()).sum::<usize>() + 1).sum();
+        let mut text = String::with_capacity(len);
+        for (i, c) in channels.iter().enumerate() {
+            if i > 0 {
+                text.push('\0');
+            }
+            for p in name(c) {
+                text.push_str(p);
+            }
+        }
+        Dict::Joined { count: channels.len(), text }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Dict::Joined { count, .. } => *count,
+            Dict::List(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The strings, in order.
+    pub fn strings(&self) -> Vec<&str> {
+        match self {
+            Dict::Joined { count: 0, .. } => Vec::new(),
+            Dict::Joined { text, .. } => text.split('\0').collect(),
+            Dict::List(v) => v.iter().map(String::as_str).collect(),
+        }
+    }
+
+    pub fn bytes(&self) -> usize {
+        match self {
+            Dict::Joined { text, .. } => text.len(),
+            Dict::List(v) => v.iter().map(|s| s.len()).sum(),
+        }
+    }
+}
+
+/// The shared dictionaries of columns built from a simulation, by index in
+/// `Columns::dicts`.
+pub const NODE_NAMES: usize = 0;
+pub const FLOW_NAMES: usize = 1;
+pub const LINK_NAMES: usize = 2;
+pub const CHANNEL_NAMES: usize = 3;
+
+/// The shared dictionaries (in the order of `NODE_NAMES` ... `CHANNEL_NAMES`).
+fn dicts(sc: &crate::scenario::Scenario, channels: &[Channel]) -> Vec<Dict> {
+    let nodes: Vec<&str> = sc.nodes.iter().map(|n| n.name.as_str()).collect();
+    let node_dict = Dict::of(nodes.len(), nodes.iter().copied());
+    let channel_dict = Dict::channel_names(&node_dict, &nodes, channels);
+    let flow_dict = Dict::of(sc.flows.len(), sc.flows.iter().map(|f| f.name.as_str()));
+    let link_dict = Dict::of(sc.links.len(), sc.links.iter().map(|l| l.name.as_str()));
+    vec![node_dict, flow_dict, link_dict, channel_dict]
+}
+
+/// Codes `0, 1, ..., n - 1`, each repeated for every period (`rows` in all).
+fn row_codes(rows: usize, n: usize) -> Vec<u32> {
+    (0..rows).map(|r| (r % n.max(1)) as u32).collect()
+}
+
+/// Strings of few distinct values (kinds, disciplines), borrowed: each distinct value is
+/// copied once into the column's dictionary.
+fn few_strs<'a>(rows: usize, v: impl Iterator<Item = Option<&'a str>>) -> Column {
+    let mut dict: Vec<String> = Vec::new();
+    let mut codes = Vec::with_capacity(rows);
+    for s in v {
+        codes.push(match s {
+            None => u32::MAX,
+            Some(s) => match dict.iter().position(|d| d == s) {
+                Some(c) => c as u32,
+                None => {
+                    dict.push(s.to_string());
+                    (dict.len() - 1) as u32
+                }
+            },
+        });
+    }
+    Column::Str { dict, codes }
 }
 
 /// A table: named columns in the JSON's key order.
@@ -139,6 +266,13 @@ impl Table {
         self.push(name, Column::Json { empty, rows });
     }
 
+    /// Replaces column `name`, keeping its place.
+    fn set(&mut self, name: &str, c: Column) {
+        assert_eq!(c.len(), self.rows, "column {name}");
+        let slot = self.columns.iter_mut().find(|(n, _)| n == name).expect("the column to replace exists");
+        slot.1 = c;
+    }
+
     /// The column named `name`.
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
@@ -205,6 +339,9 @@ pub struct Columns {
     pub phases: Periods,
     pub intervals: Periods,
     pub series: SeriesColumns,
+    /// Dictionaries shared by the string columns (`Column::Ref`); empty for columns
+    /// built from rows (`Results::into_columns`).
+    pub dicts: Vec<Dict>,
 }
 
 impl Columns {
@@ -218,9 +355,12 @@ impl Columns {
 
     /// The float `key` (e.g. `utilization`) of the channel named `name`, if both exist.
     pub fn link_f64(&self, name: &str, key: &str) -> Option<f64> {
-        let Some(Column::Str { dict, codes }) = self.links.column("name") else { return None };
-        let code = dict.iter().position(|d| d == name)? as u32;
-        let row = codes.iter().position(|&c| c == code)?;
+        let (code, codes) = match self.links.column("name")? {
+            Column::Str { dict, codes } => (dict.iter().position(|d| d == name)?, codes),
+            Column::Ref { dict, codes } => (self.dicts.get(*dict)?.strings().iter().position(|d| *d == name)?, codes),
+            _ => return None,
+        };
+        let row = codes.iter().position(|&c| c == code as u32)?;
         match self.links.column(key) {
             Some(Column::F64(v)) => v.get(row).copied(),
             _ => None,
@@ -248,6 +388,7 @@ impl Columns {
             + strs(&s.metric)
             + strs(&s.unit)
             + (s.offsets.len() + s.t.len() + s.v.len()) * 8
+            + self.dicts.iter().map(Dict::bytes).sum::<usize>()
     }
 }
 
@@ -255,16 +396,37 @@ impl Columns {
 /// structs of one chunk at a time exist, never those of the whole table.
 const CHUNK: usize = 4096;
 
-/// Appends chunks of a table (built by `flow_table` / `link_table`) into one table.
-#[derive(Default)]
+/// Appends chunks of a table (built by `flow_table` / `link_table`) into one table of
+/// `total` rows; the first chunk's columns are grown to exactly `total` rows at once (no
+/// doubling, so no column is ever twice its size).
 struct TableBuilder {
     table: Option<Table>,
+    total: usize,
 }
 
 impl TableBuilder {
     fn append(&mut self, other: Table) {
         let Some(table) = &mut self.table else {
-            self.table = Some(other);
+            let mut t = other;
+            let more = self.total.saturating_sub(t.rows);
+            for (_, c) in t.columns.iter_mut() {
+                match c {
+                    Column::U64(v) => v.reserve_exact(more),
+                    Column::F64(v) => v.reserve_exact(more),
+                    Column::Bool(v) => v.reserve_exact(more),
+                    Column::OptU64(v, m) => {
+                        v.reserve_exact(more);
+                        m.reserve_exact(more);
+                    }
+                    Column::Str { codes, .. } | Column::Ref { codes, .. } => codes.reserve_exact(more),
+                    Column::ListF64 { offsets, valid, .. } => {
+                        offsets.reserve_exact(more);
+                        valid.reserve_exact(more);
+                    }
+                    Column::Json { .. } => {}
+                }
+            }
+            self.table = Some(t);
             return;
         };
         let base_rows = table.rows as u64;
@@ -302,11 +464,15 @@ impl TableBuilder {
 
 /// A table of `n` rows built `CHUNK` rows at a time.
 fn chunked<R>(n: usize, row: impl Fn(usize) -> R, table: impl Fn(&mut [R]) -> Table) -> Table {
-    let mut b = TableBuilder::default();
+    let mut b = TableBuilder { table: None, total: n };
     let mut start = 0;
+    // One buffer of rows for every chunk (a new one per chunk would be mapped and
+    // unmapped each time: about 1.5 MB of fresh pages per chunk).
+    let mut rows: Vec<R> = Vec::with_capacity(CHUNK.min(n));
     while start < n {
         let end = (start + CHUNK).min(n);
-        let mut rows: Vec<R> = (start..end).map(&row).collect();
+        rows.clear();
+        rows.extend((start..end).map(&row));
         b.append(table(&mut rows));
         start = end;
     }
@@ -328,27 +494,130 @@ fn meta(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Meta {
 
 impl Simulation {
     /// The results as columns, built straight from the simulation (no whole table of
-    /// rows in between): the same values as `results(wall_time_s).into_columns()`.
+    /// rows in between, no string per row): the same values as
+    /// `results(wall_time_s).into_columns()`, names coded into `Columns::dicts`.
     pub fn results_columns(&mut self, wall_time_s: f64) -> Columns {
+        let (mut c, in_net) = self.columns_but_tables(wall_time_s);
+        c.series = series(self.net.rec.series.clone());
+        let now = self.now();
+        c.flows = flow_columns(&self.scenario, &self.flows, now, &in_net);
+        c.links = link_columns(&self.scenario, &self.channels, now);
+        c
+    }
+
+    /// `results_columns`, consuming the simulation and freeing its largest parts as the
+    /// columns are built: the event queue and packet metadata first, the endpoints once
+    /// the flow table is built, then the channels. So the results add little to the
+    /// run's peak memory (at 10^5 flows the columns are about 130 MB; the simulation's
+    /// parts are larger).
+    pub fn into_results_columns(mut self, wall_time_s: f64) -> Columns {
+        let (mut c, in_net) = self.columns_but_tables(wall_time_s);
+        let now = self.now();
+        c.series = series(take(&mut self.net.rec.series));
+        drop(take(&mut self.net));
+        drop(take(&mut self.snapshots));
+        let flows = take(&mut self.flows);
+        c.flows = flow_columns(&self.scenario, &flows, now, &in_net);
+        drop(flows);
+        drop(in_net);
+        // The endpoints were many small heap blocks: hand their pages back, or they stay
+        // resident while the channel table's columns take fresh pages.
+        release_free_heap();
+        let channels = take(&mut self.channels);
+        c.links = link_columns(&self.scenario, &channels, now);
+        drop(channels);
+        c
+    }
+
+    /// The results JSON written to `w` a row at a time: the same text as
+    /// `results(wall_time_s).to_json()` without the whole table of rows in memory.
+    pub fn write_results_json<W: std::io::Write>(&mut self, w: W, wall_time_s: f64) -> serde_json::Result<()> {
+        let now = self.now();
+        for c in self.channels.iter_mut() {
+            c.settle(now);
+        }
+        super::write_json(self, now, wall_time_s, w)
+    }
+
+    /// Everything but the flow and link tables and the series (settles the channels).
+    fn columns_but_tables(&mut self, wall_time_s: f64) -> (Columns, Vec<u64>) {
         let now = self.now();
         for c in self.channels.iter_mut() {
             c.settle(now);
         }
         let sim = &*self;
         let in_net = sim.in_network();
-        let flows = chunked(sim.scenario.flows.len(), |i| flow_result(sim, i, now, &in_net), flow_table);
-        let links = chunked(sim.channels.len(), |i| link_result(sim, i, now), link_table);
         let (mut phases, mut intervals) = super::periods(sim);
-        Columns {
+        let (nf, nc) = (sim.scenario.flows.len(), sim.channels.len());
+        let coded = |p: &mut Vec<PhaseResult>| {
+            let mut p = periods(p);
+            p.flows.set("name", Column::Ref { dict: FLOW_NAMES, codes: row_codes(p.flows.rows, nf) });
+            p.links.set("name", Column::Ref { dict: CHANNEL_NAMES, codes: row_codes(p.links.rows, nc) });
+            p
+        };
+        let c = Columns {
             meta: meta(sim, now, wall_time_s),
-            flows,
-            links,
-            nodes: node_table(&mut node_results(sim)),
-            phases: periods(&mut phases),
-            intervals: periods(&mut intervals),
-            series: series(sim.net.rec.series.clone()),
+            flows: Table::default(),
+            links: Table::default(),
+            nodes: node_columns(sim),
+            phases: coded(&mut phases),
+            intervals: coded(&mut intervals),
+            series: SeriesColumns::default(),
+            dicts: dicts(&sim.scenario, &sim.channels),
+        };
+        (c, in_net)
+    }
+}
+
+/// Returns the allocator's free heap pages to the system (glibc `malloc_trim`; the
+/// memory stays reusable). Elsewhere a no-op.
+fn release_free_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        extern "C" {
+            fn malloc_trim(pad: usize) -> std::os::raw::c_int;
+        }
+        // SAFETY: glibc's malloc_trim takes no pointer and only releases free memory.
+        unsafe {
+            malloc_trim(0);
         }
     }
+}
+
+/// The flow table from the endpoints (`in_net`: `Simulation::in_network`).
+fn flow_columns(sc: &crate::scenario::Scenario, eps: &[Box<crate::sim::Endpoint>], now: SimTime, in_net: &[u64]) -> Table {
+    let n = sc.flows.len();
+    let mut t = chunked(n, |i| flow_numbers(sc, &eps[i], i, now, in_net[i]), flow_table);
+    let node = |f: fn(&crate::scenario::Flow) -> usize| Column::Ref { dict: NODE_NAMES, codes: sc.flows.iter().map(|x| f(x) as u32).collect() };
+    t.set("name", Column::Ref { dict: FLOW_NAMES, codes: (0..n as u32).collect() });
+    t.set("kind", few_strs(n, sc.flows.iter().map(|f| Some(f.spec.kind()))));
+    t.set("cc", few_strs(n, sc.flows.iter().zip(eps).map(|(f, ep)| flow_cc(ep, &f.spec))));
+    t.set("from", node(|f| f.from));
+    t.set("to", node(|f| f.to));
+    t
+}
+
+/// The node table, names coded (no copy of a name).
+fn node_columns(sim: &Simulation) -> Table {
+    let nodes = &sim.scenario.nodes;
+    let mut t = Table::new(nodes.len());
+    t.push("name", Column::Ref { dict: NODE_NAMES, codes: (0..nodes.len() as u32).collect() });
+    t.bool("router", nodes.iter().map(|n| n.router));
+    t.u64("control_received_pkts", sim.node_control_rx.iter().copied());
+    t
+}
+
+/// The channel table (channel `i` belongs to link `i / 2`: `Simulation::channel_link`).
+fn link_columns(sc: &crate::scenario::Scenario, chans: &[Channel], now: SimTime) -> Table {
+    let n = chans.len();
+    let mut t = chunked(n, |i| link_numbers(sc, &chans[i], now), link_table);
+    let node = |f: fn(&Channel) -> u32| Column::Ref { dict: NODE_NAMES, codes: chans.iter().map(f).collect() };
+    t.set("name", Column::Ref { dict: CHANNEL_NAMES, codes: (0..n as u32).collect() });
+    t.set("link", Column::Ref { dict: LINK_NAMES, codes: (0..n as u32).map(|i| i / 2).collect() });
+    t.set("from", node(|c| c.from));
+    t.set("to", node(|c| c.to));
+    t.set("qdisc", few_strs(n, chans.iter().map(|c| Some(c.qdisc.name()))));
+    t
 }
 
 impl Results {
@@ -377,6 +646,7 @@ impl Results {
             phases: periods(&mut self.phases),
             intervals: periods(&mut self.intervals),
             series: series(self.series),
+            dicts: Vec::new(),
         }
     }
 }
@@ -552,14 +822,16 @@ mod tests {
 
     /// Each column as text, strings decoded (Debug text: NaN equals NaN there, and
     /// floats print exactly).
-    fn decoded(t: &Table) -> Vec<String> {
+    fn decoded(t: &Table, dicts: &[Dict]) -> Vec<String> {
+        let text = |n: &str, dict: Vec<&str>, codes: &[u32]| {
+            let v: Vec<Option<&str>> = codes.iter().map(|&c| (c != u32::MAX).then(|| dict[c as usize])).collect();
+            format!("{n} {v:?}")
+        };
         t.columns
             .iter()
             .map(|(n, c)| match c {
-                Column::Str { dict, codes } => {
-                    let v: Vec<Option<&str>> = codes.iter().map(|&c| (c != u32::MAX).then(|| dict[c as usize].as_str())).collect();
-                    format!("{n} {v:?}")
-                }
+                Column::Str { dict, codes } => text(n, dict.iter().map(String::as_str).collect(), codes),
+                Column::Ref { dict, codes } => text(n, dicts[*dict].strings(), codes),
                 c => format!("{n} {c:?}"),
             })
             .collect()
@@ -575,15 +847,103 @@ mod tests {
         assert_eq!(direct.flows.rows, CHUNK + 5);
         assert_eq!(direct.links.rows, rows.links.len());
         let whole = rows.into_columns();
-        // The dictionaries differ (one per chunk), the strings they encode do not.
-        assert!(decoded(&direct.flows) == decoded(&whole.flows), "flow columns differ");
-        assert!(decoded(&direct.links) == decoded(&whole.links), "link columns differ");
-        assert!(decoded(&direct.nodes) == decoded(&whole.nodes), "node columns differ");
+        // The dictionaries differ (shared names, one small dictionary per column), the
+        // strings they encode do not.
+        let (d, w) = (&direct.dicts, &whole.dicts);
+        assert!(decoded(&direct.flows, d) == decoded(&whole.flows, w), "flow columns differ");
+        assert!(decoded(&direct.links, d) == decoded(&whole.links, w), "link columns differ");
+        assert!(decoded(&direct.nodes, d) == decoded(&whole.nodes, w), "node columns differ");
         assert_eq!(direct.meta, whole.meta);
-        // Every channel's discipline is "fcfs": one dictionary entry per chunk at most.
+        // Every channel's discipline is "fcfs": one dictionary entry.
         let Some(Column::Str { dict, codes }) = direct.links.column("qdisc") else { panic!() };
         assert_eq!(codes.len(), direct.links.rows);
-        assert!(dict.len() <= direct.links.rows.div_ceil(CHUNK) && dict.iter().all(|q| q == "fcfs"));
+        assert_eq!(dict, &["fcfs"]);
+        // Names are codes into the shared dictionaries: from/to of flows and channels
+        // are node ids, a channel's link is link i / 2.
+        let Some(Column::Ref { dict: NODE_NAMES, codes }) = direct.flows.column("from") else { panic!() };
+        assert_eq!(codes[7], s.scenario.flows[7].from as u32);
+        let Some(Column::Ref { dict: LINK_NAMES, codes }) = direct.links.column("link") else { panic!() };
+        assert_eq!(&codes[..5], &[0, 0, 1, 1, 2]);
+        // Exactly sized: no column grew by doubling.
+        for (n, c) in &direct.flows.columns {
+            if let Column::U64(v) = c {
+                assert_eq!(v.capacity(), v.len(), "column {n}");
+            }
+            if let Column::F64(v) = c {
+                assert_eq!(v.capacity(), v.len(), "column {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn json_written_a_row_at_a_time_is_the_json_export() {
+        // tiny.toml: phases, intervals, series, flows of every kind; and a dumbbell.
+        let text = include_str!("../../../../tests/data/tiny.toml");
+        let sc = crate::scenario::parse(text, "tiny.toml", &[]).unwrap();
+        let mut a = Simulation::new(sc.clone(), None);
+        a.run();
+        let mut b = Simulation::new(sc, None);
+        b.run();
+        let mut streamed = Vec::new();
+        a.write_results_json(&mut streamed, 1.25).unwrap();
+        let whole = b.results(1.25).to_json();
+        assert!(whole.contains("\"phases\":[{") && whole.contains("\"series\":[{"));
+        assert!(String::from_utf8(streamed).unwrap() == whole);
+        let mut s = sim(30, 0.1);
+        let mut streamed = Vec::new();
+        s.write_results_json(&mut streamed, 0.0).unwrap();
+        assert!(String::from_utf8(streamed).unwrap() == s.results(0.0).to_json());
+    }
+
+    #[test]
+    fn consuming_the_simulation_gives_the_same_columns() {
+        let mut s = sim(40, 0.2);
+        let kept = s.results_columns(0.5);
+        let owned = s.into_results_columns(0.5);
+        for (a, b) in [(&kept.flows, &owned.flows), (&kept.links, &owned.links), (&kept.nodes, &owned.nodes)] {
+            assert!(decoded(a, &kept.dicts) == decoded(b, &owned.dicts));
+        }
+        assert_eq!(kept.meta, owned.meta);
+        assert_eq!(kept.dicts, owned.dicts);
+        assert_eq!(kept.series, owned.series);
+        assert!(owned.delivered_pkts() > 0);
+    }
+
+    #[test]
+    fn channel_names_are_written_into_one_text_as_the_simulation_names_them() {
+        let mut s = sim(3, 0.01);
+        let c = s.results_columns(0.0);
+        let Dict::Joined { count, text } = &c.dicts[CHANNEL_NAMES] else { panic!() };
+        assert_eq!(*count, s.channels.len());
+        let names: Vec<String> = (0..s.channels.len()).map(|i| s.channel_name(i)).collect();
+        assert_eq!(text, &names.join("\0"));
+        assert_eq!(names[0], "left->right");
+        let links: Vec<&str> = c.dicts[LINK_NAMES].strings();
+        assert_eq!(links[1], s.channel_link(2));
+        assert_eq!(links[1], s.channel_link(3));
+        assert_eq!(c.link_f64("right->left", "delay_s"), Some(s.channels[1].delay.as_secs_f64()));
+    }
+
+    #[test]
+    fn dictionaries_join_strings_unless_one_holds_a_nul() {
+        let d = Dict::of(3, ["a", "", "b c"].into_iter());
+        assert_eq!(d, Dict::Joined { count: 3, text: "a\0\0b c".into() });
+        assert_eq!(d.strings(), vec!["a", "", "b c"]);
+        assert_eq!(Dict::of(0, [].into_iter()).strings(), Vec::<&str>::new());
+        assert_eq!(Dict::of(1, [""].into_iter()).strings(), vec![""]);
+        let l = Dict::of(2, ["a\0b", "c"].into_iter());
+        assert_eq!(l, Dict::List(vec!["a\0b".into(), "c".into()]));
+        assert_eq!(l.len(), 2);
+        // Channel names from node names holding a NUL are listed too.
+        let nodes = ["x\0", "y"];
+        let ch = Dict::channel_names(&Dict::of(2, nodes.into_iter()), &nodes, &[]);
+        assert_eq!(ch, Dict::List(vec![]));
+    }
+
+    #[test]
+    fn few_distinct_strings_share_one_dictionary_entry_each() {
+        let c = few_strs(4, [Some("reno"), None, Some("vegas"), Some("reno")].into_iter());
+        assert_eq!(c, Column::Str { dict: vec!["reno".into(), "vegas".into()], codes: vec![0, u32::MAX, 1, 0] });
     }
 
     fn table_with(rows: usize) -> Table {
