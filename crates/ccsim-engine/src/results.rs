@@ -271,7 +271,7 @@ fn phase(sim: &Simulation, name: String, a: usize, b: usize) -> Option<PhaseResu
                 marks: c.marks,
                 utilization: if dur <= 0.0 {
                     0.0
-                } else if c.rate_changes == 0 && ch.rate_history.iter().all(|&(t, _)| t <= sa.time) {
+                } else if c.rate_changes == 0 && ch.rate_history().iter().all(|&(t, _)| t <= sa.time) {
                     // One rate throughout the period (the same formula as always).
                     (c.tx_bits as f64 / (ch.rate_bps as f64 * dur)).min(1.0)
                 } else {
@@ -426,7 +426,7 @@ pub(crate) fn link_numbers(sc: &Scenario, ch: &Channel, now: SimTime) -> LinkRes
         sojourn_mean_s: (c.tx_pkts > 0).then(|| c.sojourn_ps as f64 / c.tx_pkts as f64 / PS_PER_S as f64),
         sojourn_max_s: ch.sojourn_max_ps as f64 / PS_PER_S as f64,
         elements: ch.elements().iter().map(|e| element_result(e, sc)).collect(),
-        rate_history: ch.rate_history.iter().map(|&(t, r)| RateChange { at_s: t.as_secs_f64(), rate_bps: r }).collect(),
+        rate_history: ch.rate_history().iter().map(|&(t, r)| RateChange { at_s: t.as_secs_f64(), rate_bps: r }).collect(),
     }
 }
 

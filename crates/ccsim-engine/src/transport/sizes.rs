@@ -32,8 +32,9 @@ mod tests {
             ("ChannelSpec", size_of::<ChannelSpec>(), 48),
             ("QdiscConfig", size_of::<QdiscConfig>(), 16),
             ("Node", size_of::<Node>(), 48),
-            // Four channels per dumbbell flow: 560 B with its two name strings.
-            ("Channel", size_of::<crate::link::Channel>(), 496),
+            // Four channels per dumbbell flow: 560 B with its two name strings, 496 B with its
+            // elements and rate history inline.
+            ("Channel", size_of::<crate::link::Channel>(), 448),
             ("Pipe", size_of::<crate::pipe::Pipe>(), 32),
             ("Ring", size_of::<crate::ring::Ring<u64>>(), 40),
             ("AnyQdisc", size_of::<crate::qdisc::AnyQdisc>(), 56),
