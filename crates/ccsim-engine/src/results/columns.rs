@@ -521,8 +521,11 @@ impl Simulation {
         drop(flows);
         drop(in_net);
         // The scenario's flows (names, paths, policies: about 500 B a flow) are not read
-        // again: the channel table is the peak of the hand-off at 10^5 flows.
-        drop(take(&mut self.scenario.flows));
+        // again unless an element's results name them: the channel table is the peak of
+        // the hand-off at 10^5 flows.
+        if self.scenario.elements.is_empty() {
+            drop(take(&mut self.scenario.flows));
+        }
         // The endpoints were many small heap blocks: hand their pages back, or they stay
         // resident while the channel table's columns take fresh pages.
         release_free_heap();
