@@ -87,22 +87,10 @@ impl Pipe {
         self.len == 0
     }
 
-    /// Arrival time of the last packet, if any.
-    #[inline(always)]
-    pub fn back_time(&self) -> Option<SimTime> {
-        (self.len > 0).then_some(self.tail_at)
-    }
-
     /// Arrival time of the first packet (meaningless when the pipe is empty).
     #[inline(always)]
     pub fn head_at(&self) -> SimTime {
         self.head_at
-    }
-
-    /// Arrival time of the first packet, if any.
-    #[inline(always)]
-    pub fn front_time(&self) -> Option<SimTime> {
-        (self.len > 0).then_some(self.head_at)
     }
 
     /// The earliest time a new packet may arrive at: the last packet's arrival, or once
@@ -187,12 +175,12 @@ mod tests {
         a.push_back(&mut pool, SimTime(20), pkt(2));
         a.push_back(&mut pool, SimTime(20), pkt(3));
         assert_eq!((a.len(), b.len(), pool.capacity()), (3, 1, 4));
-        assert_eq!((a.front_time(), a.back_time()), (Some(SimTime(10)), Some(SimTime(20))));
+        assert_eq!((a.head_at(), a.not_before()), (SimTime(10), SimTime(20)));
         let mut seen = Vec::new();
         a.for_each(&pool, &mut |t, p| seen.push((t.0, p.seq)));
         assert_eq!(seen, [(10, 1), (20, 2), (20, 3)]);
         assert_eq!(a.pop_front(&mut pool), (SimTime(10), pkt(1)));
-        assert_eq!(a.front_time(), Some(SimTime(20)));
+        assert_eq!(a.head_at(), SimTime(20));
         // The node just freed is the next one used (LIFO free list), here by pipe b.
         b.push_back(&mut pool, SimTime(7), pkt(101));
         assert_eq!(pool.capacity(), 4);
@@ -201,7 +189,7 @@ mod tests {
         assert!(b.is_empty() && b.not_before() == SimTime(7));
         assert_eq!(a.pop_front(&mut pool).1.seq, 2);
         assert_eq!(a.pop_front(&mut pool).1.seq, 3);
-        assert!(a.is_empty() && a.front_time().is_none() && a.back_time().is_none());
+        assert!(a.is_empty() && a.len() == 0 && a.not_before() == SimTime(20));
         assert_eq!(pool.capacity(), 4);
         // Refilled after emptying.
         a.push_back(&mut pool, SimTime(30), pkt(4));
