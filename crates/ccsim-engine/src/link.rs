@@ -126,7 +126,20 @@ pub struct Net {
     pub pending: bool,
     /// The nodes of every channel's propagation pipe.
     pub pipes: PipePool,
+    /// Cut-through (`Simulation::set_cut_through`), per channel: `NOT_CUT` if packets
+    /// reach the channel only through events, or else the number of packets bound for it
+    /// that are still in its one feeding channel's pipe (a packet may be handed over at
+    /// send time only when none is: the channel must see its arrivals in order).
+    pub held: Vec<u32>,
+    /// Scratch: packets handed over at send time: (channel, arrival time, packet).
+    pub cut: Vec<(u32, SimTime, Packet)>,
+    /// Packets may be handed over only if they arrive before this time: the next
+    /// measurement snapshot (which must not see them early) or just after the end.
+    pub horizon: SimTime,
 }
+
+/// `Net::held` of a channel that takes no packets at send time.
+pub const NOT_CUT: u32 = u32::MAX;
 
 /// A direction of a link: transmitter, discipline, elements and propagation pipe.
 ///
@@ -185,6 +198,9 @@ pub struct Channel {
     bypass: bool,
     tx_pending: bool,
     pipe_pending: bool,
+    /// Some channel after this one on a route takes its packets at send time (cut-through:
+    /// `Net::held`); only then does `to_pipe` look at the next hop.
+    feeds_cut: bool,
     pub counters: ChannelCounters,
 }
 
@@ -245,7 +261,14 @@ impl Channel {
             timed: false,
             waiting: Ring::new(),
             waiting_bits: 0,
+            feeds_cut: false,
         }
+    }
+
+    /// Whether `to_pipe` may hand packets to the next channel of their route at send time
+    /// (`Simulation::set_cut_through`).
+    pub fn set_feeds_cut(&mut self, on: bool) {
+        self.feeds_cut = on;
     }
 
     /// Schedules departures at enqueue if the channel allows it: drop-tail FIFO, no
@@ -311,7 +334,9 @@ impl Channel {
             // Packets still waiting have been queued from their enqueue time (or the
             // last settle, `queue_last_change`) until now.
             let mark = self.queue_last_change;
-            let waited: u128 = self.waiting.iter().map(|w: Waiting| (now - w.enqueued.max(mark)).as_ps() as u128).sum();
+            // (`saturating_sub`: a run stopped early may hold packets taken at send time
+            // for a later arrival; they have not waited yet.)
+            let waited: u128 = self.waiting.iter().map(|w: Waiting| now.as_ps().saturating_sub(w.enqueued.max(mark).as_ps()) as u128).sum();
             self.counters.queue_integral += waited;
         }
         self.account_queue(now);
@@ -403,6 +428,25 @@ impl Channel {
             arrival += SimDuration::from_ps((j.0.next_f64() * j.1 as f64) as u64);
         }
         arrival = arrival.max(self.pipe.not_before());
+        if self.feeds_cut {
+            // Cut-through: the next channel is fed by this one alone and is a timed FIFO
+            // (its state depends only on its arrivals, in order), so the packet can be
+            // offered to it now for its arrival time, saving the pipe-head event here.
+            let next = cx.routes[pkt.route as usize + pkt.hop as usize + 1];
+            if next != crate::sim::ROUTE_END {
+                let held = &mut cx.held[next as usize];
+                if *held != NOT_CUT {
+                    if *held == 0 && arrival < cx.horizon {
+                        // Later packets must still arrive after this one.
+                        self.pipe.set_not_before(arrival);
+                        cx.cut.push((next, arrival, pkt));
+                        cx.pending = true;
+                        return;
+                    }
+                    *held += 1;
+                }
+            }
+        }
         self.pipe.push_back(&mut cx.pipes, arrival, pkt);
         if !self.pipe_pending {
             self.pipe_pending = true;
@@ -617,7 +661,35 @@ impl Channel {
     /// channel's waiting packets are in its pipe).
     pub fn for_each_packet(&self, pipes: &PipePool, f: &mut dyn FnMut(&Packet)) {
         self.qdisc.for_each(f);
-        self.pipe.for_each(pipes, &mut |_, p| f(p));
+        self.pipe.for_each(pipes, &mut |_, p| {
+            if p.flags & crate::packet::FLAG_GHOST == 0 {
+                f(p)
+            }
+        });
+    }
+
+    /// Hands over, in order, the packets of this channel's pipe that wait for their
+    /// arrival event only because a snapshot came first (`Net::held`), if they now
+    /// arrive before the horizon: each goes to `cx.cut` and stays in the pipe as a ghost
+    /// (ignored when it arrives). Called right after a snapshot.
+    pub fn release_held(&mut self, cx: &mut Net) {
+        if !self.feeds_cut {
+            return;
+        }
+        let Net { pipes, routes, held, cut, horizon, pending, .. } = cx;
+        self.pipe.for_each_mut(pipes, &mut |at, p| {
+            let next = routes[p.route as usize + p.hop as usize + 1];
+            if next == crate::sim::ROUTE_END || p.flags & crate::packet::FLAG_GHOST != 0 {
+                return;
+            }
+            let h = &mut held[next as usize];
+            if *h != NOT_CUT && *h > 0 && at < *horizon {
+                *h -= 1;
+                cut.push((next, at, *p));
+                p.flags |= crate::packet::FLAG_GHOST;
+                *pending = true;
+            }
+        });
     }
 
     /// Packets waiting for the transmitter (after `settle` for a timed channel).
@@ -628,7 +700,9 @@ impl Channel {
     /// Packets in the pipe (including the one being serialised; a timed channel's pipe
     /// also holds its waiting packets, which are not counted here).
     pub fn in_pipe(&self) -> usize {
-        self.pipe.len() - self.waiting.len()
+        // (Saturating: in a run stopped early, waiting packets may already have been
+        // handed to the next channel at send time, `set_feeds_cut`.)
+        self.pipe.len().saturating_sub(self.waiting.len())
     }
 
     /// The conservation identity: offered = drops + transmitted + queued.

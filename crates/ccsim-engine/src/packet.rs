@@ -50,6 +50,9 @@ pub const FLAG_ECE: u8 = 32;
 /// ECN: congestion window reduced, set by the sender on the first data packet after it
 /// reacted to ECE.
 pub const FLAG_CWR: u8 = 64;
+/// Engine-internal: a packet left in a pipe after a copy of it was handed to the next
+/// channel at a snapshot (`Simulation::release_held`); its arrival is ignored.
+pub const FLAG_GHOST: u8 = 128;
 
 /// The flags a receiver echoes from a data packet into its ack.
 pub const ECHOED_FLAGS: u8 = FLAG_RETX | FLAG_PAIR_FIRST | FLAG_PAIR_SECOND;

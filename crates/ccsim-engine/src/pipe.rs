@@ -100,6 +100,14 @@ impl Pipe {
         self.tail_at
     }
 
+    /// Records a packet that arrives at `at` without entering the pipe (handed to the
+    /// next channel at send time): later packets still arrive no earlier.
+    #[inline(always)]
+    pub fn set_not_before(&mut self, at: SimTime) {
+        debug_assert!(at >= self.tail_at, "pipe out of order");
+        self.tail_at = at;
+    }
+
     /// Appends a packet arriving at `at` (not earlier than the last one).
     #[inline(always)]
     pub fn push_back(&mut self, pool: &mut PipePool, at: SimTime, pkt: Packet) {
@@ -145,6 +153,17 @@ impl Pipe {
         (at, pkt)
     }
 
+    /// The packets, first to last, with their arrival times, mutably.
+    pub fn for_each_mut(&mut self, pool: &mut PipePool, f: &mut dyn FnMut(SimTime, &mut Packet)) {
+        let (mut n, mut at) = (self.head, self.head_at);
+        for _ in 0..self.len {
+            let node = &mut pool.nodes[n as usize];
+            f(at, &mut node.pkt);
+            at = node.next_at;
+            n = node.next;
+        }
+    }
+
     /// The packets, first to last, with their arrival times.
     pub fn for_each(&self, pool: &PipePool, f: &mut dyn FnMut(SimTime, &Packet)) {
         let (mut n, mut at) = (self.head, self.head_at);
@@ -179,6 +198,11 @@ mod tests {
         let mut seen = Vec::new();
         a.for_each(&pool, &mut |t, p| seen.push((t.0, p.seq)));
         assert_eq!(seen, [(10, 1), (20, 2), (20, 3)]);
+        a.for_each_mut(&mut pool, &mut |_, p| p.seq += 10);
+        let mut seen = Vec::new();
+        a.for_each(&pool, &mut |_, p| seen.push(p.seq));
+        assert_eq!(seen, [11, 12, 13]);
+        a.for_each_mut(&mut pool, &mut |_, p| p.seq -= 10);
         assert_eq!(a.pop_front(&mut pool), (SimTime(10), pkt(1)));
         assert_eq!(a.head_at(), SimTime(20));
         // The node just freed is the next one used (LIFO free list), here by pipe b.

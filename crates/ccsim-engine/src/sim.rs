@@ -16,10 +16,10 @@
 use crate::cc::{CcConfig, CongestionControl};
 use crate::element::Element;
 use crate::event::{Event, EventQueue};
-use crate::link::{Channel, ChannelCounters, Net};
+use crate::link::{Channel, ChannelCounters, Net, NOT_CUT};
 use crate::pipe::PipePool;
 use crate::meta::MetaSlab;
-use crate::packet::{Packet, PacketKind, NO_FLOW};
+use crate::packet::{Packet, PacketKind, FLAG_GHOST, NO_FLOW};
 use crate::qdisc::{AnyQdisc, FairQueueing, Fcfs, Red};
 use crate::results::{self, Results};
 use crate::rng::{stream, Rng};
@@ -41,7 +41,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 
 /// Marks the end of a route in `Simulation::route_chans`.
-const ROUTE_END: u32 = u32::MAX;
+pub(crate) const ROUTE_END: u32 = u32::MAX;
 
 /// A flow's two ends: a sender policy and a receiver policy, and the counters both
 /// keep.
@@ -167,6 +167,10 @@ pub struct Simulation {
     pub boundaries: Vec<SimTime>,
     pub snapshots: Vec<Option<Snapshot>>,
     end: SimTime,
+    /// Index in `boundaries` of the next snapshot (for the cut-through horizon).
+    next_snapshot: usize,
+    /// `run_until`'s limit on the cut-through horizon (`SimTime::MAX`: none).
+    cut_cap: SimTime,
     finished: bool,
     /// Stopped before the end (max_events, max_wall, interrupted).
     stopped: Option<StopReason>,
@@ -466,6 +470,9 @@ impl Simulation {
                 routes: route_chans,
                 pending: false,
                 pipes: PipePool::new(),
+                held: Vec::new(),
+                cut: Vec::with_capacity(8),
+                horizon: SimTime::ZERO,
             },
             channels,
             flows,
@@ -479,12 +486,79 @@ impl Simulation {
             boundaries: b,
             snapshots: vec![None; n_b],
             end,
+            next_snapshot: 0,
+            cut_cap: SimTime::MAX,
             finished: false,
             stopped: None,
         };
-        // Drop-tail FIFOs schedule departures at enqueue (no `TxDone` events).
+        // Drop-tail FIFOs schedule departures at enqueue (no `TxDone` events), and take
+        // packets from their one feeding channel at send time where they can.
         sim.set_timed_fifo(true);
+        sim.update_horizon();
         sim
+    }
+
+    /// Hands packets to the next channel of their route when they are sent, not when
+    /// they arrive (`true`, the default), wherever that cannot change a result: the next
+    /// channel is a timed drop-tail FIFO (`set_timed_fifo`) fed by that one channel
+    /// alone, no channel has elements (which may emit packets anywhere), and the arrival
+    /// comes before the next measurement snapshot (`Net::horizon`). Such a channel's
+    /// state depends only on its arrivals, in order, so offering a packet early for its
+    /// arrival time gives the same departures, drops and counters; it saves one event per
+    /// packet per such hop (the access link towards each receiver and each sender of a
+    /// dumbbell). What can move is the order of simultaneous events further on (the
+    /// next pipe-head event is scheduled earlier). A run stopped early (Ctrl-C, a guard)
+    /// may count such packets on the next channel up to one hop early.
+    /// Before the first event only; `set_timed_fifo` calls it with its own flag;
+    /// `false` is the reference path for tests.
+    pub fn set_cut_through(&mut self, on: bool) {
+        assert_eq!(self.events_processed(), 0, "set_cut_through after the run started");
+        const HOST: u32 = u32::MAX - 1;
+        const NONE: u32 = u32::MAX - 2;
+        const MANY: u32 = u32::MAX;
+        let n = self.channels.len();
+        self.net.held = vec![NOT_CUT; n];
+        for c in self.channels.iter_mut() {
+            c.set_feeds_cut(false);
+        }
+        if !on || self.channels.iter().any(|c| !c.elements().is_empty()) {
+            return;
+        }
+        // Each channel's feeder: the channel before it on every route, `HOST` if it is the
+        // first hop of some route, `MANY` if routes disagree.
+        let mut feeder = vec![NONE; n];
+        let routes = &self.net.routes;
+        let mut i = 0;
+        while i < routes.len() {
+            i += 1; // the route's conversation id
+            let mut prev = HOST;
+            while routes[i] != ROUTE_END {
+                let c = routes[i] as usize;
+                feeder[c] = match feeder[c] {
+                    NONE => prev,
+                    f if f == prev => f,
+                    _ => MANY,
+                };
+                prev = routes[i];
+                i += 1;
+            }
+            i += 1;
+        }
+        for c in 0..n {
+            let f = feeder[c];
+            if f < NONE && self.channels[c].is_timed() {
+                self.net.held[c] = 0;
+                self.channels[f as usize].set_feeds_cut(true);
+            }
+        }
+    }
+
+    /// Sets the cut-through horizon (`Net::horizon`): the next snapshot's time, or just
+    /// past the end (arrivals at the end still count), or just past the end of a
+    /// `run_until`.
+    fn update_horizon(&mut self) {
+        let last = (self.end + SimDuration::from_ps(1)).min(self.cut_cap);
+        self.net.horizon = self.boundaries.get(self.next_snapshot).map_or(last, |&t| t.min(last));
     }
 
     /// Turns departure scheduling at enqueue off (`false`) or back on for every channel
@@ -501,6 +575,7 @@ impl Simulation {
         for (c, &ch) in self.channels.iter_mut().zip(&changed) {
             c.set_timed(on, ch);
         }
+        self.set_cut_through(on);
     }
 
     /// Number of events processed so far.
@@ -566,9 +641,15 @@ impl Simulation {
     /// Runs all events up to and including `until` (capped at the scenario's end).
     pub fn run_until(&mut self, until: SimTime) {
         let until = until.min(self.end);
+        // Nothing may be handed over at send time for an arrival after `until` (the
+        // caller may read the state there).
+        self.cut_cap = until + SimDuration::from_ps(1);
+        self.update_horizon();
         while let Some((now, e)) = self.net.ev.pop_until(until) {
             self.dispatch(now, e);
         }
+        self.cut_cap = SimTime::MAX;
+        self.update_horizon();
     }
 
     #[inline(always)]
@@ -689,6 +770,13 @@ impl Simulation {
         p.hop += 1;
         let next = self.net.routes[p.route as usize + p.hop as usize];
         if next != ROUTE_END {
+            let held = &mut self.net.held[next as usize];
+            if *held != NOT_CUT {
+                if p.flags & FLAG_GHOST != 0 {
+                    return; // handed over at a snapshot already (`release_held`)
+                }
+                *held -= 1;
+            }
             self.enqueue(next, now, p);
             return;
         }
@@ -737,8 +825,11 @@ impl Simulation {
     /// packets its elements emitted.
     #[inline]
     fn after_channel(&mut self, now: SimTime) {
-        if self.net.pending {
+        while self.net.pending {
             self.net.pending = false;
+            if !self.net.cut.is_empty() {
+                self.cut_through();
+            }
             if !self.net.drops.is_empty() {
                 self.drops_out();
             }
@@ -746,6 +837,20 @@ impl Simulation {
                 self.send_emitted(now);
             }
         }
+    }
+
+    /// Offers the packets handed over at send time to their next channel, each at its
+    /// arrival time (`set_cut_through`). That channel may hand its own on in turn.
+    #[inline(never)]
+    fn cut_through(&mut self) {
+        let mut i = 0;
+        while i < self.net.cut.len() {
+            let (c, at, mut p) = self.net.cut[i];
+            p.hop += 1;
+            self.channels[c as usize].enqueue(c, at, p, &mut self.net);
+            i += 1;
+        }
+        self.net.cut.clear();
     }
 
     #[cold]
@@ -924,6 +1029,8 @@ impl Simulation {
     }
 
     fn snapshot(&mut self, k: usize, now: SimTime) {
+        self.next_snapshot = k + 1;
+        self.update_horizon();
         for c in self.channels.iter_mut() {
             c.settle(now);
         }
@@ -932,6 +1039,12 @@ impl Simulation {
             flows: self.flows.iter().map(|f| *f.counters()).collect(),
             channels: self.channels.iter().map(|c| c.counters).collect(),
         });
+        // Packets held back for this snapshot (arriving at or after it) may now be
+        // handed over, if they arrive before the next one.
+        for c in self.channels.iter_mut() {
+            c.release_held(&mut self.net);
+        }
+        self.after_channel(now);
     }
 
     /// Data packets of each flow currently queued or propagating.
