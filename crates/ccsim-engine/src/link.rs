@@ -56,12 +56,9 @@ use crate::ring::Ring;
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct ChannelCounters {
+    // The first 64 bytes are what every packet updates (`Channel`'s layout).
     /// Time the transmitter was busy, ps (counted at the start of each transmission).
     pub busy_ps: u128,
-    /// Integral of the queue length over time, packet-picoseconds.
-    pub queue_integral: u128,
-    /// Sum of the sojourn times in the discipline of the packets transmitted, ps.
-    pub sojourn_ps: u128,
     /// Packets offered to the channel.
     pub offered: u64,
     /// Packets whose transmission started.
@@ -69,6 +66,10 @@ pub struct ChannelCounters {
     pub tx_bits: u64,
     /// Packets dropped (all reasons).
     pub drops: u64,
+    /// Integral of the queue length over time, packet-picoseconds.
+    pub queue_integral: u128,
+    /// Sum of the sojourn times in the discipline of the packets transmitted, ps.
+    pub sojourn_ps: u128,
     /// Integral of the line rate over time, bits/s x ps (the capacity offered; with
     /// scheduled rate changes, not rate x duration).
     pub capacity: u128,
@@ -143,14 +144,17 @@ pub const NOT_CUT: u32 = u32::MAX;
 
 /// A direction of a link: transmitter, discipline, elements and propagation pipe.
 ///
-/// `repr(C)` with the fields in order of use: the cold ones (configuration, discipline,
-/// elements, series) first, then everything the per-packet path of a drop-tail channel
-/// touches (rings, times, flags, the transmission-time cache), then the counters with
-/// their per-packet ones first. At 10^4 flows and more the channels do not fit in the
-/// cache, and the compiler's own order (by alignment) spread one packet's work over
-/// most of the struct's eight cache lines.
+/// `repr(C, align(64))` with the fields laid out by cache line (`Channel` is 448 B = 7
+/// lines, so the alignment costs no padding and every channel of the array starts on a
+/// line): bytes 0-127 the cold configuration (discipline, elements, series, buffer);
+/// 128-191 what a pipe-head event and an idle drop-tail channel touch (pipe, line busy
+/// time, delay, flags); 192-255 the timed queue and the transmission-time cache; 256-319
+/// the per-packet counters; then the other counters. An arrival at an idle timed channel
+/// touches three lines, a pipe-head event one. At 10^4 flows and more the channels do
+/// not fit in the cache, so lines touched per packet are the cost (`sizes.rs` pins the
+/// offsets).
 #[derive(Debug, Clone)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct Channel {
     // No name strings here (10^5 flows have 4 x 10^5 channels): the simulation builds a
     // channel's name ("from->to") and its link's name from the scenario when asked
@@ -167,28 +171,16 @@ pub struct Channel {
     pub trace_queue: Option<SeriesId>,
     /// Sojourn time of each packet leaving the discipline, seconds.
     pub trace_sojourn: Option<SeriesId>,
-    // Hot from here on.
-    /// Packets of a timed channel whose transmission has not started yet.
-    waiting: Ring<Waiting>,
+    /// The buffer (the same limit as the discipline's; the timed path checks it).
+    pub limit: Limit,
+    pub queue_max: u64,
+    // Line 2 (128-191): the pipe-head event and the idle path.
     pipe: Pipe,
     busy_until: SimTime,
-    /// Bits of the packets in `waiting`.
-    waiting_bits: u64,
-    /// Time up to which the queue integral was counted (on a timed channel: the last
-    /// `settle`).
-    queue_last_change: SimTime,
-    /// Longest sojourn of a packet in the discipline, ps.
-    pub sojourn_max_ps: u64,
-    pub queue_max: u64,
     /// Propagation delay (plus the receiving node's processing delay).
     pub delay: SimDuration,
     /// Per-packet processing jitter at the far end: its stream and bound, ps.
     jitter: Option<Box<(Rng, u64)>>,
-    /// The buffer (the same limit as the discipline's; the timed path checks it).
-    pub limit: Limit,
-    /// Last (size, transmission time) computed: sizes repeat (data, acks), and the exact
-    /// u128 division is the costliest arithmetic on the per-packet path.
-    tx_cache: [(u32, SimDuration); 2],
     /// Departures scheduled at enqueue (see `Timed`): a plain drop-tail FIFO without
     /// series or scheduled changes needs no `TxDone` event.
     timed: bool,
@@ -201,7 +193,48 @@ pub struct Channel {
     /// Some channel after this one on a route takes its packets at send time (cut-through:
     /// `Net::held`); only then does `to_pipe` look at the next hop.
     feeds_cut: bool,
+    // Line 3 (192-255): the timed queue and the transmission-time cache.
+    /// Packets of a timed channel whose transmission has not started yet.
+    waiting: Ring<Waiting>,
+    /// Last two packet sizes (bits) and their transmission times: sizes repeat (data,
+    /// acks), and the exact u128 division is the costliest arithmetic on the per-packet
+    /// path. (Two arrays, not two pairs: 24 B instead of 32.)
+    tx_cache_bits: [u32; 2],
+    tx_cache_time: [SimDuration; 2],
+    // Lines 4-6 (256-): the counters, per-packet ones first.
     pub counters: ChannelCounters,
+    /// Time up to which the queue integral was counted (on a timed channel: the last
+    /// `settle`).
+    queue_last_change: SimTime,
+    /// Bits of the packets in `waiting`.
+    waiting_bits: u64,
+    /// Longest sojourn of a packet in the discipline, ps.
+    pub sojourn_max_ps: u64,
+}
+
+/// (field, offset, size, cache line it must lie in) of the fields the per-packet paths
+/// touch, for the layout test in `transport/sizes.rs`.
+#[cfg(test)]
+pub(crate) fn hot_field_spans() -> Vec<(&'static str, usize, usize, usize)> {
+    use std::mem::{offset_of, size_of, size_of_val};
+    let c = Channel::new(0, 0, 1, SimDuration::ZERO, Limit::Packets(1), AnyQdisc::Fcfs(crate::qdisc::Fcfs::new(Limit::Packets(1))));
+    let k = offset_of!(Channel, counters);
+    vec![
+        ("pipe", offset_of!(Channel, pipe), size_of::<Pipe>(), 2),
+        ("busy_until", offset_of!(Channel, busy_until), 8, 2),
+        ("delay", offset_of!(Channel, delay), 8, 2),
+        ("jitter", offset_of!(Channel, jitter), size_of_val(&c.jitter), 2),
+        ("timed", offset_of!(Channel, timed), 1, 2),
+        ("pipe_pending", offset_of!(Channel, pipe_pending), 1, 2),
+        ("feeds_cut", offset_of!(Channel, feeds_cut), 1, 2),
+        ("waiting", offset_of!(Channel, waiting), size_of_val(&c.waiting), 3),
+        ("tx_cache_bits", offset_of!(Channel, tx_cache_bits), 8, 3),
+        ("tx_cache_time", offset_of!(Channel, tx_cache_time), 16, 3),
+        ("counters.busy_ps", k + offset_of!(ChannelCounters, busy_ps), 16, 4),
+        ("counters.offered", k + offset_of!(ChannelCounters, offered), 8, 4),
+        ("counters.tx_pkts", k + offset_of!(ChannelCounters, tx_pkts), 8, 4),
+        ("counters.tx_bits", k + offset_of!(ChannelCounters, tx_bits), 8, 4),
+    ]
 }
 
 /// What a channel has only when the scenario gives it elements or rate changes.
@@ -255,7 +288,8 @@ impl Channel {
             queue_last_change: SimTime::ZERO,
             trace_queue: None,
             trace_sojourn: None,
-            tx_cache: [(0, SimDuration::ZERO); 2],
+            tx_cache_bits: [0; 2],
+            tx_cache_time: [SimDuration::ZERO; 2],
             jitter: None,
             rate_since: SimTime::ZERO,
             timed: false,
@@ -395,14 +429,15 @@ impl Channel {
 
     #[inline]
     fn tx_time(&mut self, bits: u32) -> SimDuration {
-        for &(s, d) in &self.tx_cache {
-            if s == bits {
-                return d;
-            }
+        if self.tx_cache_bits[0] == bits {
+            return self.tx_cache_time[0];
+        }
+        if self.tx_cache_bits[1] == bits {
+            return self.tx_cache_time[1];
         }
         let d = tx_time(bits, self.rate_bps);
-        self.tx_cache[1] = self.tx_cache[0];
-        self.tx_cache[0] = (bits, d);
+        self.tx_cache_bits = [bits, self.tx_cache_bits[0]];
+        self.tx_cache_time = [d, self.tx_cache_time[0]];
         d
     }
 
@@ -650,7 +685,8 @@ impl Channel {
             self.extras.get_or_insert_with(Default::default).rate_history.push((now, r));
             self.qdisc.set_rate(now, r);
             self.rate_bps = r;
-            self.tx_cache = [(0, SimDuration::ZERO); 2];
+            self.tx_cache_bits = [0; 2];
+            self.tx_cache_time = [SimDuration::ZERO; 2];
         }
         if let Some(d) = delay {
             self.delay = d;

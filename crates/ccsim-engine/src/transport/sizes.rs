@@ -48,4 +48,19 @@ mod tests {
         let per_flow = size_of::<Endpoint>() + size_of::<Flow>() + 2 * size_of::<Link>() + 2 * size_of::<Node>();
         assert!(per_flow <= 1600, "{per_flow} B per flow");
     }
+
+    #[test]
+    fn channel_fields_sit_on_the_cache_lines_its_layout_promises() {
+        // `Channel`'s layout comment: a pipe-head event touches line 2 only, an arrival at
+        // an idle timed channel lines 2-4. A whole number of lines keeps every channel of
+        // a line-aligned array on the same boundaries.
+        use crate::link::Channel;
+        assert_eq!(size_of::<Channel>() % 64, 0, "Channel is {} B", size_of::<Channel>());
+        let line = |off: usize, len: usize| (off / 64, (off + len - 1) / 64);
+        let fields = crate::link::hot_field_spans();
+        for (name, off, len, want) in fields {
+            assert_eq!(line(off, len), (want, want), "Channel::{name} at {off}..{} should lie in line {want}", off + len);
+        }
+        assert_eq!(std::mem::align_of::<Channel>(), 64);
+    }
 }
