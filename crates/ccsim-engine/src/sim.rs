@@ -826,16 +826,15 @@ impl Simulation {
                     Self::measure_delay(d, &mut ep.counters, &self.channels, &self.net.routes, self.changes_applied, now, &p);
                 }
                 match &mut ep.receiver {
-                    Receiver::Ack(r) => r.on_data(now, &p, &mut ep.counters, &mut self.out, &mut self.net.meta),
+                    Receiver::Ack(_) => {} // not reached: taken first, above
                     Receiver::Sink(s) => s.on_data(&mut ep.counters),
                     Receiver::Ptp(r) => r.on_data(&mut ep.counters),
                     Receiver::AckEach(r) => r.on_data(&p, &mut ep.counters, &mut self.out),
                     Receiver::Tear(r) => r.on_data(now, &p, &mut ep.counters, &mut self.out, &mut self.net.meta),
                     Receiver::Tfrc(r) => r.on_data(now, &p, &mut ep.counters, &mut self.out, &mut self.net.meta),
                 }
-            } else if let Sender::Window(w) = &mut ep.sender {
-                w.on_ack(now, &p, &mut ep.counters, &mut self.out, &mut self.net.rec, &self.net.meta);
             } else if let Sender::Rap(s) = &mut ep.sender {
+                // (An ack to a window sender is taken first, above.)
                 ep.counters.acks_arrived += 1;
                 s.on_ack(now, p.seq, p.ts);
             }
