@@ -105,9 +105,10 @@ pub struct EventQueue {
     nodes: Vec<Node>,
     free: u32,
     /// Per bucket: (first node, last node), NIL when empty.
-    buckets: Vec<(u32, u32)>,
+    /// (Fixed-size arrays: an index masked to the wheel needs no bounds check.)
+    buckets: Box<[(u32, u32); WHEEL as usize]>,
     /// A bit per non-empty bucket, and a bit per non-zero word of `bits`.
-    bits: Vec<u64>,
+    bits: Box<[u64; WORDS]>,
     summary: [u64; WORDS / 64],
     /// Events on the wheel.
     on_wheel: usize,
@@ -138,8 +139,8 @@ impl EventQueue {
         EventQueue {
             nodes: Vec::with_capacity(n),
             free: NIL,
-            buckets: vec![(NIL, NIL); WHEEL as usize],
-            bits: vec![0; WORDS],
+            buckets: vec![(NIL, NIL); WHEEL as usize].into_boxed_slice().try_into().expect("WHEEL buckets"),
+            bits: Box::new([0; WORDS]),
             summary: [0; WORDS / 64],
             on_wheel: 0,
             overflow: BinaryHeap::new(),
@@ -366,7 +367,7 @@ impl EventQueue {
     /// Re-files every pending event with bucket width 2^shift.
     fn rebuild(&mut self, shift: u32) {
         let mut all: Vec<Entry> = Vec::with_capacity(self.len());
-        for &(head, _) in &self.buckets {
+        for &(head, _) in self.buckets.iter() {
             let mut n = head;
             while n != NIL {
                 let node = self.nodes[n as usize];

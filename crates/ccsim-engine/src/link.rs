@@ -132,7 +132,12 @@ pub struct Net {
     /// that are still in its one feeding channel's pipe (a packet may be handed over at
     /// send time only when none is: the channel must see its arrivals in order).
     pub held: Vec<u32>,
-    /// Scratch: packets handed over at send time: (channel, arrival time, packet).
+    /// The packet a channel just handed over at send time: (next channel, arrival time,
+    /// packet). One slot: an enqueue or a departure puts at most one packet into the
+    /// pipe, so a hand-over is a chain, followed one link at a time
+    /// (`Simulation::after_channel`) without a round trip through a `Vec`.
+    pub cut_next: Option<(u32, SimTime, Packet)>,
+    /// Packets handed over at once after a snapshot (`release_held`), in order.
     pub cut: Vec<(u32, SimTime, Packet)>,
     /// Packets may be handed over only if they arrive before this time: the next
     /// measurement snapshot (which must not see them early) or just after the end.
@@ -474,8 +479,8 @@ impl Channel {
                     if *held == 0 && arrival < cx.horizon {
                         // Later packets must still arrive after this one.
                         self.pipe.set_not_before(arrival);
-                        cx.cut.push((next, arrival, pkt));
-                        cx.pending = true;
+                        debug_assert!(cx.cut_next.is_none(), "two hand-overs at once");
+                        cx.cut_next = Some((next, arrival, pkt));
                         return;
                     }
                     *held += 1;

@@ -120,13 +120,19 @@ impl MetaSlab {
     }
 
     /// Gives a slot back (no-op for `NO_META`); its buffers keep their capacity.
-    #[inline]
+    #[inline(always)]
     pub fn free(&mut self, h: u32) {
+        // Most packets carry no metadata: only this check is inlined.
         if h != NO_META {
-            self.slots[h as usize].clear();
-            self.free.push(h);
-            self.live -= 1;
+            self.free_slot(h);
         }
+    }
+
+    #[inline(never)]
+    fn free_slot(&mut self, h: u32) {
+        self.slots[h as usize].clear();
+        self.free.push(h);
+        self.live -= 1;
     }
 
     /// Slots in use.

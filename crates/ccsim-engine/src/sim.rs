@@ -471,6 +471,7 @@ impl Simulation {
                 pending: false,
                 pipes: PipePool::new(),
                 held: Vec::new(),
+                cut_next: None,
                 cut: Vec::with_capacity(8),
                 horizon: SimTime::ZERO,
             },
@@ -849,10 +850,26 @@ impl Simulation {
         self.after_channel(now);
     }
 
-    /// Settles what a channel left behind: notifies the flows of drops and sends the
-    /// packets its elements emitted.
-    #[inline]
+    /// Settles what a channel left behind: offers a packet it handed over at send time
+    /// to the next channel, notifies the flows of drops and sends the packets its
+    /// elements emitted.
+    #[inline(always)]
     fn after_channel(&mut self, now: SimTime) {
+        // A packet handed over at send time first: its next channel may hand it on in
+        // turn (the chain ends at a channel that is not cut through, or a drop).
+        // (Copied out, then cleared: `take` would rewrite the whole slot on every call.)
+        while let Some((c, at, mut p)) = self.net.cut_next {
+            self.net.cut_next = None;
+            p.hop += 1;
+            self.channels[c as usize].enqueue(c, at, p, &mut self.net);
+        }
+        if self.net.pending {
+            self.after_channel_rest(now);
+        }
+    }
+
+    #[inline(never)]
+    fn after_channel_rest(&mut self, now: SimTime) {
         while self.net.pending {
             self.net.pending = false;
             if !self.net.cut.is_empty() {
@@ -867,8 +884,9 @@ impl Simulation {
         }
     }
 
-    /// Offers the packets handed over at send time to their next channel, each at its
-    /// arrival time (`set_cut_through`). That channel may hand its own on in turn.
+    /// Offers the packets released after a snapshot (`Channel::release_held`) to their
+    /// next channel, each at its arrival time (`set_cut_through`). That channel may hand
+    /// its own on in turn: the packet joins the end of the list.
     #[inline(never)]
     fn cut_through(&mut self) {
         let mut i = 0;
@@ -876,6 +894,10 @@ impl Simulation {
             let (c, at, mut p) = self.net.cut[i];
             p.hop += 1;
             self.channels[c as usize].enqueue(c, at, p, &mut self.net);
+            if let Some(next) = self.net.cut_next {
+                self.net.cut_next = None;
+                self.net.cut.push(next);
+            }
             i += 1;
         }
         self.net.cut.clear();

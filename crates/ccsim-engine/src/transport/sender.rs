@@ -354,6 +354,7 @@ impl WindowSender {
         self.try_send(now, c, out, rec);
     }
 
+    #[inline]
     fn send(&mut self, now: SimTime, seq: u32, c: &mut FlowCounters, out: &mut Vec<Packet>) {
         self.send_marked(now, seq, 0, c, out)
     }
@@ -407,6 +408,7 @@ impl WindowSender {
         }
     }
 
+    #[inline]
     fn try_send(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
         let m = self.cc.metrics();
         if let Some(rate) = m.pacing_rate {

@@ -40,7 +40,18 @@ impl SeqBitmap {
 
     /// Records the arrival of `seq` and returns how many packets became deliverable in
     /// order (0 for a duplicate or an out-of-order arrival).
+    #[inline(always)]
     pub fn insert(&mut self, seq: u32) -> u32 {
+        // The common case first: the next packet in order, nothing held above it.
+        if seq == self.next && self.held == 0 {
+            self.next += 1;
+            return 1;
+        }
+        self.insert_slow(seq)
+    }
+
+    #[inline(never)]
+    fn insert_slow(&mut self, seq: u32) -> u32 {
         if seq < self.next {
             return 0;
         }
