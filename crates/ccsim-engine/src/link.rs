@@ -153,11 +153,11 @@ pub const NOT_CUT: u32 = u32::MAX;
 /// lines, so the alignment costs no padding and every channel of the array starts on a
 /// line): bytes 0-127 the cold configuration (discipline, elements, series, buffer);
 /// 128-191 what a pipe-head event and an idle drop-tail channel touch (pipe, line busy
-/// time, delay, flags); 192-255 the timed queue and the transmission-time cache; 256-319
-/// the per-packet counters; then the other counters. An arrival at an idle timed channel
-/// touches three lines, a pipe-head event one. At 10^4 flows and more the channels do
-/// not fit in the cache, so lines touched per packet are the cost (`sizes.rs` pins the
-/// offsets).
+/// time, delay, flags, whether packets wait); 192-255 the timed queue, read only while
+/// packets wait; 256-319 the transmission-time cache's first entry and the per-packet
+/// counters; then the other counters. An arrival at an idle timed channel touches two
+/// lines, a pipe-head event one. At 10^4 flows and more the channels do not fit in the
+/// cache, so lines touched per packet are the cost (`sizes.rs` pins the offsets).
 #[derive(Debug, Clone)]
 #[repr(C, align(64))]
 pub struct Channel {
@@ -198,19 +198,27 @@ pub struct Channel {
     /// Some channel after this one on a route takes its packets at send time (cut-through:
     /// `Net::held`); only then does `to_pipe` look at the next hop.
     feeds_cut: bool,
-    // Line 3 (192-255): the timed queue and the transmission-time cache.
+    /// `waiting` is not empty (here, so that an arrival at an idle timed channel need
+    /// not read the queue's line).
+    waiting_any: bool,
+    // Line 3 (192-255): the timed queue, touched only while packets wait.
     /// Packets of a timed channel whose transmission has not started yet.
     waiting: Ring<Waiting>,
-    /// Last two packet sizes (bits) and their transmission times: sizes repeat (data,
-    /// acks), and the exact u128 division is the costliest arithmetic on the per-packet
-    /// path. (Two arrays, not two pairs: 24 B instead of 32.)
-    tx_cache_bits: [u32; 2],
-    tx_cache_time: [SimDuration; 2],
-    // Lines 4-6 (256-): the counters, per-packet ones first.
-    pub counters: ChannelCounters,
+    /// The transmission-time cache's second entry (`tx_bits0`).
+    tx_bits1: u32,
+    tx_time1: SimDuration,
     /// Time up to which the queue integral was counted (on a timed channel: the last
     /// `settle`).
     queue_last_change: SimTime,
+    // Line 4 (256-319): the cache's first entry and the counters every packet updates.
+    /// Last two packet sizes (bits) and their transmission times: sizes repeat (data,
+    /// acks), and the exact u128 division is the costliest arithmetic on the per-packet
+    /// path. The first entry shares its line with the per-packet counters; a channel
+    /// that carries one size (most do) never reads the second.
+    tx_time0: SimDuration,
+    tx_bits0: u32,
+    // Lines 4-6 (272-): the counters, per-packet ones first.
+    pub counters: ChannelCounters,
     /// Bits of the packets in `waiting`.
     waiting_bits: u64,
     /// Longest sojourn of a packet in the discipline, ps.
@@ -232,9 +240,10 @@ pub(crate) fn hot_field_spans() -> Vec<(&'static str, usize, usize, usize)> {
         ("timed", offset_of!(Channel, timed), 1, 2),
         ("pipe_pending", offset_of!(Channel, pipe_pending), 1, 2),
         ("feeds_cut", offset_of!(Channel, feeds_cut), 1, 2),
+        ("waiting_any", offset_of!(Channel, waiting_any), 1, 2),
         ("waiting", offset_of!(Channel, waiting), size_of_val(&c.waiting), 3),
-        ("tx_cache_bits", offset_of!(Channel, tx_cache_bits), 8, 3),
-        ("tx_cache_time", offset_of!(Channel, tx_cache_time), 16, 3),
+        ("tx_bits0", offset_of!(Channel, tx_bits0), 4, 4),
+        ("tx_time0", offset_of!(Channel, tx_time0), 8, 4),
         ("counters.busy_ps", k + offset_of!(ChannelCounters, busy_ps), 16, 4),
         ("counters.offered", k + offset_of!(ChannelCounters, offered), 8, 4),
         ("counters.tx_pkts", k + offset_of!(ChannelCounters, tx_pkts), 8, 4),
@@ -293,8 +302,11 @@ impl Channel {
             queue_last_change: SimTime::ZERO,
             trace_queue: None,
             trace_sojourn: None,
-            tx_cache_bits: [0; 2],
-            tx_cache_time: [SimDuration::ZERO; 2],
+            tx_bits0: 0,
+            tx_time0: SimDuration::ZERO,
+            tx_bits1: 0,
+            tx_time1: SimDuration::ZERO,
+            waiting_any: false,
             jitter: None,
             rate_since: SimTime::ZERO,
             timed: false,
@@ -391,6 +403,7 @@ impl Channel {
                 break;
             }
             self.waiting.pop_front();
+            self.waiting_any = !self.waiting.is_empty();
             self.waiting_bits -= w.bits as u64;
             let sojourn = (w.start - w.enqueued).as_ps();
             self.counters.sojourn_ps += sojourn as u128;
@@ -407,8 +420,10 @@ impl Channel {
     /// once with the arrival time its place in the FIFO gives it.
     #[inline(always)]
     fn enqueue_timed(&mut self, id: u32, now: SimTime, pkt: Packet, cx: &mut Net) {
-        self.catch_up(now);
-        if self.waiting.is_empty() && now >= self.busy_until {
+        if self.waiting_any {
+            self.catch_up(now);
+        }
+        if !self.waiting_any && now >= self.busy_until {
             self.start_tx::<false>(id, now, pkt, cx);
             return;
         }
@@ -421,6 +436,7 @@ impl Channel {
         let d = self.tx_time(pkt.bits);
         self.busy_until = start + d;
         self.waiting.push_back(Waiting { start, enqueued: now, bits: pkt.bits, tx: d });
+        self.waiting_any = true;
         self.waiting_bits += pkt.bits as u64;
         self.queue_max = self.queue_max.max(self.waiting.len() as u64);
         self.to_pipe(id, pkt, cx);
@@ -434,15 +450,15 @@ impl Channel {
 
     #[inline]
     fn tx_time(&mut self, bits: u32) -> SimDuration {
-        if self.tx_cache_bits[0] == bits {
-            return self.tx_cache_time[0];
+        if self.tx_bits0 == bits {
+            return self.tx_time0;
         }
-        if self.tx_cache_bits[1] == bits {
-            return self.tx_cache_time[1];
+        if self.tx_bits1 == bits {
+            return self.tx_time1;
         }
         let d = tx_time(bits, self.rate_bps);
-        self.tx_cache_bits = [bits, self.tx_cache_bits[0]];
-        self.tx_cache_time = [d, self.tx_cache_time[0]];
+        (self.tx_bits1, self.tx_time1) = (self.tx_bits0, self.tx_time0);
+        (self.tx_bits0, self.tx_time0) = (bits, d);
         d
     }
 
@@ -690,8 +706,8 @@ impl Channel {
             self.extras.get_or_insert_with(Default::default).rate_history.push((now, r));
             self.qdisc.set_rate(now, r);
             self.rate_bps = r;
-            self.tx_cache_bits = [0; 2];
-            self.tx_cache_time = [SimDuration::ZERO; 2];
+            (self.tx_bits0, self.tx_time0) = (0, SimDuration::ZERO);
+            (self.tx_bits1, self.tx_time1) = (0, SimDuration::ZERO);
         }
         if let Some(d) = delay {
             self.delay = d;

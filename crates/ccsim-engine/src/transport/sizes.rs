@@ -52,7 +52,7 @@ mod tests {
     #[test]
     fn channel_fields_sit_on_the_cache_lines_its_layout_promises() {
         // `Channel`'s layout comment: a pipe-head event touches line 2 only, an arrival at
-        // an idle timed channel lines 2-4. A whole number of lines keeps every channel of
+        // an idle timed channel lines 2 and 4 (line 3, the queue, only while packets wait). A whole number of lines keeps every channel of
         // a line-aligned array on the same boundaries.
         use crate::link::Channel;
         assert_eq!(size_of::<Channel>() % 64, 0, "Channel is {} B", size_of::<Channel>());
