@@ -139,6 +139,10 @@ pub struct Net {
     pub cut_next: Option<(u32, SimTime, Packet)>,
     /// Packets handed over at once after a snapshot (`release_held`), in order.
     pub cut: Vec<(u32, SimTime, Packet)>,
+    /// Per flow: the first channel of its acks if its receiver takes data packets at
+    /// send time (`Simulation::set_cut_through`; that channel's `held` counts the flow's
+    /// data packets not handed over), else `NOT_CUT`.
+    pub rx_cut: Vec<u32>,
     /// Packets may be handed over only if they arrive before this time: the next
     /// measurement snapshot (which must not see them early) or just after the end.
     pub horizon: SimTime,
@@ -146,6 +150,25 @@ pub struct Net {
 
 /// `Net::held` of a channel that takes no packets at send time.
 pub const NOT_CUT: u32 = u32::MAX;
+
+/// A hand-over target (`Net::cut_next`) with this bit set is the receiver of flow
+/// `target & !RX_CUT`, not a channel.
+pub const RX_CUT: u32 = 1 << 31;
+
+impl Net {
+    /// Where a packet at the end of its route goes at send time, if it can: (the
+    /// receiver's target, the channel whose `held` counts it).
+    #[inline(always)]
+    fn rx_target(&self, pkt: &Packet) -> Option<(u32, u32)> {
+        if pkt.kind != crate::packet::PacketKind::Data {
+            return None;
+        }
+        match self.rx_cut.get(pkt.flow as usize) {
+            Some(&c) if c != NOT_CUT => Some((RX_CUT | pkt.flow, c)),
+            _ => None,
+        }
+    }
+}
 
 /// A direction of a link: transmitter, discipline, elements and propagation pipe.
 ///
@@ -489,8 +512,11 @@ impl Channel {
             // (its state depends only on its arrivals, in order), so the packet can be
             // offered to it now for its arrival time, saving the pipe-head event here.
             let next = cx.routes[pkt.route as usize + pkt.hop as usize + 1];
-            if next != crate::sim::ROUTE_END {
-                let held = &mut cx.held[next as usize];
+            // The next channel, or at the route's end the receiver (counted in the held
+            // packets of its ack channel).
+            let target = if next != crate::sim::ROUTE_END { Some((next, next)) } else { cx.rx_target(&pkt) };
+            if let Some((next, counted)) = target {
+                let held = &mut cx.held[counted as usize];
                 if *held != NOT_CUT {
                     if *held == 0 && arrival < cx.horizon {
                         // Later packets must still arrive after this one.
@@ -733,13 +759,22 @@ impl Channel {
         if !self.feeds_cut {
             return;
         }
-        let Net { pipes, routes, held, cut, horizon, pending, .. } = cx;
+        let Net { pipes, routes, held, cut, horizon, pending, rx_cut, .. } = cx;
         self.pipe.for_each_mut(pipes, &mut |at, p| {
-            let next = routes[p.route as usize + p.hop as usize + 1];
-            if next == crate::sim::ROUTE_END || p.flags & crate::packet::FLAG_GHOST != 0 {
+            if p.flags & crate::packet::FLAG_GHOST != 0 {
                 return;
             }
-            let h = &mut held[next as usize];
+            let mut next = routes[p.route as usize + p.hop as usize + 1];
+            let mut counted = next;
+            if next == crate::sim::ROUTE_END {
+                match rx_cut.get(p.flow as usize) {
+                    Some(&c) if c != NOT_CUT && p.kind == crate::packet::PacketKind::Data => {
+                        (next, counted) = (RX_CUT | p.flow, c);
+                    }
+                    _ => return,
+                }
+            }
+            let h = &mut held[counted as usize];
             if *h != NOT_CUT && *h > 0 && at < *horizon {
                 *h -= 1;
                 cut.push((next, at, *p));

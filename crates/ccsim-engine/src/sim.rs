@@ -16,7 +16,7 @@
 use crate::cc::{CcConfig, CongestionControl};
 use crate::element::Element;
 use crate::event::{Event, EventQueue};
-use crate::link::{Channel, ChannelCounters, Net, NOT_CUT};
+use crate::link::{Channel, ChannelCounters, Net, NOT_CUT, RX_CUT};
 use crate::pipe::PipePool;
 use crate::meta::MetaSlab;
 use crate::packet::{Packet, PacketKind, FLAG_GHOST, NO_FLOW};
@@ -151,6 +151,9 @@ pub struct Simulation {
     pub flows: Vec<Box<Endpoint>>,
     /// Scratch: packets emitted by an endpoint, injected right after the call.
     out: Vec<Packet>,
+    /// Scratch: the acks of a receiver that took a packet at send time (apart from
+    /// `out`, which may be being sent when that happens).
+    rx_out: Vec<Packet>,
     /// Routes of element-emitted packets, by (from node, to node): route offset.
     emit_routes: BTreeMap<(u32, u32), u32>,
     /// Conversation ids by (first node, last node) of a route.
@@ -473,11 +476,13 @@ impl Simulation {
                 held: Vec::new(),
                 cut_next: None,
                 cut: Vec::with_capacity(8),
+                rx_cut: Vec::new(),
                 horizon: SimTime::ZERO,
             },
             channels,
             flows,
             out: Vec::with_capacity(64),
+            rx_out: Vec::with_capacity(4),
             emit_routes: BTreeMap::new(),
             convs,
             adj,
@@ -519,6 +524,7 @@ impl Simulation {
         const MANY: u32 = u32::MAX;
         let n = self.channels.len();
         self.net.held = vec![NOT_CUT; n];
+        self.net.rx_cut = vec![NOT_CUT; self.flows.len()];
         for c in self.channels.iter_mut() {
             c.set_feeds_cut(false);
         }
@@ -551,6 +557,47 @@ impl Simulation {
                 self.net.held[c] = 0;
                 self.channels[f as usize].set_feeds_cut(true);
             }
+        }
+        // Receivers: an acknowledging receiver without a timer whose acks are all that
+        // enters their first channel (a timed FIFO) takes its data packets at send time,
+        // for their arrival time, from the last channel of the data route: the receiver
+        // and that channel together depend only on the data arrivals, in order.
+        let mut starts = vec![0u32; n];
+        let mut i = 0;
+        while i < routes.len() {
+            if routes[i + 1] != ROUTE_END {
+                starts[routes[i + 1] as usize] += 1;
+            }
+            i += 1;
+            while routes[i] != ROUTE_END {
+                i += 1;
+            }
+            i += 1;
+        }
+        let mut early = Vec::new();
+        for (f, ep) in self.flows.iter().enumerate() {
+            let (Receiver::Ack(r), Sender::Window(w)) = (&ep.receiver, &ep.sender) else { continue };
+            let ack_first = routes[r.ack_route() as usize];
+            let data_route = w.data_route() as usize;
+            let mut last = data_route;
+            while routes[last + 1] != ROUTE_END {
+                last += 1;
+            }
+            // (Delay statistics read the rates in force when the packet arrives: not early
+            // if scheduled changes may move them.)
+            let changes = !self.scenario.changes.is_empty() && ep.delay.is_some();
+            if !r.timerless() || changes || ack_first == ROUTE_END || routes[data_route] == ROUTE_END {
+                continue;
+            }
+            let (a, c) = (ack_first as usize, routes[last] as usize);
+            if starts[a] == 1 && self.net.held[a] == NOT_CUT && self.channels[a].is_timed() {
+                early.push((f, a, c));
+            }
+        }
+        for (f, a, c) in early {
+            self.net.rx_cut[f] = a as u32;
+            self.net.held[a] = 0;
+            self.channels[c].set_feeds_cut(true);
         }
     }
 
@@ -782,6 +829,16 @@ impl Simulation {
             return;
         }
         let f = p.flow;
+        if p.kind == PacketKind::Data {
+            if let Some(&a) = self.net.rx_cut.get(f as usize) {
+                if a != NOT_CUT {
+                    if p.flags & FLAG_GHOST != 0 {
+                        return; // handed over at a snapshot already (`release_held`)
+                    }
+                    self.net.held[a as usize] -= 1;
+                }
+            }
+        }
         if f == NO_FLOW {
             self.node_control_rx[self.channels[c as usize].to as usize] += 1;
             self.net.meta.free(p.meta);
@@ -858,10 +915,9 @@ impl Simulation {
         // A packet handed over at send time first: its next channel may hand it on in
         // turn (the chain ends at a channel that is not cut through, or a drop).
         // (Copied out, then cleared: `take` would rewrite the whole slot on every call.)
-        while let Some((c, at, mut p)) = self.net.cut_next {
+        while let Some((c, at, p)) = self.net.cut_next {
             self.net.cut_next = None;
-            p.hop += 1;
-            self.channels[c as usize].enqueue(c, at, p, &mut self.net);
+            self.take_over(c, at, p);
         }
         if self.net.pending {
             self.after_channel_rest(now);
@@ -891,9 +947,8 @@ impl Simulation {
     fn cut_through(&mut self) {
         let mut i = 0;
         while i < self.net.cut.len() {
-            let (c, at, mut p) = self.net.cut[i];
-            p.hop += 1;
-            self.channels[c as usize].enqueue(c, at, p, &mut self.net);
+            let (c, at, p) = self.net.cut[i];
+            self.take_over(c, at, p);
             if let Some(next) = self.net.cut_next {
                 self.net.cut_next = None;
                 self.net.cut.push(next);
@@ -901,6 +956,48 @@ impl Simulation {
             i += 1;
         }
         self.net.cut.clear();
+    }
+
+    /// A packet handed over at send time reaches `target` (a channel, or with `RX_CUT`
+    /// a receiver) at `at`.
+    #[inline(always)]
+    fn take_over(&mut self, target: u32, at: SimTime, mut p: Packet) {
+        p.hop += 1;
+        if target & RX_CUT == 0 {
+            self.channels[target as usize].enqueue(target, at, p, &mut self.net);
+        } else {
+            self.receive_early(at, p);
+        }
+    }
+
+    /// A data packet reaches its acknowledging receiver at `at` (taken at send time,
+    /// `set_cut_through`): the same work as its arrival event (`arrive`), with the acks
+    /// entering their first channel at `at`. That channel may hand an ack on in turn:
+    /// such a packet joins the end of `Net::cut`, behind the packets released after a
+    /// snapshot that may be bound for the same channel (following it at once could
+    /// overtake them).
+    #[inline(never)]
+    fn receive_early(&mut self, at: SimTime, p: Packet) {
+        let f = p.flow as usize;
+        let ep = &mut *self.flows[f];
+        let Receiver::Ack(r) = &mut ep.receiver else { unreachable!("rx_cut names acknowledging receivers") };
+        if let Some(d) = ep.delay.as_deref_mut() {
+            Self::measure_delay(d, &mut ep.counters, &self.channels, &self.net.routes, self.changes_applied, at, &p);
+        }
+        r.on_data(at, &p, &mut ep.counters, &mut self.rx_out, &mut self.net.meta);
+        debug_assert!(r.timer.deadline.is_none(), "a receiver taking packets early has no timer");
+        self.net.meta.free(p.meta);
+        for i in 0..self.rx_out.len() {
+            let a = self.rx_out[i];
+            let c = self.net.routes[a.route as usize];
+            self.channels[c as usize].enqueue(c, at, a, &mut self.net);
+            if let Some(next) = self.net.cut_next {
+                self.net.cut_next = None;
+                self.net.cut.push(next);
+                self.net.pending = true;
+            }
+        }
+        self.rx_out.clear();
     }
 
     #[cold]

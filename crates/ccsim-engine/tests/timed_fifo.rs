@@ -218,3 +218,56 @@ fn a_run_stopped_early_with_packets_handed_over_ahead_reads_consistently() {
         }
     }
 }
+
+// Receivers that take their data packets at send time: each Reno flow has a host of its
+// own (x, y, z), whose one channel out carries only its acks, so the receiver and that
+// channel depend only on the data arrivals, in order (`Simulation::set_cut_through`).
+// The CBR flow's sink and the shared paths keep their events.
+fn split() -> String {
+    let text = DUMBBELL
+        .replace("hosts = [\"a\", \"b\", \"c\", \"d\", \"sink\"]", "hosts = [\"a\", \"b\", \"c\", \"d\", \"sink\", \"x\", \"y\", \"z\"]")
+        .replace("sink = \"30us\",", "sink = \"30us\", x = \"30us\", y = \"25us\", z = \"35us\",")
+        .replace("name = \"fa\"\nfrom = \"a\"\nto = \"sink\"", "name = \"fa\"\nfrom = \"a\"\nto = \"x\"")
+        .replace("name = \"fb\"\nfrom = \"b\"\nto = \"sink\"", "name = \"fb\"\nfrom = \"b\"\nto = \"y\"")
+        .replace("name = \"fc\"\nfrom = \"c\"\nto = \"sink\"", "name = \"fc\"\nfrom = \"c\"\nto = \"z\"");
+    let links: String = [("x", "1ms"), ("y", "2ms"), ("z", "4ms")]
+        .iter()
+        .map(|(h, d)| format!("[[links]]\nbetween = [\"r2\", \"{h}\"]\nrate = \"20Mbps\"\ndelay = \"{d}\"\n"))
+        .collect();
+    let text = text.replacen("[[flows]]", &format!("{links}[[flows]]"), 1);
+    assert_eq!(text.matches("to = \"sink\"").count(), 1, "only the CBR flow goes to the sink");
+    text
+}
+
+#[test]
+fn receivers_taking_packets_at_send_time_give_the_reference_results() {
+    assert_same(&split(), &[], Path::CutThrough);
+    assert_same(&split(), &["defaults.buffer=9000B"], Path::CutThrough);
+}
+
+#[test]
+fn receivers_taking_packets_at_send_time_give_the_reference_results_when_their_link_drops() {
+    let text = split().replace("between = [\"r2\", \"x\"]\nrate = \"20Mbps\"", "between = [\"r2\", \"x\"]\nrate = \"3Mbps\"\nbuffer = \"3pkt\"");
+    let (v, _) = run(&text, &[], Path::CutThrough);
+    let x = v["links"].as_array().unwrap().iter().find(|l| l["name"] == "r2->x").unwrap();
+    assert!(x["drops"].as_u64().unwrap() > 0, "the access link should drop: {x}");
+    assert_equal(&v, &run(&text, &[], Path::Reference).0);
+}
+
+#[test]
+fn receivers_taking_packets_at_send_time_save_their_arrival_events() {
+    let text = split();
+    let (cut, ev_cut) = run(&text, &[], Path::CutThrough);
+    let (_, ev_timed) = run(&text, &[], Path::Timed);
+    let link = |name: &str| cut["links"].as_array().unwrap().iter().find(|l| l["name"] == name).unwrap()["offered_pkts"].as_u64().unwrap();
+    let arrived = |name: &str| cut["flows"].as_array().unwrap().iter().find(|f| f["name"] == name).unwrap()["arrived_pkts"].as_u64().unwrap();
+    // Singly fed: r2->{x,y,z,sink} (by the bottleneck), r1->{a,b,c,d} (by r2->r1); plus
+    // every data packet of fa, fb and fc at its receiver.
+    let hops: u64 = ["r2->x", "r2->y", "r2->z", "r2->sink", "r1->a", "r1->b", "r1->c", "r1->d"].iter().map(|n| link(n)).sum();
+    let receivers: u64 = ["fa", "fb", "fc"].iter().map(|n| arrived(n)).sum();
+    assert!(receivers > 1000, "{receivers}");
+    let saved = hops + receivers;
+    let snapshots = 2 * 2 + (20.0f64 / 0.37).ceil() as u64 + 1;
+    assert!(ev_timed - ev_cut <= saved, "{ev_timed} - {ev_cut} > {saved}");
+    assert!(ev_timed - ev_cut + 50 * snapshots >= saved, "{ev_timed} - {ev_cut} saved far fewer than {saved} events");
+}

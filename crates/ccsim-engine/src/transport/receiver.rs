@@ -101,6 +101,18 @@ pub struct AckReceiver {
 }
 
 impl AckReceiver {
+    /// Whether this receiver can take its packets at send time
+    /// (`Simulation::set_cut_through`): it has no timer (no delayed acks), so its acks
+    /// depend only on its data arrivals, in order.
+    pub fn timerless(&self) -> bool {
+        self.cfg.delayed_ack.is_none()
+    }
+
+    /// Offset of the route of this receiver's acks.
+    pub fn ack_route(&self) -> u32 {
+        self.ack.route
+    }
+
     pub fn new(cfg: ReceiverConfig, ack: Packet, capacity_pkts: usize) -> Self {
         AckReceiver {
             cfg,

@@ -331,6 +331,11 @@ impl WindowSender {
         self.window_of(&self.cc.metrics())
     }
 
+    /// Offset of the route of this sender's data packets.
+    pub fn data_route(&self) -> u32 {
+        self.data.route
+    }
+
     /// Packets sent and not yet acknowledged.
     pub fn outstanding(&self) -> u32 {
         self.snd_max - self.snd_una
