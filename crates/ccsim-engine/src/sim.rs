@@ -515,6 +515,15 @@ impl Simulation {
     /// dumbbell). What can move is the order of simultaneous events further on (the
     /// next pipe-head event is scheduled earlier). A run stopped early (Ctrl-C, a guard)
     /// may count such packets on the next channel up to one hop early.
+    ///
+    /// The same holds for an acknowledging receiver without a timer (no delayed acks)
+    /// whose acks are all that enters their first channel, a timed FIFO: the receiver
+    /// and that channel depend only on the data arrivals, in order, so the last channel
+    /// of the data route offers it each data packet at send time (`Net::rx_cut`; its
+    /// held packets are counted on that ack channel). Not for a flow with delay
+    /// statistics in a scenario with scheduled changes (the base delay reads the rates
+    /// in force at the arrival). A stopped run may count such packets as delivered up
+    /// to one hop early.
     /// Before the first event only; `set_timed_fifo` calls it with its own flag;
     /// `false` is the reference path for tests.
     pub fn set_cut_through(&mut self, on: bool) {
