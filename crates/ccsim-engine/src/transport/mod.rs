@@ -22,8 +22,19 @@ pub mod timer;
 pub mod voice;
 
 /// Per-flow counters. Data packets unless named otherwise.
+///
+/// `repr(C)`, in this order: what a sender updates per ack (and per packet sent) first,
+/// then what a receiver updates per data packet, so that each side's per-packet counters
+/// are contiguous (40 and 24 bytes) rather than spread by the compiler's own order; at
+/// 10^4 flows and more each line an endpoint touches is a cache miss.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct FlowCounters {
+    /// Sum of the RTT samples, picoseconds (mean delay per phase or interval).
+    pub rtt_sum_ps: u128,
+    pub acks_arrived: u64,
+    /// RTT samples taken at the sender (one per arriving ack, window flows).
+    pub rtt_samples: u64,
     /// Data transmissions, including retransmissions.
     pub sent: u64,
     /// Retransmissions (transmissions of a sequence number sent before).
@@ -32,10 +43,14 @@ pub struct FlowCounters {
     pub arrived: u64,
     /// Distinct packets delivered in order to the receiving application.
     pub delivered: u64,
+    pub acks_sent: u64,
     /// Data packets dropped in the network.
     pub dropped: u64,
-    pub acks_sent: u64,
-    pub acks_arrived: u64,
+    /// Data arrivals measured for delay statistics (`[measure].delays`): sums of their
+    /// one-way and queueing delays, ps, and their number (`delay_samples`).
+    pub owd_sum_ps: u128,
+    pub qdelay_sum_ps: u128,
+    pub delay_samples: u64,
     pub acks_dropped: u64,
     /// Control packets of the flow dropped in the network.
     pub control_dropped: u64,
@@ -47,15 +62,6 @@ pub struct FlowCounters {
     pub ce_received: u64,
     /// Window reductions in response to ECN echoes.
     pub ecn_reductions: u64,
-    /// RTT samples taken at the sender (one per arriving ack, window flows).
-    pub rtt_samples: u64,
-    /// Sum of those samples, picoseconds (mean delay per phase or interval).
-    pub rtt_sum_ps: u128,
-    /// Data arrivals measured for delay statistics (`[measure].delays`), and the sums
-    /// of their one-way and queueing delays, ps.
-    pub delay_samples: u64,
-    pub owd_sum_ps: u128,
-    pub qdelay_sum_ps: u128,
 }
 
 impl FlowCounters {
