@@ -155,17 +155,25 @@ pub const NOT_CUT: u32 = u32::MAX;
 /// `target & !RX_CUT`, not a channel.
 pub const RX_CUT: u32 = 1 << 31;
 
+/// For a packet at the end of its route: the ack channel whose `Net::held` counts it, if
+/// its receiver takes data packets at send time (`Net::rx_cut`).
+#[inline(always)]
+pub(crate) fn rx_counted(rx_cut: &[u32], pkt: &Packet) -> Option<u32> {
+    if pkt.kind != crate::packet::PacketKind::Data {
+        return None;
+    }
+    rx_cut.get(pkt.flow as usize).copied().filter(|&c| c != NOT_CUT)
+}
+
 impl Net {
-    /// Where a packet at the end of its route goes at send time, if it can: (the
-    /// receiver's target, the channel whose `held` counts it).
-    #[inline(always)]
-    fn rx_target(&self, pkt: &Packet) -> Option<(u32, u32)> {
-        if pkt.kind != crate::packet::PacketKind::Data {
-            return None;
-        }
-        match self.rx_cut.get(pkt.flow as usize) {
-            Some(&c) if c != NOT_CUT => Some((RX_CUT | pkt.flow, c)),
-            _ => None,
+    /// Moves a packet handed over at send time (`cut_next`) to the end of `cut`, behind
+    /// the packets already there (which it must not overtake).
+    #[inline]
+    pub(crate) fn defer_cut_next(&mut self) {
+        if let Some(next) = self.cut_next {
+            self.cut_next = None;
+            self.cut.push(next);
+            self.pending = true;
         }
     }
 }
@@ -514,7 +522,11 @@ impl Channel {
             let next = cx.routes[pkt.route as usize + pkt.hop as usize + 1];
             // The next channel, or at the route's end the receiver (counted in the held
             // packets of its ack channel).
-            let target = if next != crate::sim::ROUTE_END { Some((next, next)) } else { cx.rx_target(&pkt) };
+            let target = if next != crate::sim::ROUTE_END {
+                Some((next, next))
+            } else {
+                rx_counted(&cx.rx_cut, &pkt).map(|c| (RX_CUT | pkt.flow, c))
+            };
             if let Some((next, counted)) = target {
                 let held = &mut cx.held[counted as usize];
                 if *held != NOT_CUT {
@@ -767,12 +779,8 @@ impl Channel {
             let mut next = routes[p.route as usize + p.hop as usize + 1];
             let mut counted = next;
             if next == crate::sim::ROUTE_END {
-                match rx_cut.get(p.flow as usize) {
-                    Some(&c) if c != NOT_CUT && p.kind == crate::packet::PacketKind::Data => {
-                        (next, counted) = (RX_CUT | p.flow, c);
-                    }
-                    _ => return,
-                }
+                let Some(c) = rx_counted(rx_cut, p) else { return };
+                (next, counted) = (RX_CUT | p.flow, c);
             }
             let h = &mut held[counted as usize];
             if *h != NOT_CUT && *h > 0 && at < *horizon {

@@ -16,7 +16,7 @@
 use crate::cc::{CcConfig, CongestionControl};
 use crate::element::Element;
 use crate::event::{Event, EventQueue};
-use crate::link::{Channel, ChannelCounters, Net, NOT_CUT, RX_CUT};
+use crate::link::{rx_counted, Channel, ChannelCounters, Net, NOT_CUT, RX_CUT};
 use crate::pipe::PipePool;
 use crate::meta::MetaSlab;
 use crate::packet::{Packet, PacketKind, FLAG_GHOST, NO_FLOW};
@@ -541,8 +541,10 @@ impl Simulation {
             return;
         }
         // Each channel's feeder: the channel before it on every route, `HOST` if it is the
-        // first hop of some route, `MANY` if routes disagree.
+        // first hop of some route, `MANY` if routes disagree; and the number of routes
+        // that start on it.
         let mut feeder = vec![NONE; n];
+        let mut starts = vec![0u32; n];
         let routes = &self.net.routes;
         let mut i = 0;
         while i < routes.len() {
@@ -550,6 +552,9 @@ impl Simulation {
             let mut prev = HOST;
             while routes[i] != ROUTE_END {
                 let c = routes[i] as usize;
+                if prev == HOST {
+                    starts[c] += 1;
+                }
                 feeder[c] = match feeder[c] {
                     NONE => prev,
                     f if f == prev => f,
@@ -570,19 +575,8 @@ impl Simulation {
         // Receivers: an acknowledging receiver without a timer whose acks are all that
         // enters their first channel (a timed FIFO) takes its data packets at send time,
         // for their arrival time, from the last channel of the data route: the receiver
-        // and that channel together depend only on the data arrivals, in order.
-        let mut starts = vec![0u32; n];
-        let mut i = 0;
-        while i < routes.len() {
-            if routes[i + 1] != ROUTE_END {
-                starts[routes[i + 1] as usize] += 1;
-            }
-            i += 1;
-            while routes[i] != ROUTE_END {
-                i += 1;
-            }
-            i += 1;
-        }
+        // and that channel together depend only on the data arrivals, in order. (A route's
+        // first channel is never a cut-through channel: its feeder is `HOST` or `MANY`.)
         let mut early = Vec::new();
         for (f, ep) in self.flows.iter().enumerate() {
             let (Receiver::Ack(r), Sender::Window(w)) = (&ep.receiver, &ep.sender) else { continue };
@@ -599,7 +593,7 @@ impl Simulation {
                 continue;
             }
             let (a, c) = (ack_first as usize, routes[last] as usize);
-            if starts[a] == 1 && self.net.held[a] == NOT_CUT && self.channels[a].is_timed() {
+            if starts[a] == 1 && self.channels[a].is_timed() {
                 early.push((f, a, c));
             }
         }
@@ -838,15 +832,11 @@ impl Simulation {
             return;
         }
         let f = p.flow;
-        if p.kind == PacketKind::Data {
-            if let Some(&a) = self.net.rx_cut.get(f as usize) {
-                if a != NOT_CUT {
-                    if p.flags & FLAG_GHOST != 0 {
-                        return; // handed over at a snapshot already (`release_held`)
-                    }
-                    self.net.held[a as usize] -= 1;
-                }
+        if let Some(a) = rx_counted(&self.net.rx_cut, &p) {
+            if p.flags & FLAG_GHOST != 0 {
+                return; // handed over at a snapshot already (`release_held`)
             }
+            self.net.held[a as usize] -= 1;
         }
         if f == NO_FLOW {
             self.node_control_rx[self.channels[c as usize].to as usize] += 1;
@@ -958,10 +948,7 @@ impl Simulation {
         while i < self.net.cut.len() {
             let (c, at, p) = self.net.cut[i];
             self.take_over(c, at, p);
-            if let Some(next) = self.net.cut_next {
-                self.net.cut_next = None;
-                self.net.cut.push(next);
-            }
+            self.net.defer_cut_next();
             i += 1;
         }
         self.net.cut.clear();
@@ -1000,11 +987,7 @@ impl Simulation {
             let a = self.rx_out[i];
             let c = self.net.routes[a.route as usize];
             self.channels[c as usize].enqueue(c, at, a, &mut self.net);
-            if let Some(next) = self.net.cut_next {
-                self.net.cut_next = None;
-                self.net.cut.push(next);
-                self.net.pending = true;
-            }
+            self.net.defer_cut_next();
         }
         self.rx_out.clear();
     }
