@@ -41,6 +41,9 @@ pub enum Event {
     Change(u32),
     /// The periodic timer of element k on channel c: (c, k).
     ElementTimer(u32, u32),
+    /// An ack a window sender could not take at send time (a timer of its comes first)
+    /// reaches it: the index of its parking slot (`Simulation::send_early`).
+    Parked(u32),
 }
 
 /// Overflow entry: an event beyond the wheel's horizon, in a binary min-heap.

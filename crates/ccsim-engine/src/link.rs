@@ -143,6 +143,9 @@ pub struct Net {
     /// send time (`Simulation::set_cut_through`; that channel's `held` counts the flow's
     /// data packets not handed over), else `NOT_CUT`.
     pub rx_cut: Vec<u32>,
+    /// Per flow: whether its window sender takes its acks at send time, and until when
+    /// (`Simulation::set_cut_through`).
+    pub tx_cut: Vec<TxCut>,
     /// Packets may be handed over only if they arrive before this time: the next
     /// measurement snapshot (which must not see them early) or just after the end.
     pub horizon: SimTime,
@@ -155,14 +158,40 @@ pub const NOT_CUT: u32 = u32::MAX;
 /// `target & !RX_CUT`, not a channel.
 pub const RX_CUT: u32 = 1 << 31;
 
-/// For a packet at the end of its route: the ack channel whose `Net::held` counts it, if
-/// its receiver takes data packets at send time (`Net::rx_cut`).
+/// A hand-over target (`Net::cut_next`) with this bit set (and not `RX_CUT`) is the
+/// window sender of flow `target & !TX_CUT`.
+pub const TX_CUT: u32 = 1 << 30;
+
+/// A flow's window sender that takes its acks at send time (`Net::tx_cut`).
+#[derive(Clone, Copy, Debug)]
+pub struct TxCut {
+    /// The first channel of its data route, whose `Net::held` counts the flow's acks that
+    /// wait for an event (in the last ack channel's pipe, or parked by the sender,
+    /// `Simulation::send_early`); `NOT_CUT` if the sender takes its acks through events.
+    pub counted: u32,
+    /// The sender's earliest timer deadline (`SimTime::MAX` if none is armed): an ack
+    /// arriving at or after it waits for its event, behind the timer's (checked again
+    /// when the sender takes the ack: an ack handed over before it may move it).
+    pub until: SimTime,
+}
+
+impl TxCut {
+    pub const OFF: TxCut = TxCut { counted: NOT_CUT, until: SimTime::ZERO };
+}
+
+/// For a packet at the end of its route, if its endpoint takes it at send time: (the
+/// hand-over target, the channel whose `Net::held` counts it, the arrival time it must
+/// come before). A data packet goes to its receiver (`Net::rx_cut`), an ack to its
+/// window sender (`Net::tx_cut`).
 #[inline(always)]
-pub(crate) fn rx_counted(rx_cut: &[u32], pkt: &Packet) -> Option<u32> {
-    if pkt.kind != crate::packet::PacketKind::Data {
-        return None;
+pub(crate) fn end_counted(rx_cut: &[u32], tx_cut: &[TxCut], pkt: &Packet) -> Option<(u32, u32, SimTime)> {
+    use crate::packet::PacketKind;
+    let f = pkt.flow;
+    match pkt.kind {
+        PacketKind::Data => rx_cut.get(f as usize).copied().filter(|&c| c != NOT_CUT).map(|c| (RX_CUT | f, c, SimTime::MAX)),
+        PacketKind::Ack => tx_cut.get(f as usize).filter(|t| t.counted != NOT_CUT).map(|t| (TX_CUT | f, t.counted, t.until)),
+        _ => None,
     }
-    rx_cut.get(pkt.flow as usize).copied().filter(|&c| c != NOT_CUT)
 }
 
 impl Net {
@@ -521,16 +550,17 @@ impl Channel {
             // offered to it now for its arrival time, saving the pipe-head event here.
             let next = cx.routes[pkt.route as usize + pkt.hop as usize + 1];
             // The next channel, or at the route's end the receiver (counted in the held
-            // packets of its ack channel).
+            // packets of its ack channel) or the window sender (counted on its data
+            // channel; only before its next timer deadline).
             let target = if next != crate::sim::ROUTE_END {
-                Some((next, next))
+                Some((next, next, SimTime::MAX))
             } else {
-                rx_counted(&cx.rx_cut, &pkt).map(|c| (RX_CUT | pkt.flow, c))
+                end_counted(&cx.rx_cut, &cx.tx_cut, &pkt)
             };
-            if let Some((next, counted)) = target {
+            if let Some((next, counted, until)) = target {
                 let held = &mut cx.held[counted as usize];
                 if *held != NOT_CUT {
-                    if *held == 0 && arrival < cx.horizon {
+                    if *held == 0 && arrival < cx.horizon && arrival < until {
                         // Later packets must still arrive after this one.
                         self.pipe.set_not_before(arrival);
                         debug_assert!(cx.cut_next.is_none(), "two hand-overs at once");
@@ -771,7 +801,7 @@ impl Channel {
         if !self.feeds_cut {
             return;
         }
-        let Net { pipes, routes, held, cut, horizon, pending, rx_cut, .. } = cx;
+        let Net { pipes, routes, held, cut, horizon, pending, rx_cut, tx_cut, .. } = cx;
         self.pipe.for_each_mut(pipes, &mut |at, p| {
             if p.flags & crate::packet::FLAG_GHOST != 0 {
                 return;
@@ -779,8 +809,10 @@ impl Channel {
             let mut next = routes[p.route as usize + p.hop as usize + 1];
             let mut counted = next;
             if next == crate::sim::ROUTE_END {
-                let Some(c) = rx_counted(rx_cut, p) else { return };
-                (next, counted) = (RX_CUT | p.flow, c);
+                // (An ack to its sender is released whatever the sender's timers: the
+                // sender checks them when it takes the ack.)
+                let Some((target, c, _)) = end_counted(rx_cut, tx_cut, p) else { return };
+                (next, counted) = (target, c);
             }
             let h = &mut held[counted as usize];
             if *h != NOT_CUT && *h > 0 && at < *horizon {

@@ -16,7 +16,7 @@
 use crate::cc::{CcConfig, CongestionControl};
 use crate::element::Element;
 use crate::event::{Event, EventQueue};
-use crate::link::{rx_counted, Channel, ChannelCounters, Net, NOT_CUT, RX_CUT};
+use crate::link::{end_counted, Channel, ChannelCounters, Net, TxCut, NOT_CUT, RX_CUT, TX_CUT};
 use crate::pipe::PipePool;
 use crate::meta::MetaSlab;
 use crate::packet::{Packet, PacketKind, FLAG_GHOST, NO_FLOW};
@@ -151,9 +151,15 @@ pub struct Simulation {
     pub flows: Vec<Box<Endpoint>>,
     /// Scratch: packets emitted by an endpoint, injected right after the call.
     out: Vec<Packet>,
-    /// Scratch: the acks of a receiver that took a packet at send time (apart from
-    /// `out`, which may be being sent when that happens).
+    /// Scratch: the acks of a receiver that took a packet at send time, or the packets of
+    /// a sender that took an ack at send time (apart from `out`, which may be being sent
+    /// when that happens).
     rx_out: Vec<Packet>,
+    /// Acks a sender could not take at send time, waiting for their `Event::Parked`
+    /// (`send_early`), and the free slots.
+    parked: Vec<Packet>,
+    parked_free: Vec<u32>,
+    acks_parked: u64,
     /// Routes of element-emitted packets, by (from node, to node): route offset.
     emit_routes: BTreeMap<(u32, u32), u32>,
     /// Conversation ids by (first node, last node) of a route.
@@ -477,12 +483,16 @@ impl Simulation {
                 cut_next: None,
                 cut: Vec::with_capacity(8),
                 rx_cut: Vec::new(),
+                tx_cut: Vec::new(),
                 horizon: SimTime::ZERO,
             },
             channels,
             flows,
             out: Vec::with_capacity(64),
             rx_out: Vec::with_capacity(4),
+            parked: Vec::new(),
+            parked_free: Vec::new(),
+            acks_parked: 0,
             emit_routes: BTreeMap::new(),
             convs,
             adj,
@@ -524,6 +534,17 @@ impl Simulation {
     /// statistics in a scenario with scheduled changes (the base delay reads the rates
     /// in force at the arrival). A stopped run may count such packets as delivered up
     /// to one hop early.
+    ///
+    /// And for a window sender (with an acknowledging receiver) whose data packets are
+    /// all that enters their first channel, a timed FIFO: between two acks only its own
+    /// timers act on it, so the last channel of the ack route offers it each ack at
+    /// send time if the ack arrives before the sender's earliest timer deadline
+    /// (`Net::tx_cut`, `send_early`); the packets the ack releases enter their channel
+    /// at its arrival time. An ack handed over before an earlier one moved that deadline
+    /// earlier, or behind a parked one, is parked for an `Event::Parked` at its arrival
+    /// time. Not where every hop of the round trip and the receiver are handed over too
+    /// (an ack could then reach the sender while it still sends the packets it came
+    /// from). A stopped run may count such acks up to one hop early.
     /// Before the first event only; `set_timed_fifo` calls it with its own flag;
     /// `false` is the reference path for tests.
     pub fn set_cut_through(&mut self, on: bool) {
@@ -534,6 +555,7 @@ impl Simulation {
         let n = self.channels.len();
         self.net.held = vec![NOT_CUT; n];
         self.net.rx_cut = vec![NOT_CUT; self.flows.len()];
+        self.net.tx_cut = vec![TxCut::OFF; self.flows.len()];
         for c in self.channels.iter_mut() {
             c.set_feeds_cut(false);
         }
@@ -565,6 +587,10 @@ impl Simulation {
             }
             i += 1;
         }
+        // The first channel of one route and on no other route: a host's sends on that
+        // route are all that enters it.
+        let only_start = |c: usize| starts[c] == 1 && feeder[c] == HOST;
+        assert!(n < TX_CUT as usize && self.flows.len() < TX_CUT as usize, "hand-over targets: channel and flow ids below 2^30");
         for c in 0..n {
             let f = feeder[c];
             if f < NONE && self.channels[c].is_timed() {
@@ -593,13 +619,44 @@ impl Simulation {
                 continue;
             }
             let (a, c) = (ack_first as usize, routes[last] as usize);
-            if starts[a] == 1 && self.channels[a].is_timed() {
+            if only_start(a) && self.channels[a].is_timed() {
                 early.push((f, a, c));
             }
         }
         for (f, a, c) in early {
             self.net.rx_cut[f] = a as u32;
             self.net.held[a] = 0;
+            self.channels[c].set_feeds_cut(true);
+        }
+        // Window senders: one whose data is all that enters their first channel (a timed
+        // FIFO) takes its acks at send time from the last channel of the ack route, if
+        // they arrive before its next timer deadline (`TxCut::until`): between two acks
+        // only its timers act on it, and with none due first, the sender and that channel
+        // depend only on the ack arrivals, in order. Not where the whole round trip is
+        // handed over (every later hop and the receiver): there an ack would reach the
+        // sender while it is still sending the packets it came from.
+        let routes = &self.net.routes;
+        let cut_from = |r: usize| (r + 1..).take_while(|&i| routes[i] != ROUTE_END).all(|i| self.net.held[routes[i] as usize] != NOT_CUT);
+        let mut early = Vec::new();
+        for (f, ep) in self.flows.iter().enumerate() {
+            let (Receiver::Ack(r), Sender::Window(w)) = (&ep.receiver, &ep.sender) else { continue };
+            let (ack_route, data_route) = (r.ack_route() as usize, w.data_route() as usize);
+            if routes[ack_route] == ROUTE_END || routes[data_route] == ROUTE_END {
+                continue;
+            }
+            let d = routes[data_route] as usize;
+            let mut last = ack_route;
+            while routes[last + 1] != ROUTE_END {
+                last += 1;
+            }
+            let closed = self.net.rx_cut[f] != NOT_CUT && cut_from(data_route) && cut_from(ack_route);
+            if only_start(d) && self.channels[d].is_timed() && !closed {
+                early.push((f, d, routes[last] as usize));
+            }
+        }
+        for (f, d, c) in early {
+            self.net.tx_cut[f].counted = d as u32;
+            self.net.held[d] = 0;
             self.channels[c].set_feeds_cut(true);
         }
     }
@@ -627,6 +684,12 @@ impl Simulation {
             c.set_timed(on, ch);
         }
         self.set_cut_through(on);
+    }
+
+    /// Acks handed over to a sender at send time that it could not take (a timer of its
+    /// due first, `send_early`), so far: they reached it through an event after all.
+    pub fn acks_parked(&self) -> u64 {
+        self.acks_parked
     }
 
     /// Number of events processed so far.
@@ -804,6 +867,12 @@ impl Simulation {
                 self.flush(f, now);
             }
             Event::Snapshot(k) => self.snapshot(k as usize, now),
+            Event::Parked(i) => {
+                let p = self.parked[i as usize];
+                self.parked_free.push(i);
+                let c = self.net.routes[p.route as usize + p.hop as usize];
+                self.arrive(c, now, p);
+            }
             Event::Change(i) => {
                 self.changes_applied += 1;
                 let c = &self.scenario.changes[i as usize];
@@ -832,7 +901,7 @@ impl Simulation {
             return;
         }
         let f = p.flow;
-        if let Some(a) = rx_counted(&self.net.rx_cut, &p) {
+        if let Some((_, a, _)) = end_counted(&self.net.rx_cut, &self.net.tx_cut, &p) {
             if p.flags & FLAG_GHOST != 0 {
                 return; // handed over at a snapshot already (`release_held`)
             }
@@ -959,19 +1028,69 @@ impl Simulation {
     #[inline(always)]
     fn take_over(&mut self, target: u32, at: SimTime, mut p: Packet) {
         p.hop += 1;
-        if target & RX_CUT == 0 {
+        if target & (RX_CUT | TX_CUT) == 0 {
             self.channels[target as usize].enqueue(target, at, p, &mut self.net);
-        } else {
+        } else if target & RX_CUT != 0 {
             self.receive_early(at, p);
+        } else {
+            self.send_early(at, p);
         }
+    }
+
+    /// An ack reaches its window sender at `at` (taken at send time, `set_cut_through`,
+    /// before the sender's next timer deadline): the same work as its arrival event
+    /// (`arrive`), the packets it releases entering their first channel at `at`
+    /// (`early_out`).
+    #[inline(never)]
+    fn send_early(&mut self, at: SimTime, mut p: Packet) {
+        let f = p.flow as usize;
+        let TxCut { counted: d, until } = self.net.tx_cut[f];
+        // The sender's state now reflects every ack before this one, unless one is parked
+        // (then this one waits behind it): a timer due first, moved by an ack handed over
+        // earlier than this one was decided, sends the ack to an event after all.
+        if at >= until || self.net.held[d as usize] != 0 {
+            self.net.held[d as usize] += 1;
+            p.hop -= 1;
+            let slot = match self.parked_free.pop() {
+                Some(i) => {
+                    self.parked[i as usize] = p;
+                    i
+                }
+                None => {
+                    self.parked.push(p);
+                    (self.parked.len() - 1) as u32
+                }
+            };
+            self.net.ev.schedule(at, Event::Parked(slot));
+            self.acks_parked += 1;
+            return;
+        }
+        let ep = &mut *self.flows[f];
+        let Sender::Window(w) = &mut ep.sender else { unreachable!("tx_cut names window senders") };
+        w.on_ack(at, &p, &mut ep.counters, &mut self.rx_out, &mut self.net.rec, &self.net.meta);
+        self.net.meta.free(p.meta);
+        self.early_out(at);
+        self.sender_timers(f as u32);
+    }
+
+    /// Injects the packets an endpoint emitted when it took a packet at send time
+    /// (`rx_out`) at `at`. A hand-over they cause joins the end of `Net::cut`, behind
+    /// the packets released after a snapshot that may be bound for the same channel
+    /// (following it at once could overtake them).
+    #[inline(always)]
+    fn early_out(&mut self, at: SimTime) {
+        for i in 0..self.rx_out.len() {
+            let q = self.rx_out[i];
+            let c = self.net.routes[q.route as usize];
+            self.channels[c as usize].enqueue(c, at, q, &mut self.net);
+            self.net.defer_cut_next();
+        }
+        self.rx_out.clear();
     }
 
     /// A data packet reaches its acknowledging receiver at `at` (taken at send time,
     /// `set_cut_through`): the same work as its arrival event (`arrive`), with the acks
-    /// entering their first channel at `at`. That channel may hand an ack on in turn:
-    /// such a packet joins the end of `Net::cut`, behind the packets released after a
-    /// snapshot that may be bound for the same channel (following it at once could
-    /// overtake them).
+    /// entering their first channel at `at` (`early_out`).
     #[inline(never)]
     fn receive_early(&mut self, at: SimTime, p: Packet) {
         let f = p.flow as usize;
@@ -983,13 +1102,7 @@ impl Simulation {
         r.on_data(at, &p, &mut ep.counters, &mut self.rx_out, &mut self.net.meta);
         debug_assert!(r.timer.deadline.is_none(), "a receiver taking packets early has no timer");
         self.net.meta.free(p.meta);
-        for i in 0..self.rx_out.len() {
-            let a = self.rx_out[i];
-            let c = self.net.routes[a.route as usize];
-            self.channels[c as usize].enqueue(c, at, a, &mut self.net);
-            self.net.defer_cut_next();
-        }
-        self.rx_out.clear();
+        self.early_out(at);
     }
 
     #[cold]
@@ -1166,15 +1279,26 @@ impl Simulation {
         self.out.clear();
     }
 
-    /// (Re)schedules flow `f`'s sender timers if they moved.
+    /// (Re)schedules flow `f`'s sender timers if they moved, and notes the earliest
+    /// deadline for a sender taking its acks at send time (`TxCut::until`).
     #[inline(always)]
     fn sender_timers(&mut self, f: u32) {
         let (timer, pace) = self.flows[f as usize].sender.timers();
-        if let Some((t, g)) = timer.and_then(|t| t.needs_event()) {
-            self.net.ev.schedule(t, Event::FlowTimer(f, g));
+        let mut until = SimTime::MAX;
+        if let Some(t) = timer {
+            until = t.deadline.unwrap_or(until);
+            if let Some((t, g)) = t.needs_event() {
+                self.net.ev.schedule(t, Event::FlowTimer(f, g));
+            }
         }
-        if let Some((t, g)) = pace.and_then(|t| t.needs_event()) {
-            self.net.ev.schedule(t, Event::PaceTimer(f, g));
+        if let Some(t) = pace {
+            until = until.min(t.deadline.unwrap_or(SimTime::MAX));
+            if let Some((t, g)) = t.needs_event() {
+                self.net.ev.schedule(t, Event::PaceTimer(f, g));
+            }
+        }
+        if let Some(c) = self.net.tx_cut.get_mut(f as usize) {
+            c.until = until;
         }
     }
 

@@ -178,26 +178,32 @@ fn cut_through_gives_the_reference_results_when_the_access_link_drops() {
     assert_same_when_the_access_link_drops(DUMBBELL, "sink");
 }
 
-/// Cut-through must save one event for every packet offered to the channels `hops` and
-/// every data packet arriving at the flows `receivers`, except those held back at a
-/// snapshot (at most a few per snapshot).
-fn assert_saves(text: &str, hops: &[&str], receivers: &[&str]) {
+/// Cut-through must save one event for every packet offered to the channels `hops`,
+/// every data packet arriving at the flows `receivers` and every ack arriving at the
+/// flows `senders`, except those held back at a snapshot (at most a few per snapshot)
+/// and acks due at or after their sender's next timer deadline (a few per timeout).
+fn assert_saves(text: &str, hops: &[&str], receivers: &[&str], senders: &[&str]) {
     let (cut, ev_cut) = run(text, &[], Path::CutThrough);
     let (_, ev_timed) = run(text, &[], Path::Timed);
     let count = |kind: &str, name: &str, field: &str| cut[kind].as_array().unwrap().iter().find(|x| x["name"] == name).unwrap()[field].as_u64().unwrap();
     let arrived: u64 = receivers.iter().map(|n| count("flows", n, "arrived_pkts")).sum();
     assert!(receivers.is_empty() || arrived > 1000, "{arrived}");
-    let saved = hops.iter().map(|n| count("links", n, "offered_pkts")).sum::<u64>() + arrived;
+    let acks: u64 = senders.iter().map(|n| count("flows", n, "acks_arrived")).sum();
+    assert!(acks > 1000, "{acks}");
+    let timeouts: u64 = senders.iter().map(|n| count("flows", n, "timeouts")).sum();
+    let saved = hops.iter().map(|n| count("links", n, "offered_pkts")).sum::<u64>() + arrived + acks;
     let snapshots = 2 * 2 + (20.0f64 / 0.37).ceil() as u64 + 1;
     assert!(ev_timed - ev_cut <= saved, "{ev_timed} - {ev_cut} > {saved}");
-    assert!(ev_timed - ev_cut + 50 * snapshots >= saved, "{ev_timed} - {ev_cut} saved far fewer than {saved} events");
+    let allowed = 50 * snapshots + 50 * timeouts;
+    assert!(ev_timed - ev_cut + allowed >= saved, "{ev_timed} - {ev_cut} saved far fewer than {saved} events");
 }
 
 #[test]
 fn cut_through_saves_one_event_per_packet_per_singly_fed_hop() {
     // Singly fed: r2->sink (by the bottleneck), r2->r1 (by sink->r2), r1->{a,b,c,d} (by
-    // r2->r1). The sink's receivers share its channel out, so they keep their events.
-    assert_saves(DUMBBELL, &["r2->sink", "r2->r1", "r1->a", "r1->b", "r1->c", "r1->d"], &[]);
+    // r2->r1). The sink's receivers share its channel out, so they keep their events;
+    // the senders a, b and c have a host each, so they take their acks at send time.
+    assert_saves(DUMBBELL, &["r2->sink", "r2->r1", "r1->a", "r1->b", "r1->c", "r1->d"], &[], &["fa", "fb", "fc"]);
 }
 
 #[test]
@@ -222,7 +228,8 @@ fn a_run_stopped_early_with_packets_handed_over_ahead_reads_consistently() {
     for base in [DUMBBELL.to_string(), split()] {
         let text = base.replace("interval = \"0.37s\"\n", "").replace("[[phases]]", "[[ignored]]");
         let text = text.split("[[ignored]]").next().unwrap().to_string();
-        for max in [3_000u64, 9_001, 20_001] {
+        let total = run(&text, &[], Path::CutThrough).1;
+        for max in [3_000u64, total / 3 + 1, total * 5 / 6] {
             let sc = parse(&text, "timed.toml", &[format!("scenario.max_events={max}")]).unwrap_or_else(|e| panic!("{e}"));
             let mut sim = Simulation::new(sc, None);
             sim.run();
@@ -275,5 +282,28 @@ fn receivers_taking_packets_at_send_time_save_their_arrival_events() {
     // Singly fed: r2->{x,y,z,sink} (by the bottleneck), r1->{a,b,c,d} (by r2->r1); plus
     // every data packet of fa, fb and fc at its receiver.
     let hops = ["r2->x", "r2->y", "r2->z", "r2->sink", "r1->a", "r1->b", "r1->c", "r1->d"];
-    assert_saves(&split(), &hops, &["fa", "fb", "fc"]);
+    assert_saves(&split(), &hops, &["fa", "fb", "fc"], &["fa", "fb", "fc"]);
+}
+
+// Window senders that take their acks at send time (`Simulation::set_cut_through`): the
+// senders a, b and c have a host each. With a timeout close to the round-trip time
+// (`min_rto` 1 ms or 60 ms, `rto_k` 1) timers expire among the acks, and with a snapshot
+// every 30 ms acks held back at a snapshot are released whatever the sender's timers:
+// some reach a sender after its timer's deadline, so it parks them for an event. The
+// results must still equal the reference path's.
+#[test]
+fn senders_taking_acks_at_send_time_give_the_reference_results_among_timeouts() {
+    for min_rto in ["1ms", "60ms"] {
+        let mut o: Vec<String> = ["fa", "fb", "fc"].iter().flat_map(|f| [format!("flows.{f}.params.min_rto={min_rto}"), format!("flows.{f}.params.rto_k=1")]).collect();
+        o.push("measure.interval=0.03s".into());
+        let o: Vec<&str> = o.iter().map(|s| s.as_str()).collect();
+        let sc = parse(&split(), "timed.toml", &o.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap_or_else(|e| panic!("{e}"));
+        let mut sim = Simulation::new(sc, None);
+        sim.run();
+        assert!(sim.acks_parked() > 0, "the case should park acks");
+        let (v, _) = run(&split(), &o, Path::CutThrough);
+        let timeouts: u64 = v["flows"].as_array().unwrap().iter().map(|f| f["timeouts"].as_u64().unwrap()).sum();
+        assert!(timeouts > 30, "the case should time out: {timeouts}");
+        assert_equal(&v, &run(&split(), &o, Path::Reference).0);
+    }
 }
