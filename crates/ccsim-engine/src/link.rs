@@ -139,13 +139,10 @@ pub struct Net {
     pub cut_next: Option<(u32, SimTime, Packet)>,
     /// Packets handed over at once after a snapshot (`release_held`), in order.
     pub cut: Vec<(u32, SimTime, Packet)>,
-    /// Per flow: the first channel of its acks if its receiver takes data packets at
-    /// send time (`Simulation::set_cut_through`; that channel's `held` counts the flow's
-    /// data packets not handed over), else `NOT_CUT`.
-    pub rx_cut: Vec<u32>,
-    /// Per flow: whether its window sender takes its acks at send time, and until when
-    /// (`Simulation::set_cut_through`).
-    pub tx_cut: Vec<TxCut>,
+    /// Per flow: whether its receiver takes data packets and its window sender acks at
+    /// send time (`Simulation::set_cut_through`), each with the channel that counts its
+    /// packets not handed over. Both in one array: a round trip reads one line of it.
+    pub ends: Vec<EndCut>,
     /// Packets may be handed over only if they arrive before this time: the next
     /// measurement snapshot (which must not see them early) or just after the end.
     pub horizon: SimTime,
@@ -162,34 +159,35 @@ pub const RX_CUT: u32 = 1 << 31;
 /// window sender of flow `target & !TX_CUT`.
 pub const TX_CUT: u32 = 1 << 30;
 
-/// A flow's window sender that takes its acks at send time (`Net::tx_cut`).
+/// Whether a flow's endpoints take their packets at send time (`Net::ends`).
 #[derive(Clone, Copy, Debug)]
-pub struct TxCut {
-    /// The first channel of its data route, whose `Net::held` counts the flow's acks that
-    /// wait for an event (in the last ack channel's pipe, or parked by the sender,
-    /// `Simulation::send_early`); `NOT_CUT` if the sender takes its acks through events.
-    pub counted: u32,
-    /// The sender's earliest timer deadline (`SimTime::MAX` if none is armed): an ack
-    /// arriving at or after it waits for its event, behind the timer's (checked again
-    /// when the sender takes the ack: an ack handed over before it may move it).
-    pub until: SimTime,
+pub struct EndCut {
+    /// The first channel of its acks if its receiver takes data packets at send time
+    /// (that channel's `Net::held` counts the flow's data packets not handed over), else
+    /// `NOT_CUT`.
+    pub rx: u32,
+    /// The first channel of its data if its window sender takes acks at send time (that
+    /// channel's `Net::held` counts the flow's acks that wait for an event: in the last
+    /// ack channel's pipe, or parked by the sender, `Simulation::send_early`), else
+    /// `NOT_CUT`.
+    pub tx: u32,
 }
 
-impl TxCut {
-    pub const OFF: TxCut = TxCut { counted: NOT_CUT, until: SimTime::ZERO };
+impl EndCut {
+    pub const OFF: EndCut = EndCut { rx: NOT_CUT, tx: NOT_CUT };
 }
 
 /// For a packet at the end of its route, if its endpoint takes it at send time: (the
-/// hand-over target, the channel whose `Net::held` counts it, the arrival time it must
-/// come before). A data packet goes to its receiver (`Net::rx_cut`), an ack to its
-/// window sender (`Net::tx_cut`).
+/// hand-over target, the channel whose `Net::held` counts it). A data packet goes to its
+/// receiver, an ack to its window sender (`Net::ends`).
 #[inline(always)]
-pub(crate) fn end_counted(rx_cut: &[u32], tx_cut: &[TxCut], pkt: &Packet) -> Option<(u32, u32, SimTime)> {
+pub(crate) fn end_counted(ends: &[EndCut], pkt: &Packet) -> Option<(u32, u32)> {
     use crate::packet::PacketKind;
     let f = pkt.flow;
+    let e = ends.get(f as usize)?;
     match pkt.kind {
-        PacketKind::Data => rx_cut.get(f as usize).copied().filter(|&c| c != NOT_CUT).map(|c| (RX_CUT | f, c, SimTime::MAX)),
-        PacketKind::Ack => tx_cut.get(f as usize).filter(|t| t.counted != NOT_CUT).map(|t| (TX_CUT | f, t.counted, t.until)),
+        PacketKind::Data if e.rx != NOT_CUT => Some((RX_CUT | f, e.rx)),
+        PacketKind::Ack if e.tx != NOT_CUT => Some((TX_CUT | f, e.tx)),
         _ => None,
     }
 }
@@ -551,16 +549,16 @@ impl Channel {
             let next = cx.routes[pkt.route as usize + pkt.hop as usize + 1];
             // The next channel, or at the route's end the receiver (counted in the held
             // packets of its ack channel) or the window sender (counted on its data
-            // channel; only before its next timer deadline).
+            // channel; it checks its timers when it takes the ack).
             let target = if next != crate::sim::ROUTE_END {
-                Some((next, next, SimTime::MAX))
+                Some((next, next))
             } else {
-                end_counted(&cx.rx_cut, &cx.tx_cut, &pkt)
+                end_counted(&cx.ends, &pkt)
             };
-            if let Some((next, counted, until)) = target {
+            if let Some((next, counted)) = target {
                 let held = &mut cx.held[counted as usize];
                 if *held != NOT_CUT {
-                    if *held == 0 && arrival < cx.horizon && arrival < until {
+                    if *held == 0 && arrival < cx.horizon {
                         // Later packets must still arrive after this one.
                         self.pipe.set_not_before(arrival);
                         debug_assert!(cx.cut_next.is_none(), "two hand-overs at once");
@@ -801,7 +799,7 @@ impl Channel {
         if !self.feeds_cut {
             return;
         }
-        let Net { pipes, routes, held, cut, horizon, pending, rx_cut, tx_cut, .. } = cx;
+        let Net { pipes, routes, held, cut, horizon, pending, ends, .. } = cx;
         self.pipe.for_each_mut(pipes, &mut |at, p| {
             if p.flags & crate::packet::FLAG_GHOST != 0 {
                 return;
@@ -811,7 +809,7 @@ impl Channel {
             if next == crate::sim::ROUTE_END {
                 // (An ack to its sender is released whatever the sender's timers: the
                 // sender checks them when it takes the ack.)
-                let Some((target, c, _)) = end_counted(rx_cut, tx_cut, p) else { return };
+                let Some((target, c)) = end_counted(ends, p) else { return };
                 (next, counted) = (target, c);
             }
             let h = &mut held[counted as usize];

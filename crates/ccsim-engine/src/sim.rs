@@ -16,7 +16,7 @@
 use crate::cc::{CcConfig, CongestionControl};
 use crate::element::Element;
 use crate::event::{Event, EventQueue};
-use crate::link::{end_counted, Channel, ChannelCounters, Net, TxCut, NOT_CUT, RX_CUT, TX_CUT};
+use crate::link::{end_counted, Channel, ChannelCounters, EndCut, Net, NOT_CUT, RX_CUT, TX_CUT};
 use crate::pipe::PipePool;
 use crate::meta::MetaSlab;
 use crate::packet::{Packet, PacketKind, FLAG_GHOST, NO_FLOW};
@@ -482,8 +482,7 @@ impl Simulation {
                 held: Vec::new(),
                 cut_next: None,
                 cut: Vec::with_capacity(8),
-                rx_cut: Vec::new(),
-                tx_cut: Vec::new(),
+                ends: Vec::new(),
                 horizon: SimTime::ZERO,
             },
             channels,
@@ -529,7 +528,7 @@ impl Simulation {
     /// The same holds for an acknowledging receiver without a timer (no delayed acks)
     /// whose acks are all that enters their first channel, a timed FIFO: the receiver
     /// and that channel depend only on the data arrivals, in order, so the last channel
-    /// of the data route offers it each data packet at send time (`Net::rx_cut`; its
+    /// of the data route offers it each data packet at send time (`Net::ends`; its
     /// held packets are counted on that ack channel). Not for a flow with delay
     /// statistics in a scenario with scheduled changes (the base delay reads the rates
     /// in force at the arrival). A stopped run may count such packets as delivered up
@@ -538,11 +537,10 @@ impl Simulation {
     /// And for a window sender (with an acknowledging receiver) whose data packets are
     /// all that enters their first channel, a timed FIFO: between two acks only its own
     /// timers act on it, so the last channel of the ack route offers it each ack at
-    /// send time if the ack arrives before the sender's earliest timer deadline
-    /// (`Net::tx_cut`, `send_early`); the packets the ack releases enter their channel
-    /// at its arrival time. An ack handed over before an earlier one moved that deadline
-    /// earlier, or behind a parked one, is parked for an `Event::Parked` at its arrival
-    /// time. Not where every hop of the round trip and the receiver are handed over too
+    /// send time (`Net::ends`, `send_early`); if the ack arrives before the sender's
+    /// earliest timer deadline (and behind no parked ack), the sender takes it then and
+    /// the packets it releases enter their channel at its arrival time; if not, it is
+    /// parked for an `Event::Parked` at its arrival time. Not where every hop of the round trip and the receiver are handed over too
     /// (an ack could then reach the sender while it still sends the packets it came
     /// from). A stopped run may count such acks up to one hop early.
     /// Before the first event only; `set_timed_fifo` calls it with its own flag;
@@ -554,8 +552,7 @@ impl Simulation {
         const MANY: u32 = u32::MAX;
         let n = self.channels.len();
         self.net.held = vec![NOT_CUT; n];
-        self.net.rx_cut = vec![NOT_CUT; self.flows.len()];
-        self.net.tx_cut = vec![TxCut::OFF; self.flows.len()];
+        self.net.ends = vec![EndCut::OFF; self.flows.len()];
         for c in self.channels.iter_mut() {
             c.set_feeds_cut(false);
         }
@@ -624,15 +621,15 @@ impl Simulation {
             }
         }
         for (f, a, c) in early {
-            self.net.rx_cut[f] = a as u32;
+            self.net.ends[f].rx = a as u32;
             self.net.held[a] = 0;
             self.channels[c].set_feeds_cut(true);
         }
         // Window senders: one whose data is all that enters their first channel (a timed
         // FIFO) takes its acks at send time from the last channel of the ack route, if
-        // they arrive before its next timer deadline (`TxCut::until`): between two acks
-        // only its timers act on it, and with none due first, the sender and that channel
-        // depend only on the ack arrivals, in order. Not where the whole round trip is
+        // they arrive before its next timer deadline (checked when it takes them): between
+        // two acks only its timers act on it, and with none due first, the sender and
+        // that channel depend only on the ack arrivals, in order. Not where the whole round trip is
         // handed over (every later hop and the receiver): there an ack would reach the
         // sender while it is still sending the packets it came from.
         let routes = &self.net.routes;
@@ -649,13 +646,13 @@ impl Simulation {
             while routes[last + 1] != ROUTE_END {
                 last += 1;
             }
-            let closed = self.net.rx_cut[f] != NOT_CUT && cut_from(data_route) && cut_from(ack_route);
+            let closed = self.net.ends[f].rx != NOT_CUT && cut_from(data_route) && cut_from(ack_route);
             if only_start(d) && self.channels[d].is_timed() && !closed {
                 early.push((f, d, routes[last] as usize));
             }
         }
         for (f, d, c) in early {
-            self.net.tx_cut[f].counted = d as u32;
+            self.net.ends[f].tx = d as u32;
             self.net.held[d] = 0;
             self.channels[c].set_feeds_cut(true);
         }
@@ -901,7 +898,7 @@ impl Simulation {
             return;
         }
         let f = p.flow;
-        if let Some((_, a, _)) = end_counted(&self.net.rx_cut, &self.net.tx_cut, &p) {
+        if let Some((_, a)) = end_counted(&self.net.ends, &p) {
             if p.flags & FLAG_GHOST != 0 {
                 return; // handed over at a snapshot already (`release_held`)
             }
@@ -1044,11 +1041,13 @@ impl Simulation {
     #[inline(never)]
     fn send_early(&mut self, at: SimTime, mut p: Packet) {
         let f = p.flow as usize;
-        let TxCut { counted: d, until } = self.net.tx_cut[f];
+        let d = self.net.ends[f].tx;
+        let Sender::Window(w) = &mut self.flows[f].sender else { unreachable!("ends names window senders") };
         // The sender's state now reflects every ack before this one, unless one is parked
-        // (then this one waits behind it): a timer due first, moved by an ack handed over
-        // earlier than this one was decided, sends the ack to an event after all.
-        if at >= until || self.net.held[d as usize] != 0 {
+        // (then this one waits behind it). A timer of its due first, or at the same
+        // time, sends the ack to an event after all, ordered with the timer's.
+        let due = |t: &crate::transport::timer::LazyTimer| t.deadline.is_some_and(|d| d <= at);
+        if due(&w.timer) || due(&w.pace) || self.net.held[d as usize] != 0 {
             self.net.held[d as usize] += 1;
             p.hop -= 1;
             let slot = match self.parked_free.pop() {
@@ -1066,7 +1065,7 @@ impl Simulation {
             return;
         }
         let ep = &mut *self.flows[f];
-        let Sender::Window(w) = &mut ep.sender else { unreachable!("tx_cut names window senders") };
+        let Sender::Window(w) = &mut ep.sender else { unreachable!("ends names window senders") };
         w.on_ack(at, &p, &mut ep.counters, &mut self.rx_out, &mut self.net.rec, &self.net.meta);
         self.net.meta.free(p.meta);
         self.early_out(at);
@@ -1095,7 +1094,7 @@ impl Simulation {
     fn receive_early(&mut self, at: SimTime, p: Packet) {
         let f = p.flow as usize;
         let ep = &mut *self.flows[f];
-        let Receiver::Ack(r) = &mut ep.receiver else { unreachable!("rx_cut names acknowledging receivers") };
+        let Receiver::Ack(r) = &mut ep.receiver else { unreachable!("ends names acknowledging receivers") };
         if let Some(d) = ep.delay.as_deref_mut() {
             Self::measure_delay(d, &mut ep.counters, &self.channels, &self.net.routes, self.changes_applied, at, &p);
         }
@@ -1279,26 +1278,15 @@ impl Simulation {
         self.out.clear();
     }
 
-    /// (Re)schedules flow `f`'s sender timers if they moved, and notes the earliest
-    /// deadline for a sender taking its acks at send time (`TxCut::until`).
+    /// (Re)schedules flow `f`'s sender timers if they moved.
     #[inline(always)]
     fn sender_timers(&mut self, f: u32) {
         let (timer, pace) = self.flows[f as usize].sender.timers();
-        let mut until = SimTime::MAX;
-        if let Some(t) = timer {
-            until = t.deadline.unwrap_or(until);
-            if let Some((t, g)) = t.needs_event() {
-                self.net.ev.schedule(t, Event::FlowTimer(f, g));
-            }
+        if let Some((t, g)) = timer.and_then(|t| t.needs_event()) {
+            self.net.ev.schedule(t, Event::FlowTimer(f, g));
         }
-        if let Some(t) = pace {
-            until = until.min(t.deadline.unwrap_or(SimTime::MAX));
-            if let Some((t, g)) = t.needs_event() {
-                self.net.ev.schedule(t, Event::PaceTimer(f, g));
-            }
-        }
-        if let Some(c) = self.net.tx_cut.get_mut(f as usize) {
-            c.until = until;
+        if let Some((t, g)) = pace.and_then(|t| t.needs_event()) {
+            self.net.ev.schedule(t, Event::PaceTimer(f, g));
         }
     }
 
