@@ -540,9 +540,10 @@ impl Simulation {
     /// send time (`Net::ends`, `send_early`); if the ack arrives before the sender's
     /// earliest timer deadline (and behind no parked ack), the sender takes it then and
     /// the packets it releases enter their channel at its arrival time; if not, it is
-    /// parked for an `Event::Parked` at its arrival time. Not where every hop of the round trip and the receiver are handed over too
-    /// (an ack could then reach the sender while it still sends the packets it came
-    /// from). A stopped run may count such acks up to one hop early.
+    /// parked for an `Event::Parked` at its arrival time. Not where every hop of the
+    /// round trip and the receiver are handed over too (an ack could then reach the
+    /// sender while it still sends the packets it came from). A stopped run may count
+    /// such acks up to one hop early.
     /// Before the first event only; `set_timed_fifo` calls it with its own flag;
     /// `false` is the reference path for tests.
     pub fn set_cut_through(&mut self, on: bool) {
@@ -629,9 +630,9 @@ impl Simulation {
         // FIFO) takes its acks at send time from the last channel of the ack route, if
         // they arrive before its next timer deadline (checked when it takes them): between
         // two acks only its timers act on it, and with none due first, the sender and
-        // that channel depend only on the ack arrivals, in order. Not where the whole round trip is
-        // handed over (every later hop and the receiver): there an ack would reach the
-        // sender while it is still sending the packets it came from.
+        // that channel depend only on the ack arrivals, in order. Not where the whole
+        // round trip is handed over (every later hop and the receiver): there an ack
+        // would reach the sender while it is still sending the packets it came from.
         let routes = &self.net.routes;
         let cut_from = |r: usize| (r + 1..).take_while(|&i| routes[i] != ROUTE_END).all(|i| self.net.held[routes[i] as usize] != NOT_CUT);
         let mut early = Vec::new();
