@@ -1040,37 +1040,44 @@ impl Simulation {
     /// (`arrive`), the packets it releases entering their first channel at `at`
     /// (`early_out`).
     #[inline(never)]
-    fn send_early(&mut self, at: SimTime, mut p: Packet) {
+    fn send_early(&mut self, at: SimTime, p: Packet) {
         let f = p.flow as usize;
-        let d = self.net.ends[f].tx;
-        let Sender::Window(w) = &mut self.flows[f].sender else { unreachable!("ends names window senders") };
+        let d = self.net.ends[f].tx as usize;
+        let ep = &mut *self.flows[f];
+        let Sender::Window(w) = &mut ep.sender else { unreachable!("ends names window senders") };
         // The sender's state now reflects every ack before this one, unless one is parked
         // (then this one waits behind it). A timer of its due first, or at the same
         // time, sends the ack to an event after all, ordered with the timer's.
         let due = |t: &crate::transport::timer::LazyTimer| t.deadline.is_some_and(|d| d <= at);
-        if due(&w.timer) || due(&w.pace) || self.net.held[d as usize] != 0 {
-            self.net.held[d as usize] += 1;
-            p.hop -= 1;
-            let slot = match self.parked_free.pop() {
-                Some(i) => {
-                    self.parked[i as usize] = p;
-                    i
-                }
-                None => {
-                    self.parked.push(p);
-                    (self.parked.len() - 1) as u32
-                }
-            };
-            self.net.ev.schedule(at, Event::Parked(slot));
-            self.acks_parked += 1;
+        if due(&w.timer) || due(&w.pace) || self.net.held[d] != 0 {
+            self.park(d, at, p);
             return;
         }
-        let ep = &mut *self.flows[f];
-        let Sender::Window(w) = &mut ep.sender else { unreachable!("ends names window senders") };
         w.on_ack(at, &p, &mut ep.counters, &mut self.rx_out, &mut self.net.rec, &self.net.meta);
         self.net.meta.free(p.meta);
         self.early_out(at);
         self.sender_timers(f as u32);
+    }
+
+    /// An ack its sender cannot take at send time (`send_early`) waits in a slot for an
+    /// `Event::Parked` at its arrival time, counted in `Net::held` of the sender's data
+    /// channel `d` like an ack still in its pipe.
+    #[cold]
+    fn park(&mut self, d: usize, at: SimTime, mut p: Packet) {
+        self.net.held[d] += 1;
+        p.hop -= 1; // as in the last channel's pipe: `arrive` steps to the route's end
+        let slot = match self.parked_free.pop() {
+            Some(i) => {
+                self.parked[i as usize] = p;
+                i
+            }
+            None => {
+                self.parked.push(p);
+                (self.parked.len() - 1) as u32
+            }
+        };
+        self.net.ev.schedule(at, Event::Parked(slot));
+        self.acks_parked += 1;
     }
 
     /// Injects the packets an endpoint emitted when it took a packet at send time
