@@ -23,8 +23,9 @@ use std::collections::BinaryHeap;
 pub enum Event {
     /// The channel finished serialising a packet and may start the next one.
     TxDone(u32),
-    /// The packet at the head of the channel's propagation pipe reaches the far end.
-    PipeHead(u32),
+    /// The packet at the head of the channel's propagation pipe reaches the far end:
+    /// (channel, the pipe node that holds it, for prefetching one event ahead).
+    PipeHead(u32, u32),
     /// A flow's timer (retransmission timeout) with its generation.
     FlowTimer(u32, u32),
     /// A flow's pacing timer (rate-based policies) with its generation.
@@ -394,6 +395,14 @@ impl EventQueue {
     }
 
     /// Time of the earliest pending event.
+    /// The event that `pop_until` would return next, if it is on the wheel's current
+    /// bucket (a cheap look, for prefetching; `None` says nothing about later buckets).
+    #[inline(always)]
+    pub fn peek_event(&self) -> Option<Event> {
+        let head = self.buckets[(self.cur & (WHEEL - 1)) as usize].0;
+        self.nodes.get(head as usize).map(|n| n.event)
+    }
+
     pub fn peek_time(&self) -> Option<SimTime> {
         let head = self.buckets[(self.cur & (WHEEL - 1)) as usize].0;
         if head != NIL {

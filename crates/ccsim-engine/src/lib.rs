@@ -22,6 +22,7 @@ pub mod link;
 pub mod meta;
 pub mod packet;
 pub mod pipe;
+pub(crate) mod prefetch;
 pub mod qdisc;
 pub mod results;
 pub mod ring;

@@ -374,6 +374,20 @@ impl Channel {
         }
     }
 
+    /// Hints the cache to load the line a pipe-head event reads (`pipe`, line 2).
+    #[inline(always)]
+    pub(crate) fn prefetch_pipe(&self) {
+        crate::prefetch::line(&self.pipe);
+    }
+
+    /// Hints the cache to load the two lines an arrival at an idle timed channel reads
+    /// (line 2: pipe, line busy time, flags; line 4: transmission time, counters).
+    #[inline(always)]
+    pub(crate) fn prefetch_arrival(&self) {
+        crate::prefetch::line(&self.busy_until);
+        crate::prefetch::line(&self.tx_time0);
+    }
+
     /// Whether `to_pipe` may hand packets to the next channel of their route at send time
     /// (`Simulation::set_cut_through`).
     pub fn set_feeds_cut(&mut self, on: bool) {
@@ -572,7 +586,7 @@ impl Channel {
         self.pipe.push_back(&mut cx.pipes, arrival, pkt);
         if !self.pipe_pending {
             self.pipe_pending = true;
-            cx.ev.schedule(arrival, Event::PipeHead(id));
+            cx.ev.schedule(arrival, Event::PipeHead(id, self.pipe.head_node()));
         }
     }
 
@@ -752,7 +766,7 @@ impl Channel {
         debug_assert_eq!(t, now);
         if !self.pipe.is_empty() {
             self.pipe_pending = true;
-            cx.ev.schedule(self.pipe.head_at(), Event::PipeHead(id));
+            cx.ev.schedule(self.pipe.head_at(), Event::PipeHead(id, self.pipe.head_node()));
         }
         p
     }

@@ -44,6 +44,14 @@ impl PipePool {
         PipePool { nodes: Vec::new(), free: NIL }
     }
 
+    /// Asks the processor to load node `n` into the cache (a hint: nothing is read).
+    #[inline(always)]
+    pub fn prefetch(&self, n: u32) {
+        if let Some(node) = self.nodes.get(n as usize) {
+            crate::prefetch::line(node);
+        }
+    }
+
     /// Nodes ever allocated: the most packets that were in flight at once.
     pub fn capacity(&self) -> usize {
         self.nodes.len()
@@ -85,6 +93,12 @@ impl Pipe {
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Node of the first packet (meaningless when the pipe is empty).
+    #[inline(always)]
+    pub fn head_node(&self) -> u32 {
+        self.head
     }
 
     /// Arrival time of the first packet (meaningless when the pipe is empty).

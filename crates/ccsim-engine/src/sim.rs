@@ -43,6 +43,13 @@ use std::fmt::Write as _;
 /// Marks the end of a route in `Simulation::route_chans`.
 pub(crate) const ROUTE_END: u32 = u32::MAX;
 
+/// State size (channels and endpoints) above which the event loop prefetches
+/// (`Simulation::set_prefetch`): 1 MiB, about half of a 2 MiB last-level cache share.
+/// Measured on the bench dumbbell: 100 flows (0.27 MB) ran about 10 % slower with hints
+/// (they only add instructions there), 1000 flows (2.7 MB) about 6 % faster, 10^4 flows
+/// about a third faster.
+pub const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
+
 /// A flow's two ends: a sender policy and a receiver policy, and the counters both
 /// keep.
 #[derive(Debug)]
@@ -180,6 +187,8 @@ pub struct Simulation {
     next_snapshot: usize,
     /// `run_until`'s limit on the cut-through horizon (`SimTime::MAX`: none).
     cut_cap: SimTime,
+    /// Issue cache prefetch hints one event ahead (`set_prefetch`).
+    prefetch: bool,
     finished: bool,
     /// Stopped before the end (max_events, max_wall, interrupted).
     stopped: Option<StopReason>,
@@ -503,6 +512,7 @@ impl Simulation {
             end,
             next_snapshot: 0,
             cut_cap: SimTime::MAX,
+            prefetch: false,
             finished: false,
             stopped: None,
         };
@@ -510,7 +520,31 @@ impl Simulation {
         // packets from their one feeding channel at send time where they can.
         sim.set_timed_fifo(true);
         sim.update_horizon();
+        sim.prefetch = sim.state_bytes() > PREFETCH_ABOVE_BYTES;
         sim
+    }
+
+    /// Bytes of the per-channel and per-flow state the packet paths touch (channels and
+    /// endpoints), the measure `set_prefetch`'s default compares with
+    /// `PREFETCH_ABOVE_BYTES`.
+    pub fn state_bytes(&self) -> usize {
+        self.channels.len() * std::mem::size_of::<Channel>() + self.flows.len() * std::mem::size_of::<Endpoint>()
+    }
+
+    /// Whether the event loop issues cache prefetch hints: at each pipe-head event, for
+    /// the next event's channel line and pipe node, and for the state the arriving
+    /// packet will reach (the channels after its next one, its flow's endpoint side and
+    /// the channel its endpoint answers into). On by default where the state is larger
+    /// than `PREFETCH_ABOVE_BYTES` (about 1000 dumbbell flows and more), where those
+    /// lines are usually not in the cache; below, the hints cost instructions and gain
+    /// nothing. Hints never change a result (a test runs both ways).
+    pub fn set_prefetch(&mut self, on: bool) {
+        self.prefetch = on;
+    }
+
+    /// Whether the event loop issues prefetch hints (`set_prefetch`).
+    pub fn prefetching(&self) -> bool {
+        self.prefetch
     }
 
     /// Hands packets to the next channel of their route when they are sent, not when
@@ -764,6 +798,51 @@ impl Simulation {
         self.update_horizon();
     }
 
+    /// Starts loading what the next event will read first (its channel's pipe line and
+    /// pipe node), so that its cache misses overlap this event's work.
+    /// (Out of line: below the threshold the hot path keeps its shape.)
+    #[inline(never)]
+    fn prefetch_next(&self) {
+        if let Some(Event::PipeHead(c, n)) = self.net.ev.peek_event() {
+            if let Some(ch) = self.channels.get(c as usize) {
+                ch.prefetch_pipe();
+            }
+            self.net.pipes.prefetch(n);
+        }
+    }
+
+    /// Starts loading the per-flow state the packet will reach (its route's next hops,
+    /// its flow's hand-over entry, and the side of its endpoint it concerns) before the
+    /// serial work that reads them one after another.
+    #[inline(never)]
+    fn prefetch_packet(&self, p: &Packet) {
+        let hot = |c: u32| {
+            if let Some(ch) = self.channels.get(c as usize) {
+                ch.prefetch_arrival();
+                crate::prefetch::line(&self.net.held[c as usize]);
+            }
+        };
+        // The channel after the next one (the next is the shared channel the packet
+        // arrives at, in the cache anyway).
+        if let Some(&x) = self.net.routes.get(p.route as usize + p.hop as usize + 2) {
+            hot(x);
+        }
+        let data = p.kind == PacketKind::Data;
+        // The channel its endpoint sends the answer into (an ack, or released data).
+        if let Some(e) = self.net.ends.get(p.flow as usize) {
+            hot(if data { e.rx } else { e.tx });
+        }
+        if let Some(ep) = self.flows.get(p.flow as usize) {
+            let ep: &Endpoint = ep;
+            crate::prefetch::line(&ep.counters);
+            if data {
+                crate::prefetch::line(&ep.receiver);
+            } else {
+                crate::prefetch::lines(&ep.sender, 4);
+            }
+        }
+    }
+
     #[inline(always)]
     fn dispatch(&mut self, now: SimTime, e: Event) {
         match e {
@@ -771,8 +850,14 @@ impl Simulation {
                 self.channels[c as usize].on_tx_done(c, now, &mut self.net);
                 self.after_channel(now);
             }
-            Event::PipeHead(c) => {
+            Event::PipeHead(c, _) => {
+                if self.prefetch {
+                    self.prefetch_next();
+                }
                 let p = self.channels[c as usize].on_pipe_head(c, now, &mut self.net);
+                if self.prefetch {
+                    self.prefetch_packet(&p);
+                }
                 self.arrive(c, now, p);
             }
             Event::ElementTimer(c, k) => {
