@@ -395,11 +395,15 @@ impl EventQueue {
     }
 
     /// Time of the earliest pending event.
-    /// The event that `pop_until` would return next, if it is on the wheel's current
-    /// bucket (a cheap look, for prefetching; `None` says nothing about later buckets).
+    /// The event that `pop_until` would return next if it is on the wheel (for
+    /// prefetching; `None` if the wheel is empty).
     #[inline(always)]
     pub fn peek_event(&self) -> Option<Event> {
-        let head = self.buckets[(self.cur & (WHEEL - 1)) as usize].0;
+        let mut head = self.buckets[(self.cur & (WHEEL - 1)) as usize].0;
+        if head == NIL && self.on_wheel > 0 {
+            let b = self.next_bucket()?;
+            head = self.buckets[(b & (WHEEL - 1)) as usize].0;
+        }
         self.nodes.get(head as usize).map(|n| n.event)
     }
 

@@ -17,12 +17,13 @@ pub(crate) fn line<T>(p: &T) {
     let _ = p;
 }
 
-/// The first `n` cache lines from `*p` (within `*p`).
+/// The first `n` cache lines from `*p` (within `*p` and the line its end reaches: an
+/// unaligned value spans one line more than its size in lines).
 #[inline(always)]
 pub(crate) fn lines<T>(p: &T, n: usize) {
     let base = p as *const T as *const u8;
-    for i in 0..n.min(std::mem::size_of::<T>().div_ceil(64)) {
-        // (`wrapping_add`: the address stays inside `*p`.)
+    for i in 0..n.min(std::mem::size_of::<T>().div_ceil(64) + 1) {
+        // (`wrapping_add`: an address inside `*p` or within its last line.)
         #[cfg(target_arch = "x86_64")]
         {
             use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};

@@ -834,11 +834,11 @@ impl Simulation {
         }
         if let Some(ep) = self.flows.get(p.flow as usize) {
             let ep: &Endpoint = ep;
-            crate::prefetch::line(&ep.counters);
+            crate::prefetch::lines(&ep.counters, 4);
             if data {
-                crate::prefetch::line(&ep.receiver);
+                crate::prefetch::lines(&ep.receiver, 4);
             } else {
-                crate::prefetch::lines(&ep.sender, 4);
+                crate::prefetch::lines(&ep.sender, 7);
             }
         }
     }
