@@ -30,10 +30,12 @@
 //! `PS_PER_S`), so that one picosecond at mu bits/s advances R by mu / N_ac units.
 //!
 //! Scale: each channel keeps only the conversations it has seen. A conversation gets a
-//! local slot on its first packet (an ordered map from the global id to the slot, so
-//! memory is O(conversations seen here), not O(largest id)); the backlogged conversations
-//! sit in an indexed max-heap keyed by (bits queued, lowest global id), so the victim of
-//! a drop is found in O(1) and every change of a backlog costs O(log n).
+//! local slot on its first packet (a hash map from the global id to the slot, only looked
+//! up, never iterated, so memory is O(conversations seen here), not O(largest id)); the
+//! fluid system keeps one heap entry per active conversation, refreshed lazily, not one
+//! per packet (`FairQueueing::fluid`); the backlogged conversations sit in an indexed
+//! max-heap keyed by (bits queued, lowest global id), so the victim of a drop is found in
+//! O(1) and every change of a backlog costs O(log n).
 //!
 //! Deviations from DKS: no preference parameter delta (their "FQ with delta = 0" is what
 //! Keshav simulates); the round number is exact rather than approximated; `rollback`
@@ -45,7 +47,8 @@ use crate::time::{SimTime, PS_PER_S};
 use crate::units::Limit;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// What a drop does to the victim conversation's finish number.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,6 +79,25 @@ struct Queued {
     uid: u64,
 }
 
+/// Hashes a conversation id with one multiplication (Fibonacci hashing). `slot_of` is
+/// only looked up, never iterated, so its order cannot reach a result.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (n as u64 ^ self.0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// No position in the backlog heap.
 const NOT_BACKLOGGED: u32 = u32::MAX;
 
@@ -102,14 +124,19 @@ pub struct FairQueueing {
     /// Conversations seen by this channel, by local slot (dense, in order of first packet).
     convs: Vec<Conv>,
     /// Global conversation id -> local slot.
-    slot_of: BTreeMap<u32, u32>,
+    slot_of: HashMap<u32, u32, BuildHasherDefault<IdHasher>>,
     /// Max-heap of the backlogged conversations' local slots, by (bits, lowest id);
     /// `Conv::heap_pos` indexes it.
     backlog: Vec<u32>,
     /// (finish, uid, slot) of each non-empty conversation's head; stale entries skipped.
     heads: BinaryHeap<Reverse<(u128, u64, u32)>>,
-    /// (last_finish, slot) of fluid-active conversations; stale entries skipped. (Entries
-    /// with equal finish numbers retire at the same instant, so their order is immaterial.)
+    /// (finish, slot) entries for the fluid-active conversations, each at most its
+    /// conversation's `last_finish`: pushed when a conversation becomes active, not on
+    /// every packet; an entry that comes to the top below its conversation's
+    /// `last_finish` is re-pushed at it, one of an inactive conversation (or, after a
+    /// rollback, above it) is dropped. So the top, once checked, is the conversation
+    /// that leaves the fluid system first. (Entries with equal finish numbers retire at
+    /// the same instant, so their order is immaterial.)
     fluid: BinaryHeap<Reverse<(u128, u32)>>,
     /// Round number R at `round_time`, in 1e-12 bit units.
     round: u128,
@@ -132,7 +159,7 @@ impl FairQueueing {
             drop_rule: cfg.drop_rule,
             rate_bps,
             convs: Vec::new(),
-            slot_of: BTreeMap::new(),
+            slot_of: HashMap::default(),
             backlog: Vec::new(),
             heads: BinaryHeap::new(),
             fluid: BinaryHeap::new(),
@@ -157,8 +184,15 @@ impl FairQueueing {
         while self.active > 0 {
             let Some(&Reverse((f, c))) = self.fluid.peek() else { break };
             let conv = &self.convs[c as usize];
-            if !conv.fluid_active || conv.last_finish != f {
+            if !conv.fluid_active || conv.last_finish < f {
                 self.fluid.pop();
+                continue;
+            }
+            if conv.last_finish > f {
+                // Sent more since the entry was pushed: its turn comes later.
+                let later = conv.last_finish;
+                self.fluid.pop();
+                self.fluid.push(Reverse((later, c)));
                 continue;
             }
             let n = self.active as u128;
@@ -294,12 +328,12 @@ impl FairQueueing {
         let cv = &mut self.convs[slot as usize];
         let start = cv.last_finish.max(round);
         let finish = start + pkt.bits as u128 * PS_PER_S as u128;
+        cv.last_finish = finish;
         if !cv.fluid_active {
             cv.fluid_active = true;
             self.active += 1;
+            self.fluid.push(Reverse((finish, slot)));
         }
-        cv.last_finish = finish;
-        self.fluid.push(Reverse((finish, slot)));
         let uid = self.next_uid;
         self.next_uid += 1;
         cv.queue.push_back(Queued { pkt, at: now, start, finish, uid });
@@ -369,8 +403,8 @@ impl Qdisc for FairQueueing {
         self.bits
     }
     fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        for &slot in self.slot_of.values() {
-            for q in &self.convs[slot as usize].queue {
+        for c in &self.convs {
+            for q in &c.queue {
                 f(&q.pkt)
             }
         }
@@ -635,6 +669,7 @@ mod scale_tests {
             q.slot(conv);
             // Expected victim if this arrival overflows, from the definition.
             let mut bits: Vec<(u32, u64)> = q.slot_of.iter().map(|(&id, &s)| (id, q.convs[s as usize].bits)).collect();
+            bits.sort(); // by id: ties in the longest go to the lowest
             for e in bits.iter_mut().filter(|e| e.0 == conv) {
                 e.1 += size as u64 * 8;
             }
