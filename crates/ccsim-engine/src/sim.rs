@@ -44,10 +44,10 @@ use std::fmt::Write as _;
 pub(crate) const ROUTE_END: u32 = u32::MAX;
 
 /// State size (channels and endpoints) above which the event loop prefetches
-/// (`Simulation::set_prefetch`): 1 MiB, about half of a 2 MiB last-level cache share.
-/// Measured on the bench dumbbell: 100 flows (0.27 MB) ran about 10 % slower with hints
-/// (they only add instructions there), 1000 flows (2.7 MB) about 6 % faster, 10^4 flows
-/// about a third faster.
+/// (`Simulation::set_prefetch`): 1 MiB, twice the 512 KiB second-level cache of a core
+/// of the machine it was measured on. Bench dumbbell (docs/performance.md): 100 flows
+/// (0.27 MB) no faster with hints (they add instructions), 300 and 600 flows no
+/// difference measurable, 1000 flows (2.7 MB) 8 % faster, 10^4 flows 36 % faster.
 pub const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
 
 /// A flow's two ends: a sender policy and a receiver policy, and the counters both
@@ -819,7 +819,9 @@ impl Simulation {
         let hot = |c: u32| {
             if let Some(ch) = self.channels.get(c as usize) {
                 ch.prefetch_arrival();
-                crate::prefetch::line(&self.net.held[c as usize]);
+                if let Some(h) = self.net.held.get(c as usize) {
+                    crate::prefetch::line(h);
+                }
             }
         };
         // The channel after the next one (the next is the shared channel the packet
