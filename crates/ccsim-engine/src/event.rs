@@ -399,25 +399,30 @@ impl EventQueue {
     /// prefetching; `None` if the wheel is empty).
     #[inline(always)]
     pub fn peek_event(&self) -> Option<Event> {
-        let mut head = self.buckets[(self.cur & (WHEEL - 1)) as usize].0;
-        if head == NIL && self.on_wheel > 0 {
-            let b = self.next_bucket()?;
-            head = self.buckets[(b & (WHEEL - 1)) as usize].0;
+        self.first_on_wheel().map(|n| self.nodes[n as usize].event)
+    }
+
+    /// The node of the earliest event on the wheel: the current bucket's first, or the
+    /// next non-empty bucket's.
+    #[inline(always)]
+    fn first_on_wheel(&self) -> Option<u32> {
+        let head = self.buckets[(self.cur & (WHEEL - 1)) as usize].0;
+        if head != NIL {
+            return Some(head);
         }
-        self.nodes.get(head as usize).map(|n| n.event)
+        if self.on_wheel == 0 {
+            return None;
+        }
+        let b = self.next_bucket()?;
+        Some(self.buckets[(b & (WHEEL - 1)) as usize].0)
     }
 
     pub fn peek_time(&self) -> Option<SimTime> {
-        let head = self.buckets[(self.cur & (WHEEL - 1)) as usize].0;
-        if head != NIL {
-            return Some(SimTime((self.nodes[head as usize].key >> 64) as u64));
-        }
-        if self.on_wheel > 0 {
-            let b = self.next_bucket()?;
-            let n = self.buckets[(b & (WHEEL - 1)) as usize].0;
-            return Some(SimTime((self.nodes[n as usize].key >> 64) as u64));
-        }
-        self.overflow.peek().map(|e| SimTime((e.key >> 64) as u64))
+        let key = match self.first_on_wheel() {
+            Some(n) => self.nodes[n as usize].key,
+            None => self.overflow.peek()?.key,
+        };
+        Some(SimTime((key >> 64) as u64))
     }
 }
 

@@ -3,18 +3,24 @@
 //! wait for the one before it; a hint issued one event ahead overlaps them. A hint never
 //! changes what the program computes.
 
-/// Asks the processor to bring the cache line holding `*p` into all cache levels.
+/// Asks the processor to bring the cache line holding address `p` into all cache levels.
 #[inline(always)]
-pub(crate) fn line<T>(p: &T) {
+fn hint(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     {
         use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: SSE is part of the x86_64 baseline, and a prefetch reads no memory
-        // and cannot fault (the pointer comes from a reference in any case).
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const T as *const i8) };
+        // SAFETY: SSE is part of the x86_64 baseline, and a prefetch reads no memory and
+        // cannot fault, whatever the address.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) };
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
+}
+
+/// The cache line holding `*p`.
+#[inline(always)]
+pub(crate) fn line<T>(p: &T) {
+    hint(p as *const T as *const u8);
 }
 
 /// The first `n` cache lines from `*p` (within `*p` and the line its end reaches: an
@@ -24,13 +30,6 @@ pub(crate) fn lines<T>(p: &T, n: usize) {
     let base = p as *const T as *const u8;
     for i in 0..n.min(std::mem::size_of::<T>().div_ceil(64) + 1) {
         // (`wrapping_add`: an address inside `*p` or within its last line.)
-        #[cfg(target_arch = "x86_64")]
-        {
-            use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // SAFETY: as in `line`: a hint, which reads nothing and cannot fault.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(base.wrapping_add(64 * i) as *const i8) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (base, i);
+        hint(base.wrapping_add(64 * i));
     }
 }

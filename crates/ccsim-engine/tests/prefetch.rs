@@ -18,7 +18,6 @@ fn results(mut s: Simulation) -> (serde_json::Value, u64) {
     let events = s.events_processed();
     let mut v: serde_json::Value = serde_json::from_str(&s.results(0.0).to_json()).unwrap();
     v["events"] = serde_json::Value::Null;
-    v["wall_seconds"] = serde_json::Value::Null;
     (v, events)
 }
 
