@@ -16,7 +16,7 @@
 use crate::cc::{CcConfig, CongestionControl};
 use crate::element::Element;
 use crate::event::{Event, EventQueue};
-use crate::link::{end_counted, Channel, ChannelCounters, EndCut, Net, NOT_CUT, RX_CUT, TX_CUT};
+use crate::link::{end_counted, Channel, ChannelCounters, EndCut, Handover, Net, NOT_CUT, RX_CUT, TX_CUT};
 use crate::pipe::PipePool;
 use crate::meta::MetaSlab;
 use crate::packet::{Packet, PacketKind, FLAG_GHOST, NO_FLOW};
@@ -489,7 +489,7 @@ impl Simulation {
                 pending: false,
                 pipes: PipePool::new(),
                 held: Vec::new(),
-                cut_next: None,
+                cut_next: Handover::NONE,
                 cut: Vec::with_capacity(8),
                 ends: Vec::new(),
                 horizon: SimTime::ZERO,
@@ -1068,9 +1068,10 @@ impl Simulation {
         // A packet handed over at send time first: its next channel may hand it on in
         // turn (the chain ends at a channel that is not cut through, or a drop).
         // (Copied out, then cleared: `take` would rewrite the whole slot on every call.)
-        while let Some((c, at, p)) = self.net.cut_next {
-            self.net.cut_next = None;
-            self.take_over(c, at, p);
+        while self.net.cut_next.to != Handover::EMPTY {
+            let Handover { pkt, at, to } = self.net.cut_next;
+            self.net.cut_next.to = Handover::EMPTY;
+            self.take_over(to, at, pkt);
         }
         if self.net.pending {
             self.after_channel_rest(now);
