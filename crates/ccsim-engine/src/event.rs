@@ -402,6 +402,13 @@ impl EventQueue {
         self.first_on_wheel().map(|n| self.nodes[n as usize].event)
     }
 
+    /// The next event if it is in the current bucket (no search: a hint's cheap look).
+    #[inline(always)]
+    pub fn peek_near(&self) -> Option<Event> {
+        let head = self.buckets[(self.cur & (WHEEL - 1)) as usize].0;
+        self.nodes.get(head as usize).map(|n| n.event)
+    }
+
     /// The node of the earliest event on the wheel: the current bucket's first, or the
     /// next non-empty bucket's.
     #[inline(always)]

@@ -46,8 +46,10 @@ pub(crate) const ROUTE_END: u32 = u32::MAX;
 /// State size (channels and endpoints) above which the event loop prefetches
 /// (`Simulation::set_prefetch`): 1 MiB, twice the 512 KiB second-level cache of a core
 /// of the machine it was measured on. Bench dumbbell (docs/performance.md): 100 flows
-/// (0.27 MB) no faster with hints (they add instructions), 300 and 600 flows no
+/// (0.27 MB) no faster with all hints (they add instructions), 300 and 600 flows no
 /// difference measurable, 1000 flows (2.7 MB) 8 % faster, 10^4 flows 36 % faster.
+/// Below it the loop still hints the one line that misses there too: the next event's
+/// pipe node, when that event is in the current bucket (`EventQueue::peek_near`).
 pub const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
 
 /// A flow's two ends: a sender policy and a receiver policy, and the counters both
@@ -536,8 +538,10 @@ impl Simulation {
     /// packet will reach (the channels after its next one, its flow's endpoint side and
     /// the channel its endpoint answers into). On by default where the state is larger
     /// than `PREFETCH_ABOVE_BYTES` (about 1000 dumbbell flows and more), where those
-    /// lines are usually not in the cache; below, the hints cost instructions and gain
-    /// nothing. Hints never change a result (a test runs both ways).
+    /// lines are usually not in the cache; below, these hints cost instructions and gain
+    /// nothing, and only the next event's pipe node is hinted (when that event is in the
+    /// current bucket: written one propagation delay earlier, it has left the first-level
+    /// cache even at 100 flows). Hints never change a result (a test runs both ways).
     pub fn set_prefetch(&mut self, on: bool) {
         self.prefetch = on;
     }
@@ -855,6 +859,10 @@ impl Simulation {
             Event::PipeHead(c, _) => {
                 if self.prefetch {
                     self.prefetch_next();
+                } else if let Some(Event::PipeHead(_, n)) = self.net.ev.peek_near() {
+                    // The next event's pipe node (written one propagation delay ago, out
+                    // of the first-level cache at any scale): a cheap look, no search.
+                    self.net.pipes.prefetch(n);
                 }
                 let p = self.channels[c as usize].on_pipe_head(c, now, &mut self.net);
                 if self.prefetch {
