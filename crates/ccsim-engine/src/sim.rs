@@ -1075,7 +1075,7 @@ impl Simulation {
     fn after_channel(&mut self, now: SimTime) {
         // A packet handed over at send time first: its next channel may hand it on in
         // turn (the chain ends at a channel that is not cut through, or a drop).
-        // (Copied out, then cleared: `take` would rewrite the whole slot on every call.)
+        // (Copied out, then only `to` cleared: the rest of an empty slot is never read.)
         while self.net.cut_next.to != Handover::EMPTY {
             let Handover { pkt, at, to } = self.net.cut_next;
             self.net.cut_next.to = Handover::EMPTY;

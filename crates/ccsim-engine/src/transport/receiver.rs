@@ -225,8 +225,9 @@ impl AckReceiver {
     #[inline]
     fn send_ack(&mut self, ts: SimTime, flags: u8, c: &mut FlowCounters, out: &mut Vec<Packet>, meta: &mut MetaSlab) {
         let flags = if self.ece { (flags & ECHOED_FLAGS) | FLAG_ECE } else { flags & ECHOED_FLAGS };
-        // Built whole (not copied and then patched field by field in memory), so that
-        // the push below stores it without reading back the fields just written.
+        // Built whole, not copied and then patched field by field in memory: a copy
+        // read back whole right after such patches waits for them to reach the cache
+        // (the sender's `send_impl` stalled so at its push; docs/performance.md).
         let mut a = Packet { kind: PacketKind::Ack, seq: self.rcv.next_expected(), ts, flags, ..self.ack };
         if self.cfg.sack_blocks > 0 && self.rcv.held() > 0 {
             self.attach_sack(&mut a, meta);
