@@ -520,7 +520,7 @@ impl Channel {
     /// idle, or else is dropped if the buffer is full, or else goes into the pipe at
     /// once with the arrival time its place in the FIFO gives it.
     #[inline(always)]
-    fn enqueue_timed(&mut self, id: u32, now: SimTime, pkt: Packet, cx: &mut Net) {
+    fn enqueue_timed(&mut self, id: u32, now: SimTime, pkt: &Packet, cx: &mut Net) {
         if self.waiting_any {
             self.catch_up(now);
         }
@@ -529,7 +529,7 @@ impl Channel {
             return;
         }
         if !crate::qdisc::fits(self.limit, self.waiting.len(), self.waiting_bits, pkt.bits) {
-            self.drop_pkt(id, now, pkt, DropReason::Overflow, cx);
+            self.drop_pkt(id, now, *pkt, DropReason::Overflow, cx);
             debug_assert!(self.check_conservation(), "channel {}->{}: offered != drops + transmitted + queued", self.from, self.to);
             return;
         }
@@ -565,10 +565,15 @@ impl Channel {
 
     /// Starts transmitting `pkt`; `HOOKS`: the channel may have elements.
     #[inline(always)]
-    fn start_tx<const HOOKS: bool>(&mut self, id: u32, now: SimTime, mut pkt: Packet, cx: &mut Net) {
-        if HOOKS && !self.elements().is_empty() {
-            self.transmit_elements(id, now, &mut pkt, cx);
-        }
+    fn start_tx<const HOOKS: bool>(&mut self, id: u32, now: SimTime, pkt: &Packet, cx: &mut Net) {
+        let mut stamped;
+        let pkt = if HOOKS && !self.elements().is_empty() {
+            stamped = *pkt;
+            self.transmit_elements(id, now, &mut stamped, cx);
+            &stamped
+        } else {
+            pkt
+        };
         let d = self.tx_time(pkt.bits);
         self.busy_until = now + d;
         self.counters.tx_pkts += 1;
@@ -579,7 +584,7 @@ impl Channel {
 
     /// Puts a packet whose transmission ends at `busy_until` into the pipe.
     #[inline(always)]
-    fn to_pipe(&mut self, id: u32, pkt: Packet, cx: &mut Net) {
+    fn to_pipe(&mut self, id: u32, pkt: &Packet, cx: &mut Net) {
         let mut arrival = self.busy_until + self.delay;
         if let Some(j) = self.jitter.as_deref_mut() {
             arrival += SimDuration::from_ps((j.0.next_f64() * j.1 as f64) as u64);
@@ -596,7 +601,7 @@ impl Channel {
             let target = if next != crate::sim::ROUTE_END {
                 Some((next, next))
             } else {
-                end_counted(&cx.ends, &pkt)
+                end_counted(&cx.ends, pkt)
             };
             if let Some((next, counted)) = target {
                 let held = &mut cx.held[counted as usize];
@@ -605,7 +610,7 @@ impl Channel {
                         // Later packets must still arrive after this one.
                         self.pipe.set_not_before(arrival);
                         debug_assert!(cx.cut_next.to == Handover::EMPTY, "two hand-overs at once");
-                        cx.cut_next = Handover { pkt, at: arrival, to: next };
+                        cx.cut_next = Handover { pkt: *pkt, at: arrival, to: next };
                         return;
                     }
                     *held += 1;
@@ -673,7 +678,7 @@ impl Channel {
 
     /// Offers a packet; drops (if any) are appended to `cx.drops`.
     #[inline(always)]
-    pub fn enqueue(&mut self, id: u32, now: SimTime, pkt: Packet, cx: &mut Net) {
+    pub fn enqueue(&mut self, id: u32, now: SimTime, pkt: &Packet, cx: &mut Net) {
         self.counters.offered += 1;
         if self.timed {
             self.enqueue_timed(id, now, pkt, cx);
@@ -682,9 +687,9 @@ impl Channel {
                 self.start_tx::<false>(id, now, pkt, cx);
                 return;
             }
-            self.enqueue_queued(id, now, pkt, false, cx);
+            self.enqueue_queued(id, now, *pkt, false, cx);
         } else {
-            self.enqueue_hooked(id, now, pkt, cx);
+            self.enqueue_hooked(id, now, *pkt, cx);
         }
     }
 
@@ -699,7 +704,7 @@ impl Channel {
         }
         let idle = now >= self.busy_until && !self.tx_pending;
         if idle && self.bypass && self.qdisc.len_pkts() == 0 {
-            self.start_tx::<true>(id, now, pkt, cx);
+            self.start_tx::<true>(id, now, &pkt, cx);
             return;
         }
         self.enqueue_queued(id, now, pkt, idle && !self.bypass, cx);
@@ -773,9 +778,9 @@ impl Channel {
             self.sojourn_max_ps = self.sojourn_max_ps.max(sojourn);
             cx.rec.record(self.trace_sojourn, now, || sojourn as f64 / 1e12);
             if self.plain {
-                self.start_tx::<false>(id, now, p, cx);
+                self.start_tx::<false>(id, now, &p, cx);
             } else {
-                self.start_tx::<true>(id, now, p, cx);
+                self.start_tx::<true>(id, now, &p, cx);
             }
             let len = self.qdisc.len_pkts();
             cx.rec.record(self.trace_queue, now, || len as f64);

@@ -124,7 +124,7 @@ impl Pipe {
 
     /// Appends a packet arriving at `at` (not earlier than the last one).
     #[inline(always)]
-    pub fn push_back(&mut self, pool: &mut PipePool, at: SimTime, pkt: Packet) {
+    pub fn push_back(&mut self, pool: &mut PipePool, at: SimTime, pkt: &Packet) {
         debug_assert!(self.len == 0 || at >= self.tail_at, "pipe out of order");
         // A node's `next` and `next_at` are read only while a later node exists, and
         // written when it is linked in: a new node needs only its packet.
@@ -132,10 +132,10 @@ impl Pipe {
             let n = pool.free;
             let node = &mut pool.nodes[n as usize];
             pool.free = node.next;
-            node.pkt = pkt;
+            node.pkt = *pkt;
             n
         } else {
-            pool.grow(pkt)
+            pool.grow(*pkt)
         };
         if self.len == 0 {
             self.head = n;
@@ -203,10 +203,10 @@ mod tests {
     fn pipes_share_the_pool_and_keep_fifo_order() {
         let mut pool = PipePool::new();
         let (mut a, mut b) = (Pipe::default(), Pipe::default());
-        a.push_back(&mut pool, SimTime(10), pkt(1));
-        b.push_back(&mut pool, SimTime(5), pkt(100));
-        a.push_back(&mut pool, SimTime(20), pkt(2));
-        a.push_back(&mut pool, SimTime(20), pkt(3));
+        a.push_back(&mut pool, SimTime(10), &pkt(1));
+        b.push_back(&mut pool, SimTime(5), &pkt(100));
+        a.push_back(&mut pool, SimTime(20), &pkt(2));
+        a.push_back(&mut pool, SimTime(20), &pkt(3));
         assert_eq!((a.len(), b.len(), pool.capacity()), (3, 1, 4));
         assert_eq!((a.head_at(), a.not_before()), (SimTime(10), SimTime(20)));
         let mut seen = Vec::new();
@@ -220,7 +220,7 @@ mod tests {
         assert_eq!(a.pop_front(&mut pool), (SimTime(10), pkt(1)));
         assert_eq!(a.head_at(), SimTime(20));
         // The node just freed is the next one used (LIFO free list), here by pipe b.
-        b.push_back(&mut pool, SimTime(7), pkt(101));
+        b.push_back(&mut pool, SimTime(7), &pkt(101));
         assert_eq!(pool.capacity(), 4);
         assert_eq!(b.pop_front(&mut pool), (SimTime(5), pkt(100)));
         assert_eq!(b.pop_front(&mut pool), (SimTime(7), pkt(101)));
@@ -230,7 +230,7 @@ mod tests {
         assert!(a.is_empty() && a.len() == 0 && a.not_before() == SimTime(20));
         assert_eq!(pool.capacity(), 4);
         // Refilled after emptying.
-        a.push_back(&mut pool, SimTime(30), pkt(4));
+        a.push_back(&mut pool, SimTime(30), &pkt(4));
         assert_eq!(a.pop_front(&mut pool), (SimTime(30), pkt(4)));
     }
 }

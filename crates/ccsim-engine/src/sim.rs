@@ -1064,7 +1064,7 @@ impl Simulation {
 
     #[inline(always)]
     fn enqueue(&mut self, c: u32, now: SimTime, p: Packet) {
-        self.channels[c as usize].enqueue(c, now, p, &mut self.net);
+        self.channels[c as usize].enqueue(c, now, &p, &mut self.net);
         self.after_channel(now);
     }
 
@@ -1123,7 +1123,7 @@ impl Simulation {
     fn take_over(&mut self, target: u32, at: SimTime, mut p: Packet) {
         p.hop += 1;
         if target & (RX_CUT | TX_CUT) == 0 {
-            self.channels[target as usize].enqueue(target, at, p, &mut self.net);
+            self.channels[target as usize].enqueue(target, at, &p, &mut self.net);
         } else if target & RX_CUT != 0 {
             self.receive_early(at, p);
         } else {
@@ -1183,7 +1183,9 @@ impl Simulation {
     #[inline(always)]
     fn early_out(&mut self, at: SimTime) {
         for i in 0..self.rx_out.len() {
-            let q = self.rx_out[i];
+            // By reference: the channel copies the packet once, into its pipe or the
+            // hand-over slot, from where the endpoint wrote it.
+            let q = &self.rx_out[i];
             let c = self.net.routes[q.route as usize];
             self.channels[c as usize].enqueue(c, at, q, &mut self.net);
             self.net.defer_cut_next();
