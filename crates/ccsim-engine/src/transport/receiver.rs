@@ -171,14 +171,21 @@ impl AckReceiver {
         }
         let next = self.rcv.next_expected();
         let held_before = self.rcv.held();
+        // The next expected number after this arrival, kept in hand for the ack: read
+        // back from the bitmap just after `insert` stored it, the compiler loaded it
+        // together with its neighbour in one wider load that waited for the store to
+        // reach the cache (docs/performance.md, stop 22).
+        let mut ack_seq = next;
         if self.cfg.keep_out_of_order || data.seq == next {
-            c.delivered += self.rcv.insert(data.seq) as u64;
+            let (delivered, after) = self.rcv.insert_then_next(data.seq);
+            c.delivered += delivered as u64;
+            ack_seq = after;
         }
         if data.seq > next && self.cfg.sack_blocks > 0 {
             self.remember(data.seq);
         }
         let Some(d) = self.cfg.delayed_ack else {
-            self.send_ack(data.ts, data.flags, c, out, meta);
+            self.send_ack_seq(ack_seq, data.ts, data.flags, c, out, meta);
             return;
         };
         let delay = match d.min_delay {
@@ -224,11 +231,18 @@ impl AckReceiver {
 
     #[inline]
     fn send_ack(&mut self, ts: SimTime, flags: u8, c: &mut FlowCounters, out: &mut Vec<Packet>, meta: &mut MetaSlab) {
+        self.send_ack_seq(self.rcv.next_expected(), ts, flags, c, out, meta);
+    }
+
+    /// Sends the ack of everything below `seq` (the next expected number).
+    #[inline]
+    fn send_ack_seq(&mut self, seq: u32, ts: SimTime, flags: u8, c: &mut FlowCounters, out: &mut Vec<Packet>, meta: &mut MetaSlab) {
+        debug_assert_eq!(seq, self.rcv.next_expected());
         let flags = if self.ece { (flags & ECHOED_FLAGS) | FLAG_ECE } else { flags & ECHOED_FLAGS };
         // Built whole, not copied and then patched field by field in memory: a copy
         // read back whole right after such patches waits for them to reach the cache
         // (the sender's `send_impl` stalled so at its push; docs/performance.md).
-        let mut a = Packet { kind: PacketKind::Ack, seq: self.rcv.next_expected(), ts, flags, ..self.ack };
+        let mut a = Packet { kind: PacketKind::Ack, seq, ts, flags, ..self.ack };
         if self.cfg.sack_blocks > 0 && self.rcv.held() > 0 {
             self.attach_sack(&mut a, meta);
         }

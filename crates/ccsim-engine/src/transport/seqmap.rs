@@ -50,6 +50,18 @@ impl SeqBitmap {
         self.insert_slow(seq)
     }
 
+    /// `insert`, also giving the next expected sequence number after it (from the
+    /// value just computed, not read back from memory).
+    #[inline(always)]
+    pub fn insert_then_next(&mut self, seq: u32) -> (u32, u32) {
+        if seq == self.next && self.held == 0 {
+            self.next = seq + 1;
+            return (1, seq + 1);
+        }
+        let delivered = self.insert_slow(seq);
+        (delivered, self.next)
+    }
+
     #[inline(never)]
     fn insert_slow(&mut self, seq: u32) -> u32 {
         if seq < self.next {
