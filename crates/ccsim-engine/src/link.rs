@@ -211,12 +211,18 @@ pub struct Handover {
 impl Handover {
     /// `to` of an empty slot (no channel or flow end has this id: `NOT_CUT`).
     pub const EMPTY: u32 = NOT_CUT;
-    pub const NONE: Handover = Handover { pkt: Packet::ZERO, at: SimTime::ZERO, to: Handover::EMPTY };
+
+    /// Whether the slot holds no packet.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.to == Handover::EMPTY
+    }
 }
 
 impl Default for Handover {
+    /// An empty slot (its packet is never read).
     fn default() -> Self {
-        Handover::NONE
+        Handover { pkt: Packet::new(crate::packet::PacketKind::Data, crate::packet::NO_FLOW, 0), at: SimTime::ZERO, to: Handover::EMPTY }
     }
 }
 
@@ -225,7 +231,7 @@ impl Net {
     /// the packets already there (which it must not overtake).
     #[inline]
     pub(crate) fn defer_cut_next(&mut self) {
-        if self.cut_next.to != Handover::EMPTY {
+        if !self.cut_next.is_empty() {
             let h = self.cut_next;
             self.cut_next.to = Handover::EMPTY;
             self.cut.push((h.to, h.at, h.pkt));
@@ -609,7 +615,7 @@ impl Channel {
                     if *held == 0 && arrival < cx.horizon {
                         // Later packets must still arrive after this one.
                         self.pipe.set_not_before(arrival);
-                        debug_assert!(cx.cut_next.to == Handover::EMPTY, "two hand-overs at once");
+                        debug_assert!(cx.cut_next.is_empty(), "two hand-overs at once");
                         cx.cut_next = Handover { pkt: *pkt, at: arrival, to: next };
                         return;
                     }

@@ -89,9 +89,6 @@ pub struct Packet {
 }
 
 impl Packet {
-    /// All fields zero (an empty slot's filler).
-    pub const ZERO: Packet = Packet { flow: 0, seq: 0, bits: 0, route: 0, hop: 0, kind: PacketKind::Data, flags: 0, meta: 0, ts: SimTime::ZERO };
-
     /// A packet of `bytes` bytes with every other field zero (tests and templates).
     pub fn new(kind: PacketKind, flow: u32, bytes: u32) -> Packet {
         Packet { flow, seq: 0, bits: bytes * 8, route: 0, hop: 0, kind, flags: 0, meta: NO_META, ts: SimTime::ZERO }

@@ -491,7 +491,7 @@ impl Simulation {
                 pending: false,
                 pipes: PipePool::new(),
                 held: Vec::new(),
-                cut_next: Handover::NONE,
+                cut_next: Handover::default(),
                 cut: Vec::with_capacity(8),
                 ends: Vec::new(),
                 horizon: SimTime::ZERO,
@@ -1076,7 +1076,7 @@ impl Simulation {
         // A packet handed over at send time first: its next channel may hand it on in
         // turn (the chain ends at a channel that is not cut through, or a drop).
         // (Copied out, then only `to` cleared: the rest of an empty slot is never read.)
-        while self.net.cut_next.to != Handover::EMPTY {
+        while !self.net.cut_next.is_empty() {
             let Handover { pkt, at, to } = self.net.cut_next;
             self.net.cut_next.to = Handover::EMPTY;
             self.take_over(to, at, pkt);

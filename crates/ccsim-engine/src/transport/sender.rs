@@ -384,7 +384,7 @@ impl WindowSender {
     #[inline(always)]
     fn send_impl<const PLAIN: bool>(&mut self, now: SimTime, seq: u32, mark: u8, c: &mut FlowCounters, out: &mut Vec<Packet>) {
         let retx = seq < self.snd_max;
-        // Built whole from the template (see `AckReceiver::send_ack`).
+        // Built whole from the template (see `AckReceiver::send_ack_seq`).
         let mut p = Packet { seq, ts: now, flags: if retx { FLAG_RETX | mark } else { mark }, ..self.data };
         if !PLAIN && seq == 0 {
             if let Some(b) = self.cfg.handshake {

@@ -42,18 +42,14 @@ impl SeqBitmap {
     /// order (0 for a duplicate or an out-of-order arrival).
     #[inline(always)]
     pub fn insert(&mut self, seq: u32) -> u32 {
-        // The common case first: the next packet in order, nothing held above it.
-        if seq == self.next && self.held == 0 {
-            self.next += 1;
-            return 1;
-        }
-        self.insert_slow(seq)
+        self.insert_then_next(seq).0
     }
 
     /// `insert`, also giving the next expected sequence number after it (from the
     /// value just computed, not read back from memory).
     #[inline(always)]
     pub fn insert_then_next(&mut self, seq: u32) -> (u32, u32) {
+        // The common case first: the next packet in order, nothing held above it.
         if seq == self.next && self.held == 0 {
             self.next = seq + 1;
             return (1, seq + 1);
