@@ -1,7 +1,8 @@
 //! Runs the `ccsim bench` dumbbell from Rust and prints build and run time, rates and
 //! peak memory (a development aid for profiling; the user-facing command is `ccsim bench`).
 //! Usage: cargo run --release --example bench -- [FLOWS] [BOTTLENECK_BPS] [SECONDS] [fcfs|fq]
-//! [prefetch|noprefetch] (the last overrides `Simulation::set_prefetch`'s default).
+//! [prefetch|noprefetch|prefetch1|prefetch2] (the last overrides `Simulation::set_prefetch`'s
+//! default; the digit sets how many events ahead, `Simulation::set_prefetch_ahead`).
 //! (SECONDS may be fractional: `0.001` times the build of an idle network.)
 use ccsim_engine::{
     bench::{dumbbell_with, qdisc_by_name},
@@ -24,15 +25,19 @@ fn main() {
     let rate = a.get(1).copied().unwrap_or(1e8) as u64;
     let secs = a.get(2).copied().unwrap_or(60.0);
     let words: Vec<&str> = args.iter().filter(|s| s.parse::<f64>().is_err()).map(String::as_str).collect();
-    let qdisc = qdisc_by_name(words.iter().copied().find(|w| !w.ends_with("prefetch")).unwrap_or("fcfs")).expect("fcfs or fq");
-    let prefetch = words.iter().find(|w| w.ends_with("prefetch")).map(|w| *w == "prefetch");
+    let is_prefetch = |w: &str| w.ends_with("prefetch") || w.starts_with("prefetch");
+    let qdisc = qdisc_by_name(words.iter().copied().find(|w| !is_prefetch(w)).unwrap_or("fcfs")).expect("fcfs or fq");
+    let prefetch = words.iter().copied().find(|w| is_prefetch(w));
     let t_sc = Instant::now();
     let sc = dumbbell_with(flows, rate, SimDuration::from_secs_f64(secs), qdisc).expect("valid bench arguments");
     let scenario = t_sc.elapsed().as_secs_f64();
     let t0 = Instant::now();
     let mut sim = Simulation::new(sc, None);
-    if let Some(on) = prefetch {
-        sim.set_prefetch(on);
+    match prefetch {
+        Some("prefetch") => sim.set_prefetch(true),
+        Some("noprefetch") => sim.set_prefetch(false),
+        Some(w) => sim.set_prefetch_ahead(w.trim_start_matches("prefetch").parse().expect("prefetch1 or prefetch2")),
+        None => {}
     }
     let build = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();

@@ -24,7 +24,7 @@ pub enum Event {
     /// The channel finished serialising a packet and may start the next one.
     TxDone(u32),
     /// The packet at the head of the channel's propagation pipe reaches the far end:
-    /// (channel, the pipe node that holds it, for prefetching one event ahead).
+    /// (channel, the pipe node that holds it, for prefetching ahead of the event).
     PipeHead(u32, u32),
     /// A flow's timer (retransmission timeout) with its generation.
     FlowTimer(u32, u32),
@@ -409,6 +409,25 @@ impl EventQueue {
         self.nodes.get(head as usize).map(|n| n.event)
     }
 
+    /// The next two events on the wheel, in the order `pop_until` would return them (for
+    /// prefetching two events ahead; events in the overflow are not looked at, and the
+    /// second is `None` where only the overflow holds it).
+    #[inline]
+    pub fn peek_two(&self) -> (Option<Event>, Option<Event>) {
+        let Some(n) = self.first_on_wheel() else { return (None, None) };
+        let node = &self.nodes[n as usize];
+        if let Some(second) = self.nodes.get(node.next as usize) {
+            return (Some(node.event), Some(second.event));
+        }
+        // The first event's bucket holds nothing else: the next non-empty bucket after
+        // it in the wheel's circular order (the buckets from `cur` to it are empty).
+        let i = ((((node.key >> 64) as u64) >> self.shift) & (WHEEL - 1)) as usize;
+        let after = if i + 1 < WHEEL as usize { self.next_set(i + 1) } else { None };
+        let j = after.or_else(|| self.next_set(0)).filter(|&j| j != i);
+        let second = j.and_then(|j| self.nodes.get(self.buckets[j].0 as usize)).map(|s| s.event);
+        (Some(node.event), second)
+    }
+
     /// The node of the earliest event on the wheel: the current bucket's first, or the
     /// next non-empty bucket's.
     #[inline(always)]
@@ -485,6 +504,33 @@ mod tests {
                 now = t.as_ps();
             }
         }
+    }
+
+    #[test]
+    fn peek_two_sees_the_next_two_on_the_wheel() {
+        // Buckets are 2^20 ps wide at the start (`START_SHIFT`).
+        let b = |k: u64| SimTime(k << START_SHIFT);
+        let mut q = EventQueue::new();
+        assert_eq!(q.peek_two(), (None, None));
+        q.schedule(SimTime(10), Event::TxDone(2));
+        q.schedule(SimTime(5), Event::TxDone(1)); // the same bucket, sorted in first
+        assert_eq!(q.peek_two(), (Some(Event::TxDone(1)), Some(Event::TxDone(2))));
+        q.schedule(b(3), Event::TxDone(3));
+        q.pop_until(SimTime::MAX);
+        // The first is alone in its bucket: the second is the next bucket's first.
+        assert_eq!(q.peek_two(), (Some(Event::TxDone(2)), Some(Event::TxDone(3))));
+        q.pop_until(SimTime::MAX);
+        // An event beyond the wheel's horizon (in the overflow) is not looked at.
+        q.schedule(b(1 << 20), Event::TxDone(9));
+        assert_eq!(q.peek_two(), (Some(Event::TxDone(3)), None));
+        q.pop_until(SimTime::MAX); // now in bucket 3
+        // Across the end of the wheel's array: bucket WHEEL - 1 (the last index), then
+        // bucket WHEEL + 1 (index 1, still within the horizon from bucket 3).
+        q.schedule(b(WHEEL + 1), Event::TxDone(5));
+        q.schedule(b(WHEEL - 1), Event::TxDone(4));
+        assert_eq!(q.peek_two(), (Some(Event::TxDone(4)), Some(Event::TxDone(5))));
+        assert_eq!(q.pop_until(SimTime::MAX), Some((b(WHEEL - 1), Event::TxDone(4))));
+        assert_eq!(q.peek_two(), (Some(Event::TxDone(5)), None));
     }
 
     #[test]

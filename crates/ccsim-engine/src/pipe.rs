@@ -52,6 +52,12 @@ impl PipePool {
         }
     }
 
+    /// The packet node `n` holds (for prefetching: any node, in use or free).
+    #[inline(always)]
+    pub fn packet(&self, n: u32) -> Option<&Packet> {
+        self.nodes.get(n as usize).map(|node| &node.pkt)
+    }
+
     /// Nodes ever allocated: the most packets that were in flight at once.
     pub fn capacity(&self) -> usize {
         self.nodes.len()

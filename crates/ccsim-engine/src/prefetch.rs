@@ -1,7 +1,7 @@
 //! Cache prefetch hints. At 10^4 flows and more, the per-flow state an event touches
 //! (channel lines, pipe nodes) is usually not in the cache, and each miss would otherwise
-//! wait for the one before it; a hint issued one event ahead overlaps them. A hint never
-//! changes what the program computes.
+//! wait for the one before it; hints issued one and two events ahead overlap them. A
+//! hint never changes what the program computes.
 
 /// Asks the processor to bring the cache line holding address `p` into all cache levels.
 #[inline(always)]

@@ -52,6 +52,13 @@ pub(crate) const ROUTE_END: u32 = u32::MAX;
 /// pipe node, when that event is in the current bucket (`EventQueue::peek_near`).
 pub const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
 
+/// State size above which the hints reach two events ahead instead of one
+/// (`Simulation::set_prefetch_ahead`): 8 MiB, a quarter of the machine's shared 32 MiB
+/// last-level cache, where most misses go to memory and one event's work is too short to
+/// hide them. Bench dumbbell (docs/performance.md, stop 23): 10^4 flows (27 MB) 14 %
+/// faster with two, 1000 flows (2.7 MB) 3 % slower.
+pub const PREFETCH_TWO_AHEAD_ABOVE_BYTES: usize = 8 << 20;
+
 /// A flow's two ends: a sender policy and a receiver policy, and the counters both
 /// keep.
 #[derive(Debug)]
@@ -189,8 +196,9 @@ pub struct Simulation {
     next_snapshot: usize,
     /// `run_until`'s limit on the cut-through horizon (`SimTime::MAX`: none).
     cut_cap: SimTime,
-    /// Issue cache prefetch hints one event ahead (`set_prefetch`).
-    prefetch: bool,
+    /// How many events ahead the loop issues cache prefetch hints: 0 (only the near
+    /// pipe node), 1 or 2 (`set_prefetch_ahead`).
+    prefetch_ahead: u8,
     finished: bool,
     /// Stopped before the end (max_events, max_wall, interrupted).
     stopped: Option<StopReason>,
@@ -514,7 +522,7 @@ impl Simulation {
             end,
             next_snapshot: 0,
             cut_cap: SimTime::MAX,
-            prefetch: false,
+            prefetch_ahead: 0,
             finished: false,
             stopped: None,
         };
@@ -522,7 +530,7 @@ impl Simulation {
         // packets from their one feeding channel at send time where they can.
         sim.set_timed_fifo(true);
         sim.update_horizon();
-        sim.prefetch = sim.state_bytes() > PREFETCH_ABOVE_BYTES;
+        sim.set_prefetch(true);
         sim
     }
 
@@ -536,19 +544,43 @@ impl Simulation {
     /// Whether the event loop issues cache prefetch hints: at each pipe-head event, for
     /// the next event's channel line and pipe node, and for the state the arriving
     /// packet will reach (the channels after its next one, its flow's endpoint side and
-    /// the channel its endpoint answers into). On by default where the state is larger
+    /// the channel its endpoint answers into); or, two events ahead
+    /// (`set_prefetch_ahead`), for the channel line and pipe node of the event after the
+    /// next and the state the next event's packet will reach. On by default where the state is larger
     /// than `PREFETCH_ABOVE_BYTES` (about 1000 dumbbell flows and more), where those
     /// lines are usually not in the cache; below, these hints cost instructions and gain
     /// nothing, and only the next event's pipe node is hinted (when that event is in the
     /// current bucket: written one propagation delay earlier, it has left the first-level
     /// cache even at 100 flows). Hints never change a result (a test runs both ways).
+    /// `true` chooses how far ahead by the state's size (two events above
+    /// `PREFETCH_TWO_AHEAD_ABOVE_BYTES`).
     pub fn set_prefetch(&mut self, on: bool) {
-        self.prefetch = on;
+        let bytes = self.state_bytes();
+        self.prefetch_ahead = if !on || bytes <= PREFETCH_ABOVE_BYTES {
+            0
+        } else if bytes <= PREFETCH_TWO_AHEAD_ABOVE_BYTES {
+            1
+        } else {
+            2
+        };
+    }
+
+    /// Sets how many events ahead the hints reach (capped at 2; 0 turns them off but
+    /// for the near pipe node), whatever the state's size. The lead of two events hides
+    /// misses that go to memory, at the cost of a second look into the event queue and
+    /// of reading the next event's packet early (`prefetch_two_ahead`).
+    pub fn set_prefetch_ahead(&mut self, events: u8) {
+        self.prefetch_ahead = events.min(2);
     }
 
     /// Whether the event loop issues prefetch hints (`set_prefetch`).
     pub fn prefetching(&self) -> bool {
-        self.prefetch
+        self.prefetch_ahead > 0
+    }
+
+    /// How many events ahead the hints reach (`set_prefetch_ahead`).
+    pub fn prefetch_ahead(&self) -> u8 {
+        self.prefetch_ahead
     }
 
     /// Hands packets to the next channel of their route when they are sent, not when
@@ -815,6 +847,33 @@ impl Simulation {
         }
     }
 
+    /// A two-stage pipeline of hints, so that each event's misses overlap the work of
+    /// the one or two events before it: for the event after the next, what it reads
+    /// first (its channel's pipe line and its pipe node); for the next event, whose pipe
+    /// node was hinted at the event before this one (or when it became its pipe's head,
+    /// `Channel::on_pipe_head`), the per-flow state its packet will reach
+    /// (`prefetch_packet`). Events scheduled meanwhile may come first: a hint is then
+    /// wasted, never wrong. (Out of line: below the threshold the hot path keeps its
+    /// shape.)
+    #[inline(never)]
+    fn prefetch_two_ahead(&self) {
+        let (next, after) = self.net.ev.peek_two();
+        if let Some(Event::PipeHead(c, n)) = after {
+            if let Some(ch) = self.channels.get(c as usize) {
+                ch.prefetch_pipe();
+            }
+            self.net.pipes.prefetch(n);
+        }
+        if let Some(Event::PipeHead(c, n)) = next {
+            if let Some(ch) = self.channels.get(c as usize) {
+                ch.prefetch_pipe();
+            }
+            if let Some(p) = self.net.pipes.packet(n) {
+                self.prefetch_packet(p);
+            }
+        }
+    }
+
     /// Starts loading the per-flow state the packet will reach (its route's next hops,
     /// its flow's hand-over entry, and the side of its endpoint it concerns) before the
     /// serial work that reads them one after another.
@@ -857,7 +916,9 @@ impl Simulation {
                 self.after_channel(now);
             }
             Event::PipeHead(c, _) => {
-                if self.prefetch {
+                if self.prefetch_ahead == 2 {
+                    self.prefetch_two_ahead();
+                } else if self.prefetch_ahead == 1 {
                     self.prefetch_next();
                 } else if let Some(Event::PipeHead(_, n)) = self.net.ev.peek_near() {
                     // The next event's pipe node (written one propagation delay ago, out
@@ -865,7 +926,7 @@ impl Simulation {
                     self.net.pipes.prefetch(n);
                 }
                 let p = self.channels[c as usize].on_pipe_head(c, now, &mut self.net);
-                if self.prefetch {
+                if self.prefetch_ahead == 1 {
                     self.prefetch_packet(&p);
                 }
                 self.arrive(c, now, p);
