@@ -90,7 +90,7 @@ validate-ns3: $(BUILD_STAMP)
 	$(MAKE) -C validation/ns3 CCSIM_PYTHON=$(BIN)/python
 
 bench: $(BUILD_STAMP)
-	$(BIN)/ccsim bench --flows 100 --bottleneck 100Mbps --time 60s
+	$(BIN)/ccsim bench --flows 100 --bottleneck 100Mbps --time 60s --repeat 8
 
 clean:
 	rm -rf $(VENV) out python/ccsim/*.so

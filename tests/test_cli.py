@@ -248,6 +248,42 @@ def test_bench_fq_with_results():
     assert fq["results_handoff_s"] >= fq["results_load_s"]
 
 
+def test_bench_repeat_reports_the_median_of_the_runs():
+    args = ("bench", "--flows", "2", "--time", "1s", "--json")
+    data = json.loads(ok(run_cli(*args, "--repeat", "3")))
+    assert data["repeat"] == 3 and len(data["runs"]) == 3
+    rates = sorted(r["delivered_pkts_per_s"] for r in data["runs"])
+    assert data["delivered_pkts_per_s_median"] == rates[1]
+    assert (data["delivered_pkts_per_s_min"], data["delivered_pkts_per_s_max"]) == (
+        rates[0],
+        rates[2],
+    )
+    # The other figures are the median run's.
+    assert data["delivered_pkts_per_s"] == rates[1]
+    assert data["delivered_pkts"] * 1.0 / data["run_time_s"] == pytest.approx(rates[1])
+    # An even count: the median is the mean of the middle two, the figures the lower's.
+    two = json.loads(ok(run_cli(*args, "--repeat", "2")))
+    low, high = sorted(r["delivered_pkts_per_s"] for r in two["runs"])
+    assert two["delivered_pkts_per_s_median"] == pytest.approx((low + high) / 2)
+    assert two["delivered_pkts_per_s"] == low
+    # One run (the default) reports itself as the median.
+    one = json.loads(ok(run_cli(*args)))
+    assert one["repeat"] == 1 and one["delivered_pkts_per_s_median"] == one["delivered_pkts_per_s"]
+
+
+def test_bench_repeat_table():
+    out = ok(run_cli("bench", "--flows", "2", "--time", "1s", "--repeat", "2"))
+    assert "median of 2" in out and "fastest, slowest run" in out and "median run's" in out
+
+
+def test_bench_runs_that_differ_are_reported():
+    from ccsim.cli import CliError, _bench_summary
+
+    run = {"events": 10, "delivered_pkts": 5, "wall_time_s": 1.0, "delivered_pkts_per_s": 5.0}
+    with pytest.raises(CliError, match="run 2 processed 11 events.*same scenario"):
+        _bench_summary([run, {**run, "events": 11}])
+
+
 def test_bench_table():
     out = ok(run_cli("bench", "--flows", "2", "--bottleneck", "10Mbps", "--time", "1s"))
     assert "events" in out and "delivered" in out

@@ -86,6 +86,9 @@ def test_unknown_reproduction():
         (["--time", "ten"], "--time"),
         (["--flows", "0"], "--flows"),
         (["--qdisc", "red"], "--qdisc"),
+        (["--repeat", "0"], "--repeat"),
+        (["--repeat", "1001"], "--repeat"),
+        (["--repeat", "many"], "--repeat"),
     ],
 )
 def test_bad_bench_arguments(args, word):
