@@ -546,14 +546,14 @@ impl Simulation {
     /// packet will reach (the channels after its next one, its flow's endpoint side and
     /// the channel its endpoint answers into); or, two events ahead
     /// (`set_prefetch_ahead`), for the channel line and pipe node of the event after the
-    /// next and the state the next event's packet will reach. On by default where the state is larger
-    /// than `PREFETCH_ABOVE_BYTES` (about 1000 dumbbell flows and more), where those
-    /// lines are usually not in the cache; below, these hints cost instructions and gain
-    /// nothing, and only the next event's pipe node is hinted (when that event is in the
-    /// current bucket: written one propagation delay earlier, it has left the first-level
-    /// cache even at 100 flows). Hints never change a result (a test runs both ways).
-    /// `true` chooses how far ahead by the state's size (two events above
-    /// `PREFETCH_TWO_AHEAD_ABOVE_BYTES`).
+    /// next and the state the next event's packet will reach. On by default where the
+    /// state is larger than `PREFETCH_ABOVE_BYTES` (about 1000 dumbbell flows and more),
+    /// where those lines are usually not in the cache; below, these hints cost
+    /// instructions and gain nothing, and only the next event's pipe node is hinted (when
+    /// that event is in the current bucket: written one propagation delay earlier, it has
+    /// left the first-level cache even at 100 flows). `true` chooses how far ahead by the
+    /// state's size (two events above `PREFETCH_TWO_AHEAD_ABOVE_BYTES`). Hints never
+    /// change a result (a test runs all three ways).
     pub fn set_prefetch(&mut self, on: bool) {
         let bytes = self.state_bytes();
         self.prefetch_ahead = if !on || bytes <= PREFETCH_ABOVE_BYTES {
