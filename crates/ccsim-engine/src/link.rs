@@ -806,8 +806,9 @@ impl Channel {
         debug_assert_eq!(t, now);
         if !self.pipe.is_empty() {
             self.pipe_pending = true;
-            // The new head's node is read at its event (and its packet one event before,
-            // `Simulation::prefetch_next`): start loading it now.
+            // The new head's node is read at its event (and, with hints two events
+            // ahead, one event before: `Simulation::prefetch_two_ahead`): start loading
+            // it now.
             cx.pipes.prefetch(self.pipe.head_node());
             cx.ev.schedule(self.pipe.head_at(), Event::PipeHead(id, self.pipe.head_node()));
         }
