@@ -1091,7 +1091,6 @@ def _bench_once(args: argparse.Namespace, bps: float, time_s: float) -> dict[str
             raw["results_time_s"] + raw["results_to_py_s"] + raw["results_load_s"]
         )
         del results, columns
-    raw["peak_rss_bytes"] = _peak_rss_bytes()
     # The engine reads no clock: if the binding did not time the run, time it here and
     # derive the rates from that.
     if not raw.get("wall_time_s"):

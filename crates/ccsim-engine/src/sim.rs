@@ -840,11 +840,18 @@ impl Simulation {
     #[inline(never)]
     fn prefetch_next(&self) {
         if let Some(Event::PipeHead(c, n)) = self.net.ev.peek_event() {
-            if let Some(ch) = self.channels.get(c as usize) {
-                ch.prefetch_pipe();
-            }
-            self.net.pipes.prefetch(n);
+            self.prefetch_pipe_head(c, n);
         }
+    }
+
+    /// What a pipe-head event of channel `c` reads first: the channel's pipe line and
+    /// the pipe node `n`.
+    #[inline(always)]
+    fn prefetch_pipe_head(&self, c: u32, n: u32) {
+        if let Some(ch) = self.channels.get(c as usize) {
+            ch.prefetch_pipe();
+        }
+        self.net.pipes.prefetch(n);
     }
 
     /// A two-stage pipeline of hints, so that each event's misses overlap the work of
@@ -859,12 +866,11 @@ impl Simulation {
     fn prefetch_two_ahead(&self) {
         let (next, after) = self.net.ev.peek_two();
         if let Some(Event::PipeHead(c, n)) = after {
-            if let Some(ch) = self.channels.get(c as usize) {
-                ch.prefetch_pipe();
-            }
-            self.net.pipes.prefetch(n);
+            self.prefetch_pipe_head(c, n);
         }
         if let Some(Event::PipeHead(c, n)) = next {
+            // (Its pipe line again: an event scheduled since the last look may have come
+            // between, and then this one was not the event after the next.)
             if let Some(ch) = self.channels.get(c as usize) {
                 ch.prefetch_pipe();
             }
