@@ -26,6 +26,11 @@ pub enum Event {
     /// The packet at the head of the channel's propagation pipe reaches the far end:
     /// (channel, the pipe node that holds it, for prefetching ahead of the event).
     PipeHead(u32, u32),
+    /// The first packet of a channel's merged arrivals (`merge::Merge`) reaches it: the
+    /// index of the `Merge` in `Net::merges`. Never in the queue: the simulation's run
+    /// loop takes it when the `Merge`'s first key comes before the queue's
+    /// (`EventQueue::pop_before`).
+    Merged(u32),
     /// A flow's timer (retransmission timeout) with its generation.
     FlowTimer(u32, u32),
     /// A flow's pacing timer (rate-based policies) with its generation.
@@ -124,6 +129,13 @@ pub struct EventQueue {
     seq: u64,
     now: SimTime,
     popped: u64,
+    /// Events taken from outside the queue (`pass_to`).
+    passed: u64,
+    /// The smallest key in the queue, if known (0: not known). Found when a pop stops at
+    /// the bound of `pop_before` after a search for the next bucket, kept by every
+    /// schedule, forgotten at every pop: while events outside the queue come first, the
+    /// search is not repeated.
+    known_min: u128,
     /// Time of the pop that began the current adaptation window.
     window_start: SimTime,
 }
@@ -153,6 +165,8 @@ impl EventQueue {
             seq: 0,
             now: SimTime::ZERO,
             popped: 0,
+            passed: 0,
+            known_min: 0,
             window_start: SimTime::ZERO,
         }
     }
@@ -163,9 +177,34 @@ impl EventQueue {
         self.now
     }
 
-    /// Number of events popped so far.
+    /// Number of events popped so far (with those taken from outside, `pass_to`).
     pub fn events_processed(&self) -> u64 {
-        self.popped
+        self.popped + self.passed
+    }
+
+    /// The key an event at `at` scheduled now would have (time, then a new sequence
+    /// number): for events kept outside the queue in the same order (`merge::Merge`).
+    #[inline(always)]
+    pub fn key(&mut self, at: SimTime) -> u128 {
+        debug_assert!(at >= self.now, "event scheduled in the past: {at:?} < {:?}", self.now);
+        let key = ((at.as_ps() as u128) << 64) | self.seq as u128;
+        self.seq += 1;
+        key
+    }
+
+    /// The time of `key`.
+    #[inline(always)]
+    pub fn key_time(key: u128) -> SimTime {
+        SimTime((key >> 64) as u64)
+    }
+
+    /// Records an event taken from outside the queue at `t` (its key came before every
+    /// key in the queue, `pop_before`): the clock moves to `t` and it is counted.
+    #[inline(always)]
+    pub fn pass_to(&mut self, t: SimTime) {
+        debug_assert!(t >= self.now, "event taken in the past: {t:?} < {:?}", self.now);
+        self.now = t;
+        self.passed += 1;
     }
 
     pub fn len(&self) -> usize {
@@ -182,6 +221,7 @@ impl EventQueue {
         debug_assert!(at >= self.now, "event scheduled in the past: {at:?} < {:?}", self.now);
         let key = ((at.as_ps() as u128) << 64) | self.seq as u128;
         self.seq += 1;
+        self.known_min = self.known_min.min(key);
         self.insert(key, event);
     }
 
@@ -300,42 +340,56 @@ impl EventQueue {
     /// Pops the earliest event if it is not later than `until`.
     #[inline(always)]
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
+        self.pop_before(until, u128::MAX)
+    }
+
+    /// Pops the earliest event if it is not later than `until` and its key is below
+    /// `bound` (the first key of events kept outside the queue; `u128::MAX`: none).
+    #[inline(always)]
+    pub fn pop_before(&mut self, until: SimTime, bound: u128) -> Option<(SimTime, Event)> {
+        if self.known_min >= bound {
+            return None;
+        }
         let i = (self.cur & (WHEEL - 1)) as usize;
         let head = self.buckets[i].0;
         if head == NIL {
-            return self.pop_next_bucket(until);
+            return self.pop_next_bucket(until, bound);
         }
-        self.take(i, head, until)
+        self.take(i, head, until, bound)
     }
 
     /// The current bucket is empty: moves to the next non-empty one (if its first event
-    /// is not later than `until`) and pops from it.
+    /// is not later than `until` and its key below `bound`) and pops from it.
     #[inline(never)]
-    fn pop_next_bucket(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
+    fn pop_next_bucket(&mut self, until: SimTime, bound: u128) -> Option<(SimTime, Event)> {
         let b = self.next_bucket()?;
         let first = if self.on_wheel == 0 {
             self.overflow.peek().expect("next bucket").key
         } else {
             self.nodes[self.buckets[(b & (WHEEL - 1)) as usize].0 as usize].key
         };
-        // Look before moving, so that `cur` never passes `until`.
-        if SimTime((first >> 64) as u64) > until {
+        // Look before moving, so that `cur` never passes `until` (nor the bound's time:
+        // events taken from outside move the clock, and later ones are scheduled from
+        // there).
+        if SimTime((first >> 64) as u64) > until || first >= bound {
+            self.known_min = first;
             return None;
         }
         self.advance(b);
         let i = (self.cur & (WHEEL - 1)) as usize;
-        self.take(i, self.buckets[i].0, until)
+        self.take(i, self.buckets[i].0, until, bound)
     }
 
     /// Pops the first event of bucket `i` (its first node is `head`).
     #[inline(always)]
-    fn take(&mut self, i: usize, head: u32, until: SimTime) -> Option<(SimTime, Event)> {
+    fn take(&mut self, i: usize, head: u32, until: SimTime, bound: u128) -> Option<(SimTime, Event)> {
         let node = &self.nodes[head as usize];
         let t = SimTime((node.key >> 64) as u64);
-        if t > until {
+        if t > until || node.key >= bound {
             return None;
         }
         let (next, event) = (node.next, node.event);
+        self.known_min = 0;
         self.buckets[i].0 = next;
         if next == NIL {
             self.buckets[i].1 = NIL;
@@ -455,6 +509,34 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pop_before_stops_at_the_bound_of_events_kept_outside() {
+        let mut q = EventQueue::new();
+        q.schedule(SimTime(100), Event::TxDone(1)); // key (100, 0)
+        let outside = q.key(SimTime(100)); // (100, 1): after TxDone(1)
+        q.schedule(SimTime(100), Event::TxDone(2)); // (100, 2): after the outside one
+        q.schedule(SimTime(1 << 40), Event::TxDone(3)); // another bucket, far on
+        assert_eq!(EventQueue::key_time(outside), SimTime(100));
+        assert_eq!(q.pop_before(SimTime::MAX, outside), Some((SimTime(100), Event::TxDone(1))));
+        assert_eq!(q.pop_before(SimTime::MAX, outside), None);
+        // Taken from outside: the clock and the count move, the queue does not.
+        q.pass_to(SimTime(100));
+        assert_eq!((q.now(), q.events_processed(), q.len()), (SimTime(100), 2, 2));
+        assert_eq!(q.pop_before(SimTime::MAX, u128::MAX), Some((SimTime(100), Event::TxDone(2))));
+        // The next event lies in a later bucket: the search finds it, stops at the bound
+        // and remembers the smallest key; a schedule before it is still seen first.
+        let far = q.key(SimTime(1 << 39));
+        assert_eq!(q.pop_before(SimTime::MAX, far), None);
+        assert_eq!(q.pop_before(SimTime::MAX, far), None);
+        q.schedule(SimTime(200), Event::TxDone(4));
+        assert_eq!(q.pop_before(SimTime::MAX, far), Some((SimTime(200), Event::TxDone(4))));
+        q.pass_to(SimTime(1 << 39));
+        // `until` still applies with a bound.
+        assert_eq!(q.pop_before(SimTime((1 << 40) - 1), u128::MAX), None);
+        assert_eq!(q.pop_until(SimTime::MAX), Some((SimTime(1 << 40), Event::TxDone(3))));
+        assert_eq!(q.events_processed(), 6);
+    }
 
     #[test]
     fn pops_in_time_order_and_fifo_on_ties() {

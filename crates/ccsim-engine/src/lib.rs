@@ -19,6 +19,7 @@ pub mod cc;
 pub mod element;
 pub mod event;
 pub mod link;
+pub mod merge;
 pub mod meta;
 pub mod packet;
 pub mod pipe;

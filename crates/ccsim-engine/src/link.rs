@@ -12,6 +12,9 @@
 //!    pipe with its arrival time at the far end.
 //! 3. `on_pipe_head`: the packet leaves the pipe and is handed back to the simulation.
 //!
+//! A channel whose next channel is fed by several puts its packets into that channel's
+//! merged arrivals (`merge.rs`) instead of its own pipe (`set_merges`).
+//!
 //! The channel keeps at most two events in the simulation's queue: `TxDone` (the
 //! transmitter frees up while packets wait) and `PipeHead` (the first packet in the pipe
 //! arrives at the far end). A packet that finds the transmitter idle and nothing queued
@@ -50,6 +53,7 @@ use crate::trace::{Recorder, SeriesId};
 use crate::units::Limit;
 use crate::pipe::{Pipe, PipePool};
 use crate::ring::Ring;
+use crate::merge::Merge;
 
 /// `repr(C)`, in this order: the counters every packet updates come first, so that they
 /// share cache lines with the channel's hot fields just before them (see `Channel`).
@@ -146,6 +150,17 @@ pub struct Net {
     /// Packets may be handed over only if they arrive before this time: the next
     /// measurement snapshot (which must not see them early) or just after the end.
     pub horizon: SimTime,
+    /// The merged arrivals of the channels fed by many (`merge::Merge`,
+    /// `Simulation::set_cut_through`).
+    pub merges: Vec<Merge>,
+    /// Per channel: the index of its `Merge` in `merges`, or `NOT_CUT`.
+    pub merge_of: Vec<u32>,
+    /// The first key over all `merges` (`u128::MAX` if all are empty) and its `Merge`.
+    pub merge_first: u128,
+    pub merge_next: u32,
+    /// Packets a `Merge` refused (too early to insert, `merge::MAX_WALK`): they went
+    /// into their channel's own pipe.
+    pub merge_refused: u64,
 }
 
 /// `Net::held` of a channel that takes no packets at send time.
@@ -227,6 +242,20 @@ impl Default for Handover {
 }
 
 impl Net {
+    /// Takes the first packet of `Merge` `m` and finds the next first key over all.
+    #[inline(always)]
+    pub(crate) fn merge_pop(&mut self, m: u32) -> Packet {
+        let p = self.merges[m as usize].pop();
+        (self.merge_first, self.merge_next) = (u128::MAX, 0);
+        for (i, g) in self.merges.iter().enumerate() {
+            let k = g.front_key();
+            if k < self.merge_first {
+                (self.merge_first, self.merge_next) = (k, i as u32);
+            }
+        }
+        p
+    }
+
     /// Moves a packet handed over at send time (`cut_next`) to the end of `cut`, behind
     /// the packets already there (which it must not overtake).
     #[inline]
@@ -291,6 +320,9 @@ pub struct Channel {
     /// Some channel after this one on a route takes its packets at send time (cut-through:
     /// `Net::held`); only then does `to_pipe` look at the next hop.
     feeds_cut: bool,
+    /// Its packets propagate in the `Merge` of the channel after it (`Net::merges`)
+    /// while its own pipe is empty.
+    merges: bool,
     /// `waiting` is not empty (here, so that an arrival at an idle timed channel need
     /// not read the queue's line).
     waiting_any: bool,
@@ -406,6 +438,7 @@ impl Channel {
             waiting: Ring::new(),
             waiting_bits: 0,
             feeds_cut: false,
+            merges: false,
         }
     }
 
@@ -421,6 +454,12 @@ impl Channel {
     pub(crate) fn prefetch_arrival(&self) {
         crate::prefetch::line(&self.busy_until);
         crate::prefetch::line(&self.tx_time0);
+    }
+
+    /// Sets whether this channel's packets propagate in the `Merge` of the channel after
+    /// it (`Simulation::set_cut_through`).
+    pub fn set_merges(&mut self, on: bool) {
+        self.merges = on;
     }
 
     /// Whether `to_pipe` may hand packets to the next channel of their route at send time
@@ -596,6 +635,21 @@ impl Channel {
             arrival += SimDuration::from_ps((j.0.next_f64() * j.1 as f64) as u64);
         }
         arrival = arrival.max(self.pipe.not_before());
+        if self.merges && self.pipe.is_empty() {
+            // Into the next channel's merged arrivals (`merge.rs`), keyed as an event
+            // scheduled now would be.
+            let next = cx.routes[pkt.route as usize + pkt.hop as usize + 1];
+            let m = cx.merge_of[next as usize];
+            let key = cx.ev.key(arrival);
+            if cx.merges[m as usize].push(key, pkt) {
+                if key < cx.merge_first {
+                    (cx.merge_first, cx.merge_next) = (key, m);
+                }
+                self.pipe.set_not_before(arrival);
+                return;
+            }
+            cx.merge_refused += 1;
+        }
         if self.feeds_cut {
             // Cut-through: the next channel is fed by this one alone and is a timed FIFO
             // (its state depends only on its arrivals, in order), so the packet can be
@@ -886,11 +940,12 @@ impl Channel {
     }
 
     /// Packets in the pipe (including the one being serialised; a timed channel's pipe
-    /// also holds its waiting packets, which are not counted here).
-    pub fn in_pipe(&self) -> usize {
+    /// also holds its waiting packets, which are not counted here), given the number of
+    /// its packets propagating in the next channel's `Merge` (`set_merges`).
+    pub fn in_pipe(&self, merged: usize) -> usize {
         // (Saturating: in a run stopped early, waiting packets may already have been
         // handed to the next channel at send time, `set_feeds_cut`.)
-        self.pipe.len().saturating_sub(self.waiting.len())
+        (self.pipe.len() + merged).saturating_sub(self.waiting.len())
     }
 
     /// The conservation identity: offered = drops + transmitted + queued.

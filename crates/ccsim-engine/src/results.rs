@@ -377,7 +377,7 @@ pub(crate) fn flow_numbers(
 }
 
 /// The result row of channel `i` at `now`.
-pub(crate) fn link_result(sim: &Simulation, i: usize, now: SimTime) -> LinkResult {
+pub(crate) fn link_result(sim: &Simulation, i: usize, merged: &[u32], now: SimTime) -> LinkResult {
     let sc = &sim.scenario;
     let node = |i: usize| sc.nodes[i].name.clone();
     let ch = &sim.channels[i];
@@ -387,13 +387,13 @@ pub(crate) fn link_result(sim: &Simulation, i: usize, now: SimTime) -> LinkResul
         from: node(ch.from as usize),
         to: node(ch.to as usize),
         qdisc: ch.qdisc.name().into(),
-        ..link_numbers(sc, ch, now)
+        ..link_numbers(sc, ch, merged[i] as usize, now)
     }
 }
 
 /// The result row of channel `ch` at `now` without its strings (`name`, `link`,
 /// `from`, `to` and `qdisc` empty: the columns encode those; `link_result` fills them).
-pub(crate) fn link_numbers(sc: &Scenario, ch: &Channel, now: SimTime) -> LinkResult {
+pub(crate) fn link_numbers(sc: &Scenario, ch: &Channel, merged: usize, now: SimTime) -> LinkResult {
     let total_ps = now.as_ps().max(1);
     let c = &ch.counters;
     let (bp, bb) = match ch.limit {
@@ -419,7 +419,7 @@ pub(crate) fn link_numbers(sc: &Scenario, ch: &Channel, now: SimTime) -> LinkRes
         drops_by_reason: DropsByReason::from(&c.drops_by_reason),
         marks: c.marks,
         queued_pkts: ch.queued_pkts() as u64,
-        in_pipe_pkts: ch.in_pipe() as u64,
+        in_pipe_pkts: ch.in_pipe(merged) as u64,
         utilization: busy,
         queue_mean_pkts: c.queue_integral as f64 / total_ps as f64,
         queue_max_pkts: ch.queue_max,
@@ -473,7 +473,8 @@ pub(crate) fn node_results(sim: &Simulation) -> Vec<NodeResult> {
 pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Results {
     let in_net = sim.in_network();
     let flows = (0..sim.scenario.flows.len()).map(|i| flow_result(sim, i, now, &in_net)).collect();
-    let links = (0..sim.channels.len()).map(|i| link_result(sim, i, now)).collect();
+    let merged = sim.merged_per_channel();
+    let links = (0..sim.channels.len()).map(|i| link_result(sim, i, &merged, now)).collect();
     let (phases, intervals) = periods(sim);
     Results {
         ccsim_version: crate::VERSION.to_string(),
@@ -593,7 +594,8 @@ impl Serialize for Streamed<'_> {
         st.serialize_field("stop_reason", &sim.stop_reason())?;
         st.serialize_field("events", &sim.events_processed())?;
         st.serialize_field("flows", &Rows(sim.scenario.flows.len(), |i| flow_result(sim, i, now, &in_net)))?;
-        st.serialize_field("links", &Rows(sim.channels.len(), |i| link_result(sim, i, now)))?;
+        let merged = sim.merged_per_channel();
+        st.serialize_field("links", &Rows(sim.channels.len(), |i| link_result(sim, i, &merged, now)))?;
         st.serialize_field("nodes", &node_results(sim))?;
         st.serialize_field("phases", &phases)?;
         st.serialize_field("intervals", &intervals)?;

@@ -82,6 +82,29 @@ impl<T: Copy> Ring<T> {
         }
     }
 
+    /// Inserts `v` after the last value whose key is at most `v`'s, looking back from
+    /// the end over at most `max_walk` values; `false` (nothing inserted) if the place
+    /// lies further back. Values of equal keys keep their insertion order.
+    #[inline]
+    pub fn insert_sorted<K: Ord>(&mut self, max_walk: usize, v: T, key: impl Fn(&T) -> K) -> bool {
+        let k = key(&v);
+        let mut walk = 0;
+        while walk < self.len && key(&self.buf[(self.head + self.len - 1 - walk) & self.mask()]) > k {
+            walk += 1;
+            if walk > max_walk {
+                return false;
+            }
+        }
+        self.push_back(v);
+        let m = self.mask();
+        let mut i = self.head + self.len - 1;
+        for _ in 0..walk {
+            self.buf.swap(i & m, (i - 1) & m);
+            i -= 1;
+        }
+        true
+    }
+
     /// The values, front to back.
     pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
         (0..self.len).map(move |k| self.buf[(self.head + k) & self.mask()])
@@ -114,5 +137,29 @@ mod tests {
             assert_eq!(Some(v), model.pop_front());
         }
         assert!(r.is_empty() && r.front().is_none() && r.back().is_none());
+    }
+
+    #[test]
+    fn insert_sorted_walks_back_a_bounded_distance() {
+        let mut r = Ring::new();
+        for v in [10u32, 20, 30, 40] {
+            r.push_back((v, 0u32));
+        }
+        r.pop_front(); // head away from slot 0, so the walk wraps
+        r.push_back((50, 0));
+        // After the last key <= 35 (30), before 40 and 50.
+        assert!(r.insert_sorted(2, (35, 1), |e| e.0));
+        // Equal keys: after those already there.
+        assert!(r.insert_sorted(2, (40, 2), |e| e.0));
+        assert_eq!(r.iter().collect::<Vec<_>>(), [(20, 0), (30, 0), (35, 1), (40, 0), (40, 2), (50, 0)]);
+        // 25 would need a walk of 4 (30, 35, 40, 40, 50 are later: 5): refused, unchanged.
+        assert!(!r.insert_sorted(4, (25, 3), |e| e.0));
+        assert_eq!(r.len(), 6);
+        // Before everything, within the limit.
+        assert!(r.insert_sorted(6, (5, 4), |e| e.0));
+        assert_eq!(r.iter().map(|e| e.0).collect::<Vec<_>>(), [5, 20, 30, 35, 40, 40, 50]);
+        // At the back: no walk.
+        assert!(r.insert_sorted(0, (60, 5), |e| e.0));
+        assert_eq!(r.back(), Some(&(60, 5)));
     }
 }

@@ -503,6 +503,11 @@ impl Simulation {
                 cut: Vec::with_capacity(8),
                 ends: Vec::new(),
                 horizon: SimTime::ZERO,
+                merges: Vec::new(),
+                merge_of: Vec::new(),
+                merge_first: u128::MAX,
+                merge_next: 0,
+                merge_refused: 0,
             },
             channels,
             flows,
@@ -544,7 +549,8 @@ impl Simulation {
     /// Whether the event loop issues cache prefetch hints: at each pipe-head event, for
     /// the next event's channel line and pipe node, and for the state the arriving
     /// packet will reach (the channels after its next one, its flow's endpoint side and
-    /// the channel its endpoint answers into); or, two events ahead
+    /// the channel its endpoint answers into), and at each merged arrival, for the state
+    /// the next merged arrival's packet will reach; or, two events ahead
     /// (`set_prefetch_ahead`), for the channel line and pipe node of the event after the
     /// next and the state the next event's packet will reach. On by default where the
     /// state is larger than `PREFETCH_ABOVE_BYTES` (about 1000 dumbbell flows and more),
@@ -581,6 +587,89 @@ impl Simulation {
     /// How many events ahead the hints reach (`set_prefetch_ahead`).
     pub fn prefetch_ahead(&self) -> u8 {
         self.prefetch_ahead
+    }
+
+    /// Keeps the packets propagating towards a channel fed by several channels in one
+    /// time-ordered ring per such channel, with one event at a time, instead of a pipe
+    /// and an event per feeding channel (`true`, the default; `merge.rs`): a channel
+    /// whose every route continues to the same channel, one of the `MAX_MERGES` fed by
+    /// the most, puts each packet into that channel's ring when it sends it, keyed as an
+    /// event scheduled then would be. No channel may have elements (they emit packets
+    /// anywhere). What can move is the order of simultaneous events: an arrival is
+    /// ordered as if scheduled when its packet was sent, not when the packet became the
+    /// head of its feeder's pipe. Before the first event only; `set_cut_through` calls
+    /// it with its own flag; `false` is the reference path for tests.
+    pub fn set_merged_arrivals(&mut self, on: bool) {
+        assert_eq!(self.events_processed(), 0, "set_merged_arrivals after the run started");
+        const NONE: u32 = u32::MAX - 2;
+        const MANY: u32 = u32::MAX;
+        let n = self.channels.len();
+        self.net.merges.clear();
+        self.net.merge_of = vec![NOT_CUT; n];
+        (self.net.merge_first, self.net.merge_next) = (u128::MAX, 0);
+        for c in self.channels.iter_mut() {
+            c.set_merges(false);
+        }
+        if !on || self.channels.iter().any(|c| !c.elements().is_empty()) {
+            return;
+        }
+        // Per channel: the channel before it and the one after it on every route (`MANY`
+        // where routes disagree, where it is a first hop, or for the one after, where a
+        // route ends: `ROUTE_END` is `MANY`).
+        let (mut prev, mut next) = (vec![NONE; n], vec![NONE; n]);
+        let agree = |slot: &mut u32, c: u32| {
+            *slot = match *slot {
+                NONE => c,
+                x if x == c => x,
+                _ => MANY,
+            }
+        };
+        let routes = &self.net.routes;
+        let mut i = 0;
+        while i < routes.len() {
+            i += 1; // the route's conversation id
+            let mut before = MANY;
+            while routes[i] != ROUTE_END {
+                let c = routes[i] as usize;
+                agree(&mut prev[c], before);
+                agree(&mut next[c], routes[i + 1]);
+                before = routes[i];
+                i += 1;
+            }
+            i += 1;
+        }
+        // Feeders per channel fed by many; the `MAX_MERGES` fed by the most (ties: the
+        // lower id) get a ring.
+        let mut fed = vec![0u32; n];
+        for &x in &next {
+            if x < NONE && prev[x as usize] == MANY {
+                fed[x as usize] += 1;
+            }
+        }
+        let mut most: Vec<usize> = (0..n).filter(|&x| fed[x] >= 2).collect();
+        most.sort_by_key(|&x| (std::cmp::Reverse(fed[x]), x));
+        most.truncate(crate::merge::MAX_MERGES);
+        most.sort_unstable();
+        for x in most {
+            self.net.merge_of[x] = self.net.merges.len() as u32;
+            self.net.merges.push(Default::default());
+        }
+        for (c, &x) in next.iter().enumerate() {
+            if x < NONE && self.net.merge_of[x as usize] != NOT_CUT {
+                self.channels[c].set_merges(true);
+            }
+        }
+    }
+
+    /// Channels whose arrivals are merged (`set_merged_arrivals`).
+    pub fn merged_channels(&self) -> usize {
+        self.net.merges.len()
+    }
+
+    /// Packets sent so far into a channel's own pipe because the merged arrivals of the
+    /// next channel refused them (`merge::MAX_WALK`).
+    pub fn merge_refused(&self) -> u64 {
+        self.net.merge_refused
     }
 
     /// Hands packets to the next channel of their route when they are sent, not when
@@ -624,6 +713,7 @@ impl Simulation {
         let n = self.channels.len();
         self.net.held = vec![NOT_CUT; n];
         self.net.ends = vec![EndCut::OFF; self.flows.len()];
+        self.set_merged_arrivals(on);
         for c in self.channels.iter_mut() {
             c.set_feeds_cut(false);
         }
@@ -789,7 +879,7 @@ impl Simulation {
         }
         let end = self.end;
         while budget > 0 {
-            let Some((now, e)) = self.net.ev.pop_until(end) else {
+            let Some((now, e)) = self.pop_next(end) else {
                 self.finished = true;
                 return true;
             };
@@ -797,6 +887,22 @@ impl Simulation {
             budget -= 1;
         }
         false
+    }
+
+    /// The next event not later than `until`: from the queue, or the first of the merged
+    /// arrivals (`merge.rs`) if its key comes first.
+    #[inline(always)]
+    fn pop_next(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
+        let bound = self.net.merge_first;
+        if let Some(x) = self.net.ev.pop_before(until, bound) {
+            return Some(x);
+        }
+        let t = EventQueue::key_time(bound);
+        if bound == u128::MAX || t > until {
+            return None;
+        }
+        self.net.ev.pass_to(t);
+        Some((t, Event::Merged(self.net.merge_next)))
     }
 
     /// Stops the run before its end (the results are then partial, with this reason).
@@ -827,7 +933,7 @@ impl Simulation {
         // caller may read the state there).
         self.cut_cap = until + SimDuration::from_ps(1);
         self.update_horizon();
-        while let Some((now, e)) = self.net.ev.pop_until(until) {
+        while let Some((now, e)) = self.pop_next(until) {
             self.dispatch(now, e);
         }
         self.cut_cap = SimTime::MAX;
@@ -935,6 +1041,16 @@ impl Simulation {
                 if self.prefetch_ahead == 1 {
                     self.prefetch_packet(&p);
                 }
+                self.arrive(c, now, p);
+            }
+            Event::Merged(m) => {
+                let p = self.net.merge_pop(m);
+                if self.prefetch_ahead > 0 {
+                    if let Some(q) = self.net.merges[self.net.merge_next as usize].front() {
+                        self.prefetch_packet(q);
+                    }
+                }
+                let c = self.net.routes[p.route as usize + p.hop as usize];
                 self.arrive(c, now, p);
             }
             Event::ElementTimer(c, k) => {
@@ -1482,6 +1598,15 @@ impl Simulation {
         self.after_channel(now);
     }
 
+    /// Per channel: how many of its packets propagate in the next channel's `Merge`.
+    pub fn merged_per_channel(&self) -> Vec<u32> {
+        let mut n = vec![0u32; self.channels.len()];
+        for p in self.net.merges.iter().flat_map(|m| m.packets()) {
+            n[self.net.routes[p.route as usize + p.hop as usize] as usize] += 1;
+        }
+        n
+    }
+
     /// Data packets of each flow currently queued or propagating.
     pub fn in_network(&self) -> Vec<u64> {
         let mut n = vec![0u64; self.flows.len()];
@@ -1491,6 +1616,11 @@ impl Simulation {
                     n[p.flow as usize] += 1;
                 }
             });
+        }
+        for p in self.net.merges.iter().flat_map(|m| m.packets()) {
+            if p.is_data() {
+                n[p.flow as usize] += 1;
+            }
         }
         n
     }

@@ -501,7 +501,7 @@ impl Simulation {
         c.series = series(self.net.rec.series.clone());
         let now = self.now();
         c.flows = flow_columns(&self.scenario, &self.flows, now, &in_net);
-        c.links = link_columns(&self.scenario, &self.channels, now);
+        c.links = link_columns(&self.scenario, &self.channels, &self.merged_per_channel(), now);
         c
     }
 
@@ -514,6 +514,7 @@ impl Simulation {
         let (mut c, in_net) = self.columns_but_tables(wall_time_s);
         let now = self.now();
         c.series = series(take(&mut self.net.rec.series));
+        let merged = self.merged_per_channel();
         drop(take(&mut self.net));
         drop(take(&mut self.snapshots));
         let flows = take(&mut self.flows);
@@ -530,7 +531,7 @@ impl Simulation {
         // resident while the channel table's columns take fresh pages.
         release_free_heap();
         let channels = take(&mut self.channels);
-        c.links = link_columns(&self.scenario, &channels, now);
+        c.links = link_columns(&self.scenario, &channels, &merged, now);
         drop(channels);
         c
     }
@@ -614,9 +615,9 @@ fn node_columns(sim: &Simulation) -> Table {
 }
 
 /// The channel table (channel `i` belongs to link `i / 2`: `Simulation::channel_link`).
-fn link_columns(sc: &crate::scenario::Scenario, chans: &[Channel], now: SimTime) -> Table {
+fn link_columns(sc: &crate::scenario::Scenario, chans: &[Channel], merged: &[u32], now: SimTime) -> Table {
     let n = chans.len();
-    let mut t = chunked(n, |i| link_numbers(sc, &chans[i], now), link_table);
+    let mut t = chunked(n, |i| link_numbers(sc, &chans[i], merged[i] as usize, now), link_table);
     let node = |f: fn(&Channel) -> u32| Column::Ref { dict: NODE_NAMES, codes: chans.iter().map(f).collect() };
     t.set("name", Column::Ref { dict: CHANNEL_NAMES, codes: (0..n as u32).collect() });
     t.set("link", Column::Ref { dict: LINK_NAMES, codes: (0..n as u32).map(|i| i / 2).collect() });
