@@ -8,6 +8,11 @@
 //! middle of the queue. Links keep at most two pending events each (transmitter and
 //! propagation pipe), so the queue holds O(links + flows) entries, never O(packets).
 //!
+//! Some events live outside the queue: a channel's merged arrivals (`merge.rs`) take their
+//! keys from the same sequence (`key`), and the run loop pops from the queue only what
+//! comes before the first of them (`pop_before`), counting the others as it takes them
+//! (`pass_to`), so the order is still that of one queue.
+//!
 //! The structure is a calendar queue with an overflow heap (see `EventQueue`): push and
 //! pop cost O(1) for the events near the present (propagation, transmission) and
 //! O(log n) only for those beyond the wheel's horizon (mostly retransmission timers).
