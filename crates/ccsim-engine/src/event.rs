@@ -187,8 +187,9 @@ impl EventQueue {
         self.popped + self.passed
     }
 
-    /// The key an event at `at` scheduled now would have (time, then a new sequence
-    /// number): for events kept outside the queue in the same order (`merge::Merge`).
+    /// A new key for an event at `at` (time, then the next sequence number): `schedule`
+    /// takes one, and so do events kept outside the queue in the same order
+    /// (`merge::Merge`).
     #[inline(always)]
     pub fn key(&mut self, at: SimTime) -> u128 {
         debug_assert!(at >= self.now, "event scheduled in the past: {at:?} < {:?}", self.now);
@@ -223,9 +224,7 @@ impl EventQueue {
     /// Schedules `event` at `at`. Scheduling in the past is a logic error.
     #[inline]
     pub fn schedule(&mut self, at: SimTime, event: Event) {
-        debug_assert!(at >= self.now, "event scheduled in the past: {at:?} < {:?}", self.now);
-        let key = ((at.as_ps() as u128) << 64) | self.seq as u128;
-        self.seq += 1;
+        let key = self.key(at);
         self.known_min = self.known_min.min(key);
         self.insert(key, event);
     }
@@ -376,7 +375,7 @@ impl EventQueue {
         // Look before moving, so that `cur` never passes `until` (nor the bound's time:
         // events taken from outside move the clock, and later ones are scheduled from
         // there).
-        if SimTime((first >> 64) as u64) > until || first >= bound {
+        if Self::key_time(first) > until || first >= bound {
             self.known_min = first;
             return None;
         }
@@ -389,7 +388,7 @@ impl EventQueue {
     #[inline(always)]
     fn take(&mut self, i: usize, head: u32, until: SimTime, bound: u128) -> Option<(SimTime, Event)> {
         let node = &self.nodes[head as usize];
-        let t = SimTime((node.key >> 64) as u64);
+        let t = Self::key_time(node.key);
         if t > until || node.key >= bound {
             return None;
         }

@@ -43,6 +43,39 @@ use std::fmt::Write as _;
 /// Marks the end of a route in `Simulation::route_chans`.
 pub(crate) const ROUTE_END: u32 = u32::MAX;
 
+/// Route analysis (`set_cut_through`, `set_merged_arrivals`): a value not yet seen, the
+/// host before a route's first hop, and routes that disagree (`ROUTE_END` too: no channel
+/// after a last hop).
+const HOP_NONE: u32 = u32::MAX - 2;
+const HOP_HOST: u32 = u32::MAX - 1;
+const HOP_MANY: u32 = u32::MAX;
+
+/// Calls `f(before, c, after)` for every hop of every route: `c` the channel, `before`
+/// the channel before it (`HOP_HOST` on a first hop), `after` the one after it
+/// (`ROUTE_END` on a last hop).
+fn for_each_hop(routes: &[u32], mut f: impl FnMut(u32, usize, u32)) {
+    let mut i = 0;
+    while i < routes.len() {
+        i += 1; // the route's conversation id
+        let mut before = HOP_HOST;
+        while routes[i] != ROUTE_END {
+            f(before, routes[i] as usize, routes[i + 1]);
+            before = routes[i];
+            i += 1;
+        }
+        i += 1;
+    }
+}
+
+/// Folds one route's value into `slot`: the value every route agrees on, else `HOP_MANY`.
+fn agree(slot: &mut u32, v: u32) {
+    *slot = match *slot {
+        HOP_NONE => v,
+        x if x == v => x,
+        _ => HOP_MANY,
+    }
+}
+
 /// State size (channels and endpoints) above which the event loop prefetches
 /// (`Simulation::set_prefetch`): 1 MiB, twice the 512 KiB second-level cache of a core
 /// of the machine it was measured on. Bench dumbbell (docs/performance.md): 100 flows
@@ -601,8 +634,6 @@ impl Simulation {
     /// it with its own flag; `false` is the reference path for tests.
     pub fn set_merged_arrivals(&mut self, on: bool) {
         assert_eq!(self.events_processed(), 0, "set_merged_arrivals after the run started");
-        const NONE: u32 = u32::MAX - 2;
-        const MANY: u32 = u32::MAX;
         let n = self.channels.len();
         self.net.merges.clear();
         self.net.merge_of = vec![NOT_CUT; n];
@@ -613,36 +644,15 @@ impl Simulation {
         if !on || self.channels.iter().any(|c| !c.elements().is_empty()) {
             return;
         }
-        // Per channel: the channel before it and the one after it on every route (`MANY`
-        // where routes disagree, where it is a first hop, or for the one after, where a
-        // route ends: `ROUTE_END` is `MANY`).
-        let (mut prev, mut next) = (vec![NONE; n], vec![NONE; n]);
-        let agree = |slot: &mut u32, c: u32| {
-            *slot = match *slot {
-                NONE => c,
-                x if x == c => x,
-                _ => MANY,
-            }
-        };
-        let routes = &self.net.routes;
-        let mut i = 0;
-        while i < routes.len() {
-            i += 1; // the route's conversation id
-            let mut before = MANY;
-            while routes[i] != ROUTE_END {
-                let c = routes[i] as usize;
-                agree(&mut prev[c], before);
-                agree(&mut next[c], routes[i + 1]);
-                before = routes[i];
-                i += 1;
-            }
-            i += 1;
-        }
-        // Feeders per channel fed by many; the `MAX_MERGES` fed by the most (ties: the
-        // lower id) get a ring.
+        // Per channel: the channel after it on every route (`HOP_MANY` where routes
+        // disagree or one ends there).
+        let mut next = vec![HOP_NONE; n];
+        for_each_hop(&self.net.routes, |_, c, after| agree(&mut next[c], after));
+        // Feeders per channel (channels whose every route continues to it); of those fed
+        // by two or more, the `MAX_MERGES` fed by the most (ties: the lower id) get a ring.
         let mut fed = vec![0u32; n];
         for &x in &next {
-            if x < NONE && prev[x as usize] == MANY {
+            if x < HOP_NONE {
                 fed[x as usize] += 1;
             }
         }
@@ -655,7 +665,7 @@ impl Simulation {
             self.net.merges.push(Default::default());
         }
         for (c, &x) in next.iter().enumerate() {
-            if x < NONE && self.net.merge_of[x as usize] != NOT_CUT {
+            if x < HOP_NONE && self.net.merge_of[x as usize] != NOT_CUT {
                 self.channels[c].set_merges(true);
             }
         }
@@ -707,9 +717,6 @@ impl Simulation {
     /// `false` is the reference path for tests.
     pub fn set_cut_through(&mut self, on: bool) {
         assert_eq!(self.events_processed(), 0, "set_cut_through after the run started");
-        const HOST: u32 = u32::MAX - 1;
-        const NONE: u32 = u32::MAX - 2;
-        const MANY: u32 = u32::MAX;
         let n = self.channels.len();
         self.net.held = vec![NOT_CUT; n];
         self.net.ends = vec![EndCut::OFF; self.flows.len()];
@@ -720,38 +727,25 @@ impl Simulation {
         if !on || self.channels.iter().any(|c| !c.elements().is_empty()) {
             return;
         }
-        // Each channel's feeder: the channel before it on every route, `HOST` if it is the
-        // first hop of some route, `MANY` if routes disagree; and the number of routes
-        // that start on it.
-        let mut feeder = vec![NONE; n];
+        // Each channel's feeder: the channel before it on every route, `HOP_HOST` if it is
+        // the first hop of every route through it, `HOP_MANY` if routes disagree; and the
+        // number of routes that start on it.
+        let mut feeder = vec![HOP_NONE; n];
         let mut starts = vec![0u32; n];
-        let routes = &self.net.routes;
-        let mut i = 0;
-        while i < routes.len() {
-            i += 1; // the route's conversation id
-            let mut prev = HOST;
-            while routes[i] != ROUTE_END {
-                let c = routes[i] as usize;
-                if prev == HOST {
-                    starts[c] += 1;
-                }
-                feeder[c] = match feeder[c] {
-                    NONE => prev,
-                    f if f == prev => f,
-                    _ => MANY,
-                };
-                prev = routes[i];
-                i += 1;
+        for_each_hop(&self.net.routes, |before, c, _| {
+            if before == HOP_HOST {
+                starts[c] += 1;
             }
-            i += 1;
-        }
+            agree(&mut feeder[c], before);
+        });
+        let routes = &self.net.routes;
         // The first channel of one route and on no other route: a host's sends on that
         // route are all that enters it.
-        let only_start = |c: usize| starts[c] == 1 && feeder[c] == HOST;
+        let only_start = |c: usize| starts[c] == 1 && feeder[c] == HOP_HOST;
         assert!(n < TX_CUT as usize && self.flows.len() < TX_CUT as usize, "hand-over targets: channel and flow ids below 2^30");
         for c in 0..n {
             let f = feeder[c];
-            if f < NONE && self.channels[c].is_timed() {
+            if f < HOP_NONE && self.channels[c].is_timed() {
                 self.net.held[c] = 0;
                 self.channels[f as usize].set_feeds_cut(true);
             }
@@ -760,7 +754,7 @@ impl Simulation {
         // enters their first channel (a timed FIFO) takes its data packets at send time,
         // for their arrival time, from the last channel of the data route: the receiver
         // and that channel together depend only on the data arrivals, in order. (A route's
-        // first channel is never a cut-through channel: its feeder is `HOST` or `MANY`.)
+        // first channel is never a cut-through channel: its feeder is `HOP_HOST` or `HOP_MANY`.)
         let mut early = Vec::new();
         for (f, ep) in self.flows.iter().enumerate() {
             let (Receiver::Ack(r), Sender::Window(w)) = (&ep.receiver, &ep.sender) else { continue };

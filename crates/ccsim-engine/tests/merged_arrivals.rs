@@ -8,76 +8,15 @@
 
 use ccsim_engine::{parse, Simulation};
 
-/// Four senders at different distances from r1 (so that packets sent later often
-/// arrive earlier and are inserted before others) into a bottleneck that drops, with
-/// phases and intervals; `far` sets sender c's access delay.
+mod common;
+
+/// The shared dumbbell (`common::DUMBBELL`) with sender c `far` from r1: packets sent
+/// later often arrive earlier than others already on their way, and are inserted before
+/// them.
 fn dumbbell(far: &str) -> String {
-    format!(
-        r#"
-[scenario]
-name = "merged"
-duration = "12s"
-[measure]
-interval = "0.37s"
-[defaults]
-cc = "reno"
-buffer = "12pkt"
-[nodes]
-hosts = ["a", "b", "c", "d", "sink"]
-routers = ["r1", "r2"]
-processing_jitter = {{ r1 = "50us", r2 = "50us", sink = "30us", a = "20us", b = "20us", c = "20us", d = "20us" }}
-[[links]]
-between = ["a", "r1"]
-rate = "20Mbps"
-delay = "1ms"
-[[links]]
-between = ["b", "r1"]
-rate = "20Mbps"
-delay = "3ms"
-[[links]]
-between = ["c", "r1"]
-rate = "20Mbps"
-delay = "{far}"
-[[links]]
-between = ["d", "r1"]
-rate = "20Mbps"
-delay = "2ms"
-[[links]]
-between = ["r1", "r2"]
-rate = "4Mbps"
-delay = "10ms"
-[[links]]
-between = ["r2", "sink"]
-rate = "20Mbps"
-delay = "1ms"
-[[flows]]
-name = "fa"
-from = "a"
-to = "sink"
-[[flows]]
-name = "fb"
-from = "b"
-to = "sink"
-start = "0.3s"
-[[flows]]
-name = "fc"
-from = "c"
-to = "sink"
-start = "0.1s"
-data_size = "576B"
-[[flows]]
-name = "fd"
-kind = "cbr"
-from = "d"
-to = "sink"
-rate = "1Mbps"
-on = [["0.5s", "1.2s"], ["3s", "3.9s"], ["8.1s", "11s"]]
-[[phases]]
-name = "early"
-start = "0.2s"
-end = "4.9s"
-"#
-    )
+    let near = "between = [\"c\", \"r1\"]\nrate = \"20Mbps\"\ndelay = \"7ms\"";
+    assert!(common::DUMBBELL.contains(near));
+    common::DUMBBELL.replace(near, &format!("between = [\"c\", \"r1\"]\nrate = \"20Mbps\"\ndelay = \"{far}\""))
 }
 
 /// Runs `text` with merged arrivals on or off: (results JSON, events, channels merged,
@@ -125,8 +64,8 @@ fn packets_a_merge_refuses_keep_their_order_through_their_own_pipe() {
     // to be inserted before more than `MAX_WALK` of c's.
     let cbr = |far: &str| {
         dumbbell(far).replace(
-            "name = \"fc\"\nfrom = \"c\"\nto = \"sink\"\nstart = \"0.1s\"\ndata_size = \"576B\"",
-            "name = \"fc\"\nkind = \"cbr\"\nfrom = \"c\"\nto = \"sink\"\nrate = \"1Mbps\"\npacket_size = \"576B\"\non = [[\"0.1s\", \"9s\"]]",
+            "name = \"fc\"\nfrom = \"c\"\nto = \"sink\"\nstart = \"1.1s\"\ndata_size = \"576B\"",
+            "name = \"fc\"\nkind = \"cbr\"\nfrom = \"c\"\nto = \"sink\"\nrate = \"1Mbps\"\npacket_size = \"576B\"\non = [[\"0.1s\", \"15s\"]]",
         )
     };
     assert!(cbr("7ms").contains("kind = \"cbr\"\nfrom = \"c\""));

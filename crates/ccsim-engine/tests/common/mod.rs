@@ -1,0 +1,75 @@
+//! Scenarios shared by the integration tests.
+
+/// Four senders at 1, 3, 7 and 2 ms from r1 (three Reno flows, one on/off CBR source)
+/// into a 4 Mbps bottleneck of 12 packets that drops and queues, with processing jitter
+/// on every node (no two events coincide), measurement intervals and two phases. The
+/// timed-FIFO, cut-through and merged-arrival tests compare their paths on it.
+pub const DUMBBELL: &str = r#"
+[scenario]
+name = "timed-fifo"
+duration = "20s"
+[measure]
+interval = "0.37s"
+[defaults]
+cc = "reno"
+buffer = "12pkt"
+[nodes]
+hosts = ["a", "b", "c", "d", "sink"]
+routers = ["r1", "r2"]
+processing_jitter = { r1 = "50us", r2 = "50us", sink = "30us", a = "20us", b = "20us", c = "20us", d = "20us" }
+[[links]]
+between = ["a", "r1"]
+rate = "20Mbps"
+delay = "1ms"
+[[links]]
+between = ["b", "r1"]
+rate = "20Mbps"
+delay = "3ms"
+[[links]]
+between = ["c", "r1"]
+rate = "20Mbps"
+delay = "7ms"
+[[links]]
+between = ["d", "r1"]
+rate = "20Mbps"
+delay = "2ms"
+[[links]]
+between = ["r1", "r2"]
+rate = "4Mbps"
+delay = "10ms"
+name = "bottleneck"
+[[links]]
+between = ["r2", "sink"]
+rate = "20Mbps"
+delay = "1ms"
+[[flows]]
+name = "fa"
+from = "a"
+to = "sink"
+[[flows]]
+name = "fb"
+from = "b"
+to = "sink"
+start = "0.3s"
+[[flows]]
+name = "fc"
+from = "c"
+to = "sink"
+start = "1.1s"
+data_size = "576B"
+[[flows]]
+name = "fd"
+kind = "cbr"
+from = "d"
+to = "sink"
+rate = "1Mbps"
+on = [["0.5s", "1.2s"], ["3s", "3.9s"], ["8.1s", "11s"]]
+[[phases]]
+name = "early"
+start = "0.2s"
+end = "4.9s"
+[[phases]]
+name = "late"
+start = "7.3s"
+end = "19.1s"
+"#;
