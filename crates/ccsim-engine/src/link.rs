@@ -60,16 +60,16 @@ use crate::merge::Merge;
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct ChannelCounters {
-    // The first 64 bytes are what every packet updates (`Channel`'s layout).
-    /// Time the transmitter was busy, ps (counted at the start of each transmission).
-    pub busy_ps: u128,
+    // The first 32 bytes are what every packet updates: they share the line of the
+    // channel's idle path (`Channel`'s layout).
+    /// Time the transmitter was busy, ps (counted at the start of each transmission; at
+    /// most the simulated time, which is a u64 of picoseconds).
+    pub busy_ps: u64,
     /// Packets offered to the channel.
     pub offered: u64,
     /// Packets whose transmission started.
     pub tx_pkts: u64,
     pub tx_bits: u64,
-    /// Packets dropped (all reasons).
-    pub drops: u64,
     /// Integral of the queue length over time, packet-picoseconds.
     pub queue_integral: u128,
     /// Sum of the sojourn times in the discipline of the packets transmitted, ps.
@@ -77,6 +77,8 @@ pub struct ChannelCounters {
     /// Integral of the line rate over time, bits/s x ps (the capacity offered; with
     /// scheduled rate changes, not rate x duration).
     pub capacity: u128,
+    /// Packets dropped (all reasons).
+    pub drops: u64,
     /// Drops per `DropReason`.
     pub drops_by_reason: [u64; N_DROP_REASONS],
     /// Packets ECN-marked by the discipline.
@@ -274,12 +276,15 @@ impl Net {
 /// `repr(C, align(64))` with the fields laid out by cache line (`Channel` is 448 B = 7
 /// lines, so the alignment costs no padding and every channel of the array starts on a
 /// line): bytes 0-127 the cold configuration (discipline, elements, series, buffer);
-/// 128-191 what a pipe-head event and an idle drop-tail channel touch (pipe, line busy
-/// time, delay, flags, whether packets wait); 192-255 the timed queue, read only while
-/// packets wait; 256-319 the transmission-time cache's first entry and the per-packet
-/// counters; then the other counters. An arrival at an idle timed channel touches two
-/// lines, a pipe-head event one. At 10^4 flows and more the channels do not fit in the
-/// cache, so lines touched per packet are the cost (`sizes.rs` pins the offsets).
+/// 128-191 everything an arrival at an idle timed channel touches (line busy time,
+/// delay, the transmission-time cache's first entry, the flags of its path, and the
+/// first 32 bytes of the counters: busy time, offered, transmitted packets and bits);
+/// 192-319 the other counters; 320-383 the propagation pipe; 384-447 the timed queue,
+/// read only while packets wait. An arrival at an idle timed channel touches one line
+/// (it reads the pipe's line only when its packet goes into the pipe, not when it is
+/// handed over at send time or merged), a pipe-head event two. At 10^4 flows and more
+/// the channels do not fit in the cache, so lines touched per packet are the cost
+/// (`sizes.rs` pins the offsets).
 #[derive(Debug, Clone)]
 #[repr(C, align(64))]
 pub struct Channel {
@@ -301,32 +306,42 @@ pub struct Channel {
     /// The buffer (the same limit as the discipline's; the timed path checks it).
     pub limit: Limit,
     pub queue_max: u64,
-    // Line 2 (128-191): the pipe-head event and the idle path.
-    pipe: Pipe,
+    // Line 2 (128-191): the idle path.
     busy_until: SimTime,
     /// Propagation delay (plus the receiving node's processing delay).
     pub delay: SimDuration,
-    /// Per-packet processing jitter at the far end: its stream and bound, ps.
-    jitter: Option<Box<(Rng, u64)>>,
+    /// Last two packet sizes (bits) and their transmission times: sizes repeat (data,
+    /// acks), and the exact u128 division is the costliest arithmetic on the per-packet
+    /// path. A channel that carries one size (most do) never reads the second entry.
+    tx_time0: SimDuration,
+    tx_bits0: u32,
     /// Departures scheduled at enqueue (see `Timed`): a plain drop-tail FIFO without
     /// series or scheduled changes needs no `TxDone` event.
     timed: bool,
+    /// `waiting` is not empty (here, so that an arrival at an idle timed channel need
+    /// not read the queue's line).
+    waiting_any: bool,
+    /// A `PipeHead` event is pending, that is, the pipe is not empty (here, so that a
+    /// packet merged or handed over at send time need not read the pipe's line).
+    pipe_pending: bool,
+    /// `PATH_*` bits: where `to_pipe` may put a packet other than the pipe, and whether
+    /// it must keep arrivals in order by hand.
+    path: u8,
+    pub counters: ChannelCounters,
+    // Line 5 (320-383): the pipe and the queued path.
+    pipe: Pipe,
+    /// Per-packet processing jitter at the far end: its stream and bound, ps.
+    jitter: Option<Box<(Rng, u64)>>,
     /// No elements and the shortcut allowed: the hot path needs no other check.
     plain: bool,
     /// An arrival to an idle, empty channel may skip the discipline.
     bypass: bool,
     tx_pending: bool,
-    pipe_pending: bool,
-    /// Some channel after this one on a route takes its packets at send time (cut-through:
-    /// `Net::held`); only then does `to_pipe` look at the next hop.
-    feeds_cut: bool,
-    /// Its packets propagate in the `Merge` of the channel after it (`Net::merges`)
-    /// while its own pipe is empty.
-    merges: bool,
-    /// `waiting` is not empty (here, so that an arrival at an idle timed channel need
-    /// not read the queue's line).
-    waiting_any: bool,
-    // Line 3 (192-255): the timed queue, touched only while packets wait.
+    /// Bits of the packets in `waiting`.
+    waiting_bits: u64,
+    /// Longest sojourn of a packet in the discipline, ps.
+    pub sojourn_max_ps: u64,
+    // Line 6 (384-447): the timed queue, touched only while packets wait.
     /// Packets of a timed channel whose transmission has not started yet.
     waiting: Ring<Waiting>,
     /// The transmission-time cache's second entry (`tx_bits0`).
@@ -335,20 +350,18 @@ pub struct Channel {
     /// Time up to which the queue integral was counted (on a timed channel: the last
     /// `settle`).
     queue_last_change: SimTime,
-    // Line 4 (256-319): the cache's first entry and the counters every packet updates.
-    /// Last two packet sizes (bits) and their transmission times: sizes repeat (data,
-    /// acks), and the exact u128 division is the costliest arithmetic on the per-packet
-    /// path. The first entry shares its line with the per-packet counters; a channel
-    /// that carries one size (most do) never reads the second.
-    tx_time0: SimDuration,
-    tx_bits0: u32,
-    // Lines 4-6 (272-): the counters, per-packet ones first.
-    pub counters: ChannelCounters,
-    /// Bits of the packets in `waiting`.
-    waiting_bits: u64,
-    /// Longest sojourn of a packet in the discipline, ps.
-    pub sojourn_max_ps: u64,
 }
+
+/// `Channel::path`: its packets propagate in the `Merge` of the channel after it
+/// (`Net::merges`) while its own pipe is empty.
+const PATH_MERGES: u8 = 1;
+/// `Channel::path`: some channel after this one on a route takes its packets at send
+/// time (cut-through: `Net::held`); only then does `to_pipe` look at the next hop.
+const PATH_FEEDS_CUT: u8 = 2;
+/// `Channel::path`: arrivals get processing jitter, so `to_pipe` keeps them in order by
+/// hand (`Pipe::not_before`). Without jitter a timed channel's arrivals (line free time
+/// plus a fixed delay) are in order by themselves.
+const PATH_JITTER: u8 = 4;
 
 /// (field, offset, size, cache line it must lie in) of the fields the per-packet paths
 /// touch, for the layout test in `transport/sizes.rs`.
@@ -358,21 +371,21 @@ pub(crate) fn hot_field_spans() -> Vec<(&'static str, usize, usize, usize)> {
     let c = Channel::new(0, 0, 1, SimDuration::ZERO, Limit::Packets(1), AnyQdisc::Fcfs(crate::qdisc::Fcfs::new(Limit::Packets(1))));
     let k = offset_of!(Channel, counters);
     vec![
-        ("pipe", offset_of!(Channel, pipe), size_of::<Pipe>(), 2),
         ("busy_until", offset_of!(Channel, busy_until), 8, 2),
         ("delay", offset_of!(Channel, delay), 8, 2),
-        ("jitter", offset_of!(Channel, jitter), size_of_val(&c.jitter), 2),
+        ("tx_time0", offset_of!(Channel, tx_time0), 8, 2),
+        ("tx_bits0", offset_of!(Channel, tx_bits0), 4, 2),
         ("timed", offset_of!(Channel, timed), 1, 2),
-        ("pipe_pending", offset_of!(Channel, pipe_pending), 1, 2),
-        ("feeds_cut", offset_of!(Channel, feeds_cut), 1, 2),
         ("waiting_any", offset_of!(Channel, waiting_any), 1, 2),
-        ("waiting", offset_of!(Channel, waiting), size_of_val(&c.waiting), 3),
-        ("tx_bits0", offset_of!(Channel, tx_bits0), 4, 4),
-        ("tx_time0", offset_of!(Channel, tx_time0), 8, 4),
-        ("counters.busy_ps", k + offset_of!(ChannelCounters, busy_ps), 16, 4),
-        ("counters.offered", k + offset_of!(ChannelCounters, offered), 8, 4),
-        ("counters.tx_pkts", k + offset_of!(ChannelCounters, tx_pkts), 8, 4),
-        ("counters.tx_bits", k + offset_of!(ChannelCounters, tx_bits), 8, 4),
+        ("pipe_pending", offset_of!(Channel, pipe_pending), 1, 2),
+        ("path", offset_of!(Channel, path), 1, 2),
+        ("counters.busy_ps", k + offset_of!(ChannelCounters, busy_ps), 8, 2),
+        ("counters.offered", k + offset_of!(ChannelCounters, offered), 8, 2),
+        ("counters.tx_pkts", k + offset_of!(ChannelCounters, tx_pkts), 8, 2),
+        ("counters.tx_bits", k + offset_of!(ChannelCounters, tx_bits), 8, 2),
+        ("pipe", offset_of!(Channel, pipe), size_of::<Pipe>(), 5),
+        ("jitter", offset_of!(Channel, jitter), size_of_val(&c.jitter), 5),
+        ("waiting", offset_of!(Channel, waiting), size_of_val(&c.waiting), 6),
     ]
 }
 
@@ -437,8 +450,7 @@ impl Channel {
             timed: false,
             waiting: Ring::new(),
             waiting_bits: 0,
-            feeds_cut: false,
-            merges: false,
+            path: 0,
         }
     }
 
@@ -448,24 +460,32 @@ impl Channel {
         crate::prefetch::line(&self.pipe);
     }
 
-    /// Hints the cache to load the two lines an arrival at an idle timed channel reads
-    /// (line 2: pipe, line busy time, flags; line 4: transmission time, counters).
+    /// Hints the cache to load the line an arrival at an idle timed channel reads (line
+    /// 2: line busy time, delay, transmission time, flags, per-packet counters).
     #[inline(always)]
     pub(crate) fn prefetch_arrival(&self) {
         crate::prefetch::line(&self.busy_until);
-        crate::prefetch::line(&self.tx_time0);
+    }
+
+    /// Sets or clears a `PATH_*` bit.
+    fn set_path(&mut self, bit: u8, on: bool) {
+        if on {
+            self.path |= bit;
+        } else {
+            self.path &= !bit;
+        }
     }
 
     /// Sets whether this channel's packets propagate in the `Merge` of the channel after
     /// it (`Simulation::set_cut_through`).
     pub fn set_merges(&mut self, on: bool) {
-        self.merges = on;
+        self.set_path(PATH_MERGES, on);
     }
 
     /// Whether `to_pipe` may hand packets to the next channel of their route at send time
     /// (`Simulation::set_cut_through`).
     pub fn set_feeds_cut(&mut self, on: bool) {
-        self.feeds_cut = on;
+        self.set_path(PATH_FEEDS_CUT, on);
     }
 
     /// Schedules departures at enqueue if the channel allows it: drop-tail FIFO, no
@@ -492,6 +512,7 @@ impl Channel {
     /// one sent ahead of it.
     pub fn set_jitter(&mut self, bound: SimDuration, rng: Rng) {
         self.jitter = Some(Box::new((rng, bound.as_ps())));
+        self.path |= PATH_JITTER;
     }
 
     /// Appends an element to the chain.
@@ -557,7 +578,7 @@ impl Channel {
             self.counters.queue_integral += (w.start - w.enqueued.max(self.queue_last_change)).as_ps() as u128;
             self.counters.tx_pkts += 1;
             self.counters.tx_bits += w.bits as u64;
-            self.counters.busy_ps += w.tx.as_ps() as u128;
+            self.counters.busy_ps += w.tx.as_ps();
         }
     }
 
@@ -623,7 +644,7 @@ impl Channel {
         self.busy_until = now + d;
         self.counters.tx_pkts += 1;
         self.counters.tx_bits += pkt.bits as u64;
-        self.counters.busy_ps += d.as_ps() as u128;
+        self.counters.busy_ps += d.as_ps();
         self.to_pipe(id, pkt, cx);
     }
 
@@ -631,11 +652,14 @@ impl Channel {
     #[inline(always)]
     fn to_pipe(&mut self, id: u32, pkt: &Packet, cx: &mut Net) {
         let mut arrival = self.busy_until + self.delay;
-        if let Some(j) = self.jitter.as_deref_mut() {
-            arrival += SimDuration::from_ps((j.0.next_f64() * j.1 as f64) as u64);
+        // Arrivals in order by themselves (a timed channel without jitter: the line's
+        // free time only grows and the delay is fixed): the pipe's line is read only if
+        // the packet goes into the pipe.
+        let ordered = self.timed && self.path & PATH_JITTER == 0;
+        if !ordered {
+            arrival = self.arrival_in_order(arrival);
         }
-        arrival = arrival.max(self.pipe.not_before());
-        if self.merges && self.pipe.is_empty() {
+        if self.path & PATH_MERGES != 0 && !self.pipe_pending {
             // Into the next channel's merged arrivals (`merge.rs`), keyed as an event
             // scheduled now would be.
             let next = cx.routes[pkt.route as usize + pkt.hop as usize + 1];
@@ -645,12 +669,14 @@ impl Channel {
                 if key < cx.merge_first {
                     (cx.merge_first, cx.merge_next) = (key, m);
                 }
-                self.pipe.set_not_before(arrival);
+                if !ordered {
+                    self.pipe.set_not_before(arrival);
+                }
                 return;
             }
             cx.merge_refused += 1;
         }
-        if self.feeds_cut {
+        if self.path & PATH_FEEDS_CUT != 0 {
             // Cut-through: the next channel is fed by this one alone and is a timed FIFO
             // (its state depends only on its arrivals, in order), so the packet can be
             // offered to it now for its arrival time, saving the pipe-head event here.
@@ -668,7 +694,9 @@ impl Channel {
                 if *held != NOT_CUT {
                     if *held == 0 && arrival < cx.horizon {
                         // Later packets must still arrive after this one.
-                        self.pipe.set_not_before(arrival);
+                        if !ordered {
+                            self.pipe.set_not_before(arrival);
+                        }
                         debug_assert!(cx.cut_next.is_empty(), "two hand-overs at once");
                         cx.cut_next = Handover { pkt: *pkt, at: arrival, to: next };
                         return;
@@ -682,6 +710,16 @@ impl Channel {
             self.pipe_pending = true;
             cx.ev.schedule(arrival, Event::PipeHead(id, self.pipe.head_node()));
         }
+    }
+
+    /// `arrival` with the channel's processing jitter added, and no earlier than the
+    /// last arrival (a lowered delay or the jitter must not reorder the packets).
+    #[inline]
+    fn arrival_in_order(&mut self, mut arrival: SimTime) -> SimTime {
+        if let Some(j) = self.jitter.as_deref_mut() {
+            arrival += SimDuration::from_ps((j.0.next_f64() * j.1 as f64) as u64);
+        }
+        arrival.max(self.pipe.not_before())
     }
 
     /// Runs the elements' `on_arrival` in order until one drops the packet.
@@ -908,7 +946,7 @@ impl Channel {
     /// arrive before the horizon: each goes to `cx.cut` and stays in the pipe as a ghost
     /// (ignored when it arrives). Called right after a snapshot.
     pub fn release_held(&mut self, cx: &mut Net) {
-        if !self.feeds_cut {
+        if self.path & PATH_FEEDS_CUT == 0 {
             return;
         }
         let Net { pipes, routes, held, cut, horizon, pending, ends, .. } = cx;
