@@ -592,7 +592,7 @@ fn release_free_heap() {
 }
 
 /// The flow table from the endpoints (`in_net`: `Simulation::in_network`).
-fn flow_columns(sc: &crate::scenario::Scenario, eps: &[Box<crate::sim::Endpoint>], now: SimTime, in_net: &[u64]) -> Table {
+fn flow_columns(sc: &crate::scenario::Scenario, eps: &[crate::sim::Endpoint], now: SimTime, in_net: &[u64]) -> Table {
     let n = sc.flows.len();
     let mut t = chunked(n, |i| flow_numbers(sc, &eps[i], i, now, in_net[i]), flow_table);
     let node = |f: fn(&crate::scenario::Flow) -> usize| Column::Ref { dict: NODE_NAMES, codes: sc.flows.iter().map(|x| f(x) as u32).collect() };

@@ -18,7 +18,9 @@ mod tests {
         // (name, size, bound): the bounds are today's sizes on x86-64 (before this
         // test: Endpoint 1104 B, WindowSender 688 B, AnyCc 192 B, Link 232 B).
         let sizes = [
-            ("Endpoint", size_of::<Endpoint>(), 912),
+            // (Inline in the simulation's array since stop 25, 64-byte aligned: 912 B
+            // in a box before, plus an allocator header and a pointer of its own.)
+            ("Endpoint", size_of::<Endpoint>(), 960),
             ("Sender", size_of::<Sender>(), 496),
             ("WindowSender", size_of::<WindowSender>(), 496),
             ("AnyCc", size_of::<AnyCc>(), 48),
@@ -46,7 +48,7 @@ mod tests {
         // An idle window flow's own state plus its scenario entry, two links and two
         // nodes (the dumbbell's share), without channels and heap-held names: under 2 KiB.
         let per_flow = size_of::<Endpoint>() + size_of::<Flow>() + 2 * size_of::<Link>() + 2 * size_of::<Node>();
-        assert!(per_flow <= 1600, "{per_flow} B per flow");
+        assert!(per_flow <= 1664, "{per_flow} B per flow");
     }
 
     #[test]
