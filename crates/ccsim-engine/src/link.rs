@@ -77,9 +77,7 @@ pub struct ChannelCounters {
     /// Integral of the line rate over time, bits/s x ps (the capacity offered; with
     /// scheduled rate changes, not rate x duration).
     pub capacity: u128,
-    /// Packets dropped (all reasons).
-    pub drops: u64,
-    /// Drops per `DropReason`.
+    /// Drops per `DropReason` (their sum: `drops`).
     pub drops_by_reason: [u64; N_DROP_REASONS],
     /// Packets ECN-marked by the discipline.
     pub marks: u64,
@@ -97,7 +95,6 @@ impl ChannelCounters {
             offered: self.offered - o.offered,
             tx_pkts: self.tx_pkts - o.tx_pkts,
             tx_bits: self.tx_bits - o.tx_bits,
-            drops: self.drops - o.drops,
             drops_by_reason: by_reason,
             marks: self.marks - o.marks,
             busy_ps: self.busy_ps - o.busy_ps,
@@ -106,6 +103,11 @@ impl ChannelCounters {
             capacity: self.capacity - o.capacity,
             rate_changes: self.rate_changes - o.rate_changes,
         }
+    }
+
+    /// Packets dropped (all reasons).
+    pub fn drops(&self) -> u64 {
+        self.drops_by_reason.iter().sum()
     }
 
     /// Bytes transmitted (bits / 8, rounded down).
@@ -273,40 +275,29 @@ impl Net {
 
 /// A direction of a link: transmitter, discipline, elements and propagation pipe.
 ///
-/// `repr(C, align(64))` with the fields laid out by cache line (`Channel` is 448 B = 7
+/// `repr(C, align(64))` with the fields laid out by cache line (`Channel` is 384 B = 6
 /// lines, so the alignment costs no padding and every channel of the array starts on a
-/// line): bytes 0-127 the cold configuration (discipline, elements, series, buffer);
-/// 128-191 everything an arrival at an idle timed channel touches (line busy time,
-/// delay, the transmission-time cache's first entry, the flags of its path, and the
-/// first 32 bytes of the counters: busy time, offered, transmitted packets and bits);
-/// 192-319 the other counters; 320-383 the propagation pipe; 384-447 the timed queue,
-/// read only while packets wait. An arrival at an idle timed channel touches one line
-/// (it reads the pipe's line only when its packet goes into the pipe, not when it is
-/// handed over at send time or merged), a pipe-head event two. At 10^4 flows and more
-/// the channels do not fit in the cache, so lines touched per packet are the cost
-/// (`sizes.rs` pins the offsets).
+/// line): line 0 the discipline and the channel's ends; line 1 everything an arrival at
+/// an idle timed channel touches (line busy time, delay, the transmission-time cache's
+/// first entry, the flags of its path, and the first 32 bytes of the counters: busy
+/// time, offered, transmitted packets and bits); bytes 128-255 the other counters, the
+/// rate and the extras; line 4 the propagation pipe and the queued path; line 5 the
+/// timed queue, read only while packets wait. An arrival at an idle timed channel
+/// touches one line (it reads the pipe's line only when its packet goes into the pipe,
+/// not when it is handed over at send time or merged), a pipe-head event two. At 10^4
+/// flows and more the channels do not fit in the cache, so lines touched per packet are
+/// the cost; at 10^5 flows (4 x 10^5 channels) every 64 bytes are 25.6 MB (`sizes.rs`
+/// pins the size and the offsets).
 #[derive(Debug, Clone)]
 #[repr(C, align(64))]
 pub struct Channel {
-    // No name strings here (10^5 flows have 4 x 10^5 channels): the simulation builds a
-    // channel's name ("from->to") and its link's name from the scenario when asked
-    // (`Simulation::channel_name`, `Simulation::channel_link`).
+    // Line 0 (0-63). No name strings here (10^5 flows have 4 x 10^5 channels): the
+    // simulation builds a channel's name ("from->to") and its link's name from the
+    // scenario when asked (`Simulation::channel_name`, `Simulation::channel_link`).
+    pub qdisc: AnyQdisc,
     pub from: u32,
     pub to: u32,
-    pub rate_bps: u64,
-    pub qdisc: AnyQdisc,
-    /// Elements and rate history, which most channels never have: one pointer here
-    /// (two empty `Vec`s inline were 48 B a channel, 4 x 10^5 channels at 10^5 flows).
-    extras: Option<Box<ChannelExtras>>,
-    /// Start of the current rate (for the capacity integral).
-    rate_since: SimTime,
-    pub trace_queue: Option<SeriesId>,
-    /// Sojourn time of each packet leaving the discipline, seconds.
-    pub trace_sojourn: Option<SeriesId>,
-    /// The buffer (the same limit as the discipline's; the timed path checks it).
-    pub limit: Limit,
-    pub queue_max: u64,
-    // Line 2 (128-191): the idle path.
+    // Line 1 (64-127): the idle path.
     busy_until: SimTime,
     /// Propagation delay (plus the receiving node's processing delay).
     pub delay: SimDuration,
@@ -328,28 +319,33 @@ pub struct Channel {
     /// it must keep arrivals in order by hand.
     path: u8,
     pub counters: ChannelCounters,
-    // Line 5 (320-383): the pipe and the queued path.
+    pub rate_bps: u64,
+    /// Elements, rate history and series, which most channels never have: one pointer
+    /// here.
+    extras: Option<Box<ChannelExtras>>,
+    // Line 4 (256-319): the pipe and the queued path.
     pipe: Pipe,
     /// Per-packet processing jitter at the far end: its stream and bound, ps.
     jitter: Option<Box<(Rng, u64)>>,
+    /// Bits of the packets in `waiting`.
+    waiting_bits: u64,
+    /// Longest sojourn of a packet in the discipline, ps.
+    pub sojourn_max_ps: u64,
     /// No elements and the shortcut allowed: the hot path needs no other check.
     plain: bool,
     /// An arrival to an idle, empty channel may skip the discipline.
     bypass: bool,
     tx_pending: bool,
-    /// Bits of the packets in `waiting`.
-    waiting_bits: u64,
-    /// Longest sojourn of a packet in the discipline, ps.
-    pub sojourn_max_ps: u64,
-    // Line 6 (384-447): the timed queue, touched only while packets wait.
+    /// The transmission-time cache's second entry (`tx_bits0`; its time in line 5).
+    tx_bits1: u32,
+    // Line 5 (320-383): the timed queue, touched only while packets wait.
     /// Packets of a timed channel whose transmission has not started yet.
     waiting: Ring<Waiting>,
-    /// The transmission-time cache's second entry (`tx_bits0`).
-    tx_bits1: u32,
     tx_time1: SimDuration,
     /// Time up to which the queue integral was counted (on a timed channel: the last
     /// `settle`).
     queue_last_change: SimTime,
+    pub queue_max: u64,
 }
 
 /// `Channel::path`: its packets propagate in the `Merge` of the channel after it
@@ -368,34 +364,42 @@ const PATH_JITTER: u8 = 4;
 #[cfg(test)]
 pub(crate) fn hot_field_spans() -> Vec<(&'static str, usize, usize, usize)> {
     use std::mem::{offset_of, size_of, size_of_val};
-    let c = Channel::new(0, 0, 1, SimDuration::ZERO, Limit::Packets(1), AnyQdisc::Fcfs(crate::qdisc::Fcfs::new(Limit::Packets(1))));
+    let c = Channel::new(0, 0, 1, SimDuration::ZERO, AnyQdisc::Fcfs(crate::qdisc::Fcfs::new(Limit::Packets(1))));
     let k = offset_of!(Channel, counters);
     vec![
-        ("busy_until", offset_of!(Channel, busy_until), 8, 2),
-        ("delay", offset_of!(Channel, delay), 8, 2),
-        ("tx_time0", offset_of!(Channel, tx_time0), 8, 2),
-        ("tx_bits0", offset_of!(Channel, tx_bits0), 4, 2),
-        ("timed", offset_of!(Channel, timed), 1, 2),
-        ("waiting_any", offset_of!(Channel, waiting_any), 1, 2),
-        ("pipe_pending", offset_of!(Channel, pipe_pending), 1, 2),
-        ("path", offset_of!(Channel, path), 1, 2),
-        ("counters.busy_ps", k + offset_of!(ChannelCounters, busy_ps), 8, 2),
-        ("counters.offered", k + offset_of!(ChannelCounters, offered), 8, 2),
-        ("counters.tx_pkts", k + offset_of!(ChannelCounters, tx_pkts), 8, 2),
-        ("counters.tx_bits", k + offset_of!(ChannelCounters, tx_bits), 8, 2),
-        ("pipe", offset_of!(Channel, pipe), size_of::<Pipe>(), 5),
-        ("jitter", offset_of!(Channel, jitter), size_of_val(&c.jitter), 5),
-        ("waiting", offset_of!(Channel, waiting), size_of_val(&c.waiting), 6),
+        ("busy_until", offset_of!(Channel, busy_until), 8, 1),
+        ("delay", offset_of!(Channel, delay), 8, 1),
+        ("tx_time0", offset_of!(Channel, tx_time0), 8, 1),
+        ("tx_bits0", offset_of!(Channel, tx_bits0), 4, 1),
+        ("timed", offset_of!(Channel, timed), 1, 1),
+        ("waiting_any", offset_of!(Channel, waiting_any), 1, 1),
+        ("pipe_pending", offset_of!(Channel, pipe_pending), 1, 1),
+        ("path", offset_of!(Channel, path), 1, 1),
+        ("counters.busy_ps", k + offset_of!(ChannelCounters, busy_ps), 8, 1),
+        ("counters.offered", k + offset_of!(ChannelCounters, offered), 8, 1),
+        ("counters.tx_pkts", k + offset_of!(ChannelCounters, tx_pkts), 8, 1),
+        ("counters.tx_bits", k + offset_of!(ChannelCounters, tx_bits), 8, 1),
+        ("pipe", offset_of!(Channel, pipe), size_of::<Pipe>(), 4),
+        ("jitter", offset_of!(Channel, jitter), size_of_val(&c.jitter), 4),
+        ("waiting", offset_of!(Channel, waiting), size_of_val(&c.waiting), 5),
     ]
 }
 
-/// What a channel has only when the scenario gives it elements or rate changes.
+/// What a channel has only when the scenario gives it elements, rate changes or
+/// series.
 #[derive(Debug, Clone, Default)]
 struct ChannelExtras {
     /// The chain of elements, in order (`add_element`).
     elements: Vec<AnyElement>,
     /// Scheduled rate changes: (time, new rate).
     rate_history: Vec<(SimTime, u64)>,
+    /// Time up to which the capacity integral was counted (`account_capacity`; without
+    /// extras it is rate x time from 0).
+    rate_since: SimTime,
+    /// Queue length series (packets, at each change).
+    trace_queue: Option<SeriesId>,
+    /// Sojourn time of each packet leaving the discipline, seconds.
+    trace_sojourn: Option<SeriesId>,
 }
 
 /// A packet in a timed FIFO's queue: it is already in the pipe with its arrival time;
@@ -417,15 +421,13 @@ struct Waiting {
 }
 
 impl Channel {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(from: u32, to: u32, rate_bps: u64, delay: SimDuration, limit: Limit, qdisc: AnyQdisc) -> Self {
+    pub fn new(from: u32, to: u32, rate_bps: u64, delay: SimDuration, qdisc: AnyQdisc) -> Self {
         let bypass = qdisc.idle_bypass();
         Channel {
             from,
             to,
             rate_bps,
             delay,
-            limit,
             qdisc,
             extras: None,
             bypass,
@@ -438,15 +440,12 @@ impl Channel {
             queue_max: 0,
             sojourn_max_ps: 0,
             queue_last_change: SimTime::ZERO,
-            trace_queue: None,
-            trace_sojourn: None,
             tx_bits0: 0,
             tx_time0: SimDuration::ZERO,
             tx_bits1: 0,
             tx_time1: SimDuration::ZERO,
             waiting_any: false,
             jitter: None,
-            rate_since: SimTime::ZERO,
             timed: false,
             waiting: Ring::new(),
             waiting_bits: 0,
@@ -454,14 +453,14 @@ impl Channel {
         }
     }
 
-    /// Hints the cache to load the line a pipe-head event reads (`pipe`, line 2).
+    /// Hints the cache to load the line a pipe-head event reads (`pipe`, line 4).
     #[inline(always)]
     pub(crate) fn prefetch_pipe(&self) {
         crate::prefetch::line(&self.pipe);
     }
 
     /// Hints the cache to load the line an arrival at an idle timed channel reads (line
-    /// 2: line busy time, delay, transmission time, flags, per-packet counters).
+    /// 1: line busy time, delay, transmission time, flags, per-packet counters).
     #[inline(always)]
     pub(crate) fn prefetch_arrival(&self) {
         crate::prefetch::line(&self.busy_until);
@@ -497,8 +496,8 @@ impl Channel {
         self.timed = on
             && self.plain
             && matches!(self.qdisc, AnyQdisc::Fcfs(_))
-            && self.trace_queue.is_none()
-            && self.trace_sojourn.is_none()
+            && self.trace_queue().is_none()
+            && self.trace_sojourn().is_none()
             && !changes;
     }
 
@@ -594,7 +593,7 @@ impl Channel {
             self.start_tx::<false>(id, now, pkt, cx);
             return;
         }
-        if !crate::qdisc::fits(self.limit, self.waiting.len(), self.waiting_bits, pkt.bits) {
+        if !crate::qdisc::fits(self.limit(), self.waiting.len(), self.waiting_bits, pkt.bits) {
             self.drop_pkt(id, now, *pkt, DropReason::Overflow, cx);
             debug_assert!(self.check_conservation(), "channel {}->{}: offered != drops + transmitted + queued", self.from, self.to);
             return;
@@ -611,8 +610,40 @@ impl Channel {
     }
 
     fn account_capacity(&mut self, now: SimTime) {
-        self.counters.capacity += self.rate_bps as u128 * (now - self.rate_since).as_ps() as u128;
-        self.rate_since = now;
+        match self.extras.as_deref_mut() {
+            Some(x) => {
+                self.counters.capacity += self.rate_bps as u128 * (now - x.rate_since).as_ps() as u128;
+                x.rate_since = now;
+            }
+            // One rate since time 0: the same sum, taken at once.
+            None => self.counters.capacity = self.rate_bps as u128 * now.as_ps() as u128,
+        }
+    }
+
+    /// The buffer limit (the discipline's).
+    pub fn limit(&self) -> Limit {
+        self.qdisc.limit()
+    }
+
+    /// Records the queue length (`queue`) and each packet's sojourn time (`sojourn`) in
+    /// these series. Before the run.
+    pub fn set_traces(&mut self, queue: Option<SeriesId>, sojourn: Option<SeriesId>) {
+        if queue.is_some() || sojourn.is_some() {
+            let x = self.extras.get_or_insert_with(Default::default);
+            (x.trace_queue, x.trace_sojourn) = (queue, sojourn);
+        }
+    }
+
+    /// The queue length series, if recorded.
+    #[inline]
+    fn trace_queue(&self) -> Option<SeriesId> {
+        self.extras.as_deref().and_then(|x| x.trace_queue)
+    }
+
+    /// The sojourn time series, if recorded.
+    #[inline]
+    fn trace_sojourn(&self) -> Option<SeriesId> {
+        self.extras.as_deref().and_then(|x| x.trace_sojourn)
     }
 
     #[inline]
@@ -757,7 +788,6 @@ impl Channel {
     #[cold]
     #[inline(never)]
     fn drop_pkt(&mut self, id: u32, now: SimTime, pkt: Packet, reason: DropReason, cx: &mut Net) {
-        self.counters.drops += 1;
         self.counters.drops_by_reason[reason as usize] += 1;
         self.queue_event(id, now, &pkt, QueueEvent::Dropped(reason), cx);
         cx.drops.push((pkt, reason));
@@ -833,7 +863,7 @@ impl Channel {
         } else {
             let len = self.qdisc.len_pkts() as u64;
             self.queue_max = self.queue_max.max(len);
-            cx.rec.record(self.trace_queue, now, || len as f64);
+            cx.rec.record(self.trace_queue(), now, || len as f64);
             if !self.tx_pending && len > 0 {
                 self.tx_pending = true;
                 cx.ev.schedule(self.busy_until.max(now), Event::TxDone(id));
@@ -847,7 +877,6 @@ impl Channel {
     fn evicted(&mut self, id: u32, now: SimTime, from: usize, cx: &mut Net) {
         for i in from..cx.drops.len() {
             let (p, reason) = cx.drops[i];
-            self.counters.drops += 1;
             self.counters.drops_by_reason[reason as usize] += 1;
             self.queue_event(id, now, &p, QueueEvent::Dropped(reason), cx);
         }
@@ -874,14 +903,14 @@ impl Channel {
             let sojourn = (now - enqueued).as_ps();
             self.counters.sojourn_ps += sojourn as u128;
             self.sojourn_max_ps = self.sojourn_max_ps.max(sojourn);
-            cx.rec.record(self.trace_sojourn, now, || sojourn as f64 / 1e12);
+            cx.rec.record(self.trace_sojourn(), now, || sojourn as f64 / 1e12);
             if self.plain {
                 self.start_tx::<false>(id, now, &p, cx);
             } else {
                 self.start_tx::<true>(id, now, &p, cx);
             }
             let len = self.qdisc.len_pkts();
-            cx.rec.record(self.trace_queue, now, || len as f64);
+            cx.rec.record(self.trace_queue(), now, || len as f64);
             if len > 0 {
                 self.tx_pending = true;
                 cx.ev.schedule(self.busy_until, Event::TxDone(id));
@@ -919,7 +948,9 @@ impl Channel {
         if let Some(r) = rate_bps {
             self.account_capacity(now);
             self.counters.rate_changes += 1;
-            self.extras.get_or_insert_with(Default::default).rate_history.push((now, r));
+            let x = self.extras.get_or_insert_with(Default::default);
+            x.rate_since = now;
+            x.rate_history.push((now, r));
             self.qdisc.set_rate(now, r);
             self.rate_bps = r;
             (self.tx_bits0, self.tx_time0) = (0, SimDuration::ZERO);
@@ -986,9 +1017,8 @@ impl Channel {
         (self.pipe.len() + merged).saturating_sub(self.waiting.len())
     }
 
-    /// The conservation identity: offered = drops + transmitted + queued.
+    /// The conservation identity: offered = drops (of all reasons) + transmitted + queued.
     pub fn check_conservation(&self) -> bool {
-        self.counters.offered == self.counters.drops + self.counters.tx_pkts + self.queued_pkts() as u64
-            && self.counters.drops == self.counters.drops_by_reason.iter().sum::<u64>()
+        self.counters.offered == self.counters.drops() + self.counters.tx_pkts + self.queued_pkts() as u64
     }
 }

@@ -267,7 +267,7 @@ fn phase(sim: &Simulation, name: String, a: usize, b: usize) -> Option<PhaseResu
                 name: sim.channel_name(i),
                 tx_pkts: c.tx_pkts,
                 tx_bytes: c.tx_bytes(),
-                drops: c.drops,
+                drops: c.drops(),
                 marks: c.marks,
                 utilization: if dur <= 0.0 {
                     0.0
@@ -396,7 +396,7 @@ pub(crate) fn link_result(sim: &Simulation, i: usize, merged: &[u32], now: SimTi
 pub(crate) fn link_numbers(sc: &Scenario, ch: &Channel, merged: usize, now: SimTime) -> LinkResult {
     let total_ps = now.as_ps().max(1);
     let c = &ch.counters;
-    let (bp, bb) = match ch.limit {
+    let (bp, bb) = match ch.limit() {
         Limit::Packets(n) => (Some(n), None),
         Limit::Bytes(b) => (None, Some(b)),
     };
@@ -415,7 +415,7 @@ pub(crate) fn link_numbers(sc: &Scenario, ch: &Channel, merged: usize, now: SimT
         tx_pkts: c.tx_pkts,
         tx_bytes: c.tx_bytes(),
         tx_bits: c.tx_bits,
-        drops: c.drops,
+        drops: c.drops(),
         drops_by_reason: DropsByReason::from(&c.drops_by_reason),
         marks: c.marks,
         queued_pkts: ch.queued_pkts() as u64,

@@ -290,7 +290,7 @@ impl Simulation {
                 };
                 let delay = d.delay + scenario.nodes[to].processing_delay;
                 chan_of.insert((from, to), id as u32);
-                let mut ch = Channel::new(from as u32, to as u32, d.rate_bps, delay, d.buffer, q);
+                let mut ch = Channel::new(from as u32, to as u32, d.rate_bps, delay, q);
                 let jitter = scenario.nodes[to].processing_jitter;
                 if jitter > SimDuration::ZERO {
                     ch.set_jitter(jitter, Rng::new(seed, stream::processing_jitter(id)));
@@ -508,12 +508,9 @@ impl Simulation {
         if !wanted.names.is_empty() {
             for c in channels.iter_mut() {
                 let name = channel_name(&scenario, c);
-                if wanted.has(&name, "queue") {
-                    c.trace_queue = Some(rec.add(&name, "queue", "pkts", false));
-                }
-                if wanted.has(&name, "sojourn") {
-                    c.trace_sojourn = Some(rec.add(&name, "sojourn", "s", true));
-                }
+                let queue = wanted.has(&name, "queue").then(|| rec.add(&name, "queue", "pkts", false));
+                let sojourn = wanted.has(&name, "sojourn").then(|| rec.add(&name, "sojourn", "s", true));
+                c.set_traces(queue, sojourn);
             }
         }
         for (ci, c) in channels.iter().enumerate() {

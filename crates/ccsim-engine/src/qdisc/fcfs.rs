@@ -22,6 +22,12 @@ impl Fcfs {
     pub fn new(limit: Limit) -> Self {
         Fcfs { limit, queue: VecDeque::new(), bits: 0 }
     }
+
+    /// The buffer limit.
+    #[inline]
+    pub fn limit(&self) -> Limit {
+        self.limit
+    }
 }
 
 impl Qdisc for Fcfs {

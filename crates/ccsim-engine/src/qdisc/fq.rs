@@ -149,6 +149,11 @@ pub struct FairQueueing {
 }
 
 impl FairQueueing {
+    /// The buffer limit.
+    pub fn limit(&self) -> Limit {
+        self.limit
+    }
+
     pub fn new(limit: Limit, rate_bps: u64) -> Self {
         Self::with_config(FqConfig::default(), limit, rate_bps)
     }

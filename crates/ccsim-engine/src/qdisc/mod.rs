@@ -124,6 +124,16 @@ impl AnyQdisc {
         matches!(self, AnyQdisc::Fcfs(_))
     }
 
+    /// The buffer limit (the link's buffer).
+    #[inline]
+    pub fn limit(&self) -> Limit {
+        match self {
+            AnyQdisc::Fcfs(q) => q.limit(),
+            AnyQdisc::Fq(q) => q.limit(),
+            AnyQdisc::Red(q) => q.limit(),
+        }
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             AnyQdisc::Fcfs(_) => "fcfs",

@@ -134,6 +134,11 @@ pub struct Red {
 }
 
 impl Red {
+    /// The hard buffer limit.
+    pub fn limit(&self) -> Limit {
+        self.limit
+    }
+
     pub fn new(cfg: RedConfig, limit: Limit, rate_bps: u64, rng: Rng) -> Self {
         let s = tx_time(cfg.mean_packet_size.saturating_mul(8), rate_bps).as_secs_f64();
         Red {
