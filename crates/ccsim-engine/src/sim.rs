@@ -1008,7 +1008,6 @@ impl Simulation {
             hot(if data { e.rx } else { e.tx });
         }
         if let Some(ep) = self.flows.get(p.flow as usize) {
-            let ep: &Endpoint = ep;
             crate::prefetch::line(&ep.counters);
             if data {
                 crate::prefetch::lines(&ep.receiver, 4);
