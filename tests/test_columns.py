@@ -148,6 +148,19 @@ def test_frames_are_copies_the_user_may_change() -> None:
     flows = r.flows
     flows.loc[0, "sent_pkts"] = -1
     assert r.flows.loc[0, "sent_pkts"] != -1
+    # Numbers, strings (from a shared dictionary) and lists alike: a frame's arrays are
+    # its own, not views of the columns nor of another frame.
+    links = r.links
+    before = r.raw["links"][0]
+    links.loc[0, "utilization"] = -1.0
+    links.loc[0, "from"] = "elsewhere"
+    links["rate_history"].iloc[0].append([0.0, 1])
+    again = r.links
+    assert again.loc[0, "utilization"] == before["utilization"] != -1.0
+    assert again.loc[0, "from"] == before["from"] != "elsewhere"
+    assert again["rate_history"].iloc[0] == before["rate_history"] == []
+    assert again["rate_history"].iloc[1] == []
+    assert r.flows.loc[0, "from"] == r.raw["flows"][0]["from"]
 
 
 def test_unknown_names_are_key_errors_listing_the_known_ones() -> None:

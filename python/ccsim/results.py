@@ -386,13 +386,40 @@ def _np(buf: Any, dtype: str) -> Any:
     return np.frombuffer(buf, dtype=np.dtype(dtype))
 
 
-def _strings(d: Any) -> list[str]:
+class _Strings(list):  # type: ignore[type-arg]
+    """A dictionary's strings, with its object array (the strings and a last ``None``
+    for the null code) built once for every column that points into it (``from`` and
+    ``to`` share the node names)."""
+
+    __slots__ = ("_table",)
+
+    def table(self) -> Any:
+        import numpy as np
+
+        t = getattr(self, "_table", None)
+        if t is None:
+            t = np.empty(len(self) + 1, dtype=object)
+            t[:-1] = self
+            t[-1] = None
+            self._table = t
+        return t
+
+
+def _strings(d: Any) -> _Strings:
     """A dictionary of strings as the native module gives it: (count, the strings joined
     by NUL), or a list."""
     if isinstance(d, tuple):
         count, text = d
-        return text.split("\0") if count else []
-    return list(d)
+        return _Strings(text.split("\0") if count else [])
+    return d if isinstance(d, _Strings) else _Strings(d)
+
+
+def _empty_lists(n: int) -> list[list[Any]]:
+    """``n`` distinct empty lists (built in C: 0.7x the time of a comprehension)."""
+    import numpy as np
+
+    out: list[list[Any]] = np.empty((n, 0)).tolist()
+    return out
 
 
 class _Column:
@@ -409,34 +436,35 @@ class _Column:
         if kind == "ref":
             kind, payload = "str", [(dicts or [])[payload[0]], payload[1]]
         self.kind = kind
-        if kind == "str" and isinstance(payload[0], tuple):
+        if kind == "str":
             payload = [_strings(payload[0]), payload[1]]
         self.data = tuple(payload)
         self.rows = rows
 
     def array(self) -> Any:
-        """The column for a DataFrame: a NumPy array (object arrays for strings and lists)."""
+        """The column for a DataFrame: a NumPy array of its own (never a view of the
+        buffers, which stay as they came; object arrays for strings and lists)."""
         import numpy as np
 
         k, d = self.kind, self.data
         if k == "u64":
-            return _np(d[0], "=i8")  # counters: int64, as pandas makes of JSON integers
+            return _np(d[0], "=i8").copy()  # counters: int64, as pandas makes of JSON integers
         if k == "f64":
-            return _np(d[0], "=f8")
+            return _np(d[0], "=f8").copy()
         if k == "bool":
             return _np(d[0], "u1").astype(bool)
         if k == "opt_u64":
             valid = _np(d[1], "u1").astype(bool)
             if valid.all():
-                return _np(d[0], "=i8")
+                return _np(d[0], "=i8").copy()
             return np.where(valid, _np(d[0], "=u8").astype(np.float64), np.nan)
         if k == "str":
-            table = np.empty(len(d[0]) + 1, dtype=object)
-            table[:-1] = d[0]
-            table[-1] = None
-            codes = _np(d[1], "=u4").astype(np.int64)
-            codes[codes == NULL_CODE] = len(d[0])
-            return table[codes]
+            names: _Strings = d[0]
+            codes = _np(d[1], "=u4")
+            if NULL_CODE in codes:
+                codes = codes.astype(np.int64)
+                codes[codes == NULL_CODE] = len(names)
+            return names.table().take(codes)
         with _gc_paused():
             return np.fromiter(self.values(), dtype=object, count=self.rows)
 
@@ -471,7 +499,7 @@ class _Column:
         empty_text, rows_text = d
         with _gc_paused():
             if empty_text == "[]":
-                out: list[Any] = [[] for _ in range(self.rows)]
+                out: list[Any] = _empty_lists(self.rows)
             else:
                 out = [json.loads(empty_text) for _ in range(self.rows)]
         for i, v in json.loads(rows_text):
@@ -519,9 +547,10 @@ class _Table:
 
         data = dict(lead or {})
         data.update({name: c.array() for name, c in self.columns.items()})
-        # copy: the frame owns its data (the user may change it; the buffers stay as
-        # they came).
-        return pd.DataFrame(data, copy=True)
+        # Every array is the frame's own already (`array`): no copy, and no
+        # consolidation into 2-D blocks (a second copy of every column: 0.05 s at 4 x
+        # 10^5 rows; pandas consolidates later if an operation wants it).
+        return pd.DataFrame(data, copy=False)
 
     def records(self) -> list[dict[str, Any]]:
         """The rows as JSON objects (``a.b`` columns nested again as ``a: {b: ...}``)."""
