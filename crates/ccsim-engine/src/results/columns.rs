@@ -213,35 +213,119 @@ impl Table {
         debug_assert!(matches!(c, Column::Json { .. }) || c.len() == self.rows, "column {name}: {} rows, table {}", c.len(), self.rows);
         self.columns.push((name.to_string(), c));
     }
+    /// A writer that adds whole columns of `rows` rows after the table's columns.
+    fn writer(&mut self) -> Writer<'_> {
+        Writer { next: self.columns.len(), base: 0, total: self.rows, later: &[], t: self }
+    }
     fn u64(&mut self, name: &str, v: impl Iterator<Item = u64>) {
-        self.push(name, Column::U64(v.collect()));
+        self.writer().u64(name, v);
     }
     fn f64(&mut self, name: &str, v: impl Iterator<Item = f64>) {
-        self.push(name, Column::F64(v.map(nan_if_not_finite).collect()));
+        self.writer().f64(name, v);
     }
     fn opt_f64(&mut self, name: &str, v: impl Iterator<Item = Option<f64>>) {
-        self.push(name, Column::F64(v.map(|x| x.map_or(f64::NAN, nan_if_not_finite)).collect()));
-    }
-    fn opt_u64(&mut self, name: &str, v: impl Iterator<Item = Option<u64>>) {
-        let (mut vals, mut valid) = (Vec::with_capacity(self.rows), Vec::with_capacity(self.rows));
-        for x in v {
-            vals.push(x.unwrap_or(0));
-            valid.push(x.is_some() as u8);
-        }
-        self.push(name, Column::OptU64(vals, valid));
+        self.writer().opt_f64(name, v);
     }
     fn bool(&mut self, name: &str, v: impl Iterator<Item = bool>) {
-        self.push(name, Column::Bool(v.map(|b| b as u8).collect()));
+        self.writer().bool(name, v);
+    }
+    fn str(&mut self, name: &str, v: impl Iterator<Item = Option<String>>) {
+        self.writer().str(name, v);
+    }
+    /// Replaces column `name`, keeping its place.
+    fn set(&mut self, name: &str, c: Column) {
+        assert_eq!(c.len(), self.rows, "column {name}");
+        let slot = self.columns.iter_mut().find(|(n, _)| n == name).expect("the column to replace exists");
+        slot.1 = c;
+    }
+
+    /// The column named `name`.
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.columns.iter().map(|(n, c)| n.len() + c.bytes()).sum()
+    }
+}
+
+/// Writes a table's columns in their order, a batch of rows at a time: a call for a
+/// column the table does not have yet creates it (with room for `total` rows), a call for
+/// one it has extends it (`chunked`: the rows of one chunk go straight into the table's
+/// columns, no table per chunk to copy from). Columns named in `later` are left empty:
+/// their caller sets them whole afterwards (`Table::set`), so the chunks do not encode
+/// strings that would be thrown away.
+struct Writer<'a> {
+    t: &'a mut Table,
+    /// The index of the next column written.
+    next: usize,
+    /// The table's rows before this batch (the row numbers of `Json` columns).
+    base: usize,
+    total: usize,
+    later: &'a [&'a str],
+}
+
+impl Writer<'_> {
+    /// The next column, created by `new(total)` if the table does not have it; `None`
+    /// for a column left for later.
+    fn col(&mut self, name: &str, new: impl FnOnce(usize) -> Column) -> Option<&mut Column> {
+        let k = self.next;
+        self.next += 1;
+        let later = self.later.contains(&name);
+        if k == self.t.columns.len() {
+            let c = if later { Column::Ref { dict: usize::MAX, codes: Vec::new() } } else { new(self.total) };
+            self.t.columns.push((name.to_string(), c));
+        }
+        debug_assert_eq!(self.t.columns[k].0, name, "columns written in another order");
+        (!later).then(|| &mut self.t.columns[k].1)
+    }
+    fn u64(&mut self, name: &str, v: impl Iterator<Item = u64>) {
+        match self.col(name, |n| Column::U64(Vec::with_capacity(n))) {
+            Some(Column::U64(x)) => x.extend(v),
+            None => {}
+            Some(c) => unreachable!("column {name} is {c:?}"),
+        }
+    }
+    fn f64(&mut self, name: &str, v: impl Iterator<Item = f64>) {
+        match self.col(name, |n| Column::F64(Vec::with_capacity(n))) {
+            Some(Column::F64(x)) => x.extend(v.map(nan_if_not_finite)),
+            None => {}
+            Some(c) => unreachable!("column {name} is {c:?}"),
+        }
+    }
+    fn opt_f64(&mut self, name: &str, v: impl Iterator<Item = Option<f64>>) {
+        self.f64(name, v.map(|x| x.unwrap_or(f64::NAN)));
+    }
+    fn opt_u64(&mut self, name: &str, v: impl Iterator<Item = Option<u64>>) {
+        match self.col(name, |n| Column::OptU64(Vec::with_capacity(n), Vec::with_capacity(n))) {
+            Some(Column::OptU64(vals, valid)) => {
+                for x in v {
+                    vals.push(x.unwrap_or(0));
+                    valid.push(x.is_some() as u8);
+                }
+            }
+            None => {}
+            Some(c) => unreachable!("column {name} is {c:?}"),
+        }
+    }
+    fn bool(&mut self, name: &str, v: impl Iterator<Item = bool>) {
+        match self.col(name, |n| Column::Bool(Vec::with_capacity(n))) {
+            Some(Column::Bool(x)) => x.extend(v.map(|b| b as u8)),
+            None => {}
+            Some(c) => unreachable!("column {name} is {c:?}"),
+        }
     }
     /// Strings, dictionary-encoded: a value equal to one of the last `RECENT` distinct
-    /// values gets its code, any other a new dictionary entry (so the dictionary may
-    /// repeat a value; codes still decode right). Few distinct values (kinds, cc,
-    /// disciplines) cost a few entries; names cost one entry each, with no hashing.
-    /// The strings are moved in, not copied.
+    /// values of this batch gets its code, any other a new dictionary entry (so the
+    /// dictionary may repeat a value; codes still decode right). Few distinct values
+    /// (kinds, cc, disciplines) cost a few entries; names cost one entry each, with no
+    /// hashing. The strings are moved in, not copied.
     fn str(&mut self, name: &str, v: impl Iterator<Item = Option<String>>) {
         const RECENT: usize = 8;
-        let mut dict: Vec<String> = Vec::new();
-        let mut codes = Vec::with_capacity(self.rows);
+        let Some(col) = self.col(name, |n| Column::Str { dict: Vec::new(), codes: Vec::with_capacity(n) }) else {
+            return;
+        };
+        let Column::Str { dict, codes } = col else { unreachable!("column {name} is {col:?}") };
         let mut recent: [u32; RECENT] = [u32::MAX; RECENT];
         let mut next = 0;
         for s in v {
@@ -259,27 +343,36 @@ impl Table {
                 },
             });
         }
-        self.push(name, Column::Str { dict, codes });
     }
     fn json(&mut self, name: &str, empty: serde_json::Value, v: impl Iterator<Item = serde_json::Value>) {
-        let rows = v.enumerate().filter(|(_, x)| *x != empty).map(|(i, x)| (i as u64, x)).collect();
-        self.push(name, Column::Json { empty, rows });
+        let base = self.base as u64;
+        let e = empty.clone();
+        match self.col(name, move |_| Column::Json { empty: e, rows: Vec::new() }) {
+            Some(Column::Json { rows, .. }) => rows.extend(v.enumerate().filter(|(_, x)| *x != empty).map(|(i, x)| (base + i as u64, x))),
+            None => {}
+            Some(c) => unreachable!("column {name} is {c:?}"),
+        }
     }
-
-    /// Replaces column `name`, keeping its place.
-    fn set(&mut self, name: &str, c: Column) {
-        assert_eq!(c.len(), self.rows, "column {name}");
-        let slot = self.columns.iter_mut().find(|(n, _)| n == name).expect("the column to replace exists");
-        slot.1 = c;
-    }
-
-    /// The column named `name`.
-    pub fn column(&self, name: &str) -> Option<&Column> {
-        self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
-    }
-
-    pub fn bytes(&self) -> usize {
-        self.columns.iter().map(|(n, c)| n.len() + c.bytes()).sum()
+    /// A list of floats per row, or `None`.
+    fn list_f64<'v>(&mut self, name: &str, v: impl Iterator<Item = Option<&'v [f64]>>) {
+        let new = |n: usize| {
+            let mut offsets = Vec::with_capacity(n + 1);
+            offsets.push(0);
+            Column::ListF64 { offsets, values: Vec::new(), valid: Vec::with_capacity(n) }
+        };
+        match self.col(name, new) {
+            Some(Column::ListF64 { offsets, values, valid }) => {
+                for w in v {
+                    if let Some(w) = w {
+                        values.extend(w.iter().map(|&x| nan_if_not_finite(x)));
+                    }
+                    offsets.push(values.len() as u64);
+                    valid.push(w.is_some() as u8);
+                }
+            }
+            None => {}
+            Some(c) => unreachable!("column {name} is {c:?}"),
+        }
     }
 }
 
@@ -396,87 +489,26 @@ impl Columns {
 /// structs of one chunk at a time exist, never those of the whole table.
 const CHUNK: usize = 4096;
 
-/// Appends chunks of a table (built by `flow_table` / `link_table`) into one table of
-/// `total` rows; the first chunk's columns are grown to exactly `total` rows at once (no
-/// doubling, so no column is ever twice its size).
-struct TableBuilder {
-    table: Option<Table>,
-    total: usize,
-}
-
-impl TableBuilder {
-    fn append(&mut self, other: Table) {
-        let Some(table) = &mut self.table else {
-            let mut t = other;
-            let more = self.total.saturating_sub(t.rows);
-            for (_, c) in t.columns.iter_mut() {
-                match c {
-                    Column::U64(v) => v.reserve_exact(more),
-                    Column::F64(v) => v.reserve_exact(more),
-                    Column::Bool(v) => v.reserve_exact(more),
-                    Column::OptU64(v, m) => {
-                        v.reserve_exact(more);
-                        m.reserve_exact(more);
-                    }
-                    Column::Str { codes, .. } | Column::Ref { codes, .. } => codes.reserve_exact(more),
-                    Column::ListF64 { offsets, valid, .. } => {
-                        offsets.reserve_exact(more);
-                        valid.reserve_exact(more);
-                    }
-                    Column::Json { .. } => {}
-                }
-            }
-            self.table = Some(t);
-            return;
-        };
-        let base_rows = table.rows as u64;
-        table.rows += other.rows;
-        for (dst, (_, src)) in table.columns.iter_mut().map(|(_, c)| c).zip(other.columns) {
-            match (dst, src) {
-                (Column::U64(a), Column::U64(b)) => a.extend(b),
-                (Column::F64(a), Column::F64(b)) => a.extend(b),
-                (Column::Bool(a), Column::Bool(b)) => a.extend(b),
-                (Column::OptU64(a, m), Column::OptU64(b, n)) => {
-                    a.extend(b);
-                    m.extend(n);
-                }
-                (Column::Str { dict, codes }, Column::Str { dict: d2, codes: c2 }) => {
-                    let base = dict.len() as u32;
-                    dict.extend(d2);
-                    codes.extend(c2.into_iter().map(|c| if c == u32::MAX { c } else { c + base }));
-                }
-                (Column::ListF64 { offsets, values, valid }, Column::ListF64 { offsets: o2, values: v2, valid: va2 }) => {
-                    let base = values.len() as u64;
-                    offsets.extend(o2[1..].iter().map(|o| o + base));
-                    values.extend(v2);
-                    valid.extend(va2);
-                }
-                (Column::Json { rows, .. }, Column::Json { rows: r2, .. }) => rows.extend(r2.into_iter().map(|(i, v)| (i + base_rows, v))),
-                (a, b) => unreachable!("chunks of one table differ in a column: {a:?} / {b:?}"),
-            }
-        }
-    }
-
-    fn finish(self, empty: Table) -> Table {
-        self.table.unwrap_or(empty)
-    }
-}
-
-/// A table of `n` rows built `CHUNK` rows at a time.
-fn chunked<R>(n: usize, row: impl Fn(usize) -> R, table: impl Fn(&mut [R]) -> Table) -> Table {
-    let mut b = TableBuilder { table: None, total: n };
-    let mut start = 0;
+/// A table of `n` rows built `CHUNK` rows at a time (`fill` writes one chunk's rows
+/// through a `Writer`; `later`: the columns its caller sets afterwards).
+fn chunked<R>(n: usize, later: &[&str], row: impl Fn(usize) -> R, fill: impl Fn(&mut Writer, &mut [R])) -> Table {
+    let mut t = Table::new(0);
     // One buffer of rows for every chunk (a new one per chunk would be mapped and
     // unmapped each time: about 1.5 MB of fresh pages per chunk).
     let mut rows: Vec<R> = Vec::with_capacity(CHUNK.min(n));
-    while start < n {
+    let mut start = 0;
+    loop {
         let end = (start + CHUNK).min(n);
         rows.clear();
         rows.extend((start..end).map(&row));
-        b.append(table(&mut rows));
+        fill(&mut Writer { next: 0, base: t.rows, total: n, later, t: &mut t }, &mut rows);
+        t.rows += rows.len();
         start = end;
+        if start >= n {
+            break;
+        }
     }
-    b.finish(table(&mut []))
+    t
 }
 
 fn meta(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Meta {
@@ -594,7 +626,7 @@ fn release_free_heap() {
 /// The flow table from the endpoints (`in_net`: `Simulation::in_network`).
 fn flow_columns(sc: &crate::scenario::Scenario, eps: &[crate::sim::Endpoint], now: SimTime, in_net: &[u64]) -> Table {
     let n = sc.flows.len();
-    let mut t = chunked(n, |i| flow_numbers(sc, &eps[i], i, now, in_net[i]), flow_table);
+    let mut t = chunked(n, &["name", "kind", "cc", "from", "to"], |i| flow_numbers(sc, &eps[i], i, now, in_net[i]), flow_rows);
     let node = |f: fn(&crate::scenario::Flow) -> usize| Column::Ref { dict: NODE_NAMES, codes: sc.flows.iter().map(|x| f(x) as u32).collect() };
     t.set("name", Column::Ref { dict: FLOW_NAMES, codes: (0..n as u32).collect() });
     t.set("kind", few_strs(n, sc.flows.iter().map(|f| Some(f.spec.kind()))));
@@ -617,7 +649,7 @@ fn node_columns(sim: &Simulation) -> Table {
 /// The channel table (channel `i` belongs to link `i / 2`: `Simulation::channel_link`).
 fn link_columns(sc: &crate::scenario::Scenario, chans: &[Channel], merged: &[u32], now: SimTime) -> Table {
     let n = chans.len();
-    let mut t = chunked(n, |i| link_numbers(sc, &chans[i], merged[i] as usize, now), link_table);
+    let mut t = chunked(n, &["name", "link", "from", "to", "qdisc"], |i| link_numbers(sc, &chans[i], merged[i] as usize, now), link_rows);
     let node = |f: fn(&Channel) -> u32| Column::Ref { dict: NODE_NAMES, codes: chans.iter().map(f).collect() };
     t.set("name", Column::Ref { dict: CHANNEL_NAMES, codes: (0..n as u32).collect() });
     t.set("link", Column::Ref { dict: LINK_NAMES, codes: (0..n as u32).map(|i| i / 2).collect() });
@@ -661,6 +693,12 @@ impl Results {
 /// The flow table; columns in `FlowResult`'s field order (its JSON key order).
 pub fn flow_table(f: &mut [FlowResult]) -> Table {
     let mut t = Table::new(f.len());
+    flow_rows(&mut t.writer(), f);
+    t
+}
+
+/// The flow table's columns for the rows `f`.
+fn flow_rows(t: &mut Writer, f: &mut [FlowResult]) {
     t.str("name", f.iter_mut().map(|x| Some(take(&mut x.name))));
     t.str("kind", f.iter_mut().map(|x| Some(take(&mut x.kind))));
     t.u64("packet_bits", f.iter().map(|x| x.packet_bits as u64));
@@ -698,21 +736,18 @@ pub fn flow_table(f: &mut [FlowResult]) -> Table {
     t.opt_f64("qdelay_p95_s", f.iter().map(|x| x.qdelay_p95_s));
     t.opt_f64("qdelay_p99_s", f.iter().map(|x| x.qdelay_p99_s));
     t.opt_f64("qdelay_max_s", f.iter().map(|x| x.qdelay_max_s));
-    let (mut offsets, mut values, mut valid) = (vec![0u64], Vec::new(), Vec::with_capacity(f.len()));
-    for x in f {
-        if let Some(w) = &x.window_time_s {
-            values.extend(w.iter().map(|&v| nan_if_not_finite(v)));
-        }
-        offsets.push(values.len() as u64);
-        valid.push(x.window_time_s.is_some() as u8);
-    }
-    t.push("window_time_s", Column::ListF64 { offsets, values, valid });
-    t
+    t.list_f64("window_time_s", f.iter().map(|x| x.window_time_s.as_deref()));
 }
 
 /// The channel table; columns in `LinkResult`'s field order.
 pub fn link_table(l: &mut [LinkResult]) -> Table {
     let mut t = Table::new(l.len());
+    link_rows(&mut t.writer(), l);
+    t
+}
+
+/// The channel table's columns for the rows `l`.
+fn link_rows(t: &mut Writer, l: &mut [LinkResult]) {
     t.str("name", l.iter_mut().map(|x| Some(take(&mut x.name))));
     t.str("link", l.iter_mut().map(|x| Some(take(&mut x.link))));
     t.str("from", l.iter_mut().map(|x| Some(take(&mut x.from))));
@@ -748,7 +783,6 @@ pub fn link_table(l: &mut [LinkResult]) -> Table {
         empty(),
         l.iter().map(|x| if x.rate_history.is_empty() { empty() } else { serde_json::to_value(&x.rate_history).expect("rate history serialises") }),
     );
-    t
 }
 
 fn node_table(n: &mut [NodeResult]) -> Table {
@@ -984,7 +1018,7 @@ mod tests {
     fn null_and_non_finite_floats_become_nan_and_absent_integers_a_mask() {
         let mut t = table_with(3);
         t.opt_f64("x", [Some(1.5), None, Some(f64::INFINITY)].into_iter());
-        t.opt_u64("n", [Some(7), None, Some(0)].into_iter());
+        t.writer().opt_u64("n", [Some(7), None, Some(0)].into_iter());
         let Column::F64(x) = &t.columns[0].1 else { panic!() };
         assert_eq!(x[0], 1.5);
         assert!(x[1].is_nan() && x[2].is_nan());
@@ -995,7 +1029,48 @@ mod tests {
     fn json_columns_keep_only_rows_that_are_not_empty() {
         let mut t = table_with(3);
         let e = serde_json::json!([]);
-        t.json("e", e.clone(), [e.clone(), serde_json::json!([1]), e.clone()].into_iter());
+        t.writer().json("e", e.clone(), [e.clone(), serde_json::json!([1]), e.clone()].into_iter());
         assert_eq!(t.columns[0].1, Column::Json { empty: e, rows: vec![(1, serde_json::json!([1]))] });
+    }
+
+    #[test]
+    fn a_table_written_in_batches_is_the_table_written_at_once() {
+        // Rows 0-1, then 2-4: strings get the second batch's entries after the first's,
+        // JSON rows keep their row numbers, lists their offsets; a column left for later
+        // is an empty placeholder.
+        let strs = [Some("x"), None, Some("y"), Some("x"), None];
+        let nums = [Some(1.0), None, Some(2.5), Some(f64::NAN), Some(4.0)];
+        let lists: [Option<&[f64]>; 5] = [Some(&[1.0]), None, Some(&[]), Some(&[2.0, 3.0]), None];
+        let e = serde_json::json!([]);
+        let js = [e.clone(), serde_json::json!([1]), e.clone(), serde_json::json!({"a": 2}), e.clone()];
+        let write = |w: &mut Writer, r: std::ops::Range<usize>| {
+            w.str("s", strs[r.clone()].iter().map(|s| s.map(String::from)));
+            w.opt_f64("f", nums[r.clone()].iter().copied());
+            w.str("later", strs[r.clone()].iter().map(|s| s.map(String::from)));
+            w.list_f64("l", lists[r.clone()].iter().copied());
+            w.json("j", e.clone(), js[r].iter().cloned());
+        };
+        let mut whole = Table::new(5);
+        write(&mut whole.writer(), 0..5);
+        let mut batched = Table::new(0);
+        for r in [0..2, 2..5] {
+            let len = r.len();
+            write(&mut Writer { next: 0, base: batched.rows, total: 5, later: &["later"], t: &mut batched }, r);
+            batched.rows += len;
+        }
+        assert_eq!(batched.rows, 5);
+        let col = |t: &Table, k: usize| format!("{:?}", t.columns[k].1);
+        for k in [1, 3, 4] {
+            assert_eq!(batched.columns[k].0, whole.columns[k].0);
+            assert_eq!(col(&batched, k), col(&whole, k), "column {}", whole.columns[k].0);
+        }
+        assert_eq!(batched.columns[2], ("later".to_string(), Column::Ref { dict: usize::MAX, codes: vec![] }));
+        assert_eq!(batched.columns[4].1, Column::Json { empty: e, rows: vec![(1, serde_json::json!([1])), (3, serde_json::json!({"a": 2}))] });
+        let Column::ListF64 { offsets, values, valid } = &batched.columns[3].1 else { panic!() };
+        assert_eq!((offsets.as_slice(), values.as_slice(), valid.as_slice()), (&[0, 1, 1, 1, 3, 3][..], &[1.0, 2.0, 3.0][..], &[1, 0, 1, 1, 0][..]));
+        // Strings: "x" of the second batch is a new entry (the recent values are per
+        // batch), so the codes differ from the whole table's; the strings do not.
+        let Column::Str { dict, codes } = &batched.columns[0].1 else { panic!() };
+        assert_eq!((dict.as_slice(), codes.as_slice()), (&["x".to_string(), "y".into(), "x".into()][..], &[0, u32::MAX, 1, 2, u32::MAX][..]));
     }
 }
