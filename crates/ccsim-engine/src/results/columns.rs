@@ -93,39 +93,48 @@ pub enum Dict {
 }
 
 impl Dict {
-    /// The `n` strings `strs`, joined (or listed if one of them holds a NUL).
+    /// The `n` strings `strs`, joined (or listed if one of them holds a NUL). One pass
+    /// over the strings (at 10^5 flows they are scattered over the heap): a NUL in one
+    /// of them shows as more NULs in the text than the `n - 1` separators.
     fn of<'a>(n: usize, strs: impl Iterator<Item = &'a str> + Clone) -> Dict {
-        if strs.clone().any(|s| s.contains('\0')) {
-            return Dict::List(strs.map(str::to_string).collect());
-        }
-        let mut text = String::with_capacity(strs.clone().map(|s| s.len() + 1).sum());
-        for (i, s) in strs.enumerate() {
+        let mut text = String::new();
+        for (i, s) in strs.clone().enumerate() {
             if i > 0 {
                 text.push('\0');
             }
             text.push_str(s);
         }
+        if nuls(&text) != n.saturating_sub(1) {
+            return Dict::List(strs.map(str::to_string).collect());
+        }
         Dict::Joined { count: n, text }
     }
 
-    /// The channels' names, "from->to" (`nodes`: the node names, `node_dict` their
-    /// dictionary), written into one text: no string per channel.
-    fn channel_names(node_dict: &Dict, nodes: &[&str], channels: &[Channel]) -> Dict {
-        let name = |c: &Channel| [nodes[c.from as usize], "->", nodes[c.to as usize]];
-        if let Dict::List(_) = node_dict {
-            return Dict::List(channels.iter().map(|c| name(c).concat()).collect());
-        }
-        let len: usize = channels.iter().map(|c| name(c).iter().map(|p| p.len()).sum::<usize>() + 1).sum();
-        let mut text = String::with_capacity(len);
-        for (i, c) in channels.iter().enumerate() {
+    /// The channels' names, "from->to", written into one text: no string per channel.
+    /// `ends`: each channel's (from, to) node ids; the node names are copied from their
+    /// joined text (`node_dict`), contiguous, rather than from each node's own string.
+    fn channel_names(node_dict: &Dict, ends: &[(u32, u32)]) -> Dict {
+        let text = match node_dict {
+            Dict::List(nodes) => return Dict::List(ends.iter().map(|&(f, t)| [&nodes[f as usize], "->", &nodes[t as usize]].concat()).collect()),
+            Dict::Joined { text, .. } => text,
+        };
+        // Node i's name is text[start[i]..start[i + 1] - 1] (the separator dropped).
+        let mut start: Vec<usize> = Vec::with_capacity(node_dict.len() + 1);
+        start.push(0);
+        start.extend(text.bytes().enumerate().filter(|&(_, b)| b == 0).map(|(i, _)| i + 1));
+        start.push(text.len() + 1);
+        let name = |i: u32| &text[start[i as usize]..start[i as usize + 1] - 1];
+        let len: usize = ends.iter().map(|&(f, t)| name(f).len() + name(t).len() + 3).sum();
+        let mut out = String::with_capacity(len);
+        for (i, &(f, t)) in ends.iter().enumerate() {
             if i > 0 {
-                text.push('\0');
+                out.push('\0');
             }
-            for p in name(c) {
-                text.push_str(p);
-            }
+            out.push_str(name(f));
+            out.push_str("->");
+            out.push_str(name(t));
         }
-        Dict::Joined { count: channels.len(), text }
+        Dict::Joined { count: ends.len(), text: out }
     }
 
     pub fn len(&self) -> usize {
@@ -163,11 +172,16 @@ pub const FLOW_NAMES: usize = 1;
 pub const LINK_NAMES: usize = 2;
 pub const CHANNEL_NAMES: usize = 3;
 
-/// The shared dictionaries (in the order of `NODE_NAMES` ... `CHANNEL_NAMES`).
-fn dicts(sc: &crate::scenario::Scenario, channels: &[Channel]) -> Vec<Dict> {
-    let nodes: Vec<&str> = sc.nodes.iter().map(|n| n.name.as_str()).collect();
-    let node_dict = Dict::of(nodes.len(), nodes.iter().copied());
-    let channel_dict = Dict::channel_names(&node_dict, &nodes, channels);
+/// The NUL bytes of `text`.
+fn nuls(text: &str) -> usize {
+    text.bytes().filter(|&b| b == 0).count()
+}
+
+/// The shared dictionaries (in the order of `NODE_NAMES` ... `CHANNEL_NAMES`); `ends`:
+/// each channel's (from, to).
+fn dicts(sc: &crate::scenario::Scenario, ends: &[(u32, u32)]) -> Vec<Dict> {
+    let node_dict = Dict::of(sc.nodes.len(), sc.nodes.iter().map(|n| n.name.as_str()));
+    let channel_dict = Dict::channel_names(&node_dict, ends);
     let flow_dict = Dict::of(sc.flows.len(), sc.flows.iter().map(|f| f.name.as_str()));
     let link_dict = Dict::of(sc.links.len(), sc.links.iter().map(|l| l.name.as_str()));
     vec![node_dict, flow_dict, link_dict, channel_dict]
@@ -529,11 +543,11 @@ impl Simulation {
     /// rows in between, no string per row): the same values as
     /// `results(wall_time_s).into_columns()`, names coded into `Columns::dicts`.
     pub fn results_columns(&mut self, wall_time_s: f64) -> Columns {
-        let (mut c, in_net) = self.columns_but_tables(wall_time_s);
+        let (mut c, in_net, ends) = self.columns_but_tables(wall_time_s);
         c.series = series(self.net.rec.series.clone());
         let now = self.now();
         c.flows = flow_columns(&self.scenario, &self.flows, now, &in_net);
-        c.links = link_columns(&self.scenario, &self.channels, &self.merged_per_channel(), now);
+        c.links = link_columns(&self.scenario, &self.channels, &self.merged_per_channel(), &ends, now);
         c
     }
 
@@ -543,7 +557,7 @@ impl Simulation {
     /// run's peak memory (at 10^5 flows the columns are about 130 MB; the simulation's
     /// parts are larger).
     pub fn into_results_columns(mut self, wall_time_s: f64) -> Columns {
-        let (mut c, in_net) = self.columns_but_tables(wall_time_s);
+        let (mut c, in_net, ends) = self.columns_but_tables(wall_time_s);
         let now = self.now();
         c.series = series(take(&mut self.net.rec.series));
         let merged = self.merged_per_channel();
@@ -563,7 +577,7 @@ impl Simulation {
         // resident while the channel table's columns take fresh pages.
         release_free_heap();
         let channels = take(&mut self.channels);
-        c.links = link_columns(&self.scenario, &channels, &merged, now);
+        c.links = link_columns(&self.scenario, &channels, &merged, &ends, now);
         drop(channels);
         c
     }
@@ -578,11 +592,15 @@ impl Simulation {
         super::write_json(self, now, wall_time_s, w)
     }
 
-    /// Everything but the flow and link tables and the series (settles the channels).
-    fn columns_but_tables(&mut self, wall_time_s: f64) -> (Columns, Vec<u64>) {
+    /// Everything but the flow and link tables and the series (settles the channels);
+    /// with `Simulation::in_network` and each channel's (from, to), read in the same
+    /// pass over the channels as the settling.
+    fn columns_but_tables(&mut self, wall_time_s: f64) -> (Columns, Vec<u64>, Vec<(u32, u32)>) {
         let now = self.now();
+        let mut ends = Vec::with_capacity(self.channels.len());
         for c in self.channels.iter_mut() {
             c.settle(now);
+            ends.push((c.from, c.to));
         }
         let sim = &*self;
         let in_net = sim.in_network();
@@ -602,9 +620,9 @@ impl Simulation {
             phases: coded(&mut phases),
             intervals: coded(&mut intervals),
             series: SeriesColumns::default(),
-            dicts: dicts(&sim.scenario, &sim.channels),
+            dicts: dicts(&sim.scenario, &ends),
         };
-        (c, in_net)
+        (c, in_net, ends)
     }
 }
 
@@ -646,15 +664,16 @@ fn node_columns(sim: &Simulation) -> Table {
     t
 }
 
-/// The channel table (channel `i` belongs to link `i / 2`: `Simulation::channel_link`).
-fn link_columns(sc: &crate::scenario::Scenario, chans: &[Channel], merged: &[u32], now: SimTime) -> Table {
+/// The channel table (channel `i` belongs to link `i / 2`: `Simulation::channel_link`;
+/// `ends`: each channel's (from, to)).
+fn link_columns(sc: &crate::scenario::Scenario, chans: &[Channel], merged: &[u32], ends: &[(u32, u32)], now: SimTime) -> Table {
     let n = chans.len();
     let mut t = chunked(n, &["name", "link", "from", "to", "qdisc"], |i| link_numbers(sc, &chans[i], merged[i] as usize, now), link_rows);
-    let node = |f: fn(&Channel) -> u32| Column::Ref { dict: NODE_NAMES, codes: chans.iter().map(f).collect() };
+    let node = |f: fn(&(u32, u32)) -> u32| Column::Ref { dict: NODE_NAMES, codes: ends.iter().map(f).collect() };
     t.set("name", Column::Ref { dict: CHANNEL_NAMES, codes: (0..n as u32).collect() });
     t.set("link", Column::Ref { dict: LINK_NAMES, codes: (0..n as u32).map(|i| i / 2).collect() });
-    t.set("from", node(|c| c.from));
-    t.set("to", node(|c| c.to));
+    t.set("from", node(|e| e.0));
+    t.set("to", node(|e| e.1));
     t.set("qdisc", few_strs(n, chans.iter().map(|c| Some(c.qdisc.name()))));
     t
 }
@@ -977,8 +996,16 @@ mod tests {
         assert_eq!(l.len(), 2);
         // Channel names from node names holding a NUL are listed too.
         let nodes = ["x\0", "y"];
-        let ch = Dict::channel_names(&Dict::of(2, nodes.into_iter()), &nodes, &[]);
-        assert_eq!(ch, Dict::List(vec![]));
+        let ch = Dict::channel_names(&Dict::of(2, nodes.into_iter()), &[(0, 1), (1, 0)]);
+        assert_eq!(ch, Dict::List(vec!["x\0->y".into(), "y->x\0".into()]));
+        // A NUL in the last string, or a string that is only a NUL, is seen too.
+        assert!(matches!(Dict::of(2, ["a", "b\0"].into_iter()), Dict::List(_)));
+        assert!(matches!(Dict::of(1, ["\0"].into_iter()), Dict::List(_)));
+        // Channel names from joined node names, the empty name and the last one included.
+        let nodes = Dict::of(3, ["", "bb", "c"].into_iter());
+        let ch = Dict::channel_names(&nodes, &[(1, 2), (2, 0), (0, 1), (2, 2)]);
+        assert_eq!(ch, Dict::Joined { count: 4, text: "bb->c\0c->\0->bb\0c->c".into() });
+        assert_eq!(Dict::channel_names(&nodes, &[]), Dict::Joined { count: 0, text: String::new() });
     }
 
     #[test]
