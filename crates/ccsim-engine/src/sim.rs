@@ -37,7 +37,7 @@ use crate::transport::source::{Gaps, Source};
 use crate::transport::timer::{Fired, LazyTimer};
 use crate::transport::voice::VoiceUser;
 use crate::transport::FlowCounters;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 
 /// Marks the end of a route in `Simulation::route_chans`.
@@ -256,6 +256,47 @@ pub enum StopReason {
     Interrupted,
 }
 
+/// The channel from one node to a neighbour: each node's outgoing channels in one
+/// array, sorted by far end (a binary search per hop). Built once per simulation; at
+/// 10^5 flows a hash map of the 4 x 10^5 (from, to) pairs cost a cache miss and a
+/// SipHash per lookup (a third of the build). Validation allows one link per pair of
+/// nodes, so a pair names one channel.
+struct ChannelIndex {
+    /// Node `u`'s channels are `out[start[u]..start[u + 1]]`, as (to, channel).
+    start: Vec<u32>,
+    out: Vec<(u32, u32)>,
+}
+
+impl ChannelIndex {
+    fn new(nodes: usize, channels: &[Channel]) -> Self {
+        let mut start = vec![0u32; nodes + 1];
+        for c in channels {
+            start[c.from as usize + 1] += 1;
+        }
+        for u in 0..nodes {
+            start[u + 1] += start[u];
+        }
+        let mut next = start.clone();
+        let mut out = vec![(0, 0); channels.len()];
+        for (id, c) in channels.iter().enumerate() {
+            let k = &mut next[c.from as usize];
+            out[*k as usize] = (c.to, id as u32);
+            *k += 1;
+        }
+        for u in 0..nodes {
+            out[start[u] as usize..start[u + 1] as usize].sort_unstable();
+        }
+        ChannelIndex { start, out }
+    }
+
+    /// The channel `from -> to` (the route's nodes are adjacent: validation made it).
+    fn get(&self, from: usize, to: usize) -> u32 {
+        let r = &self.out[self.start[from] as usize..self.start[from + 1] as usize];
+        let k = r.binary_search_by_key(&(to as u32), |&(t, _)| t).expect("a route's consecutive nodes are joined by a link");
+        r[k].1
+    }
+}
+
 impl Simulation {
     /// Name of channel `i` ("from->to"), built on demand: channels keep no strings.
     pub fn channel_name(&self, i: usize) -> String {
@@ -275,9 +316,6 @@ impl Simulation {
 
         // Channels: link i gives channels 2i (a->b) and 2i+1 (b->a).
         let mut channels = Vec::with_capacity(scenario.links.len() * 2);
-        // (from node, to node) -> channel: looked up only, never iterated, so a hash map
-        // (constant time at 10^5 links) cannot make results depend on hash order.
-        let mut chan_of: HashMap<(usize, usize), u32> = HashMap::with_capacity(scenario.links.len() * 2);
         for l in &scenario.links {
             for (d, (from, to)) in l.dirs.iter().zip([(l.a, l.b), (l.b, l.a)]) {
                 let id = channels.len();
@@ -289,7 +327,6 @@ impl Simulation {
                     }
                 };
                 let delay = d.delay + scenario.nodes[to].processing_delay;
-                chan_of.insert((from, to), id as u32);
                 let mut ch = Channel::new(from as u32, to as u32, d.rate_bps, delay, q);
                 let jitter = scenario.nodes[to].processing_jitter;
                 if jitter > SimDuration::ZERO {
@@ -303,6 +340,7 @@ impl Simulation {
             let el = e.config.build(Rng::new(seed, stream::element(e.channel, k)), e.to.map(|n| n as u32));
             channels[e.channel].add_element(el);
         }
+        let chan_of = ChannelIndex::new(scenario.nodes.len(), &channels);
         let mut adj: Vec<Vec<usize>> = vec![Vec::new(); scenario.nodes.len()];
         for l in &scenario.links {
             adj[l.a].push(l.b);
@@ -358,11 +396,11 @@ impl Simulation {
         for (fi, f) in scenario.flows.iter().enumerate() {
             route_chans.push(ROUTE_END); // the data route's conversation, set below
             let data_route = route_chans.len() as u32;
-            route_chans.extend(f.path.windows(2).map(|w| chan_of[&(w[0], w[1])]));
+            route_chans.extend(f.path.windows(2).map(|w| chan_of.get(w[0], w[1])));
             route_chans.push(ROUTE_END);
             route_chans.push(ROUTE_END); // the ack route's conversation
             let ack_route = route_chans.len() as u32;
-            route_chans.extend(f.ack_path.windows(2).map(|w| chan_of[&(w[0], w[1])]));
+            route_chans.extend(f.ack_path.windows(2).map(|w| chan_of.get(w[0], w[1])));
             route_chans.push(ROUTE_END);
             route_chans[data_route as usize - 1] = conv(&mut convs, f.from, f.to);
             // Start-time jitter: a uniform offset in [0, start_jitter) from the flow's own
