@@ -349,8 +349,8 @@ def _index_of(names: list[str], name: str, what: str) -> int:
 #
 # Buffers stay as they came (bytearrays) until used: ``raw`` reads them through
 # ``memoryview.cast`` (no NumPy import, so a CLI run that prints JSON does not pay for
-# it); the DataFrames wrap them with ``numpy.frombuffer`` (no copy) before pandas copies
-# them into its blocks.
+# it); the DataFrames read them with ``numpy.frombuffer`` and copy each column once into
+# an array of its own (``_Column.array``), which pandas then keeps as it is.
 
 
 def _mv(buf: Any, fmt: str) -> memoryview:
