@@ -181,6 +181,11 @@ def test_results_pickle_as_columns_and_come_back_equal() -> None:
     back = pickle.loads(pickle.dumps(r))
     assert back.raw == want
     _frames_equal(back.links, r.links)
+    # The frames the tables keep to share (copy-on-write) are not pickled either.
+    fresh = ccsim.run(DATA / "tiny.toml")
+    size = len(pickle.dumps(fresh))
+    fresh.links, fresh.flows, fresh.phases
+    assert len(pickle.dumps(fresh)) == size
 
 
 def test_unknown_results_format_is_a_scenario_error() -> None:
