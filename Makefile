@@ -1,7 +1,7 @@
 # ccsim build plumbing (GNU make).
 #
 #   make demo    set up .venv, build ccsim (release) and run the keshav-s1 reproduction
-#   make test    set up, then cargo test (engine, release and debug) and pytest
+#   make test    set up, then cargo test (engine, optimised and debug) and pytest
 #   make bench   the speed benchmark of issue 2
 #   make build   only set up .venv and build
 #   make reproductions   rerun every reproduction: figures, CSVs, the numbers and
@@ -73,7 +73,9 @@ debian-packages:
 	fi
 
 test: $(BUILD_STAMP) debian-packages
-	cargo test -p ccsim-engine --release
+	# Optimised as release, without its link-time optimisation (Cargo.toml's
+	# test-release profile: the test binaries build in less than half the time).
+	cargo test -p ccsim-engine --profile test-release
 	# Debug build too: debug assertions check every channel's conservation identity.
 	cargo test -p ccsim-engine
 	$(BIN)/python -m pytest -q
