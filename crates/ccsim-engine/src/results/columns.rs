@@ -229,7 +229,11 @@ impl Table {
     }
     /// A writer that adds whole columns of `rows` rows after the table's columns.
     fn writer(&mut self) -> Writer<'_> {
-        Writer { next: self.columns.len(), base: 0, total: self.rows, later: &[], t: self }
+        self.writer_leaving(&[])
+    }
+    /// `writer`, leaving the columns named in `later` empty for the caller to set.
+    fn writer_leaving<'a>(&'a mut self, later: &'a [&'a str]) -> Writer<'a> {
+        Writer { next: self.columns.len(), base: 0, total: self.rows, later, t: self }
     }
     fn u64(&mut self, name: &str, v: impl Iterator<Item = u64>) {
         self.writer().u64(name, v);
@@ -607,7 +611,7 @@ impl Simulation {
         let (mut phases, mut intervals) = super::periods(sim);
         let (nf, nc) = (sim.scenario.flows.len(), sim.channels.len());
         let coded = |p: &mut Vec<PhaseResult>| {
-            let mut p = periods(p);
+            let mut p = periods(p, &["name"]);
             p.flows.set("name", Column::Ref { dict: FLOW_NAMES, codes: row_codes(p.flows.rows, nf) });
             p.links.set("name", Column::Ref { dict: CHANNEL_NAMES, codes: row_codes(p.links.rows, nc) });
             p
@@ -715,8 +719,8 @@ impl Results {
             flows,
             links,
             nodes: node_table(&mut self.nodes),
-            phases: periods(&mut self.phases),
-            intervals: periods(&mut self.intervals),
+            phases: periods(&mut self.phases, &[]),
+            intervals: periods(&mut self.intervals, &[]),
             series: series(self.series),
             dicts: Vec::new(),
         }
@@ -826,13 +830,15 @@ fn node_table(n: &mut [NodeResult]) -> Table {
     t
 }
 
-fn periods(p: &mut [PhaseResult]) -> Periods {
+/// The periods' columns (`later`: the columns of both tables the caller sets itself,
+/// `name` when it codes the names into the shared dictionaries).
+fn periods(p: &mut [PhaseResult], later: &[&str]) -> Periods {
     let name = p.iter_mut().map(|x| take(&mut x.name)).collect();
     let start_s = p.iter().map(|x| nan_if_not_finite(x.start_s)).collect();
     let end_s = p.iter().map(|x| nan_if_not_finite(x.end_s)).collect();
     let mut flows: Vec<_> = p.iter_mut().flat_map(|x| x.flows.iter_mut()).collect();
     let mut f = Table::new(flows.len());
-    f.str("name", flows.iter_mut().map(|x| Some(take(&mut x.name))));
+    f.writer_leaving(later).str("name", flows.iter_mut().map(|x| Some(take(&mut x.name))));
     f.u64("sent_pkts", flows.iter().map(|x| x.sent_pkts));
     f.u64("delivered_pkts", flows.iter().map(|x| x.delivered_pkts));
     f.u64("retransmitted_pkts", flows.iter().map(|x| x.retransmitted_pkts));
@@ -847,7 +853,7 @@ fn periods(p: &mut [PhaseResult]) -> Periods {
     drop(flows);
     let mut links: Vec<_> = p.iter_mut().flat_map(|x| x.links.iter_mut()).collect();
     let mut l = Table::new(links.len());
-    l.str("name", links.iter_mut().map(|x| Some(take(&mut x.name))));
+    l.writer_leaving(later).str("name", links.iter_mut().map(|x| Some(take(&mut x.name))));
     l.u64("tx_pkts", links.iter().map(|x| x.tx_pkts));
     l.u64("tx_bytes", links.iter().map(|x| x.tx_bytes));
     l.u64("drops", links.iter().map(|x| x.drops));
