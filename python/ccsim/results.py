@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -349,8 +349,8 @@ def _index_of(names: list[str], name: str, what: str) -> int:
 #
 # Buffers stay as they came (bytearrays) until used: ``raw`` reads them through
 # ``memoryview.cast`` (no NumPy import, so a CLI run that prints JSON does not pay for
-# it); the DataFrames read them with ``numpy.frombuffer`` and copy each column once into
-# an array of its own (``_Column.array``), which pandas then keeps as it is.
+# it); the DataFrames read them with ``numpy.frombuffer`` (``_Table.frame``: shared
+# copy-on-write with pandas 3, else copied once per frame).
 
 
 def _mv(buf: Any, fmt: str) -> memoryview:
@@ -548,7 +548,8 @@ def _copy_on_write() -> bool:
 
     if int(pd.__version__.split(".")[0]) >= 3:
         return True
-    return bool(pd.get_option("mode.copy_on_write"))
+    # pandas 2: True, False or "warn" (which only warns, and copies nothing).
+    return pd.get_option("mode.copy_on_write") is True
 
 
 # Columns whose cells are lists: each frame gets lists of its own.
@@ -572,27 +573,27 @@ class _Table:
         self.rows, self.columns = state
         self._shared = None
 
-    def frame(self, lead: dict[str, Any] | None = None) -> pd.DataFrame:
+    def frame(self, lead: Callable[[], dict[str, Any]] | None = None) -> pd.DataFrame:
         """The table as a DataFrame the caller may change. With copy-on-write (pandas 3),
         every frame is a shallow copy of one frame kept here, whose number columns are
         the buffers themselves (no copy: pandas copies a block before a frame writes to
         it, since this one shares it); without it, every column is copied. Either way
-        the list-valued columns are new lists for every frame. (`lead`: columns before
-        the table's, the same at every call.)"""
+        the list-valued columns are new lists for every frame. (`lead`: makes the
+        columns before the table's; called only when they are built.)"""
         import pandas as pd
 
         if not _copy_on_write():
-            data = dict(lead or {})
+            data = lead() if lead else {}
             data.update({name: c.array(copy=True) for name, c in self.columns.items()})
             # No consolidation into 2-D blocks (a second copy of every column: 0.05 s
             # at 4 x 10^5 rows; pandas consolidates later if an operation wants it).
             return pd.DataFrame(data, copy=False)
         if self._shared is None:
-            data = dict(lead or {})
+            data = lead() if lead else {}
             data.update({n: c.array(copy=False) for n, c in self.columns.items() if c.kind not in _LIST_KINDS})
             self._shared = pd.DataFrame(data, copy=False)
         f = self._shared.copy(deep=False)
-        at = len(lead or {})
+        at = len(f.columns) - sum(c.kind not in _LIST_KINDS for c in self.columns.values())
         for i, (name, c) in enumerate(self.columns.items()):
             if c.kind in _LIST_KINDS:
                 f.insert(at + i, name, c.array())
@@ -661,13 +662,16 @@ class _Periods:
         if table.rows == 0:
             return pd.DataFrame(columns=PERIOD_COLUMNS)
         per = table.rows // len(self.name)
-        names = np.empty(len(self.name), dtype=object)
-        names[:] = self.name
-        lead = {
-            "phase": np.repeat(names, per),
-            "start_s": np.repeat(_np(self.start_s, "=f8"), per),
-            "end_s": np.repeat(_np(self.end_s, "=f8"), per),
-        }
+
+        def lead() -> dict[str, Any]:
+            names = np.empty(len(self.name), dtype=object)
+            names[:] = self.name
+            return {
+                "phase": np.repeat(names, per),
+                "start_s": np.repeat(_np(self.start_s, "=f8"), per),
+                "end_s": np.repeat(_np(self.end_s, "=f8"), per),
+            }
+
         return table.frame(lead)
 
     def records(self) -> list[dict[str, Any]]:

@@ -235,20 +235,10 @@ impl Table {
     fn writer_leaving<'a>(&'a mut self, later: &'a [&'a str]) -> Writer<'a> {
         Writer { next: self.columns.len(), base: 0, total: self.rows, later, t: self }
     }
-    fn u64(&mut self, name: &str, v: impl Iterator<Item = u64>) {
-        self.writer().u64(name, v);
-    }
-    fn f64(&mut self, name: &str, v: impl Iterator<Item = f64>) {
-        self.writer().f64(name, v);
-    }
-    fn opt_f64(&mut self, name: &str, v: impl Iterator<Item = Option<f64>>) {
-        self.writer().opt_f64(name, v);
-    }
-    fn bool(&mut self, name: &str, v: impl Iterator<Item = bool>) {
-        self.writer().bool(name, v);
-    }
-    fn str(&mut self, name: &str, v: impl Iterator<Item = Option<String>>) {
-        self.writer().str(name, v);
+    /// A writer of the next batch of rows of a table that will have `total` rows: it
+    /// creates the columns at the first batch and extends them at the others (`chunked`).
+    fn batch_writer<'a>(&'a mut self, total: usize, later: &'a [&'a str]) -> Writer<'a> {
+        Writer { next: 0, base: self.rows, total, later, t: self }
     }
     /// Replaces column `name`, keeping its place.
     fn set(&mut self, name: &str, c: Column) {
@@ -519,7 +509,7 @@ fn chunked<R>(n: usize, later: &[&str], row: impl Fn(usize) -> R, fill: impl Fn(
         let end = (start + CHUNK).min(n);
         rows.clear();
         rows.extend((start..end).map(&row));
-        fill(&mut Writer { next: 0, base: t.rows, total: n, later, t: &mut t }, &mut rows);
+        fill(&mut t.batch_writer(n, later), &mut rows);
         t.rows += rows.len();
         start = end;
         if start >= n {
@@ -677,8 +667,9 @@ fn node_columns(sim: &Simulation) -> Table {
     let nodes = &sim.scenario.nodes;
     let mut t = Table::new(nodes.len());
     t.push("name", Column::Ref { dict: NODE_NAMES, codes: (0..nodes.len() as u32).collect() });
-    t.bool("router", nodes.iter().map(|n| n.router));
-    t.u64("control_received_pkts", sim.node_control_rx.iter().copied());
+    let mut w = t.writer();
+    w.bool("router", nodes.iter().map(|n| n.router));
+    w.u64("control_received_pkts", sim.node_control_rx.iter().copied());
     t
 }
 
@@ -824,9 +815,10 @@ fn link_rows(t: &mut Writer, l: &mut [LinkResult]) {
 
 fn node_table(n: &mut [NodeResult]) -> Table {
     let mut t = Table::new(n.len());
-    t.str("name", n.iter_mut().map(|x| Some(take(&mut x.name))));
-    t.bool("router", n.iter().map(|x| x.router));
-    t.u64("control_received_pkts", n.iter().map(|x| x.control_received_pkts));
+    let mut w = t.writer();
+    w.str("name", n.iter_mut().map(|x| Some(take(&mut x.name))));
+    w.bool("router", n.iter().map(|x| x.router));
+    w.u64("control_received_pkts", n.iter().map(|x| x.control_received_pkts));
     t
 }
 
@@ -838,29 +830,31 @@ fn periods(p: &mut [PhaseResult], later: &[&str]) -> Periods {
     let end_s = p.iter().map(|x| nan_if_not_finite(x.end_s)).collect();
     let mut flows: Vec<_> = p.iter_mut().flat_map(|x| x.flows.iter_mut()).collect();
     let mut f = Table::new(flows.len());
-    f.writer_leaving(later).str("name", flows.iter_mut().map(|x| Some(take(&mut x.name))));
-    f.u64("sent_pkts", flows.iter().map(|x| x.sent_pkts));
-    f.u64("delivered_pkts", flows.iter().map(|x| x.delivered_pkts));
-    f.u64("retransmitted_pkts", flows.iter().map(|x| x.retransmitted_pkts));
-    f.u64("dropped_pkts", flows.iter().map(|x| x.dropped_pkts));
-    f.f64("goodput_pps", flows.iter().map(|x| x.goodput_pps));
-    f.f64("goodput_bps", flows.iter().map(|x| x.goodput_bps));
-    f.f64("loss_pps", flows.iter().map(|x| x.loss_pps));
-    f.f64("retransmission_pps", flows.iter().map(|x| x.retransmission_pps));
-    f.opt_f64("delay_mean_s", flows.iter().map(|x| x.delay_mean_s));
-    f.opt_f64("owd_mean_s", flows.iter().map(|x| x.owd_mean_s));
-    f.opt_f64("qdelay_mean_s", flows.iter().map(|x| x.qdelay_mean_s));
+    let mut w = f.writer_leaving(later);
+    w.str("name", flows.iter_mut().map(|x| Some(take(&mut x.name))));
+    w.u64("sent_pkts", flows.iter().map(|x| x.sent_pkts));
+    w.u64("delivered_pkts", flows.iter().map(|x| x.delivered_pkts));
+    w.u64("retransmitted_pkts", flows.iter().map(|x| x.retransmitted_pkts));
+    w.u64("dropped_pkts", flows.iter().map(|x| x.dropped_pkts));
+    w.f64("goodput_pps", flows.iter().map(|x| x.goodput_pps));
+    w.f64("goodput_bps", flows.iter().map(|x| x.goodput_bps));
+    w.f64("loss_pps", flows.iter().map(|x| x.loss_pps));
+    w.f64("retransmission_pps", flows.iter().map(|x| x.retransmission_pps));
+    w.opt_f64("delay_mean_s", flows.iter().map(|x| x.delay_mean_s));
+    w.opt_f64("owd_mean_s", flows.iter().map(|x| x.owd_mean_s));
+    w.opt_f64("qdelay_mean_s", flows.iter().map(|x| x.qdelay_mean_s));
     drop(flows);
     let mut links: Vec<_> = p.iter_mut().flat_map(|x| x.links.iter_mut()).collect();
     let mut l = Table::new(links.len());
-    l.writer_leaving(later).str("name", links.iter_mut().map(|x| Some(take(&mut x.name))));
-    l.u64("tx_pkts", links.iter().map(|x| x.tx_pkts));
-    l.u64("tx_bytes", links.iter().map(|x| x.tx_bytes));
-    l.u64("drops", links.iter().map(|x| x.drops));
-    l.u64("marks", links.iter().map(|x| x.marks));
-    l.f64("utilization", links.iter().map(|x| x.utilization));
-    l.f64("queue_mean_pkts", links.iter().map(|x| x.queue_mean_pkts));
-    l.opt_f64("sojourn_mean_s", links.iter().map(|x| x.sojourn_mean_s));
+    let mut w = l.writer_leaving(later);
+    w.str("name", links.iter_mut().map(|x| Some(take(&mut x.name))));
+    w.u64("tx_pkts", links.iter().map(|x| x.tx_pkts));
+    w.u64("tx_bytes", links.iter().map(|x| x.tx_bytes));
+    w.u64("drops", links.iter().map(|x| x.drops));
+    w.u64("marks", links.iter().map(|x| x.marks));
+    w.f64("utilization", links.iter().map(|x| x.utilization));
+    w.f64("queue_mean_pkts", links.iter().map(|x| x.queue_mean_pkts));
+    w.opt_f64("sojourn_mean_s", links.iter().map(|x| x.sojourn_mean_s));
     Periods {
         name,
         start_s,
@@ -1058,7 +1052,7 @@ mod tests {
     #[test]
     fn strings_are_dictionary_encoded_in_order_of_first_appearance() {
         let mut t = table_with(5);
-        t.str("k", [Some("b"), Some("a"), None, Some("b"), Some("c")].into_iter().map(|x| x.map(String::from)));
+        t.writer().str("k", [Some("b"), Some("a"), None, Some("b"), Some("c")].into_iter().map(|x| x.map(String::from)));
         assert_eq!(
             t.columns[0].1,
             Column::Str { dict: vec!["b".into(), "a".into(), "c".into()], codes: vec![0, 1, u32::MAX, 0, 2] }
@@ -1068,8 +1062,9 @@ mod tests {
     #[test]
     fn null_and_non_finite_floats_become_nan_and_absent_integers_a_mask() {
         let mut t = table_with(3);
-        t.opt_f64("x", [Some(1.5), None, Some(f64::INFINITY)].into_iter());
-        t.writer().opt_u64("n", [Some(7), None, Some(0)].into_iter());
+        let mut w = t.writer();
+        w.opt_f64("x", [Some(1.5), None, Some(f64::INFINITY)].into_iter());
+        w.opt_u64("n", [Some(7), None, Some(0)].into_iter());
         let Column::F64(x) = &t.columns[0].1 else { panic!() };
         assert_eq!(x[0], 1.5);
         assert!(x[1].is_nan() && x[2].is_nan());
@@ -1106,7 +1101,7 @@ mod tests {
         let mut batched = Table::new(0);
         for r in [0..2, 2..5] {
             let len = r.len();
-            write(&mut Writer { next: 0, base: batched.rows, total: 5, later: &["later"], t: &mut batched }, r);
+            write(&mut batched.batch_writer(5, &["later"]), r);
             batched.rows += len;
         }
         assert_eq!(batched.rows, 5);
