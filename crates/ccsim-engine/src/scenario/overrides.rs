@@ -24,9 +24,22 @@ fn parse_value(s: &str) -> Value {
     }
 }
 
+/// The most parts a `--set` key may have. The deepest field of the format is four parts
+/// down (`flows.ftp1.params.beta`); a longer key would only build nested tables, and
+/// thousands of parts nest deep enough to overflow the stack when the document is read.
+const MAX_KEY_PARTS: usize = 16;
+
+/// A key as named in an error: its first 60 characters when it is longer.
+fn shown(key: &str) -> String {
+    match key.char_indices().nth(60) {
+        Some((i, _)) => format!("{}...", &key[..i]),
+        None => key.to_string(),
+    }
+}
+
 pub fn apply_overrides(root: &mut toml::Table, overrides: &[String], source: &str) -> Result<(), ScenarioError> {
     for o in overrides {
-        let err = |field: &str, msg: String| ScenarioError::new(source, format!("--set {field}"), msg);
+        let err = |field: &str, msg: String| ScenarioError::new(source, format!("--set {}", shown(field)), msg);
         let Some((key, value)) = o.split_once('=') else {
             return Err(err(o, "expected KEY=VALUE, e.g. --set defaults.qdisc=fq".into()));
         };
@@ -34,6 +47,10 @@ pub fn apply_overrides(root: &mut toml::Table, overrides: &[String], source: &st
         let segs: Vec<&str> = key.split('.').collect();
         if key.is_empty() || segs.iter().any(|s| s.is_empty()) {
             return Err(err(key, "the key is empty or has an empty part; write e.g. flows.ftp1.cc".into()));
+        }
+        if segs.len() > MAX_KEY_PARTS {
+            let n = segs.len();
+            return Err(err(key, format!("the key has {n} parts, more than any field (at most {MAX_KEY_PARTS}); write e.g. flows.ftp1.params.beta")));
         }
         let mut doc = Value::Table(std::mem::take(root));
         let res = set_one(&mut doc, &segs, parse_value(value.trim())).map_err(|m| err(key, m));
@@ -51,7 +68,7 @@ fn set_one(doc: &mut Value, segs: &[&str], value: Value) -> Result<(), String> {
     let mut cur = doc;
     for (i, seg) in segs.iter().enumerate() {
         let last = i + 1 == segs.len();
-        let here = if i == 0 { "the file".to_string() } else { format!("'{}'", segs[..i].join(".")) };
+        let here = || if i == 0 { "the file".to_string() } else { format!("'{}'", segs[..i].join(".")) };
         match cur {
             Value::Table(t) => {
                 if last {
@@ -67,14 +84,14 @@ fn set_one(doc: &mut Value, segs: &[&str], value: Value) -> Result<(), String> {
                 };
                 let Some(idx) = idx else {
                     let names: Vec<String> = a.iter().filter_map(element_name).collect();
-                    return Err(format!("{here} has no element named '{seg}'; known: {}", names.join(", ")));
+                    return Err(format!("{} has no element named '{seg}'; known: {}", here(), names.join(", ")));
                 };
                 if last {
-                    return Err(format!("cannot replace a whole element of {here}; set one of its fields"));
+                    return Err(format!("cannot replace a whole element of {}; set one of its fields", here()));
                 }
                 cur = &mut a[idx];
             }
-            _ => return Err(format!("{here} is a single value, not a section")),
+            _ => return Err(format!("{} is a single value, not a section", here())),
         }
     }
     Ok(())
@@ -126,5 +143,18 @@ mod tests {
         assert!(e.message.contains("KEY=VALUE"));
         let e = apply_overrides(&mut t, &["scenario.duration.x=1".into()], "x.toml").unwrap_err();
         assert!(e.message.contains("single value"));
+    }
+
+    #[test]
+    fn a_key_of_thousands_of_parts_is_an_error_not_a_stack_overflow() {
+        // `flows.f1.params.x.x...` with 5000 parts used to nest 5000 tables, and reading
+        // the document overflowed the stack (a segfault); 100000 parts took a minute.
+        let mut t = doc();
+        let key = format!("flows.f1.params{}", ".x".repeat(100_000));
+        let e = apply_overrides(&mut t, &[format!("{key}=1")], "x.toml").unwrap_err();
+        assert!(e.message.contains("100003 parts"), "{}", e.message);
+        assert!(e.field.len() < 80, "{}", e.field);
+        let ok = format!("flows.f1.params{}", ".x".repeat(MAX_KEY_PARTS - 3));
+        apply_overrides(&mut t, &[format!("{ok}=1")], "x.toml").unwrap();
     }
 }
