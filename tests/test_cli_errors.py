@@ -93,3 +93,12 @@ def test_unknown_reproduction():
 )
 def test_bad_bench_arguments(args, word):
     assert_user_error(run_cli("bench", *args, "--json"), word)
+
+
+def test_a_misspelt_default_cc_is_an_error_even_when_every_flow_names_its_own():
+    # tiny.toml's window flows all set cc, so defaults.cc=bbr used to do nothing silently.
+    assert_user_error(
+        run_cli("run", DATA / "tiny.toml", "--set", "defaults.cc=bbr"),
+        "defaults.cc",
+        "unknown congestion control 'bbr'",
+    )

@@ -170,6 +170,8 @@ fn the_inputs_that_used_to_abort_or_hang_are_errors_now() {
         (vec!["flows.f.cc=generic", "flows.f.params.beta=1e-300"], "flows.f.params.beta"),
         (vec!["flows.f.cc=generic", "flows.f.params.initial_rto=1ns"], "flows.f.params.initial_rto"),
         (vec!["flows.f.params.min_rto=1ps", "flows.f.params.max_rto=1ps"], "flows.f.params.min_rto"),
+        // Accepted silently when every window flow names its own cc.
+        (vec!["defaults.cc=bbr", "flows.f.cc=reno"], "defaults.cc"),
     ] {
         let o: Vec<String> = o.iter().map(|s| s.to_string()).collect();
         let e = run_text(base, "x.toml", &o, None).err().unwrap_or_else(|| panic!("{o:?} accepted"));

@@ -179,6 +179,11 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         None => DEFAULT_BUFFER,
     };
     let def_cc = d.cc.clone().unwrap_or_else(|| "reno".to_string());
+    // Checked here as well, so that a misspelt default is an error also when every window
+    // flow names its own cc (or there is none).
+    if d.cc.is_some() {
+        cc_config(&cx, "defaults.cc", "defaults.cc", &def_cc, &toml::Table::new())?;
+    }
     let def_data = match &d.data_size {
         Some(v) => cx.size("defaults.data_size", v)?,
         None => DEFAULT_DATA_SIZE as u32,
