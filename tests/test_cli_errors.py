@@ -95,6 +95,25 @@ def test_bad_bench_arguments(args, word):
     assert_user_error(run_cli("bench", *args, "--json"), word)
 
 
+def test_seed_beyond_64_bits_is_a_user_error():
+    # `ccsim bench --seed 18446744073709551616` used to end in an OverflowError traceback.
+    for command in (["bench", "--time", "1ms", "--flows", "1"], ["run", KESHAV]):
+        assert_user_error(
+            run_cli(*command, "--seed", str(2**64)), "--seed", "at most 18446744073709551615"
+        )
+
+
+def test_pcap_naming_a_file_is_a_user_error_before_the_run(tmp_path):
+    # It used to fail after the run with "afile: File exists".
+    target = tmp_path / "afile"
+    target.write_text("x")
+    assert_user_error(
+        run_cli("run", DATA / "tiny.toml", "--pcap", target),
+        "--pcap",
+        "is a file; give a directory",
+    )
+
+
 def test_a_misspelt_default_cc_is_an_error_even_when_every_flow_names_its_own():
     # tiny.toml's window flows all set cc, so defaults.cc=bbr used to do nothing silently.
     assert_user_error(

@@ -53,6 +53,10 @@ def _nonneg_int(what: str):
             raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
         if value < 0:
             raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        # The engine takes these as 64-bit integers (a larger seed used to end in a
+        # traceback from `ccsim bench`).
+        if value >= 2**64:
+            raise argparse.ArgumentTypeError(f"{text!r} is too large; give at most {2**64 - 1}")
         return value
 
     return convert
@@ -502,6 +506,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise CliError(f"--max-wall {args.max_wall:g}: give a positive number of seconds")
     if args.out is not None:
         check_out_dir(args.out, args.force)
+    if args.pcap is not None and Path(args.pcap).exists() and not Path(args.pcap).is_dir():
+        # Checked before the run (it used to end, after the run, in "afile: File exists").
+        raise CliError(f"--pcap {args.pcap}: is a file; give a directory")
     as_written = scenario  # scenario.toml leaves out the capture --pcap adds
     if args.pcap is not None:
         from ccsim.pcap import with_capture
