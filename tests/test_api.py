@@ -208,3 +208,22 @@ def test_a_dict_scenario_takes_overrides_and_reports_errors_by_field():
     assert r.check()["links"][0]["qdisc"] == "fcfs", "explicit link values win over defaults"
     with pytest.raises(ccsim.ScenarioError, match="expected a dict"):
         ccsim.Scenario.from_dict(["not", "a", "dict"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (float("nan"), "nan is not a number a scenario can hold"),
+        (float("-inf"), "-inf is not a number"),
+        (2**63, "9223372036854775808 is too large"),
+    ],
+)
+def test_a_dict_with_a_number_json_cannot_carry_is_an_error_naming_the_field(value, words):
+    # These used to reach the engine's JSON parser and come back as "not a scenario in
+    # JSON: expected value at line 1 column 43", naming neither the field nor the value.
+    doc = ccsim.load(DATA / "tiny.toml").check()
+    doc["flows"][0]["params"]["rto_k"] = value
+    name = doc["flows"][0]["name"]
+    with pytest.raises(ccsim.ScenarioError) as info:
+        ccsim.run(doc)
+    assert str(info.value).startswith(f"<dict>: flows.{name}.params.rto_k: {words}"), info.value

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from dataclasses import dataclass, field
@@ -53,7 +54,9 @@ class Scenario:
                 f"{type(doc).__name__}"
             )
         try:
-            text = json.dumps(_drop_none(doc))
+            text = json.dumps(_drop_none(doc), allow_nan=False)
+        except _BadNumber as exc:
+            raise _ccsim.ScenarioError(f"{source}: {exc}") from None
         except (TypeError, ValueError) as exc:
             raise _ccsim.ScenarioError(
                 f"{source}: not a scenario: {exc}; use str, int, float, bool, list and dict "
@@ -101,12 +104,40 @@ class Scenario:
         return run(self, seed)
 
 
-def _drop_none(value: Any) -> Any:
+class _BadNumber(ValueError):
+    """A number the JSON handed to the engine cannot carry; the message names the field."""
+
+
+def _drop_none(value: Any, path: str = "") -> Any:
+    """``value`` without the keys whose value is None. Numbers JSON cannot carry to the
+    engine are errors naming the field (the engine's JSON parser used to report them as
+    "expected value at line 1 column 43")."""
     if isinstance(value, dict):
-        return {k: _drop_none(v) for k, v in value.items() if v is not None}
+        return {
+            k: _drop_none(v, f"{path}.{k}" if path else str(k))
+            for k, v in value.items()
+            if v is not None
+        }
     if isinstance(value, (list, tuple)):
-        return [_drop_none(v) for v in value]
+        return [_drop_none(v, f"{path}.{_item_name(v, i)}") for i, v in enumerate(value)]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _BadNumber(
+            f"{path}: {value!r} is not a number a scenario can hold (a dict goes to the "
+            "engine as JSON, which has no NaN or infinity); give a finite number"
+        )
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+        raise _BadNumber(
+            f"{path}: {value} is too large for a scenario's integers (at most "
+            f"{2**63 - 1} in magnitude, as in TOML); give a smaller number"
+        )
     return value
+
+
+def _item_name(item: Any, index: int) -> str:
+    """An array element as the engine's messages name it: by its name, else its index."""
+    if isinstance(item, dict) and isinstance(item.get("name"), str):
+        return item["name"]
+    return str(index)
 
 
 def _override_value(value: Any) -> str:
