@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import ccsim
+from ccsim import _ccsim
 from conftest import DATA, FLOW_KEYS, KESHAV, LINK_KEYS, TOP_KEYS
 
 def test_version_is_the_native_modules():
@@ -227,3 +228,10 @@ def test_a_dict_with_a_number_json_cannot_carry_is_an_error_naming_the_field(val
     with pytest.raises(ccsim.ScenarioError) as info:
         ccsim.run(doc)
     assert str(info.value).startswith(f"<dict>: flows.{name}.params.rto_k: {words}"), info.value
+
+
+def test_bench_of_an_unbounded_time_is_an_error_not_a_run_of_hours():
+    # 1e300 s saturated to about 213 days of simulated time (the CLI's --time was bounded
+    # by the unit parser, the native function was not).
+    with pytest.raises(ccsim.ScenarioError, match="bench: time: 1e300 s is too large"):
+        _ccsim.bench(1, 1_000_000, 1e300)
