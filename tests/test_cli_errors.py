@@ -121,3 +121,10 @@ def test_a_misspelt_default_cc_is_an_error_even_when_every_flow_names_its_own():
         "defaults.cc",
         "unknown congestion control 'bbr'",
     )
+
+
+def test_an_override_key_of_thousands_of_parts_is_a_user_error_not_a_segfault():
+    key = "flows.reno1.params" + ".x" * 5000
+    assert_user_error(
+        run_cli("run", DATA / "tiny.toml", "--set", f"{key}=1"), "the key has 5003 parts"
+    )

@@ -72,10 +72,13 @@ def check_conservation(results: ccsim.Results) -> None:
     # ECN marks reach receivers or are still on the way.
     assert sum(f["ce_marked_pkts"] for f in flows) <= sum(c["marks"] for c in links)
 
-    # A host that sources no window flow receives only data: what the channels into it
-    # transmitted has arrived, or is still propagating (so counted in flight).
-    ack_receivers = {f["from"] for f in flows if f["kind"] == "window"}
-    for host in {f["to"] for f in flows} - ack_receivers:
+    # A host that receives only data (it sources no flow with acks or feedback, is no end
+    # of a voice or CADPC flow, whose control and PTP packets go to both ends, and no
+    # beacon sends): what the channels into it transmitted has arrived, or is still
+    # propagating (so counted in flight).
+    not_only_data = {f["from"] for f in flows if f["kind"] not in ("cbr", "poisson")}
+    not_only_data |= {f["to"] for f in flows if f["kind"] in ("voice", "cadpc")}
+    for host in set() if emitted else {f["to"] for f in flows} - not_only_data:
         into = sum(c["tx_pkts"] for c in links if c["to"] == host)
         arrived = sum(f["arrived_pkts"] for f in flows if f["to"] == host)
         in_flight = sum(f["in_network_pkts"] for f in flows if f["to"] == host)

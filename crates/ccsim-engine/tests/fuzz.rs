@@ -28,9 +28,21 @@ const QDISCS: &[&str] = &[
     "{ kind = \"red\", min_th = \"3000B\", byte_mode = true, max_p = 1.0 }",
 ];
 const BAD_QDISCS: &[&str] = &["\"codel\"", "{ kind = \"red\", w_q = 0.0 }", "{ kind = \"fq\", x = 1 }"];
-const CCS: &[&str] = &["generic", "tahoe", "reno", "newreno", "vegas", "da", "pp"];
+const CCS: &[&str] = &["generic", "tahoe", "jk", "reno", "newreno", "vegas", "da", "pp", "packet_pair", "delay_aimd"];
 const BAD_CCS: &[&str] = &["bbr"];
-const PARAMS: &[&str] = &["", "", "", "initial_rto = \"200ms\"", "rto_k = 1"];
+const PARAMS: &[&str] = &["", "", "", "initial_rto = \"200ms\"", "initial_rto = \"1us\""];
+/// A policy with parameters of its own (valid ones, at their extremes).
+const CC_PARAMS: &[&str] = &[
+    "reno\"\n[flows.params]\nrto_k = 1\ndupack_threshold = 1\ninitial_window = 64\nrto = \"linux\"\nmin_rto = \"1us\"\nmax_rto = \"1us\"",
+    "tahoe\"\n[flows.params]\ninitial_ssthresh = 2\nrto_k = 4294967295",
+    "delay_aimd\"\n[flows.params]\ntau0 = \"1ps\"\nsrtt_gain = 1e-300\nper_packet = true\ngamma = 0\ndelayed_ack = \"detect\"",
+    "delay_aimd\"\n[flows.params]\nalpha = 1e300\nbeta_min = 0.999999\nbeta_max = 0.999999\ndelayed_ack = \"on\"",
+    "vegas\"\n[flows.params]\nalpha = 1e-300\nbeta = 1e300\ngamma = 0\nrtt = \"min\"\nslow_start_exit = \"eighth\"",
+    "da\"\n[flows.params]\nk = 1e300\nndg_threshold = 1e-300\nrule_window = \"two_back\"\nmax_reduce = 1\nndg_sampling = \"epoch\"",
+    "da\"\n[flows.params]\nk = 1\nmin_buffer = 4294967295\noptimistic = true\nreference_window = 100000",
+    "pp\"\n[flows.params]\nsetpoint = 1e-300\nalpha = 0.999999\nupdate = \"probe\"",
+    "generic\"\n[flows.params]\nbeta = 1\nalpha = 1e-300\nwindow = 1",
+];
 const BAD_PARAMS: &[&str] = &[
     "initial_rto = \"0s\"",
     "initial_rto = \"1ns\"",
@@ -47,6 +59,7 @@ const BAD_PARAMS: &[&str] = &[
     "min_buffer = 2\noptimistic = true",
     "dupack_threshold = 0",
     "nonsense = 1",
+    "rto_k = 0",
 ];
 const OPTIONS: &[&str] = &[
     "",
@@ -59,15 +72,28 @@ const OPTIONS: &[&str] = &[
     "start_jitter = \"50ms\"",
     "ack_path = [\"b\", \"r\", \"a\"]",
     "data_size = \"1B\"",
+    "handshake = true",
+    "tso = true",
+    "tso = { defer = \"1ps\", segment = \"1B\", divisor = 1000 }",
+    "delayed_ack = true\nack_delay_min = \"1ps\"\nack_delay = \"1us\"",
+    "fast_retransmit = \"go_back_n\"",
+    "count = 3",
+    "stop = \"1ps\"",
 ];
-const BAD_OPTIONS: &[&str] = &["max_window = \"200000000pkt\"", "data_size = \"600000000B\"", "start_jitter = \"100s\""];
+const BAD_OPTIONS: &[&str] = &["max_window = \"200000000pkt\"", "data_size = \"600000000B\"", "start_jitter = \"100s\"", "count = 0", "ack_delay_min = \"1s\""];
 const SOURCES: &[&str] = &[
     "kind = \"cbr\"\nrate = \"1Mbps\"",
     "kind = \"cbr\"\nrate = \"1000Gbps\"\npacket_size = \"1bit\"",
     "kind = \"poisson\"\nmean_gap = \"1ms\"",
     "kind = \"poisson\"\nmean_gap = \"1ps\"",
+    "kind = \"cadpc\"\nparams = { a = 1e-300, update = 1, initial_rate = \"1bps\", ptp_size = \"1B\", ptp_timeout = \"1ps\" }",
+    "kind = \"rap\"\nparams = { alpha = 1e300, beta = 1e-300, dupthresh = 1, initial_rtt = \"1ps\" }",
+    "kind = \"tfrc\"\npacket_size = \"1B\"\nparams = { initial_nofeedback = \"1ps\", t_mbi = \"1ps\" }",
+    "kind = \"tear\"\nparams = { t_mbi = \"1ps\", initial_ssthresh = 1e300 }",
+    "kind = \"voice\"\nvoice = { partner = \"v\", starts_active = true, packet_rate = 1e6, initial_rate = \"1000Gbps\", control_interval = \"1us\" }\n\
+     [[flows]]\nname = \"v\"\nfrom = \"b\"\nto = \"c\"\nkind = \"voice\"\nvoice = { partner = \"s\", endless = true, slow_start = true }",
 ];
-const BAD_SOURCES: &[&str] = &["kind = \"cbr\"\nrate = \"1Mbps\"\non = [[\"0.1s\", \"0.2s\"], [\"0.15s\", \"0.3s\"]]", "kind = \"voice\""];
+const BAD_SOURCES: &[&str] = &["kind = \"cbr\"\nrate = \"1Mbps\"\non = [[\"0.1s\", \"0.2s\"], [\"0.15s\", \"0.3s\"]]", "kind = \"voice\"", "kind = \"tfrc\"\nsack = true", "kind = \"cadpc\"\nparams = { update = 0.5 }"];
 const ELEMENTS: &[&str] = &[
     "",
     "[[elements]]\nkind = \"random_loss\"\nat = \"r->b\"\np = 0.1",
@@ -75,8 +101,12 @@ const ELEMENTS: &[&str] = &[
     "[[elements]]\nkind = \"beacon\"\nat = \"r->b\"\nto = \"a\"\nperiod = \"1us\"",
     "[[elements]]\nkind = \"beacon\"\nat = \"r->b\"\nto = \"a\"\nperiod = \"10ms\"",
     "[[elements]]\nkind = \"counter\"\nat = [\"a->r\", \"r->a\"]",
+    "[[elements]]\nkind = \"ptp\"\nat = [\"r->b\", \"a->r\", \"c->r\"]\nrecord_size = \"536870911B\"",
+    "[[elements]]\nkind = \"capture\"\nat = \"r-b\"\nmax_packets = 1",
+    "[[elements]]\nkind = \"flow_stats\"\nat = \"r-b\"\n[[elements]]\nkind = \"random_loss\"\nat = \"r-b\"\np = 1\nonly = \"ack\"",
+    "[[elements]]\nkind = \"smart_link\"\nat = \"r-b\"\nalgorithm = \"mosely\"\nprotocol = true\na = 10\nupdate = \"1us\"\nretry = \"1us\"\ncapacity = \"1bps\"\nrecord = true",
 ];
-const BAD_ELEMENTS: &[&str] = &["[[elements]]\nkind = \"flow_stats\"\nat = \"nowhere\""];
+const BAD_ELEMENTS: &[&str] = &["[[elements]]\nkind = \"flow_stats\"\nat = \"nowhere\"", "[[elements]]\nkind = \"beacon\"\nat = \"r->b\"\nto = \"a\"\nperiod = \"1ps\""];
 const OVERRIDES: &[&str] = &[
     "defaults.qdisc=fq",
     "defaults.cc=vegas",
@@ -87,8 +117,30 @@ const OVERRIDES: &[&str] = &[
     "defaults.sack=true",
     "measure.delays=true",
     "nodes.processing_jitter={ r = \"1ms\" }",
+    "measure.interval=10ms",
+    "measure.windows=true",
+    "measure.series=[\"r->b.sojourn\", \"r->b.queue\"]",
+    "changes=[{ at = \"1ms\", link = \"r-b\", rate = \"1bps\", delay = \"1s\" }]",
+    "phases=[{ name = \"p\", start = \"1ps\", end = \"50ms\" }]",
+    "links.r-b.qdisc={ kind = \"fq\", drop_rule = \"rollback\" }",
 ];
-const BAD_OVERRIDES: &[&str] = &["scenario.duration=0s", "flows.w.params.initial_rto=0s", "measure.interval=1us", "no.such.key=1", "flows=[]", "links=7"];
+const BAD_OVERRIDES: &[&str] = &[
+    "scenario.duration=0s",
+    "flows.w.params.initial_rto=0s",
+    "measure.interval=1us",
+    "no.such.key=1",
+    "flows=[]",
+    "links=7",
+    "defaults.cc=bbr",
+    "flows.w.params.x.x.x.x.x.x.x.x.x.x.x.x.x.x.x.x.x.x=1",
+];
+
+/// The window flow's policy and its `[flows.params]` (the lines after `cc = "`): a policy
+/// with common parameters, or one with parameters of its own.
+fn cc_and_params() -> impl Strategy<Value = (String, String)> {
+    let common = (mix(CCS, BAD_CCS), mix(PARAMS, BAD_PARAMS)).prop_map(|(cc, p)| (format!("{cc}\""), format!("[flows.params]\n{p}")));
+    prop_oneof![3 => common, 1 => pick(CC_PARAMS).prop_map(|c| (c, String::new()))]
+}
 
 /// A scenario of three hosts and a router around pieces drawn at random. Windows
 /// default to 64 packets: an event cap bounds the events, not the work of one event, and
@@ -96,10 +148,10 @@ const BAD_OVERRIDES: &[&str] = &["scenario.duration=0s", "flows.w.params.initial
 fn scenario() -> impl Strategy<Value = (String, Vec<String>)> {
     (
         (mix(&["\"100ms\"", "\"1s\"", "\"3s\""], &["\"0s\""]), mix(RATES, BAD_RATES), mix(TIMES, BAD_TIMES), mix(BUFFERS, BAD_BUFFERS), mix(QDISCS, BAD_QDISCS)),
-        (mix(CCS, BAD_CCS), mix(PARAMS, BAD_PARAMS), mix(OPTIONS, BAD_OPTIONS), mix(OPTIONS, BAD_OPTIONS), mix(SOURCES, BAD_SOURCES), mix(ELEMENTS, BAD_ELEMENTS)),
+        (cc_and_params(), mix(OPTIONS, BAD_OPTIONS), mix(OPTIONS, BAD_OPTIONS), mix(SOURCES, BAD_SOURCES), mix(ELEMENTS, BAD_ELEMENTS)),
         prop::collection::vec(mix(OVERRIDES, BAD_OVERRIDES), 0..3),
     )
-        .prop_map(|((duration, rate, delay, buffer, qdisc), (cc, params, opt1, opt2, source, element), overrides)| {
+        .prop_map(|((duration, rate, delay, buffer, qdisc), ((cc, params), opt1, opt2, source, element), overrides)| {
             let text = format!(
                 "[scenario]\nname = \"fuzz\"\nduration = {duration}\nmax_events = 20000\n\
                  [defaults]\nmax_window = \"64pkt\"\n\
@@ -107,7 +159,7 @@ fn scenario() -> impl Strategy<Value = (String, Vec<String>)> {
                  [[links]]\nbetween = [\"a\", \"r\"]\nrate = \"10Mbps\"\n\
                  [[links]]\nbetween = [\"c\", \"r\"]\nrate = \"10Mbps\"\n\
                  [[links]]\nbetween = [\"r\", \"b\"]\nrate = {rate}\ndelay = {delay}\nbuffer = {buffer}\nqdisc = {qdisc}\n\
-                 [[flows]]\nname = \"w\"\nfrom = \"a\"\nto = \"b\"\ncc = \"{cc}\"\n{opt1}\n{opt2}\n[flows.params]\n{params}\n\
+                 [[flows]]\nname = \"w\"\nfrom = \"a\"\nto = \"b\"\n{opt1}\n{opt2}\ncc = \"{cc}\n{params}\n\
                  [[flows]]\nname = \"s\"\nfrom = \"c\"\nto = \"b\"\n{source}\n\
                  {element}\n"
             );
@@ -176,5 +228,19 @@ fn the_inputs_that_used_to_abort_or_hang_are_errors_now() {
         let o: Vec<String> = o.iter().map(|s| s.to_string()).collect();
         let e = run_text(base, "x.toml", &o, None).err().unwrap_or_else(|| panic!("{o:?} accepted"));
         assert_eq!(e.field, field, "{o:?}: {e}");
+    }
+}
+
+#[test]
+fn an_override_key_of_thousands_of_parts_is_an_error_not_a_stack_overflow() {
+    // `--set flows.f.params.x.x...=1` with 5000 parts nested 5000 tables and reading the
+    // document overflowed the stack (a segfault); 100000 parts took a minute first.
+    let base = "[scenario]\nname = \"x\"\nduration = \"10s\"\n[nodes]\nhosts = [\"a\", \"b\"]\n\
+                [[links]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\n[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\n";
+    for parts in [5_000, 100_000] {
+        let o = vec![format!("flows.f.params{}=1", ".x".repeat(parts))];
+        let e = run_text(base, "x.toml", &o, None).err().expect("accepted");
+        assert!(e.field.starts_with("--set flows.f.params.x.x") && e.field.ends_with("..."), "{e}");
+        assert!(e.message.contains(&format!("the key has {} parts", parts + 3)), "{e}");
     }
 }
