@@ -244,3 +244,21 @@ fn an_override_key_of_thousands_of_parts_is_an_error_not_a_stack_overflow() {
         assert!(e.message.contains(&format!("the key has {} parts", parts + 3)), "{e}");
     }
 }
+
+#[test]
+fn names_with_control_characters_are_errors_on_one_line() {
+    // A line break in a node, flow, link or phase name was accepted, and every message
+    // naming it (a field path, a route) was split over two lines.
+    let base = "[scenario]\nname = \"x\"\nduration = \"10s\"\n[nodes]\nhosts = [\"a\", \"b\"]\n\
+                [[links]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\n[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\n";
+    for (o, field) in [
+        (r#"nodes.hosts=["a", "b", "c\nd"]"#, "nodes.hosts"),
+        (r#"flows.f.name="f\ng""#, "flows.name"),
+        (r#"links.a-b.name="l\u0007""#, "links.name"),
+        (r#"phases=[{ name = "p\r", start = "0s", end = "1s" }]"#, "phases.name"),
+    ] {
+        let e = run_text(base, "x.toml", &[o.to_string()], None).err().unwrap_or_else(|| panic!("{o} accepted"));
+        assert_eq!(e.field, field, "{o}: {e}");
+        assert!(!e.to_string().contains(['\n', '\r']) && e.message.contains("control characters"), "{o}: {e}");
+    }
+}

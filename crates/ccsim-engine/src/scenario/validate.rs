@@ -48,6 +48,12 @@ pub fn readable_path(table: &toml::Table, path: &serde_path_to_error::Path) -> S
     out.join(".")
 }
 
+/// Whether a name holds a control character (a line break would split every message that
+/// names it, and the file names written from it).
+fn has_control(name: &str) -> bool {
+    name.chars().any(char::is_control)
+}
+
 struct Ctx<'a> {
     source: &'a str,
 }
@@ -227,8 +233,9 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     let mut node_idx: HashMap<String, usize> = HashMap::with_capacity(f.nodes.hosts.len() + f.nodes.routers.len());
     for (list, router, field) in [(&f.nodes.hosts, false, "nodes.hosts"), (&f.nodes.routers, true, "nodes.routers")] {
         for n in list {
-            if n.trim().is_empty() || n.contains('.') || n.contains("->") {
-                return Err(cx.err(field, format!("invalid node name '{n}': names must be non-empty and contain no '.' or '->'")));
+            if n.trim().is_empty() || n.contains('.') || n.contains("->") || has_control(n) {
+                let n = n.escape_debug();
+                return Err(cx.err(field, format!("invalid node name '{n}': names must be non-empty and contain no '.', '->' or control characters")));
             }
             if node_idx.insert(n.clone(), nodes.len()).is_some() {
                 return Err(cx.err(field, format!("node '{n}' is declared twice")));
@@ -279,6 +286,9 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             _ => i.to_string(),
         };
         let name = l.name.clone().unwrap_or(default_name);
+        if has_control(&name) {
+            return Err(cx.err("links.name", format!("invalid link name '{}': names contain no control characters", name.escape_debug())));
+        }
         let p = cat("links.", &name);
         let [a, b] = l.between.as_slice() else {
             return Err(cx.err(cat(&p, ".between"), "must name exactly two nodes, e.g. [\"sw\", \"sink\"]"));
@@ -335,8 +345,8 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     let mut voice_partners: Vec<(usize, String, String)> = Vec::new();
     for fl in &expanded {
         let p = cat("flows.", &fl.name);
-        if fl.name.trim().is_empty() || fl.name.contains('.') {
-            return Err(cx.err("flows.name", format!("invalid flow name '{}': must be non-empty without '.'", fl.name)));
+        if fl.name.trim().is_empty() || fl.name.contains('.') || has_control(&fl.name) {
+            return Err(cx.err("flows.name", format!("invalid flow name '{}': must be non-empty without '.' or control characters", fl.name.escape_debug())));
         }
         if flow_names.insert(fl.name.clone(), flows.len()).is_some() {
             return Err(cx.err(cat(&p, ".name"), format!("flow name '{}' is used twice", fl.name)));
@@ -597,6 +607,9 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     // [[phases]]
     let mut phases = Vec::new();
     for ph in &f.phases {
+        if has_control(&ph.name) {
+            return Err(cx.err("phases.name", format!("invalid phase name '{}': names contain no control characters", ph.name.escape_debug())));
+        }
         let p = format!("phases.{}", ph.name);
         if phases.iter().any(|x: &Phase| x.name == ph.name) {
             return Err(cx.err(cat(&p, ".name"), "phase name used twice"));
