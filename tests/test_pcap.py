@@ -59,3 +59,13 @@ def test_cli_writes_pcaps(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "pcap files" in proc.stderr
     assert len(list((tmp_path / "caps").glob("*.pcap"))) == 10
+
+
+def test_a_node_name_with_a_slash_gets_a_pcap_file_named_as_its_series(tmp_path):
+    # "a/x" made the path o/a/x-to-r.pcap, in a directory that does not exist: the run
+    # ended in "o/a/x-to-r.pcap: No such file or directory".
+    text = (DATA / "tiny.toml").read_text().replace('"a1"', '"a/1"')
+    scenario = ccsim.loads(text, "slash.toml")
+    written = write_pcaps(ccsim.run(with_capture(scenario)), tmp_path)
+    assert tmp_path / "a_1-to-r1.pcap" in written
+    assert all(p.parent == tmp_path for p in written)

@@ -26,6 +26,8 @@ import struct
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ccsim.output import safe_name
+
 if TYPE_CHECKING:
     from ccsim import Results, Scenario
 
@@ -134,7 +136,9 @@ def write_pcaps(results: Results, out_dir: str | Path) -> list[Path]:
         for element in link.get("elements", []):
             if element.get("kind") != "capture":
                 continue
-            path = out / f"{link['from']}-to-{link['to']}.pcap"
+            # As series files are named: a '/' in a node name used to make the path point
+            # into a directory that does not exist.
+            path = out / f"{safe_name(link['from'] + '->' + link['to'])}.pcap"
             at = nodes.get(link["to"], 0)
             with path.open("wb") as f:
                 f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, LINKTYPE_RAW))
