@@ -53,7 +53,9 @@ impl Element for PtpStamp {
         }
         let stamp = Stamp { channel: cx.channel, time_ps: cx.now.as_ps(), rate_bps: ch.rate_bps, out_bytes: ch.tx_bytes };
         cx.meta.get_mut(pkt.meta).stamps.push(stamp);
-        pkt.bits += self.record_bits;
+        // Saturating: a request through several hops of a large record_size went past
+        // u32::MAX bits and wrapped to a few bytes. A packet is at most u32::MAX bits.
+        pkt.bits = pkt.bits.saturating_add(self.record_bits);
         self.stamped += 1;
     }
 }
@@ -87,5 +89,21 @@ mod tests {
         assert_eq!(s, vec![Stamp { channel: 3, time_ps: 7_000_000_000, rate_bps: 10_000_000, out_bytes: 12_345 }]);
         assert!(meta.get(other.meta).unwrap().stamps.is_empty());
         assert_eq!(e.stamped, 1);
+    }
+
+    #[test]
+    fn a_request_grown_past_the_largest_packet_stays_the_largest_packet() {
+        // record_size = "536870911B" on two hops used to wrap a 32-byte request to 30 bytes.
+        let mut e = PtpStamp::new(&PtpConfig { record_size: 536_870_911 });
+        let mut meta = MetaSlab::default();
+        let mut emitted = Vec::new();
+        let mut cx = ElemCx { now: SimTime::ZERO, channel: 0, node: 0, meta: &mut meta, emitted: &mut emitted };
+        let view = ChannelView { rate_bps: 1, tx_bytes: 0, tx_pkts: 0, queued_pkts: 0, queued_bits: 0 };
+        let mut ptp = Packet::new(PacketKind::Control, 0, 32);
+        ptp.meta = cx.meta.alloc();
+        cx.meta.get_mut(ptp.meta).control = Control::PtpRequest;
+        e.on_transmit(&mut cx, &mut ptp, &view);
+        e.on_transmit(&mut cx, &mut ptp, &view);
+        assert_eq!(ptp.bits, u32::MAX);
     }
 }
