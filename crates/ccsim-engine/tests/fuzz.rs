@@ -283,3 +283,21 @@ fn periods_are_bounded_by_their_rows_and_checked_in_linear_time() {
     ccsim_engine::scenario::parse(&text, "x.toml", &[]).unwrap();
     assert!(t.elapsed().as_secs_f64() < 10.0, "{:?} to check 100000 phases", t.elapsed());
 }
+
+#[test]
+fn rate_senders_faster_than_a_packet_per_picosecond_still_advance_time() {
+    // A CADPC flow with initial_rate = "18446744073709551615bps" and 1-byte packets, or a
+    // RAP flow whose rate grows by 1e300 packets per RTT, paced at a gap that rounded to
+    // 0 ps: 200000 events passed at t = 0 (RAP: 1 ps), and without max_events the run
+    // would never have ended.
+    let base = "[scenario]\nname = \"x\"\nduration = \"1s\"\nmax_events = 200000\n[nodes]\nhosts = [\"a\", \"b\"]\n\
+                [[links]]\nbetween = [\"a\", \"b\"]\nrate = \"18446744073709551615bps\"\n[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\npacket_size = \"1B\"\n";
+    for flow in [
+        "kind = \"cadpc\"\nparams = { initial_rate = \"18446744073709551615bps\" }",
+        "kind = \"rap\"\nparams = { alpha = 1e300, initial_rtt = \"1ps\" }",
+    ] {
+        let mut sim = run_text(&format!("{base}{flow}\n"), "x.toml", &[], None).unwrap();
+        let r = sim.results(0.0);
+        assert!(r.sim_time_s > 5e-8, "{flow}: {} s after {} events", r.sim_time_s, r.events);
+    }
+}

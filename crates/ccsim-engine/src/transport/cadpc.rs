@@ -201,7 +201,7 @@ impl CadpcSender {
     }
 
     fn gap(&self) -> SimDuration {
-        SimDuration::from_secs_f64(self.data.bits as f64 / self.rate_bps)
+        SimDuration::from_secs_f64(self.data.bits as f64 / self.rate_bps).max(super::MIN_PACING_GAP)
     }
 
     /// The flow starts: a PTP request and the first data packet.

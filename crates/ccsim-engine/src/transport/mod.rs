@@ -21,6 +21,11 @@ pub mod tfrc;
 pub mod timer;
 pub mod voice;
 
+/// The shortest gap a rate sender (CADPC, RAP, TFRC, TEAR) leaves between packets, as a
+/// CBR source: at a rate above one packet per picosecond the gap rounded to zero and
+/// simulated time stopped (only max_events ended the run).
+pub(crate) const MIN_PACING_GAP: crate::time::SimDuration = crate::time::SimDuration::from_ps(1);
+
 /// Per-flow counters. Data packets unless named otherwise.
 ///
 /// `repr(C)`, in this order: what a sender updates per ack (and per new packet sent)

@@ -167,7 +167,7 @@ impl RapSender {
         c.sent += 1;
         self.outstanding.push_back((self.seq, now));
         self.seq = self.seq.wrapping_add(1);
-        self.pace.deadline = Some(now + SimDuration::from_secs_f64(1.0 / self.rate_pps));
+        self.pace.deadline = Some(now + SimDuration::from_secs_f64(1.0 / self.rate_pps).max(super::MIN_PACING_GAP));
     }
 
     fn lost(&mut self, now: SimTime, sent: SimTime) {

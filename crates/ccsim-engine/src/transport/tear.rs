@@ -105,7 +105,7 @@ impl TearSender {
     }
 
     fn gap(&self) -> SimDuration {
-        SimDuration::from_secs_f64(self.s / self.x)
+        SimDuration::from_secs_f64(self.s / self.x).max(super::MIN_PACING_GAP)
     }
 
     pub fn start(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, meta: &mut MetaSlab) {

@@ -252,7 +252,7 @@ impl TfrcSender {
     }
 
     fn gap(&self) -> SimDuration {
-        SimDuration::from_secs_f64(self.s / self.x)
+        SimDuration::from_secs_f64(self.s / self.x).max(super::MIN_PACING_GAP)
     }
 
     fn x_calc(&self) -> Option<f64> {
