@@ -55,8 +55,8 @@ class Scenario:
             )
         try:
             text = json.dumps(_drop_none(doc), allow_nan=False)
-        except _BadNumber as exc:
-            raise _ccsim.ScenarioError(f"{source}: {exc}") from None
+        except _BadNumber:
+            raise _ccsim.ScenarioError(f"{source}: {_bad_number_message(doc)}") from None
         except (TypeError, ValueError) as exc:
             raise _ccsim.ScenarioError(
                 f"{source}: not a scenario: {exc}; use str, int, float, bool, list and dict "
@@ -105,32 +105,48 @@ class Scenario:
 
 
 class _BadNumber(ValueError):
-    """A number the JSON handed to the engine cannot carry; the message names the field."""
+    """A number the JSON handed to the engine cannot carry (``_bad_number`` names it)."""
 
 
-def _drop_none(value: Any, path: str = "") -> Any:
-    """``value`` without the keys whose value is None. Numbers JSON cannot carry to the
-    engine are errors naming the field (the engine's JSON parser used to report them as
+def _drop_none(value: Any) -> Any:
+    """``value`` without the keys whose value is None. A number JSON cannot carry to the
+    engine raises ``_BadNumber`` (the engine's JSON parser used to report it as
     "expected value at line 1 column 43")."""
     if isinstance(value, dict):
-        return {
-            k: _drop_none(v, f"{path}.{k}" if path else str(k))
-            for k, v in value.items()
-            if v is not None
-        }
+        return {k: _drop_none(v) for k, v in value.items() if v is not None}
     if isinstance(value, (list, tuple)):
-        return [_drop_none(v, f"{path}.{_item_name(v, i)}") for i, v in enumerate(value)]
+        return [_drop_none(v) for v in value]
+    if _bad_number(value):
+        raise _BadNumber(value)
+    return value
+
+
+def _bad_number(value: Any) -> str | None:
+    """What is wrong with ``value`` if it is a number a scenario cannot hold."""
     if isinstance(value, float) and not math.isfinite(value):
-        raise _BadNumber(
-            f"{path}: {value!r} is not a number a scenario can hold (a dict goes to the "
-            "engine as JSON, which has no NaN or infinity); give a finite number"
+        return (
+            f"{value!r} is not a number a scenario can hold (a dict goes to the engine as "
+            "JSON, which has no NaN or infinity); give a finite number"
         )
     if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
-        raise _BadNumber(
-            f"{path}: {value} is too large for a scenario's integers (at most "
-            f"{2**63 - 1} in magnitude, as in TOML); give a smaller number"
+        return (
+            f"{value} is too large for a scenario's integers (at most {2**63 - 1} in "
+            "magnitude, as in TOML); give a smaller number"
         )
-    return value
+    return None
+
+
+def _bad_number_message(value: Any, path: str = "") -> str | None:
+    """``path: what is wrong`` for the first bad number in ``value`` (looked for only after
+    ``_drop_none`` found one, so that no path is built for a good scenario)."""
+    if isinstance(value, dict):
+        items = ((f"{path}.{k}" if path else str(k), v) for k, v in value.items() if v is not None)
+    elif isinstance(value, (list, tuple)):
+        items = ((f"{path}.{_item_name(v, i)}", v) for i, v in enumerate(value))
+    else:
+        what = _bad_number(value)
+        return f"{path}: {what}" if what else None
+    return next((m for p, v in items if (m := _bad_number_message(v, p))), None)
 
 
 def _item_name(item: Any, index: int) -> str:

@@ -59,6 +59,10 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
     Ok(bps as u64)
 }
 
+/// The longest time a scenario (or `ccsim bench`) may give, in picoseconds: half the
+/// range of `SimTime`, about 106 days, so that a time plus a duration never overflows.
+pub const MAX_TIME_PS: f64 = u64::MAX as f64 / 2.0;
+
 /// Parses a time such as "2s", "100ms" or "1.5s". Must not be negative.
 pub fn parse_time(s: &str) -> Result<SimDuration, String> {
     const UNITS: &str = "ps, ns, us, ms, s, min";
@@ -77,7 +81,7 @@ pub fn parse_time(s: &str) -> Result<SimDuration, String> {
         return Err(format!("time '{s}' must not be negative"));
     }
     let ps = (v * ps_per).round();
-    if ps > u64::MAX as f64 / 2.0 {
+    if ps > MAX_TIME_PS {
         return Err(format!("time '{s}' is too large (at most about 100 days)"));
     }
     Ok(SimDuration::from_ps(ps as u64))

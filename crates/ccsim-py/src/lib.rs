@@ -305,9 +305,9 @@ fn bench_dumbbell(py: Python<'_>, flows: u32, bottleneck_bps: u64, time_s: f64, 
             if !(time_s > 0.0) || !time_s.is_finite() {
                 return Err(EngineError::new("bench", "time", format!("must be a positive time, got {time_s}")));
             }
-            // The bound of a time in a scenario (units::parse_time): 1e300 s used to
-            // saturate to about 213 days of simulated time, a run of hours.
-            if time_s * 1e12 > u64::MAX as f64 / 2.0 {
+            // The bound of a time in a scenario: 1e300 s used to saturate to about 213
+            // days of simulated time, a run of hours.
+            if time_s * 1e12 > ccsim_engine::units::MAX_TIME_PS {
                 return Err(EngineError::new("bench", "time", format!("{time_s:e} s is too large; give at most about 100 days (8000000 s)")));
             }
             let q = ccsim_engine::bench::qdisc_by_name(&qdisc)?;
