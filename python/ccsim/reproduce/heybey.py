@@ -43,6 +43,10 @@ NOTE = "docs/reproductions/heybey.md"
 UNSTABLE_PKTS = 100
 A_GRID = [round(0.30 + 0.01 * k, 2) for k in range(81)]  # 0.30 .. 1.10
 SEEDS = [1, 2, 3, 4, 5]
+# Processes for the Table 3-1 runs (None: one per core). 1 runs them in this process,
+# where a reduced A_GRID or ALGORITHMS set by the caller also holds for the scans
+# (tests/snapshots.py runs a reduced table so); the results are the same either way.
+TABLE_JOBS: int | None = None
 ALGORITHMS = ["hayden", "jaffe", "mosely"]
 
 # Table 3-1: (algorithm, protocol, update) -> (a, kbps, a with slow start, kbps).
@@ -278,8 +282,9 @@ def _sweep(seeds: list[int], progress: Progress) -> list[dict[str, Any]]:
     """Seed 1 (the paper's single seed): every (slow start, algorithm, protocol, update,
     a), so that stable values above the threshold show. Other seeds: each row scanned
     upward until its first unstable run (all the threshold needs). In parallel, one
-    worker process per core. (Not ``ccsim.sweep``: its grid varies each key on its own,
-    and a must change on both links' elements at once.)"""
+    worker process per core (``TABLE_JOBS``). (Not ``ccsim.sweep``: its grid varies each
+    key on its own, and a must change on both links' elements at once.)"""
+    import contextlib
     import os
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
@@ -289,11 +294,12 @@ def _sweep(seeds: list[int], progress: Progress) -> list[dict[str, Any]]:
     scans = [(*r, seed, "20ms") for r in rows for seed in seeds if seed != 1]
     scans += [(*r, 1, SPREAD) for r in rows]
     grid = [(*r, a, 1, "20ms") for r in rows for a in A_GRID] if 1 in seeds else []
-    jobs = max(1, os.cpu_count() or 1)
+    jobs = TABLE_JOBS or max(1, os.cpu_count() or 1)
     out: list[dict[str, Any]] = []
-    with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
-        scanned = pool.map(_table_scan, scans, chunksize=1)
-        for k, r in enumerate(pool.map(_table_case, grid, chunksize=16)):
+    pool = ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) if jobs > 1 else None
+    with pool or contextlib.nullcontext():
+        scanned = pool.map(_table_scan, scans, chunksize=1) if pool else map(_table_scan, scans)
+        for k, r in enumerate(pool.map(_table_case, grid, chunksize=16) if pool else map(_table_case, grid)):
             out.append(r)
             if (k + 1) % 486 == 0:
                 progress.step(f"heybey Table 3-1, seed 1: {k + 1} of {len(grid)} runs")
