@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -80,3 +81,20 @@ def keshav_runs() -> dict[str, ccsim.Results]:
             scenario = scenario.set(key, value)
         runs[label] = ccsim.run(scenario)
     return runs
+
+
+@pytest.fixture(scope="session")
+def golden_recording() -> tuple[dict, dict, dict[str, str]]:
+    """One recording of the golden runs (tests/golden.py), shared by test_golden and
+    test_snapshots: (baseline, the digests now, the snapshot text of each reproduction
+    the recording runs), so that those reproductions run once."""
+    import golden
+    import snapshots
+
+    baseline = json.loads(golden.GOLDEN.read_text(encoding="utf-8"))
+    texts: dict[str, str] = {}
+
+    def reproduce(name: str, out_dir: Path) -> None:
+        texts[name] = snapshots.take(name, out_dir)
+
+    return baseline, golden.record(baseline, reproduce), texts

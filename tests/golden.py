@@ -20,6 +20,7 @@ import hashlib
 import json
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -73,8 +74,16 @@ def digest(raw: dict[str, Any], keys: dict[str, list[str]] | None = None) -> dic
     return out
 
 
-def record(baseline: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Run every recorded experiment; returns {run key: digest}."""
+def _reproduce(name: str, out_dir: Path) -> None:
+    get(name).reproduce(out_dir, NoProgress())
+
+
+def record(
+    baseline: dict[str, Any] | None = None, reproduce: Callable[[str, Path], Any] = _reproduce
+) -> dict[str, Any]:
+    """Run every recorded experiment; returns {run key: digest}. ``reproduce(name,
+    out_dir)`` runs each of REPRODUCTIONS (the tests pass one that also takes their
+    regression snapshots, tests/snapshots.py, so that each runs once)."""
     runs: dict[str, Any] = {}
     original = _ccsim.run
 
@@ -94,7 +103,7 @@ def record(baseline: dict[str, Any] | None = None) -> dict[str, Any]:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for name in REPRODUCTIONS:
-                get(name).reproduce(Path(tmp) / name, NoProgress())
+                reproduce(name, Path(tmp) / name)
         for path in sorted((REPO / "scenarios").glob("*.toml")) + [REPO / "tests" / "data" / "tiny.toml"]:
             ccsim.run(ccsim.load(path))
         bench = json.loads(_ccsim.bench(20, 10_000_000, 10.0))

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
-from golden import GOLDEN, compare, record
+from golden import compare
 
 
-def test_every_recorded_run_is_bit_identical_to_the_baseline():
-    baseline = json.loads(GOLDEN.read_text(encoding="utf-8"))
+def test_every_recorded_run_is_bit_identical_to_the_baseline(golden_recording):
+    baseline, now, _ = golden_recording
     assert len(baseline) > 40
-    problems = compare(baseline, record(baseline))
+    problems = compare(baseline, now)
     assert not problems, "\n".join(problems[:40])
