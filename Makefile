@@ -5,7 +5,10 @@
 #   make bench   the speed benchmark of issue 2
 #   make build   only set up .venv and build
 #   make reproductions   rerun every reproduction: figures, CSVs, the numbers and
-#                scoreboards in docs/reproductions/*.md, then the golden digests
+#                scoreboards in docs/reproductions/*.md, then the golden digests and
+#                the regression snapshots
+#   make snapshots   accept the regression snapshots (tests/snapshots/*.txt): print
+#                the table of values moved, then rewrite them (docs/testing.md)
 #   make validate-ns3    the ns-3 comparison (validation/ns3/, own venv; not in make test)
 #   make report-screenshot   the screenshot of an HTML report in docs/report.png
 #
@@ -32,7 +35,7 @@ SOURCES := $(shell find crates python -type f \
 VENV_ENV := VIRTUAL_ENV=$(VENV) PATH=$(BIN):$$PATH
 
 .PHONY: build demo test bench clean venv debian-packages reproductions validate-ns3 \
-        report-screenshot
+        report-screenshot snapshots
 
 venv: $(DEPS_STAMP)
 
@@ -83,6 +86,10 @@ test: $(BUILD_STAMP) debian-packages
 reproductions: $(BUILD_STAMP)
 	$(BIN)/python -m ccsim.reproduce.regenerate
 	$(BIN)/python tests/golden.py --update
+	$(BIN)/python tests/snapshots.py --update
+
+snapshots: $(BUILD_STAMP)
+	$(BIN)/python tests/snapshots.py --update
 
 # The screenshot of a `ccsim report` page in docs/cli.md (needs chromium).
 report-screenshot: $(BUILD_STAMP) debian-packages
