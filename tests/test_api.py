@@ -235,3 +235,17 @@ def test_bench_of_an_unbounded_time_is_an_error_not_a_run_of_hours():
     # by the unit parser, the native function was not).
     with pytest.raises(ccsim.ScenarioError, match="bench: time: 1e300 s is too large"):
         _ccsim.bench(1, 1_000_000, 1e300)
+
+
+def test_write_results_takes_a_string(tiny_results, tmp_path, monkeypatch):
+    """``output.write_results`` as the README calls it: the directory as a string,
+    relative to the working directory (created), not only as a ``Path``."""
+    from pathlib import Path
+
+    from ccsim import output
+
+    monkeypatch.chdir(tmp_path)
+    written = output.write_results(tiny_results, "out/run1")
+    names = {p.relative_to("out/run1").as_posix() for p in written}
+    assert {"summary.json", "flows.csv", "links.csv", "plots/throughput.png"} <= names
+    assert all(isinstance(p, Path) and (tmp_path / p).is_file() for p in written)

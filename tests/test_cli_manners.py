@@ -211,3 +211,24 @@ def test_reproduce_default_out_names_itself(tmp_path):
     (out / "old.csv").write_text("")
     result = run_cli("reproduce", "keshav-s1", cwd=tmp_path)
     assert_one_line_error(result, "out/keshav-s1 (the default --out)", "--force")
+
+
+def test_reproduce_json_needs_no_out_directory(tmp_path, monkeypatch):
+    """`--json` prints to stdout and writes files only with `--out`: a default
+    out/NAME left by an earlier run is no obstacle, nothing is written beside it, and
+    the scratch directory the run drew into is removed. The JSON is the one `--out`
+    gives."""
+    old = tmp_path / "out" / "welzl-fluid"
+    old.mkdir(parents=True)
+    (old / "old.csv").write_text("")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    printed = json.loads(ok(run_cli("reproduce", "welzl-fluid", "--json", cwd=tmp_path)))
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
+        "out", "out/welzl-fluid", "out/welzl-fluid/old.csv", "scratch",
+    ]  # fmt: skip
+    with_out = ok(run_cli("reproduce", "welzl-fluid", "--json", "--out", tmp_path / "files"))
+    assert printed == json.loads(with_out)
+    assert printed["reproduction"] == "welzl-fluid" and printed["rows"]
+    assert (tmp_path / "files" / "welzl-fluid.csv").is_file()

@@ -12,6 +12,7 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -136,13 +137,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         metavar="DIR",
         type=Path,
-        help="output directory (default out/NAME; a new or empty directory, unless --force)",
+        help="output directory (default out/NAME, or none with --json; a new or empty "
+        "directory, unless --force)",
     )
     p.add_argument(
         "--json",
         action="store_true",
         help='print the JSON object {"reproduction", "rows", "scoreboard"} instead of tables '
-        '(rows: {"row", "column", "ours", "paper", ...}; docs/cli.md)',
+        '(rows: {"row", "column", "ours", "paper", ...}; docs/cli.md); files are written '
+        "only with --out",
     )
     p.add_argument(
         "--no-report",
@@ -762,15 +765,16 @@ class _RichProgress:
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     repro = reproduce.get(args.name)
+    if args.json and args.out is None:
+        # The JSON goes to stdout; files only when --out asks for them. The reproduction
+        # draws its figures as it runs, so it runs in a directory removed afterwards.
+        with tempfile.TemporaryDirectory(prefix=f"ccsim-{repro.name}-") as scratch:
+            report = _run_reproduction(repro, Path(scratch), args)
+        print(json.dumps(report.to_dict(), indent=2))
+        return 0
     out = args.out if args.out is not None else Path("out") / args.name
     check_out_dir(out, args.force, default=args.out is None)
-    progress = _RichProgress(quiet=args.quiet)
-    try:
-        with _figures(args):
-            report = repro.reproduce(out, progress)
-    finally:
-        progress.close()
-    report.score()
+    report = _run_reproduction(repro, out, args)
     written = _write_reproduction(repro, report, out, html=not args.no_report)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
@@ -788,6 +792,20 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for path in _figure_files(report.files, args.formats) + written:
         console.print(f"  {path}")
     return 0
+
+
+def _run_reproduction(
+    repro: reproduce.Reproduction, out: Path, args: argparse.Namespace
+) -> reproduce.Report:
+    """Run ``repro`` with its figures written into ``out``, and score it."""
+    progress = _RichProgress(quiet=args.quiet)
+    try:
+        with _figures(args):
+            report = repro.reproduce(out, progress)
+    finally:
+        progress.close()
+    report.score()
+    return report
 
 
 def _write_reproduction(

@@ -22,6 +22,7 @@ when the checked scenario is given.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -40,13 +41,15 @@ def safe_name(name: str) -> str:
 
 
 def write_results(
-    results: Results, out: Path, scenario: dict[str, Any] | None = None
+    results: Results, out: str | os.PathLike[str], scenario: dict[str, Any] | None = None
 ) -> list[Path]:
-    """Write everything about ``results`` into ``out``; return the files written.
+    """Write everything about ``results`` into the directory ``out`` (a path or a
+    string; created if needed); return the files written.
 
     ``scenario`` is the checked scenario (``Scenario.check()``); with it the plots mark
     on periods and ``[[changes]]`` as well as phases.
     """
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
 
@@ -83,21 +86,23 @@ def write_results(
     return written
 
 
-def write_scenario(scenario: Any, out: Path) -> Path:
+def write_scenario(scenario: Any, out: str | os.PathLike[str]) -> Path:
     """Write ``scenario`` (a :class:`ccsim.Scenario`) checked, as TOML, to
     ``out/scenario.toml`` (what ``ccsim report`` shows); return the path."""
-    path = out / "scenario.toml"
+    path = Path(out) / "scenario.toml"
     path.write_text(scenario.to_toml(), encoding="utf-8")
     return path
 
 
 def write_plots(
-    results: Results, out: Path, scenario: dict[str, Any] | None = None
+    results: Results, out: str | os.PathLike[str], scenario: dict[str, Any] | None = None
 ) -> list[Path]:
     """The throughput and channel plots, then one plot per flow's window series, per
-    flow's RTT series and per queue series; in every format in force."""
+    flow's RTT series and per queue series, into the directory ``out``; in every format
+    in force."""
     from ccsim import plots
 
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     timeline = plots.Timeline.of(results, scenario)
     written = []
