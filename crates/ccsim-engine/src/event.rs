@@ -1,23 +1,43 @@
-//! The event queue: a calendar queue ordered by (time, insertion sequence).
+//! The event queue: a calendar queue ordered by (time, rank, sequence).
 //!
-//! Ties are broken by the sequence number assigned at schedule time, so events at the
-//! same instant run in the order they were scheduled (ns-3 `EventKey`, smoltcp netsim).
-//! Both fields are packed into one `u128` key so a comparison is a single integer
-//! compare. Cancellation is lazy: timers carry a generation number that the owner checks
-//! when the event fires (see `transport::timer`), so nothing is ever removed from the
-//! middle of the queue. Links keep at most two pending events each (transmitter and
-//! propagation pipe), so the queue holds O(links + flows) entries, never O(packets).
+//! **Simultaneous events** follow one rule, whatever code path scheduled them
+//! (docs/architecture.md, "Simultaneous events"). Events at the same picosecond run by
+//! their rank (`Event::rank`): first by class,
 //!
-//! Some events live outside the queue: a channel's merged arrivals (`merge.rs`) take their
-//! keys from the same sequence (`key`), and the run loop pops from the queue only what
-//! comes before the first of them (`pop_before`), counting the others as it takes them
-//! (`pass_to`), so the order is still that of one queue.
+//! 1. departures (`TxDone`: a transmitter frees up and starts its next packet),
+//! 2. measurement snapshots (`Snapshot`: they see every departure of their instant and
+//!    no arrival of it),
+//! 3. scheduled network changes (`Change`),
+//! 4. element timers (`ElementTimer`),
+//! 5. arrivals (a packet reaching the far end of a channel: `PipeHead`, merged
+//!    arrivals, `Parked` acks),
+//! 6. endpoint events (flow start, retransmission, pacing and receiver timers, source
+//!    ticks),
+//!
+//! then by the id of what they concern: the channel (for an arrival, the channel the
+//! packet crossed), the snapshot or change number, or the flow (then the timer's kind).
+//! Only events with equal time, class and id fall back on the order they were scheduled
+//! in (a sequence number): packets of one channel arriving at the same instant leave it
+//! in FIFO order, and they are scheduled in that order on every path. So a fast path
+//! (timed FIFOs, cut-through, merged arrivals, acks taken at send time) that schedules
+//! an event earlier or later than the plain path, or not at all, cannot change the
+//! order, and neither can an observer that turns a fast path off.
+//!
+//! The (time, rank) pair is one `u128` key, so most comparisons are a single integer
+//! compare; the sequence number is kept beside it. Cancellation is lazy: timers carry a
+//! generation number that the owner checks when the event fires (see
+//! `transport::timer`), so nothing is ever removed from the middle of the queue. Links
+//! keep at most two pending events each (transmitter and propagation pipe), so the
+//! queue holds O(links + flows) entries, never O(packets).
+//!
+//! Some events live outside the queue: a channel's merged arrivals (`merge.rs`) carry
+//! the key an arrival event would have (`arrival_key`), and the run loop pops from the
+//! queue only what comes before the first of them (`pop_before`), counting the others
+//! as it takes them (`pass_to`), so the order is still that of one queue.
 //!
 //! The structure is a calendar queue with an overflow heap (see `EventQueue`): push and
 //! pop cost O(1) for the events near the present (propagation, transmission) and
 //! O(log n) only for those beyond the wheel's horizon (mostly retransmission timers).
-//! It replaced `std::collections::BinaryHeap` (about 190 instructions per event on the
-//! benchmark, a third of the run) without changing the order of a single event.
 
 use crate::time::SimTime;
 use std::cmp::Ordering;
@@ -53,20 +73,60 @@ pub enum Event {
     /// The periodic timer of element k on channel c: (c, k).
     ElementTimer(u32, u32),
     /// An ack a window sender could not take at send time (a timer of its comes first)
-    /// reaches it: the index of its parking slot (`Simulation::send_early`).
-    Parked(u32),
+    /// reaches it: (the index of its parking slot, `Simulation::send_early`; the
+    /// channel it crossed last, which ranks it among arrivals).
+    Parked(u32, u32),
+}
+
+/// Classes of simultaneous events, in the order they run (the module's documentation).
+pub mod class {
+    pub const DEPARTURE: u64 = 0;
+    pub const SNAPSHOT: u64 = 1;
+    pub const CHANGE: u64 = 2;
+    pub const ELEMENT: u64 = 3;
+    pub const ARRIVAL: u64 = 4;
+    pub const ENDPOINT: u64 = 5;
+}
+
+/// Bits of a rank below the class.
+const CLASS_SHIFT: u32 = 61;
+
+impl Event {
+    /// Where the event runs among events at the same instant: its class (bits 61-63)
+    /// then the id of what it concerns (the module's documentation). Never depends on
+    /// when or by which path the event was scheduled.
+    #[inline(always)]
+    pub fn rank(self) -> u64 {
+        let (class, id) = match self {
+            Event::TxDone(c) => (class::DEPARTURE, c as u64),
+            Event::Snapshot(k) => (class::SNAPSHOT, k as u64),
+            Event::Change(i) => (class::CHANGE, i as u64),
+            Event::ElementTimer(c, k) => (class::ELEMENT, (c as u64) << 32 | k as u64),
+            Event::PipeHead(c, _) | Event::Parked(_, c) => (class::ARRIVAL, c as u64),
+            // (Not in the queue: its key is its packet's, `arrival_key`.)
+            Event::Merged(_) => (class::ARRIVAL, u32::MAX as u64),
+            // Per flow: the start, then the sender's timers, the receiver's, a source's tick.
+            Event::FlowStart(f) => (class::ENDPOINT, (f as u64) << 3),
+            Event::FlowTimer(f, _) => (class::ENDPOINT, (f as u64) << 3 | 1),
+            Event::PaceTimer(f, _) => (class::ENDPOINT, (f as u64) << 3 | 2),
+            Event::RecvTimer(f, _) => (class::ENDPOINT, (f as u64) << 3 | 3),
+            Event::SourceTick(f) => (class::ENDPOINT, (f as u64) << 3 | 4),
+        };
+        class << CLASS_SHIFT | id
+    }
 }
 
 /// Overflow entry: an event beyond the wheel's horizon, in a binary min-heap.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     key: u128,
+    seq: u64,
     event: Event,
 }
 
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
+        (self.key, self.seq) == (o.key, o.seq)
     }
 }
 impl Eq for Entry {}
@@ -78,7 +138,7 @@ impl PartialOrd for Entry {
 impl Ord for Entry {
     // Reversed: BinaryHeap is a max-heap and we want the earliest key on top.
     fn cmp(&self, o: &Self) -> Ordering {
-        o.key.cmp(&self.key)
+        (o.key, o.seq).cmp(&(self.key, self.seq))
     }
 }
 
@@ -86,6 +146,7 @@ impl Ord for Entry {
 #[derive(Clone, Copy, Debug)]
 struct Node {
     key: u128,
+    seq: u64,
     event: Event,
     next: u32,
 }
@@ -103,7 +164,7 @@ const MAX_SHIFT: u32 = 40;
 /// The width the wheel starts with: 2^20 ps, about 1 us.
 const START_SHIFT: u32 = 20;
 
-/// Min-queue of events keyed by (time, sequence).
+/// Min-queue of events keyed by (time, rank, sequence).
 ///
 /// A calendar queue (Brown, CACM 1988) with an overflow heap, in the manner of a ladder
 /// queue: a wheel of 2^14 buckets, each 2^`shift` ps wide, covers the times from the
@@ -113,7 +174,7 @@ const START_SHIFT: u32 = 20;
 /// next non-empty bucket. Every `ADAPT_EVERY` pops the width is set from the mean gap
 /// between popped events (deterministically: it depends on event times only), and the
 /// queue rebuilt when it is off by a factor of four or more. The order is exactly that
-/// of a heap on (time, sequence): swapping the structure changes no result.
+/// of a heap on (time, rank, sequence): swapping the structure changes no result.
 #[derive(Debug)]
 pub struct EventQueue {
     nodes: Vec<Node>,
@@ -187,15 +248,18 @@ impl EventQueue {
         self.popped + self.passed
     }
 
-    /// A new key for an event at `at` (time, then the next sequence number): `schedule`
-    /// takes one, and so do events kept outside the queue in the same order
-    /// (`merge::Merge`).
+    /// The key of an event at `at` with rank `rank` (`Event::rank`).
     #[inline(always)]
-    pub fn key(&mut self, at: SimTime) -> u128 {
-        debug_assert!(at >= self.now, "event scheduled in the past: {at:?} < {:?}", self.now);
-        let key = ((at.as_ps() as u128) << 64) | self.seq as u128;
-        self.seq += 1;
-        key
+    pub fn key_of(at: SimTime, rank: u64) -> u128 {
+        ((at.as_ps() as u128) << 64) | rank as u128
+    }
+
+    /// The key of a packet arriving at `at` at the far end of channel `c`: what an
+    /// arrival event would have. Merged arrivals (`merge::Merge`), kept outside the
+    /// queue, are ordered by it.
+    #[inline(always)]
+    pub fn arrival_key(at: SimTime, c: u32) -> u128 {
+        Self::key_of(at, Event::PipeHead(c, 0).rank())
     }
 
     /// The time of `key`.
@@ -224,19 +288,22 @@ impl EventQueue {
     /// Schedules `event` at `at`. Scheduling in the past is a logic error.
     #[inline]
     pub fn schedule(&mut self, at: SimTime, event: Event) {
-        let key = self.key(at);
+        debug_assert!(at >= self.now, "event scheduled in the past: {at:?} < {:?}", self.now);
+        let key = Self::key_of(at, event.rank());
+        let seq = self.seq;
+        self.seq += 1;
         self.known_min = self.known_min.min(key);
-        self.insert(key, event);
+        self.insert(key, seq, event);
     }
 
     #[inline(always)]
-    fn insert(&mut self, key: u128, event: Event) {
+    fn insert(&mut self, key: u128, seq: u64, event: Event) {
         let b = ((key >> 64) as u64) >> self.shift;
         if b.wrapping_sub(self.cur) >= WHEEL {
-            self.overflow.push(Entry { key, event });
+            self.overflow.push(Entry { key, seq, event });
             return;
         }
-        let n = self.alloc(Node { key, event, next: NIL });
+        let n = self.alloc(Node { key, seq, event, next: NIL });
         let i = (b & (WHEEL - 1)) as usize;
         let (head, tail) = self.buckets[i];
         self.on_wheel += 1;
@@ -244,20 +311,26 @@ impl EventQueue {
             self.buckets[i] = (n, n);
             self.bits[i >> 6] |= 1 << (i & 63);
             self.summary[i >> 12] |= 1 << ((i >> 6) & 63);
-        } else if self.nodes[tail as usize].key < key {
+        } else if Self::before(&self.nodes[tail as usize], key, seq) {
             self.nodes[tail as usize].next = n;
             self.buckets[i].1 = n;
         } else {
-            self.insert_sorted(i, head, n, key);
+            self.insert_sorted(i, head, n, key, seq);
         }
     }
 
-    /// Inserts node `n` into bucket `i` before the first node with a larger key (an
+    /// Whether `node` comes before an event with `key` and `seq`.
+    #[inline(always)]
+    fn before(node: &Node, key: u128, seq: u64) -> bool {
+        node.key < key || (node.key == key && node.seq < seq)
+    }
+
+    /// Inserts node `n` into bucket `i` before the first node that comes after it (an
     /// event earlier than the bucket's last one: rare).
     #[cold]
     #[inline(never)]
-    fn insert_sorted(&mut self, i: usize, head: u32, n: u32, key: u128) {
-        if self.nodes[head as usize].key > key {
+    fn insert_sorted(&mut self, i: usize, head: u32, n: u32, key: u128, seq: u64) {
+        if !Self::before(&self.nodes[head as usize], key, seq) {
             self.nodes[n as usize].next = head;
             self.buckets[i].0 = n;
             return;
@@ -265,8 +338,8 @@ impl EventQueue {
         let mut p = head;
         loop {
             let next = self.nodes[p as usize].next;
-            // The tail's key is larger than `key`, so a larger node exists before NIL.
-            if self.nodes[next as usize].key > key {
+            // The tail comes after the new node, so such a node exists before NIL.
+            if !Self::before(&self.nodes[next as usize], key, seq) {
                 self.nodes[n as usize].next = next;
                 self.nodes[p as usize].next = n;
                 return;
@@ -337,7 +410,7 @@ impl EventQueue {
                 break;
             }
             let e = self.overflow.pop().expect("peeked");
-            self.insert(e.key, e.event);
+            self.insert(e.key, e.seq, e.event);
         }
     }
 
@@ -433,12 +506,12 @@ impl EventQueue {
             let mut n = head;
             while n != NIL {
                 let node = self.nodes[n as usize];
-                all.push(Entry { key: node.key, event: node.event });
+                all.push(Entry { key: node.key, seq: node.seq, event: node.event });
                 n = node.next;
             }
         }
         all.extend(self.overflow.drain());
-        all.sort_unstable_by_key(|e| e.key);
+        all.sort_unstable_by_key(|e| (e.key, e.seq));
         self.nodes.clear();
         self.free = NIL;
         self.buckets.fill((NIL, NIL));
@@ -448,7 +521,7 @@ impl EventQueue {
         self.shift = shift;
         self.cur = self.now.as_ps() >> shift;
         for e in all {
-            self.insert(e.key, e.event);
+            self.insert(e.key, e.seq, e.event);
         }
     }
 
@@ -517,9 +590,10 @@ mod tests {
     #[test]
     fn pop_before_stops_at_the_bound_of_events_kept_outside() {
         let mut q = EventQueue::new();
-        q.schedule(SimTime(100), Event::TxDone(1)); // key (100, 0)
-        let outside = q.key(SimTime(100)); // (100, 1): after TxDone(1)
-        q.schedule(SimTime(100), Event::TxDone(2)); // (100, 2): after the outside one
+        q.schedule(SimTime(100), Event::PipeHead(5, 0)); // an arrival over channel 5
+        q.schedule(SimTime(100), Event::TxDone(1)); // a departure: before every arrival
+        // An arrival over channel 3 kept outside: after the departure, before channel 5's.
+        let outside = EventQueue::arrival_key(SimTime(100), 3);
         q.schedule(SimTime(1 << 40), Event::TxDone(3)); // another bucket, far on
         assert_eq!(EventQueue::key_time(outside), SimTime(100));
         assert_eq!(q.pop_before(SimTime::MAX, outside), Some((SimTime(100), Event::TxDone(1))));
@@ -527,10 +601,10 @@ mod tests {
         // Taken from outside: the clock and the count move, the queue does not.
         q.pass_to(SimTime(100));
         assert_eq!((q.now(), q.events_processed(), q.len()), (SimTime(100), 2, 2));
-        assert_eq!(q.pop_before(SimTime::MAX, u128::MAX), Some((SimTime(100), Event::TxDone(2))));
+        assert_eq!(q.pop_before(SimTime::MAX, u128::MAX), Some((SimTime(100), Event::PipeHead(5, 0))));
         // The next event lies in a later bucket: the search finds it, stops at the bound
         // and remembers the smallest key; a schedule before it is still seen first.
-        let far = q.key(SimTime(1 << 39));
+        let far = EventQueue::arrival_key(SimTime(1 << 39), 0);
         assert_eq!(q.pop_before(SimTime::MAX, far), None);
         assert_eq!(q.pop_before(SimTime::MAX, far), None);
         q.schedule(SimTime(200), Event::TxDone(4));
@@ -540,6 +614,51 @@ mod tests {
         assert_eq!(q.pop_before(SimTime((1 << 40) - 1), u128::MAX), None);
         assert_eq!(q.pop_until(SimTime::MAX), Some((SimTime(1 << 40), Event::TxDone(3))));
         assert_eq!(q.events_processed(), 6);
+    }
+
+    /// The documented order of simultaneous events: by class, then id, then FIFO; the
+    /// order in which they were scheduled decides only the last.
+    #[test]
+    fn simultaneous_events_run_by_class_then_id_then_fifo() {
+        let t = SimTime(7_000);
+        let in_order = [
+            Event::TxDone(0),
+            Event::TxDone(9),
+            Event::Snapshot(0),
+            Event::Change(2),
+            Event::ElementTimer(1, 0),
+            Event::ElementTimer(1, 1),
+            Event::PipeHead(0, 44),
+            Event::Parked(3, 1),
+            Event::PipeHead(2, 0),
+            Event::FlowStart(0),
+            Event::FlowTimer(0, 1),
+            Event::PaceTimer(0, 1),
+            Event::RecvTimer(0, 1),
+            Event::SourceTick(0),
+            Event::FlowTimer(1, 8),
+        ];
+        // Scheduled in reverse, and again in a shuffled order: the same pops.
+        for perm in [(0..in_order.len()).rev().collect::<Vec<_>>(), vec![7, 2, 12, 0, 9, 14, 4, 1, 11, 5, 13, 3, 8, 6, 10]] {
+            let mut q = EventQueue::new();
+            for &i in &perm {
+                q.schedule(t, in_order[i]);
+            }
+            let popped: Vec<Event> = std::iter::from_fn(|| q.pop_until(SimTime::MAX).map(|x| x.1)).collect();
+            assert_eq!(popped, in_order);
+        }
+        // Equal time, class and id (two acks parked from one channel): FIFO, also when
+        // the first waited in the overflow and the second went straight onto the wheel.
+        let mut q = EventQueue::new();
+        let far = SimTime(1 << 45);
+        q.schedule(far, Event::Parked(10, 4));
+        q.schedule(SimTime(1 << 44), Event::TxDone(0));
+        assert_eq!(q.pop_until(SimTime::MAX), Some((SimTime(1 << 44), Event::TxDone(0))));
+        q.schedule(far, Event::Parked(11, 4));
+        q.schedule(far, Event::Parked(12, 4));
+        assert_eq!(q.pop_until(SimTime::MAX), Some((far, Event::Parked(10, 4))));
+        assert_eq!(q.pop_until(SimTime::MAX), Some((far, Event::Parked(11, 4))));
+        assert_eq!(q.pop_until(SimTime::MAX), Some((far, Event::Parked(12, 4))));
     }
 
     #[test]

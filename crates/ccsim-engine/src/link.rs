@@ -27,10 +27,11 @@
 //! (`set_timed`, the default for those): every packet's start of transmission is known
 //! when it is enqueued (when the line frees up), so it goes into the pipe at once with
 //! its arrival time and no `TxDone` event is needed; the counters a departure updates
-//! are brought up to date lazily (`catch_up`), so they read as on the queued path. The
-//! one difference is the order of simultaneous events: an arrival at the instant a
-//! waiting packet starts sees that packet gone (crates/ccsim-engine/tests/timed_fifo.rs shows the two paths
-//! equal when no two events coincide).
+//! are brought up to date lazily (`catch_up`), so they read as on the queued path. An
+//! arrival at the instant a waiting packet starts sees that packet gone, as on the queued
+//! path, where the `TxDone` event comes first (departures run before arrivals at the same
+//! instant: `event.rs`); crates/ccsim-engine/tests/observation.rs compares the two with
+//! ties.
 //!
 //! The pipe is FIFO: if the delay is lowered by a scheduled change, a packet never
 //! overtakes one sent before it (its arrival is max(own arrival, previous arrival)).
@@ -410,8 +411,9 @@ struct ChannelExtras {
 /// Why: a FIFO line's departure times are fixed at enqueue (start = when the line frees
 /// up, plus the transmission time), so the per-packet `TxDone` event (one in seven of
 /// the benchmark's events) and the discipline's queue are not needed. The only visible
-/// difference: a packet arriving exactly when a queued packet starts transmission sees
-/// that packet as already gone (the order of two simultaneous events).
+/// difference in bookkeeping: a packet arriving exactly when a queued packet starts
+/// transmission sees that packet as already gone, as the queued path does (departures
+/// come first among simultaneous events).
 #[derive(Clone, Copy, Debug)]
 struct Waiting {
     start: SimTime,
@@ -691,11 +693,11 @@ impl Channel {
             arrival = self.arrival_in_order(arrival);
         }
         if self.path & PATH_MERGES != 0 && !self.pipe_pending {
-            // Into the next channel's merged arrivals (`merge.rs`), keyed as an event
-            // scheduled now would be.
+            // Into the next channel's merged arrivals (`merge.rs`), keyed as its arrival
+            // event would be.
             let next = cx.routes[pkt.route as usize + pkt.hop as usize + 1];
             let m = cx.merge_of[next as usize];
-            let key = cx.ev.key(arrival);
+            let key = EventQueue::arrival_key(arrival, id);
             if cx.merges[m as usize].push(key, pkt) {
                 if key < cx.merge_first {
                     (cx.merge_first, cx.merge_next) = (key, m);

@@ -11,18 +11,17 @@
 //! front, one event at a time: the ring, the fed channel and the event's bucket (one
 //! transmission time ahead, not one propagation delay) stay in the cache.
 //!
-//! Order: by arrival time, and packets arriving at the same instant in the order they
-//! were sent. Packets leave a feeder in arrival order (its pipe is FIFO), and
+//! Order: by event key (`EventQueue::arrival_key`: arrival time, then the feeder's
+//! channel id, as for any arrival event), and packets of one feeder arriving at the same
+//! instant in the order they were sent. Packets leave a feeder in arrival order (its pipe is FIFO), and
 //! with equal access delays most sends append at the back; a packet that arrives before
 //! some already in the ring (its feeder had a backlog) is inserted among them, walking
 //! back at most `MAX_WALK` entries. Where it would have to walk further (feeders of very
 //! different delays), the feeder keeps the packet in its own pipe, with its own event,
 //! and so every later one until that pipe is empty (they must not overtake it).
 //!
-//! What changes against a pipe per feeder: the order of simultaneous events. An arrival
-//! from the ring is scheduled when the previous one leaves (or when the packet is
-//! appended to an empty ring), a pipe-head event when the packet became its pipe's head;
-//! events at the same picosecond may run in the other order.
+//! Nothing changes against a pipe per feeder: an arrival's key does not depend on when it
+//! was scheduled (`event.rs`, the rule for simultaneous events).
 
 use crate::packet::Packet;
 use crate::ring::Ring;
@@ -34,8 +33,8 @@ pub const MAX_WALK: usize = 16;
 /// the run loop looks at the front of each after every merged arrival.
 pub const MAX_MERGES: usize = 8;
 
-/// One fed channel's ring of arriving packets, each with its event key (arrival time,
-/// sequence number taken when it was sent: `EventQueue::key`).
+/// One fed channel's ring of arriving packets, each with its event key
+/// (`EventQueue::arrival_key`).
 #[derive(Debug)]
 pub struct Merge {
     ring: Ring<(u128, Packet)>,
@@ -103,8 +102,8 @@ mod tests {
         Packet { seq, ..Packet::new(PacketKind::Data, 0, 1000) }
     }
 
-    fn key(t: u64, seq: u64) -> u128 {
-        ((t as u128) << 64) | seq as u128
+    fn key(t: u64, feeder: u64) -> u128 {
+        ((t as u128) << 64) | feeder as u128
     }
 
     #[test]
@@ -114,9 +113,14 @@ mod tests {
         // Sent in sequence order 1..: arrivals 50, 30, 30, 70, 10.
         assert!(m.push(key(50, 1), &pkt(1)));
         assert!(m.push(key(30, 2), &pkt(2))); // before 50
-        assert!(m.push(key(30, 3), &pkt(3))); // the same time: after the one sent first
+        assert!(m.push(key(30, 3), &pkt(3))); // the same time, from feeder 3: after feeder 2's
         assert!(m.push(key(70, 4), &pkt(4)));
+        assert!(m.push(key(30, 2), &pkt(7))); // feeder 2 again at 30: after its first (FIFO)
         assert_eq!(m.front_key(), key(30, 2));
+        assert_eq!(m.packets().map(|p| p.seq).collect::<Vec<_>>(), [2, 7, 3, 1, 4]);
+        assert_eq!(m.pop().seq, 2);
+        assert_eq!(m.pop().seq, 7);
+        assert!(m.push(key(30, 2), &pkt(2)));
         assert_eq!(m.packets().map(|p| p.seq).collect::<Vec<_>>(), [2, 3, 1, 4]);
         // 10 would go before all four: a walk of 4, allowed; then MAX_WALK + 1 later
         // packets make the walk too long.

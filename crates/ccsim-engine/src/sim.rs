@@ -668,12 +668,11 @@ impl Simulation {
     /// time-ordered ring per such channel, with one event at a time, instead of a pipe
     /// and an event per feeding channel (`true`, the default; `merge.rs`): a channel
     /// whose every route continues to the same channel, one of the `MAX_MERGES` fed by
-    /// the most, puts each packet into that channel's ring when it sends it, keyed as an
-    /// event scheduled then would be. No channel may have elements (they emit packets
-    /// anywhere). What can move is the order of simultaneous events: an arrival is
-    /// ordered as if scheduled when its packet was sent, not when the packet became the
-    /// head of its feeder's pipe. Before the first event only; `set_cut_through` calls
-    /// it with its own flag; `false` is the reference path for tests.
+    /// the most, puts each packet into that channel's ring when it sends it, keyed as its
+    /// arrival event would be (`EventQueue::arrival_key`), so the results are those of
+    /// the plain path. No channel may have elements (they emit packets anywhere). Before
+    /// the first event only; `set_cut_through` calls it with its own flag; `false` is
+    /// the reference path for tests.
     pub fn set_merged_arrivals(&mut self, on: bool) {
         assert_eq!(self.events_processed(), 0, "set_merged_arrivals after the run started");
         let n = self.channels.len();
@@ -732,9 +731,10 @@ impl Simulation {
     /// state depends only on its arrivals, in order, so offering a packet early for its
     /// arrival time gives the same departures, drops and counters; it saves one event per
     /// packet per such hop (the access link towards each receiver and each sender of a
-    /// dumbbell). What can move is the order of simultaneous events further on (the
-    /// next pipe-head event is scheduled earlier). A run stopped early (Ctrl-C, a guard)
-    /// may count such packets on the next channel up to one hop early.
+    /// dumbbell). The next pipe-head event is scheduled earlier, but events at one
+    /// instant run in an order that does not depend on when they were scheduled
+    /// (`event.rs`), so the results are those of the plain path. A run stopped early
+    /// (Ctrl-C, a guard) may count such packets on the next channel up to one hop early.
     ///
     /// The same holds for an acknowledging receiver without a timer (no delayed acks)
     /// whose acks are all that enters their first channel, a timed FIFO: the receiver
@@ -864,8 +864,9 @@ impl Simulation {
     }
 
     /// Turns departure scheduling at enqueue off (`false`) or back on for every channel
-    /// that allows it (`Channel::set_timed`). Before the first event only: tests compare
-    /// the two paths, which differ only in the order of simultaneous events.
+    /// that allows it (`Channel::set_timed`), and with it cut-through and merged
+    /// arrivals. Before the first event only: `false` is the plain path, which every
+    /// fast path must match to the bit (crates/ccsim-engine/tests/observation.rs).
     pub fn set_timed_fifo(&mut self, on: bool) {
         assert_eq!(self.events_processed(), 0, "set_timed_fifo after the run started");
         let mut changed = vec![false; self.channels.len()];
@@ -1178,7 +1179,7 @@ impl Simulation {
                 self.flush(f, now);
             }
             Event::Snapshot(k) => self.snapshot(k as usize, now),
-            Event::Parked(i) => {
+            Event::Parked(i, _) => {
                 let p = self.parked[i as usize];
                 self.parked_free.push(i);
                 let c = self.net.routes[p.route as usize + p.hop as usize];
@@ -1390,7 +1391,8 @@ impl Simulation {
                 (self.parked.len() - 1) as u32
             }
         };
-        self.net.ev.schedule(at, Event::Parked(slot));
+        let c = self.net.routes[p.route as usize + p.hop as usize];
+        self.net.ev.schedule(at, Event::Parked(slot, c));
         self.acks_parked += 1;
     }
 
