@@ -236,11 +236,14 @@ def run(
     ``seed`` overrides the scenario's ``[scenario].seed``. The same scenario and seed
     always give the same results (apart from ``wall_time_s``).
 
-    ``progress``: ``True`` shows a progress bar on stderr (in a terminal or Jupyter) once
-    the run has lasted 2 s; a callable is called as ``progress(sim_time_s, end_s,
-    events)`` about every 10 ms. ``max_events`` and ``max_wall`` (seconds) stop the run
-    early (as ``[scenario].max_events`` / ``max_wall`` do); the results are then marked
-    partial. Ctrl-C stops the run within a fraction of a second and raises
+    ``progress``: by default (``None``, or ``True``) a progress bar is drawn once the run
+    has lasted 2 s (``CCSIM_PROGRESS_DELAY`` seconds if set): on stderr when it is a
+    terminal, as a cell output in Jupyter, nowhere else; it is erased when the run ends.
+    ``False``: no bar. A callable is called instead as ``progress(sim_time_s, end_s,
+    events)`` about every 10 ms of wall time. ``max_events`` and ``max_wall`` (seconds)
+    stop the run early (as ``[scenario].max_events`` / ``max_wall`` do); the results are
+    then marked partial. Progress, Ctrl-C and ``max_wall`` are looked at about every
+    10 ms, whatever an event costs. Ctrl-C stops the run and raises
     :class:`Interrupted`, which carries the partial results.
     """
     if isinstance(scenario, dict):
@@ -264,14 +267,21 @@ def run(
         )
     bar = None
     callback: Callable[[float, float, int], None] | None = None
-    if progress is True:
-        from ccsim._progress import RunProgress, wants_bar
+    if progress is None or progress is True:
+        from ccsim._progress import RunProgress, bar_kind, progress_delay
 
-        if wants_bar():
-            bar = RunProgress(Path(scenario.source).name)
+        delay = progress_delay()
+        kind = bar_kind()
+        if kind is not None:
+            bar = RunProgress(Path(scenario.source).name, delay, kind=kind)
             callback = bar.update
     elif callable(progress):
         callback = progress
+    elif progress is not False:
+        raise _ccsim.ScenarioError(
+            f"{scenario.source}: progress: {progress!r} is not True, False, None or a "
+            "callable progress(sim_time_s, end_s, events)"
+        )
     start = time.perf_counter()
     try:
         payload = _ccsim.run(

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 import ccsim
-from ccsim import _ccsim, _tables, reproduce
+from ccsim import _ccsim, _progress, _tables, reproduce
 
 EXIT_USAGE = 2
 
@@ -800,7 +800,8 @@ def _run_reproduction(
     """Run ``repro`` with its figures written into ``out``, and score it."""
     progress = _RichProgress(quiet=args.quiet)
     try:
-        with _figures(args):
+        # Its runs draw no bar of their own under the reproduction's.
+        with _figures(args), _progress.held():
             report = repro.reproduce(out, progress)
     finally:
         progress.close()

@@ -11,6 +11,8 @@
 //!   metadata slab; `transport`: window transport and sources; `cc`:
 //!   congestion-control policies).
 //! - `results`: per-flow / per-channel summaries, phases, intervals, time series.
+//! - `slices`: how a front end sizes the slices of a run (`Simulation::run_slice`) from
+//!   their wall time, which it measures, so that it can react every ~10 ms.
 //!
 //! Time is integer picoseconds (`time`), sizes bytes, rates bits/s.
 
@@ -30,6 +32,7 @@ pub mod ring;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod slices;
 pub mod stats;
 pub mod time;
 pub mod trace;

@@ -6,7 +6,7 @@
 //! become `ccsim.ScenarioError` (a `ValueError`); an engine panic is caught and raised as
 //! `RuntimeError` so nothing unwinds across the boundary.
 
-use ccsim_engine::{scenario, sim, units, ScenarioError as EngineError};
+use ccsim_engine::{scenario, sim, slices, units, ScenarioError as EngineError};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -64,15 +64,13 @@ fn check(py: Python<'_>, text: String, source: String, overrides: Vec<String>, f
     })
 }
 
-/// Events per slice of a run: the GIL is taken back between slices (about every 10 ms
-/// of wall time) to check for Ctrl-C, report progress and enforce `max_wall`.
-const SLICE_EVENTS: u64 = 200_000;
-
 /// Runs a scenario; returns the results as columns (`columns_to_py`), or with
-/// `out = "json"` the results JSON (the engine's own export). The run goes in slices: between them
+/// `out = "json"` the results JSON (the engine's own export). The run goes in slices of
+/// about 10 ms of wall time each, whatever an event costs (`ccsim_engine::slices`): between them
 /// Python signal handlers run (Ctrl-C stops the run: the results come back marked
-/// partial with `stop_reason = "interrupted"`), `progress(sim_time_s, end_s, events)` is
-/// called if given, and `max_wall_s` (or the scenario's `max_wall`) is enforced.
+/// partial with `stop_reason = "interrupted"`; so does a `KeyboardInterrupt` raised in
+/// the callback), `progress(sim_time_s, end_s, events)` is called if given, and
+/// `max_wall_s` (or the scenario's `max_wall`) is enforced.
 #[pyfunction]
 #[pyo3(signature = (text, source, overrides=Vec::new(), seed=None, fmt="toml", progress=None, max_events=None, max_wall_s=None, out="columns"))]
 #[allow(clippy::too_many_arguments)]
@@ -109,20 +107,30 @@ fn run(
     })?;
     let wall_limit = max_wall_s.or(sim.scenario.max_wall.map(|d| d.as_secs_f64()));
     let end_s = sim.end().as_secs_f64();
+    let mut sizes = slices::Slices::default();
     loop {
-        let done = py.detach(|| guarded(|| Ok(sim.run_slice(SLICE_EVENTS))))?;
-        if done {
+        let (events, before) = (sizes.next(), sim.events_processed());
+        let (done, took) = py.detach(|| {
+            let start = Instant::now();
+            let done = guarded(|| Ok(sim.run_slice(events)));
+            (done, start.elapsed())
+        });
+        if done? {
             break;
         }
-        if let Err(e) = py.check_signals() {
+        sizes.record(sim.events_processed() - before, took);
+        // Ctrl-C raises KeyboardInterrupt in the signal handler, or in the callback if
+        // it comes while the callback runs: either way the run stops with its results.
+        let mut checks = py.check_signals();
+        if let (Ok(()), Some(cb)) = (&checks, &progress) {
+            checks = cb.call1(py, (sim.now().as_secs_f64(), end_s, sim.events_processed())).map(|_| ());
+        }
+        if let Err(e) = checks {
             if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
                 sim.stop(sim::StopReason::Interrupted);
                 break;
             }
             return Err(e);
-        }
-        if let Some(cb) = &progress {
-            cb.call1(py, (sim.now().as_secs_f64(), end_s, sim.events_processed()))?;
         }
         if wall_limit.is_some_and(|w| t0.elapsed().as_secs_f64() >= w) {
             sim.stop(sim::StopReason::MaxWall);
