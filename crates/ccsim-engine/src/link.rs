@@ -39,7 +39,7 @@
 //! The buffer limit counts packets waiting in the discipline, not the one being
 //! transmitted (as in ns-2's drop-tail).
 //!
-//! Counters (the shared layer of style.md point 8): offered = dropped + transmitted +
+//! Counters (shared by every discipline): offered = dropped + transmitted +
 //! queued, checked in debug builds after every enqueue and departure; drops are also
 //! counted per reason, and every packet's sojourn time in the discipline is summed.
 

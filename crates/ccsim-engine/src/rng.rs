@@ -1,4 +1,4 @@
-//! Seeded random streams, one per component (style.md point 1): the stream of component
+//! Seeded random streams, one per component: the stream of component
 //! `id` in a run with seed `seed` is PCG64 (MCG variant) seeded from a SplitMix64 mix of
 //! both, so adding a component never perturbs the others' streams.
 

@@ -111,7 +111,7 @@ impl fmt::Display for SimDuration {
 }
 
 /// Time to serialise `bits` onto a line of `rate_bps`, rounded up to a whole picosecond:
-/// ceil(bits * 1e12 / rate) in `u128` integer arithmetic (design.md, "Time").
+/// ceil(bits * 1e12 / rate) in `u128` integer arithmetic (docs/architecture.md).
 pub fn tx_time(bits: u32, rate_bps: u64) -> SimDuration {
     debug_assert!(rate_bps > 0);
     let num = bits as u128 * PS_PER_S as u128;

@@ -1,4 +1,4 @@
-//! Time series, recorded on request only (style.md point 13). An entity holds an
+//! Time series, recorded on request only. An entity holds an
 //! `Option<SeriesId>` per metric; `None` costs one branch. Values are recorded on change
 //! into per-series columnar vectors and handed out whole at the end of the run.
 

@@ -1,4 +1,4 @@
-//! Congestion-control policies of the window transport (style.md point 5).
+//! Congestion-control policies of the window transport.
 //!
 //! A policy owns its state and answers with a window; the transport (`transport::window`)
 //! owns sequence numbers, timers and retransmission. The policy sees every data packet
@@ -137,7 +137,7 @@ pub struct CcMetrics {
     pub cwnd: u64,
     /// Slow-start threshold, bytes, where the policy has one.
     pub ssthresh: Option<u64>,
-    /// Pacing rate, bits/s, for rate-based policies (style.md point 5). `None`: the
+    /// Pacing rate, bits/s, for rate-based policies. `None`: the
     /// transport sends whatever the window allows at once. `Some(r)`: bursts of
     /// `send_quantum` back-to-back packets, a burst of b packets of size s every b*s*8/r
     /// seconds, within the window (`u64::MAX`: no spacing).
@@ -439,7 +439,7 @@ impl CcConfig {
     }
 }
 
-/// A policy defined outside the engine (the escape hatch of style.md point 6, used by
+/// A policy defined outside the engine (the escape hatch, used by
 /// congestion control written in Python): dynamic dispatch, one box.
 pub struct CustomCc(pub Box<dyn CongestionControl + Send>);
 

@@ -1,5 +1,5 @@
 //! Network elements: per-channel actors that act on packets (htsim's `PacketSink`
-//! chain, style.md point 14). A channel carries an ordered chain of elements, dispatched
+//! chain). A channel carries an ordered chain of elements, dispatched
 //! through `AnyElement` (no vtable on the packet path). Hooks:
 //!
 //! - `on_arrival`: a packet arrives at the channel, before the queue discipline. The

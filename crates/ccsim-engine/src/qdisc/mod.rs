@@ -1,4 +1,4 @@
-//! Queue disciplines behind one interface (ns-3 `QueueDisc`, style.md point 8).
+//! Queue disciplines behind one interface (ns-3 `QueueDisc`).
 //!
 //! The contract:
 //! - `enqueue` answers with a `Verdict` for the arriving packet: queued, queued and
