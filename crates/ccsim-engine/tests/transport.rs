@@ -342,3 +342,72 @@ interval = "1s"
     assert_eq!((ch.rate_history[0].at_s, ch.rate_history[0].rate_bps), (5.0, 1_000_000));
     assert!(r.links.iter().find(|l| l.name == "b->a").unwrap().rate_history.is_empty());
 }
+
+/// One long-lived flow: 100 Mbps, 1 ms access links and a 10 Mbps, 50 ms bottleneck
+/// whose drop-tail buffer is one bandwidth-delay product: 10 Mbps x 104 ms / (1042 B x 8)
+/// = 125 packets. Initial window 1 and unlimited ssthresh, so slow start overshoots by
+/// about half a window at the start (the case of docs/validation.md).
+const ONE_BDP: &str = r#"
+[scenario]
+name = "one-bdp"
+duration = "60s"
+[defaults]
+data_size = "1042B"
+ack_size = "42B"
+out_of_order = "keep"
+[nodes]
+hosts = ["s", "d"]
+routers = ["r1", "r2"]
+[[links]]
+between = ["s", "r1"]
+rate = "100Mbps"
+delay = "1ms"
+buffer = "10000pkt"
+[[links]]
+between = ["r1", "r2"]
+rate = "10Mbps"
+delay = "50ms"
+buffer = "125pkt"
+[[links]]
+between = ["r2", "d"]
+rate = "100Mbps"
+delay = "1ms"
+buffer = "10000pkt"
+[[flows]]
+name = "f"
+from = "s"
+to = "d"
+cc = "newreno"
+params = { initial_window = 1, min_rto = "1s" }
+[[phases]]
+name = "steady"
+start = "10s"
+end = "60s"
+"#;
+
+fn bottleneck_busy(r: &Results) -> f64 {
+    r.phases[0].links.iter().find(|l| l.name == "r1->r2").unwrap().utilization
+}
+
+#[test]
+fn one_flow_keeps_a_one_bdp_bottleneck_busy_with_rfc5681_ssthresh() {
+    // With a buffer of one bandwidth-delay product, halving the window after a loss
+    // still leaves the pipe full: the line is busy all the time once a flow is in its
+    // sawtooth. RFC 5681's rule gets there for reno, newreno and newreno + SACK.
+    for (cc, sack) in [("reno", "false"), ("newreno", "false"), ("newreno", "true")] {
+        let r = run(ONE_BDP, &[&format!("flows.f.cc={cc}"), &format!("flows.f.sack={sack}")]);
+        let busy = bottleneck_busy(&r);
+        assert!(busy >= 0.95, "{cc} sack={sack}: bottleneck busy {busy:.4} of 10-60 s");
+    }
+}
+
+#[test]
+fn the_bsd_rule_starves_newreno_without_sack_on_a_one_bdp_buffer() {
+    // 4.3BSD's arithmetic halves the window that NewReno's duplicate acks have
+    // inflated: a timeout during a long recovery sets ssthresh far above the pipe, the
+    // next slow start overshoots again, and the cycle repeats (docs/validation.md).
+    let r = run(ONE_BDP, &["flows.f.params.ssthresh_rule=bsd"]);
+    let busy = bottleneck_busy(&r);
+    assert!(busy < 0.6, "busy {busy:.4}");
+    assert!(flow(&r, "f").timeouts >= 10, "{} timeouts", flow(&r, "f").timeouts);
+}

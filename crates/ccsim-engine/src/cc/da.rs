@@ -773,7 +773,7 @@ mod tests {
     #[test]
     fn loss_returns_to_slow_start_with_one_packet_and_keeps_reference() {
         let mut da = in_avoidance(k125(), 20, 200);
-        da.on_congestion(&CongestionSample { now: ms(0), cause: Cause::FastRetransmit, in_flight_pkts: 0, pipe: false });
+        da.on_congestion(&CongestionSample { now: ms(0), cause: Cause::FastRetransmit, in_flight_pkts: 0, pipe: false, rto_repeat: false });
         assert_eq!(da.cwnd(), 1000);
         assert!(!da.in_avoidance());
         assert_eq!(da.reference_rtt(), Some(SimDuration::from_millis(200)));

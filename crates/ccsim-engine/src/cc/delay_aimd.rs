@@ -643,7 +643,7 @@ mod tests {
         ack(&mut c, 1, 100.0);
         ack(&mut c, 2, 125.0); // below tau0: sRTT 125, beta = 0.8
         let w = c.cwnd_pkts();
-        c.on_congestion(&CongestionSample { now: SimTime::ZERO, cause: Cause::FastRetransmit, in_flight_pkts: 10, pipe: true });
+        c.on_congestion(&CongestionSample { now: SimTime::ZERO, cause: Cause::FastRetransmit, in_flight_pkts: 10, pipe: true, rto_repeat: false });
         assert!((c.cwnd_pkts() - 0.8 * w).abs() < 1e-9);
         assert!(c.in_recovery());
         let mut c = avoiding(DelayAimdConfig::default(), 2.0);

@@ -103,6 +103,10 @@ pub struct CongestionSample {
     /// The transport recovers with the SACK pipe algorithm (RFC 6675): the window is not
     /// inflated by duplicate acks, so a policy sets cwnd = ssthresh at once.
     pub pipe: bool,
+    /// A repeated timeout: the retransmission timer already resent the first
+    /// unacknowledged packet once (RFC 5681 section 3.1 sets ssthresh from equation 4
+    /// only on the first).
+    pub rto_repeat: bool,
 }
 
 /// Typed feedback from the receiver or the network, delivered to the flow's sender by
@@ -258,6 +262,58 @@ pub fn bsd_open_window(cwnd: u64, ssthresh: u64, mss: u64, max: u64) -> u64 {
 pub fn bsd_ssthresh_after_loss(cwnd: u64, mss: u64, max: u64) -> u64 {
     let win = (cwnd.min(max) / 2 / mss).max(2);
     win * mss
+}
+
+/// Which window a loss, a timeout or an ECN echo halves (`ssthresh_rule`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshRule {
+    /// 4.3BSD (`tcp_input.c`, `tcp_timer.c`; Jacobson 1988, REAL): half of the
+    /// congestion window, which Reno's duplicate acks inflate during fast recovery.
+    Bsd,
+    /// RFC 5681 section 3.1 equation 4 (and RFC 6582 section 3.2, RFC 6675 section 5):
+    /// half of FlightSize, the data sent and not cumulatively acknowledged. A timeout
+    /// inside a loss recovery sets ssthresh to "no more than" equation 4 by keeping the
+    /// lower value the recovery set, since FlightSize has grown with the window
+    /// inflation by then (Linux's `tcp_enter_loss` keeps ssthresh in recovery; ns-3
+    /// halves its scoreboard's bytes in flight, which leaves duplicate-acked packets
+    /// out); a repeated timeout of the same packet leaves ssthresh as it is.
+    Rfc5681,
+}
+
+impl SsthreshRule {
+    pub fn name(self) -> &'static str {
+        match self {
+            SsthreshRule::Bsd => "bsd",
+            SsthreshRule::Rfc5681 => "rfc5681",
+        }
+    }
+}
+
+/// ssthresh after a congestion signal under `rule`, in bytes and whole segments:
+/// `cwnd` and `ssthresh` are the policy's current values, `recovering` whether a fast
+/// recovery was in progress when the signal came.
+pub fn ssthresh_after_congestion(
+    rule: SsthreshRule,
+    s: &CongestionSample,
+    cwnd: u64,
+    ssthresh: u64,
+    recovering: bool,
+    mss: u64,
+    max: u64,
+) -> u64 {
+    match rule {
+        SsthreshRule::Bsd => bsd_ssthresh_after_loss(cwnd, mss, max),
+        SsthreshRule::Rfc5681 => {
+            // Equation 4: max(FlightSize / 2, 2 SMSS), here in whole segments.
+            let eq4 = (s.in_flight_pkts as u64 / 2).max(2) * mss;
+            match s.cause {
+                Cause::Timeout if s.rto_repeat => ssthresh,
+                Cause::Timeout if recovering => ssthresh.min(eq4),
+                _ => eq4,
+            }
+        }
+    }
 }
 
 /// Configuration of the built-in policies (serde, so scenario files and Python build it).
@@ -552,7 +608,12 @@ pub(crate) mod test_util {
     }
 
     pub fn loss(cc: &mut impl CongestionControl, cause: Cause) {
-        cc.on_congestion(&CongestionSample { now: SimTime::ZERO, cause, in_flight_pkts: 0, pipe: false });
+        loss_in_flight(cc, cause, 0);
+    }
+
+    /// A congestion signal with `in_flight` packets outstanding (FlightSize).
+    pub fn loss_in_flight(cc: &mut impl CongestionControl, cause: Cause, in_flight: u32) {
+        cc.on_congestion(&CongestionSample { now: SimTime::ZERO, cause, in_flight_pkts: in_flight, pipe: false, rto_repeat: false });
     }
 }
 
@@ -580,5 +641,40 @@ mod tests {
         assert_eq!(bsd_ssthresh_after_loss(3000, 1000, 40_000), 2000);
         // The receiver's (maximum) window limits the halving base.
         assert_eq!(bsd_ssthresh_after_loss(100_000, 1000, 40_000), 20_000);
+    }
+
+    fn sample(cause: Cause, in_flight_pkts: u32, rto_repeat: bool) -> CongestionSample {
+        CongestionSample { now: SimTime::ZERO, cause, in_flight_pkts, pipe: false, rto_repeat }
+    }
+
+    #[test]
+    fn rfc5681_halves_flight_size_in_whole_segments_at_least_two() {
+        let r = SsthreshRule::Rfc5681;
+        // cwnd 30 segments, 21 in flight: 21 / 2 = 10 segments; cwnd plays no part.
+        assert_eq!(ssthresh_after_congestion(r, &sample(Cause::FastRetransmit, 21, false), 30_000, 64_000, false, 1000, 64_000), 10_000);
+        assert_eq!(ssthresh_after_congestion(r, &sample(Cause::Ecn, 21, false), 30_000, 64_000, false, 1000, 64_000), 10_000);
+        assert_eq!(ssthresh_after_congestion(r, &sample(Cause::FastRetransmit, 3, false), 30_000, 64_000, false, 1000, 64_000), 2000);
+        // A first timeout outside recovery: 50 / 2 = 25 segments.
+        assert_eq!(ssthresh_after_congestion(r, &sample(Cause::Timeout, 50, false), 1000, 7000, false, 1000, 64_000), 25_000);
+    }
+
+    #[test]
+    fn rfc5681_timeouts_in_recovery_and_repeated_ones_do_not_raise_ssthresh() {
+        let r = SsthreshRule::Rfc5681;
+        // In recovery with ssthresh 10 segments: 100 in flight (inflated) keeps 10; 8 in
+        // flight lowers it to 4.
+        assert_eq!(ssthresh_after_congestion(r, &sample(Cause::Timeout, 100, false), 110_000, 10_000, true, 1000, 640_000), 10_000);
+        assert_eq!(ssthresh_after_congestion(r, &sample(Cause::Timeout, 8, false), 110_000, 10_000, true, 1000, 640_000), 4000);
+        // A repeated timeout keeps 7 segments whatever is in flight.
+        assert_eq!(ssthresh_after_congestion(r, &sample(Cause::Timeout, 50, true), 1000, 7000, false, 1000, 64_000), 7000);
+    }
+
+    #[test]
+    fn the_bsd_rule_halves_the_window_whatever_is_in_flight() {
+        let b = SsthreshRule::Bsd;
+        assert_eq!(ssthresh_after_congestion(b, &sample(Cause::FastRetransmit, 3, false), 8000, 64_000, false, 1000, 64_000), 4000);
+        assert_eq!(ssthresh_after_congestion(b, &sample(Cause::Timeout, 100, false), 110_000, 10_000, true, 1000, 640_000), 55_000);
+        // A repeated timeout: cwnd is one segment by then, so 2 segments.
+        assert_eq!(ssthresh_after_congestion(b, &sample(Cause::Timeout, 50, true), 1000, 7000, false, 1000, 64_000), 2000);
     }
 }

@@ -2,10 +2,12 @@
 //! section 3.2), and NewReno's partial-ack recovery (RFC 6582).
 //!
 //! - Slow start and congestion avoidance as Tahoe (`bsd_open_window`).
-//! - Fast retransmit (third duplicate ack): ssthresh = max(min(cwnd, maxwin)/2, 2)
-//!   segments, the lost packet is retransmitted by the transport, cwnd = ssthresh + 3
-//!   segments (inflate for the three packets that left the network); each further
-//!   duplicate ack adds one segment.
+//! - Fast retransmit (third duplicate ack): ssthresh = max(FlightSize/2, 2) segments
+//!   (RFC 5681 equation 4, RFC 6582 section 3.2 step 2; `ssthresh_rule = "rfc5681"`, the
+//!   default) or max(min(cwnd, maxwin)/2, 2) segments (4.3BSD, `"bsd"`); the lost
+//!   packet is retransmitted by the transport, cwnd = ssthresh + 3 segments (inflate for
+//!   the three packets that left the network); each further duplicate ack adds one
+//!   segment.
 //! - Reno: the first new ack deflates cwnd to ssthresh and ends recovery (a partial ack
 //!   too, as in 4.3BSD-Reno).
 //! - NewReno (RFC 6582 section 3.2): the transport stays in recovery until the highest
@@ -16,14 +18,18 @@
 //!   inflation: the transport's pipe estimate decides what may be sent.
 //! - ECN echo (RFC 3168 section 6.1.2): ssthresh as for a loss, cwnd = ssthresh, no
 //!   recovery.
-//! - Timeout: as Tahoe (cwnd = 1 segment), recovery abandoned.
+//! - Timeout: cwnd = 1 segment, recovery abandoned. ssthresh as `SsthreshRule` says:
+//!   with `rfc5681`, half of FlightSize on a first timeout outside recovery, the lower
+//!   of that and the recovery's own ssthresh inside one (FlightSize has grown with the
+//!   inflated window by then), unchanged on a repeated timeout; with `bsd`, half of
+//!   the (possibly inflated) cwnd, as Tahoe.
 //!
-//! Deviations: ssthresh halves min(cwnd, maximum window) as 4.3BSD does, not RFC 6582's
-//! FlightSize; windows are whole packets of the flow's data size.
+//! Deviations: windows are whole packets of the flow's data size (FlightSize/2 is
+//! rounded down to whole segments).
 
 use super::{
-    bsd_open_window, bsd_ssthresh_after_loss, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, Recovery,
-    RecoveryAck, TahoeConfig,
+    bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, Recovery,
+    RecoveryAck, SsthreshRule, TahoeConfig,
 };
 use crate::time::SimTime;
 
@@ -48,6 +54,7 @@ pub struct Reno {
     pipe: bool,
     /// RFC 6582 partial-ack handling.
     newreno: bool,
+    ssthresh_rule: SsthreshRule,
 }
 
 impl Reno {
@@ -62,6 +69,7 @@ impl Reno {
             recovering: false,
             pipe: false,
             newreno: false,
+            ssthresh_rule: cfg.ssthresh_rule.unwrap_or(SsthreshRule::Rfc5681),
         }
     }
 
@@ -98,7 +106,7 @@ impl CongestionControl for Reno {
         }
     }
     fn on_congestion(&mut self, s: &CongestionSample) {
-        self.ssthresh = bsd_ssthresh_after_loss(self.cwnd, self.mss, self.max);
+        self.ssthresh = ssthresh_after_congestion(self.ssthresh_rule, s, self.cwnd, self.ssthresh, self.recovering, self.mss, self.max);
         match s.cause {
             Cause::FastRetransmit => {
                 self.pipe = s.pipe;
@@ -133,7 +141,7 @@ impl CongestionControl for Reno {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::test_util::{ack, loss};
+    use crate::cc::test_util::{ack, loss_in_flight};
     use crate::cc::CongestionSample;
     use crate::time::{SimDuration, SimTime};
 
@@ -160,9 +168,24 @@ mod tests {
     }
 
     #[test]
-    fn fast_retransmit_halves_and_inflates_by_three() {
+    fn fast_retransmit_halves_flight_size_and_inflates_by_three() {
+        // cwnd 10 segments, 9 of them in flight (the window was not full): RFC 5681
+        // equation 4 halves the 9, rounded down to whole segments.
         let mut r = reno_at(10);
-        loss(&mut r, Cause::FastRetransmit);
+        loss_in_flight(&mut r, Cause::FastRetransmit, 9);
+        assert_eq!(r.ssthresh(), Some(4000));
+        assert_eq!(r.cwnd(), 7000);
+        assert!(r.in_recovery());
+    }
+
+    #[test]
+    fn the_bsd_rule_halves_cwnd_whatever_is_in_flight() {
+        let cfg = RenoConfig { ssthresh_rule: Some(SsthreshRule::Bsd), ..Default::default() };
+        let mut r = Reno::new(&cfg, 1000, 64);
+        for _ in 1..10 {
+            ack(&mut r, 0);
+        }
+        loss_in_flight(&mut r, Cause::FastRetransmit, 3);
         assert_eq!(r.ssthresh(), Some(5000));
         assert_eq!(r.cwnd(), 8000);
         assert!(r.in_recovery());
@@ -171,7 +194,7 @@ mod tests {
     #[test]
     fn duplicate_acks_inflate_and_new_ack_deflates() {
         let mut r = reno_at(10);
-        loss(&mut r, Cause::FastRetransmit);
+        loss_in_flight(&mut r, Cause::FastRetransmit, 10);
         r.on_dup_ack(SimTime::ZERO);
         r.on_dup_ack(SimTime::ZERO);
         assert_eq!(r.cwnd(), 10_000);
@@ -185,12 +208,44 @@ mod tests {
     #[test]
     fn timeout_collapses_window_and_leaves_recovery() {
         let mut r = reno_at(10);
-        loss(&mut r, Cause::FastRetransmit);
-        loss(&mut r, Cause::Timeout);
+        loss_in_flight(&mut r, Cause::FastRetransmit, 10); // ssthresh 5
+        loss_in_flight(&mut r, Cause::Timeout, 8);
         assert_eq!(r.cwnd(), 1000);
         assert!(!r.in_recovery());
-        // ssthresh computed from the inflated window 8000 -> 4000.
+        // Inside the recovery: the lower of 5 and 8 / 2 = 4 segments.
         assert_eq!(r.ssthresh(), Some(4000));
+    }
+
+    #[test]
+    fn a_timeout_inside_a_recovery_keeps_its_ssthresh_when_flight_size_has_grown() {
+        let mut r = reno_at(10);
+        loss_in_flight(&mut r, Cause::FastRetransmit, 10); // ssthresh 5, cwnd 8
+        for _ in 0..30 {
+            r.on_dup_ack(SimTime::ZERO); // cwnd 38; the sender has filled it
+        }
+        loss_in_flight(&mut r, Cause::Timeout, 38);
+        assert_eq!((r.cwnd(), r.ssthresh()), (1000, Some(5000)), "not 38 / 2 = 19");
+        // The BSD rule halves the inflated window instead.
+        let cfg = RenoConfig { ssthresh_rule: Some(SsthreshRule::Bsd), ..Default::default() };
+        let mut b = Reno::new(&cfg, 1000, 64);
+        for _ in 1..10 {
+            ack(&mut b, 0);
+        }
+        loss_in_flight(&mut b, Cause::FastRetransmit, 10);
+        for _ in 0..30 {
+            b.on_dup_ack(SimTime::ZERO);
+        }
+        loss_in_flight(&mut b, Cause::Timeout, 38);
+        assert_eq!(b.ssthresh(), Some(19_000));
+    }
+
+    #[test]
+    fn a_first_timeout_halves_flight_size_and_a_repeated_one_keeps_ssthresh() {
+        let mut r = reno_at(10);
+        loss_in_flight(&mut r, Cause::Timeout, 10);
+        assert_eq!((r.cwnd(), r.ssthresh()), (1000, Some(5000)));
+        r.on_congestion(&CongestionSample { now: SimTime::ZERO, cause: Cause::Timeout, in_flight_pkts: 10, pipe: false, rto_repeat: true });
+        assert_eq!((r.cwnd(), r.ssthresh()), (1000, Some(5000)), "not 2 segments as 4.3BSD's min(cwnd, max) / 2");
     }
 
     #[test]
@@ -206,7 +261,7 @@ mod tests {
         for _ in 1..20 {
             ack(&mut r, 0);
         }
-        loss(&mut r, Cause::FastRetransmit); // ssthresh 10, cwnd 13
+        loss_in_flight(&mut r, Cause::FastRetransmit, 20); // ssthresh 10, cwnd 13
         for _ in 0..4 {
             r.on_dup_ack(SimTime::ZERO); // 17
         }
@@ -222,7 +277,7 @@ mod tests {
     #[test]
     fn sack_recovery_sets_cwnd_to_ssthresh_without_inflation() {
         let mut r = reno_at(10);
-        r.on_congestion(&CongestionSample { now: SimTime::ZERO, cause: Cause::FastRetransmit, in_flight_pkts: 10, pipe: true });
+        r.on_congestion(&CongestionSample { now: SimTime::ZERO, cause: Cause::FastRetransmit, in_flight_pkts: 10, pipe: true, rto_repeat: false });
         assert_eq!(r.cwnd(), 5000);
         r.on_dup_ack(SimTime::ZERO);
         ack_with(&mut r, 2, RecoveryAck::Partial);
@@ -234,7 +289,7 @@ mod tests {
     #[test]
     fn ecn_echo_halves_the_window_without_recovery() {
         let mut r = reno_at(10);
-        loss(&mut r, Cause::Ecn);
+        loss_in_flight(&mut r, Cause::Ecn, 10);
         assert_eq!((r.cwnd(), r.ssthresh()), (5000, Some(5000)));
         assert!(!r.in_recovery());
         ack(&mut r, 1);

@@ -5,7 +5,8 @@
 //!   while cwnd <= ssthresh; above, congestion avoidance adds mss*mss/cwnd per ack
 //!   (4.3BSD `tcp_input.c`, integer bytes). cwnd never exceeds the maximum window.
 //! - Any loss (three duplicate acks or a timeout): ssthresh = max(min(cwnd, maxwin)/2, 2)
-//!   segments, cwnd = 1 segment. The transport retransmits (one packet on fast
+//!   segments (`ssthresh_rule = "bsd"`, the default; `"rfc5681"` halves FlightSize,
+//!   `SsthreshRule`), cwnd = 1 segment. The transport retransmits (one packet on fast
 //!   retransmit; go-back from the first unacknowledged packet on timeout).
 //! - The timer is Jacobson/Karels with Karn's rule and exponential backoff
 //!   (`JkRtoConfig`, implemented by the transport's estimator).
@@ -14,8 +15,8 @@
 //! counted in whole packets of the flow's data size.
 
 use super::{
-    at_least_one, bsd_open_window, bsd_ssthresh_after_loss, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig,
-    RtoKind, RtoStyle,
+    at_least_one, bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig,
+    RtoKind, RtoStyle, SsthreshRule,
 };
 use crate::time::SimDuration;
 use crate::units::serde_units;
@@ -47,6 +48,10 @@ pub struct TahoeConfig {
     /// min_rto), every ack sampled; `rto_k` unused).
     #[serde(skip_serializing_if = "RtoKind::is_jk")]
     pub rto: RtoKind,
+    /// Which window a congestion signal halves; `None`: the policy's default (`bsd`
+    /// for tahoe, `rfc5681` for reno and newreno).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ssthresh_rule: Option<SsthreshRule>,
 }
 
 impl Default for TahoeConfig {
@@ -60,6 +65,7 @@ impl Default for TahoeConfig {
             max_rto: JkRtoConfig::DEFAULT.max_rto,
             rto_k: JkRtoConfig::DEFAULT.k,
             rto: RtoKind::Jk,
+            ssthresh_rule: None,
         }
     }
 }
@@ -99,6 +105,7 @@ pub struct Tahoe {
     /// Maximum window, bytes.
     max: u64,
     dupack_threshold: u32,
+    ssthresh_rule: SsthreshRule,
 }
 
 impl Tahoe {
@@ -110,6 +117,7 @@ impl Tahoe {
             ssthresh: cfg.initial_ssthresh.unwrap_or(max_window) as u64 * mss,
             max,
             dupack_threshold: cfg.dupack_threshold,
+            ssthresh_rule: cfg.ssthresh_rule.unwrap_or(SsthreshRule::Bsd),
         }
     }
 }
@@ -119,7 +127,7 @@ impl CongestionControl for Tahoe {
         self.cwnd = bsd_open_window(self.cwnd, self.ssthresh, self.mss, self.max);
     }
     fn on_congestion(&mut self, s: &CongestionSample) {
-        self.ssthresh = bsd_ssthresh_after_loss(self.cwnd, self.mss, self.max);
+        self.ssthresh = ssthresh_after_congestion(self.ssthresh_rule, s, self.cwnd, self.ssthresh, false, self.mss, self.max);
         // RFC 3168 section 6.1.2: an ECN echo halves the window without a loss.
         self.cwnd = if s.cause == Cause::Ecn { self.ssthresh } else { self.mss };
     }

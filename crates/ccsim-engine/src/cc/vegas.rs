@@ -48,7 +48,8 @@
 //! congestion avoidance adds the rest one packet per round trip.
 //!
 //! **Loss response: Reno's.** Fast retransmit at `dupack_threshold` duplicate acks:
-//! ssthresh = max(min(cwnd, maxwin)/2, 2) segments, cwnd = ssthresh + dupack_threshold,
+//! ssthresh = max(FlightSize/2, 2) segments (RFC 5681; `ssthresh_rule = "bsd"` halves
+//! min(cwnd, maxwin) instead, as `cc/reno.rs` describes), cwnd = ssthresh + dupack_threshold,
 //! inflated by each further duplicate ack and deflated to ssthresh by the first new ack
 //! (4.3BSD-Reno). With SACK (`CongestionSample::pipe`, RFC 6675) cwnd = ssthresh at once
 //! and partial acks leave it there. ECN echo: cwnd = ssthresh (RFC 3168). Timeout:
@@ -84,7 +85,8 @@
 
 use super::{
     at_least_one,
-    bsd_ssthresh_after_loss, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, RecoveryAck, SendSample,
+    ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, RecoveryAck, SendSample,
+    SsthreshRule,
 };
 use crate::time::{SimDuration, SimTime};
 use crate::units::serde_units;
@@ -145,6 +147,9 @@ pub struct VegasConfig {
     pub max_rto: SimDuration,
     /// rto = srtt + rto_k rttvar. Default 4 (RFC 6298).
     pub rto_k: u32,
+    /// Which window a congestion signal halves; `None`: `rfc5681` (`SsthreshRule`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ssthresh_rule: Option<SsthreshRule>,
 }
 
 impl Default for VegasConfig {
@@ -162,6 +167,7 @@ impl Default for VegasConfig {
             min_rto: JkRtoConfig::DEFAULT.min_rto,
             max_rto: JkRtoConfig::DEFAULT.max_rto,
             rto_k: JkRtoConfig::DEFAULT.k,
+            ssthresh_rule: None,
         }
     }
 }
@@ -224,6 +230,7 @@ pub struct Vegas {
     recovering: bool,
     /// The current recovery uses SACK's pipe (no inflation, no deflation).
     pipe: bool,
+    ssthresh_rule: SsthreshRule,
 }
 
 impl Vegas {
@@ -249,6 +256,7 @@ impl Vegas {
             min_ps: u64::MAX,
             growing: false,
             recovering: false,
+            ssthresh_rule: cfg.ssthresh_rule.unwrap_or(SsthreshRule::Rfc5681),
             pipe: false,
         }
     }
@@ -366,7 +374,7 @@ impl CongestionControl for Vegas {
     }
 
     fn on_congestion(&mut self, s: &CongestionSample) {
-        self.ssthresh = bsd_ssthresh_after_loss(self.cwnd, self.mss, self.max);
+        self.ssthresh = ssthresh_after_congestion(self.ssthresh_rule, s, self.cwnd, self.ssthresh, self.recovering, self.mss, self.max);
         match s.cause {
             Cause::FastRetransmit => {
                 self.pipe = s.pipe;
@@ -401,7 +409,7 @@ impl CongestionControl for Vegas {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::test_util::loss;
+    use crate::cc::test_util::loss_in_flight;
     use crate::cc::RecoveryAck;
 
     const MSS: u64 = 1000;
@@ -650,8 +658,8 @@ mod tests {
     fn fast_retransmit_is_renos_and_the_next_round_starts_after_recovery() {
         let mut v = in_avoidance(VegasConfig::default(), 10, 100);
         send(&mut v, 100);
-        loss(&mut v, Cause::FastRetransmit);
-        // ssthresh = 10 / 2 = 5; cwnd = 5 + 3; one more duplicate: 9.
+        loss_in_flight(&mut v, Cause::FastRetransmit, 10);
+        // ssthresh = FlightSize 10 / 2 = 5; cwnd = 5 + 3; one more duplicate: 9.
         assert_eq!((v.cwnd(), v.ssthresh()), (8000, Some(5000)));
         v.on_dup_ack(SimTime::ZERO);
         assert_eq!(v.cwnd(), 9000);
@@ -672,7 +680,7 @@ mod tests {
         // From 10 packets: ssthresh 5, cwnd 1. Slow start doubles every other round,
         // stops at ssthresh (5) in the fifth round, then avoidance adds one per round.
         let mut v = in_avoidance(VegasConfig::default(), 10, 100);
-        loss(&mut v, Cause::Timeout);
+        loss_in_flight(&mut v, Cause::Timeout, 10);
         assert_eq!((v.cwnd(), v.ssthresh()), (1000, Some(5000)));
         assert!(v.in_slow_start());
         let mut f = Flow::new(v);
@@ -683,7 +691,7 @@ mod tests {
     #[test]
     fn ecn_echo_halves_the_window_without_recovery() {
         let mut v = in_avoidance(VegasConfig::default(), 10, 100);
-        loss(&mut v, Cause::Ecn);
+        loss_in_flight(&mut v, Cause::Ecn, 10);
         assert_eq!((v.cwnd(), v.ssthresh()), (5000, Some(5000)));
         assert!(!v.in_recovery());
         assert_eq!(round(&mut v, 100, &[100]), 6);
@@ -692,7 +700,7 @@ mod tests {
     #[test]
     fn sack_recovery_sets_cwnd_to_ssthresh_without_inflation() {
         let mut v = in_avoidance(VegasConfig::default(), 10, 100);
-        v.on_congestion(&CongestionSample { now: SimTime::ZERO, cause: Cause::FastRetransmit, in_flight_pkts: 10, pipe: true });
+        v.on_congestion(&CongestionSample { now: SimTime::ZERO, cause: Cause::FastRetransmit, in_flight_pkts: 10, pipe: true, rto_repeat: false });
         assert_eq!(v.cwnd(), 5000);
         v.on_dup_ack(SimTime::ZERO);
         ack_with(&mut v, 3, 100, RecoveryAck::Partial);

@@ -245,6 +245,9 @@ pub struct WindowSender {
     high_rxt: Option<u32>,
     /// No ECN reduction until the cumulative ack passes this.
     ecn_recover: Option<u32>,
+    /// The first unacknowledged packet when the retransmission timer last expired (a
+    /// second expiry with it unchanged is a repeated timeout, RFC 5681 section 3.1).
+    rto_una: Option<u32>,
     /// SACK scoreboard (`sack = true`).
     sb: Option<Box<Scoreboard>>,
     /// Send time of each outstanding packet's last transmission and whether it was a
@@ -289,6 +292,7 @@ impl WindowSender {
             sb: cfg.sack.then(Box::default),
             high_rxt: None,
             ecn_recover: None,
+            rto_una: None,
             cwr_pending: false,
             sent_at: (cfg.rtt_sample == RttSample::Newest).then(Box::default),
             go_back_n: cfg.fast_retransmit == FastRetransmit::GoBackN,
@@ -724,7 +728,7 @@ impl WindowSender {
     fn fast_retransmit(&mut self, now: SimTime, pipe: bool, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
         c.fast_retransmits += 1;
         self.timed = None;
-        self.cc.on_congestion(&CongestionSample { now, cause: Cause::FastRetransmit, in_flight_pkts: self.outstanding(), pipe });
+        self.cc.on_congestion(&CongestionSample { now, cause: Cause::FastRetransmit, in_flight_pkts: self.outstanding(), pipe, rto_repeat: false });
         self.send(now, self.snd_una, c, out);
         if self.go_back_n && !pipe {
             // Go back: what follows the lost packet is resent as the window opens.
@@ -761,7 +765,7 @@ impl WindowSender {
             return;
         }
         c.ecn_reductions += 1;
-        self.cc.on_congestion(&CongestionSample { now, cause: Cause::Ecn, in_flight_pkts: self.outstanding(), pipe: false });
+        self.cc.on_congestion(&CongestionSample { now, cause: Cause::Ecn, in_flight_pkts: self.outstanding(), pipe: false, rto_repeat: false });
         self.ecn_recover = Some(self.snd_max);
         self.cwr_pending = true;
     }
@@ -775,7 +779,9 @@ impl WindowSender {
         self.timed = None;
         self.dupacks = 0;
         self.rto.on_timeout();
-        self.cc.on_congestion(&CongestionSample { now, cause: Cause::Timeout, in_flight_pkts: self.outstanding(), pipe: false });
+        let rto_repeat = self.rto_una == Some(self.snd_una);
+        self.rto_una = Some(self.snd_una);
+        self.cc.on_congestion(&CongestionSample { now, cause: Cause::Timeout, in_flight_pkts: self.outstanding(), pipe: false, rto_repeat });
         if self.recovery_mode == Recovery::NewReno || self.sb.is_some() {
             self.guard = Some(self.snd_max);
         }
@@ -905,6 +911,26 @@ mod tests {
         assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![1, 2, 3, 4]);
         assert!(out.iter().all(|p| p.flags & FLAG_RETX != 0));
         assert_eq!(t.c.timeouts, 1);
+    }
+
+    #[test]
+    fn a_repeated_timeout_of_the_same_packet_keeps_renos_ssthresh() {
+        // Reno, window 8 x 1000 B, all 8 in flight: the first timeout halves FlightSize
+        // (ssthresh 4 segments); the second, with packet 0 still unacknowledged, is a
+        // repeat (RFC 5681 section 3.1) and leaves 4; after an ack moves snd_una, a
+        // third timeout is a first one again: FlightSize 8 - 1 = 7, halved to 3.
+        let cfg = TahoeConfig { initial_window: 8, ..Default::default() };
+        let mut t = T::new(CcConfig::Reno(cfg), 40);
+        t.start(0);
+        t.sent();
+        t.timeout(3000);
+        assert_eq!((t.s.cc.cwnd(), t.s.cc.ssthresh()), (1000, Some(4000)));
+        t.timeout(9000);
+        assert_eq!(t.s.cc.ssthresh(), Some(4000));
+        t.ack(9100, 1, 9000);
+        t.timeout(21_000);
+        assert_eq!(t.s.cc.ssthresh(), Some(3000));
+        assert_eq!(t.c.timeouts, 3);
     }
 
     #[test]
@@ -1098,9 +1124,11 @@ mod tests {
         a.flags = FLAG_ECE;
         t.ack_packet(100, a);
         assert_eq!(t.c.ecn_reductions, 1);
-        assert_eq!(t.s.cc.cwnd(), 5000);
-        // More ECE within the same window: no further reduction.
-        for s in 2..6 {
+        // 10 sent, the ack covers 1: FlightSize 9, halved to 4 whole segments.
+        assert_eq!(t.s.cc.cwnd(), 4000);
+        // More ECE within the same window: no further reduction (and once FlightSize
+        // is below the window, new data goes).
+        for s in 2..8 {
             let mut a = ack_pkt(s, ms(0));
             a.flags = FLAG_ECE;
             t.ack_packet(100, a);
