@@ -132,6 +132,7 @@ class Results:
         return self._scalar("stop_reason")
 
     def _set_wall_time(self, wall: float) -> None:
+        self.__dict__.pop("_head_cache", None)
         if self._cols is not None:
             self._cols.meta["wall_time_s"] = wall
         if self._raw is not None:
@@ -305,6 +306,44 @@ class Results:
                 }
             )
         return pd.concat(frames, ignore_index=True)
+
+    def _head(self) -> dict[str, Any]:
+        """The results JSON as a dict with ``"series": []``: everything but the series,
+        without building their lists (what tables print and JSON writers go around)."""
+        if self._raw is not None:
+            return {**self._raw, "series": []}
+        assert self._cols is not None
+        head = getattr(self, "_head_cache", None)
+        if head is None:
+            head = self._head_cache = self._cols.to_raw(series=False)
+        return {**head}
+
+    def _series_points(self, name: str) -> dict[str, Any]:
+        """The per-point lists of one series by key (``t``, ``v``, and ``min``, ``max``
+        when sampled): NumPy arrays of the columns, or the lists of the dict."""
+        if self._cols is not None:
+            s = self._cols.series
+            i = _index_of(s["name"], name, "series")
+            o = self._cols.series_offsets()
+            keys = SERIES_POINTS if s["sample_s"] is not None else SERIES_POINTS[:2]
+            return {k: _np(s[k], "=f8")[o[i] : o[i + 1]] for k in keys}
+        entry = _by_name(self.raw.get("series", []), name, "series")
+        return {k: entry[k] for k in SERIES_POINTS if k in entry}
+
+    def _series_entries(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """Per series, in order: its scalar fields as in the JSON (name, entity, metric,
+        unit, sample_s) and its per-point lists (``_series_points``)."""
+        if self._cols is not None:
+            return [
+                (self.series_info(name), self._series_points(name)) for name in self.series_names
+            ]
+        return [
+            (
+                {k: v for k, v in entry.items() if k not in SERIES_POINTS},
+                {k: entry[k] for k in SERIES_POINTS if k in entry},
+            )
+            for entry in self.raw.get("series", [])
+        ]
 
     def series_info(self, name: str) -> dict[str, Any]:
         """A series' metadata: name, entity, metric, unit, and ``sample_s`` when sampled."""
@@ -751,13 +790,14 @@ class _Columns:
             records.append(entry)
         return records
 
-    def to_raw(self) -> dict[str, Any]:
-        """The results JSON as a dict: the engine's keys, in its order."""
+    def to_raw(self, series: bool = True) -> dict[str, Any]:
+        """The results JSON as a dict: the engine's keys, in its order (``series``
+        empty unless ``series``)."""
         raw = dict(self.meta)
         raw["flows"] = self.flows.records()
         raw["links"] = self.links.records()
         raw["nodes"] = self.nodes.records()
         raw["phases"] = self.phases.records()
         raw["intervals"] = self.intervals.records()
-        raw["series"] = self.series_records()
+        raw["series"] = self.series_records() if series else []
         return raw
