@@ -8,6 +8,8 @@ from pathlib import Path
 
 import ccsim
 import pytest
+from matplotlib.collections import PolyCollection
+
 from ccsim import output, plots
 from ccsim.reproduce import keshav_s1
 
@@ -193,3 +195,35 @@ def test_keshav_figure3_says_packets_outstanding(keshav_runs, captured, tmp_path
     )
     assert figures["f2.png"].axes[0].get_ylabel().startswith("window (pipeline depths")
     assert "source 1 (ftp1) packets outstanding" in legend_texts(figures["f3.png"])
+
+
+def test_sampled_series_are_drawn_with_the_range_of_each_bucket(tiny, tmp_path, captured):
+    """A sampled series ([measure] max_points) keeps each bucket's last sample and its
+    min and max: the plots shade that range over the time its samples span, so the peaks
+    the decimation dropped from ``v`` stay on the figure (and on its scale)."""
+    sampled = tiny.with_overrides(["measure.max_points=40"])
+    results = ccsim.run(sampled)
+    output.write_plots(results, tmp_path, sampled.check())
+    figures = dict(captured)
+    queue = results.series("r1->r2.queue")
+    assert (queue["max"] > queue["v"]).any()  # peaks only the band shows
+    for name in ("r1-to-r2_queue.png", "reno1_window.png", "reno1_rtt.png"):
+        # One band per series, one legend entry per figure.
+        ax = figures[name].axes[0]
+        bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+        assert len(bands) == len(ax.get_lines()), name
+        assert legend_texts(figures[name]).count("range of the samples in each 500 ms") == 1, name
+    ax = figures["r1-to-r2_queue.png"].axes[0]
+    (band,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    # One rectangle per point: from its bucket's start (or the previous point) to it.
+    boxes = [p.vertices for p in band.get_paths()]
+    assert len(boxes) == len(queue)
+    first = boxes[0]
+    assert (first[:, 0].min(), first[:, 0].max()) == (0.0, queue["t"][0])
+    assert (first[:, 1].min(), first[:, 1].max()) == (queue["min"][0], queue["max"][0])
+    assert ax.get_ylim()[1] >= queue["max"].max()
+    # Unsampled: no band.
+    captured.clear()
+    output.write_plots(ccsim.run(tiny), tmp_path, tiny.check())
+    ax = dict(captured)["r1-to-r2_queue.png"].axes[0]
+    assert not [c for c in ax.collections if isinstance(c, PolyCollection)]

@@ -243,9 +243,17 @@ class ScenarioBuilder:
         interval: str | None = None,
         series: list[str] | None = None,
         delays: list[str] | bool | None = None,
+        sample: str | None = None,
+        max_points: int | None = None,
     ) -> ScenarioBuilder:
         """Set ``[measure]``: ``interval``, ``series`` (``"flow1.cwnd"``,
-        ``"left->right.queue"``), ``delays`` (flow names, or True for all)."""
+        ``"left->right.queue"``), ``delays`` (flow names, or True for all), and the
+        series' sampling: ``sample`` (a bucket width, ``"10ms"``) or ``max_points`` (at
+        most this many points per series), not both."""
+        if sample is not None:
+            self._measure["sample"] = _quantity(sample, "measure.sample")
+        if max_points is not None:
+            self._measure["max_points"] = _check(max_points, "measure.max_points", (int,), "an int")
         if interval is not None:
             self._measure["interval"] = _quantity(interval, "measure.interval")
         if series is not None:

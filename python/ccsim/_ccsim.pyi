@@ -37,7 +37,10 @@ def run(
     The columns: ``{"meta": JSON text of the scalars, "flows"/"links"/"nodes": table,
     "phases"/"intervals": {"name": [str], "start_s": buffer, "end_s": buffer, "flows":
     table, "links": table}, "series": {"name"/"entity"/"metric"/"unit": [str],
-    "offsets": buffer, "t": buffer, "v": buffer, "t_null": bool, "v_null": bool}}``; a
+    "offsets": buffer, "t": buffer, "v": buffer, "t_null": bool, "v_null": bool,
+    "sample_s": float | None, "min": buffer, "max": buffer, "min_null": bool,
+    "max_null": bool}}`` (``min`` and ``max`` are empty unless the series are sampled:
+    ``sample_s`` is then the bucket width); a
     table is ``{"rows": n, "columns": [(name, kind, [payload, ...]), ...]}`` with kinds
     ``u64``, ``f64``, ``opt_u64``, ``bool``, ``str`` (dictionary and ``uint32`` codes),
     ``list_f64`` and ``json`` (see ``table_to_py`` in crates/ccsim-py/src/lib.rs); a

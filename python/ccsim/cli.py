@@ -115,7 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-wall",
         type=float,
         metavar="SECONDS",
-        help="stop after this much wall-clock time (the results are marked partial)",
+        help="stop after this much wall-clock time (the results are marked partial); "
+        "writing the output counts too: series points and plots beyond it are left out",
     )
     _figure_flags(p)
     _output_flags(p, rows=True)
@@ -502,11 +503,14 @@ def scenario_file(name: str) -> Path:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from ccsim import output
+
     scenario = ccsim.load(scenario_file(args.file)).with_overrides(args.overrides)
     if args.max_events == 0:
         raise CliError("--max-events 0: give a positive number of events")
     if args.max_wall is not None and not args.max_wall > 0:
         raise CliError(f"--max-wall {args.max_wall:g}: give a positive number of seconds")
+    warn_bytes = _output_warn_bytes()
     if args.out is not None:
         check_out_dir(args.out, args.force)
     if args.pcap is not None and Path(args.pcap).exists() and not Path(args.pcap).is_dir():
@@ -517,7 +521,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         from ccsim.pcap import with_capture
 
         scenario = with_capture(scenario)
+    checked_doc: list[dict[str, Any]] = []
+
+    def checked() -> dict[str, Any]:
+        if not checked_doc:
+            checked_doc.append(scenario.check())
+        return checked_doc[0]
+
     interrupted = False
+    started = output.clock()
     try:
         results = ccsim.run(
             scenario,
@@ -532,8 +544,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     if results.partial:
         _stderr().print(
             f"ccsim: partial results: stopped ({(results.stop_reason or '').replace('_', ' ')}) "
-            f"at {results.sim_time_s:g} s of {scenario.check()['scenario']['duration']}"
+            f"at {results.sim_time_s:g} s of {checked()['scenario']['duration']}"
         )
+    # The wall-clock budget covers the output too: what grows with the series stops
+    # when it runs out (ccsim.output, "Deadline").
+    series_out = bool(results.series_names) and (args.json or args.out is not None)
+    budget, budget_flag = args.max_wall, "--max-wall"
+    if budget is None and (series_out or args.out is not None):
+        budget, budget_flag = _scenario_max_wall(checked()), "[scenario].max_wall"
+    deadline = output.Deadline.after_run(started, budget)
+    if series_out and not args.quiet:
+        outputs = [("JSON on stdout", "json")] if args.json else []
+        if args.out is not None:
+            outputs += [("summary.json", "json"), ("series/*.csv", "csv")]
+        _warn_output_size(results, outputs, warn_bytes)
     written: list[Path] = []
     if args.pcap is not None:
         from ccsim.pcap import write_pcaps
@@ -543,32 +567,121 @@ def cmd_run(args: argparse.Namespace) -> int:
             _stderr().print(f"wrote {len(pcaps)} pcap files to {args.pcap}/")
     if args.out is not None:
         from ccsim import plots
-        from ccsim.output import write_results
 
         with plots.figure_options(args.formats, args.size, args.dpi):
-            written = write_results(results, args.out, scenario.check())
-        from ccsim.output import write_scenario
-
-        written.append(write_scenario(as_written, args.out))
+            written = output.write_results(results, args.out, checked(), deadline)
+        written.append(output.write_scenario(as_written, args.out))
     if args.json:
-        print(results.to_json(indent=2))
+        output.write_json(results, sys.stdout, deadline=deadline, where="JSON on stdout")
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    if deadline.cuts:
+        _print_cuts(deadline, budget_flag, budget)
+    status = 130 if interrupted else 0
+    if args.json:
         if written and not args.quiet:
             _stderr().print(f"wrote {len(written)} files to {args.out}/")
-        return 130 if interrupted else 0
+        return status
     if args.quiet:
-        return 130 if interrupted else 0
+        return status
     console = _stdout(args.wide)
     print_results(results, console, all_rows=args.all_rows)
     if written:
         console.print(f"\nwrote {len(written)} files to {args.out}/")
-    return 130 if interrupted else 0
+    return status
+
+
+# Output of more than this many bytes of series gets a warning (CCSIM_OUTPUT_WARN_MB).
+OUTPUT_WARN_MB = 100.0
+
+
+def _output_warn_bytes() -> float:
+    text = os.environ.get("CCSIM_OUTPUT_WARN_MB")
+    if text is None or not text.strip():
+        return OUTPUT_WARN_MB * 1e6
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise CliError(
+            f"CCSIM_OUTPUT_WARN_MB={text!r}: give a number of megabytes (default {OUTPUT_WARN_MB:g})"
+        )
+    return value * 1e6
+
+
+def _scenario_max_wall(checked: dict[str, Any]) -> float | None:
+    text = checked["scenario"].get("max_wall")
+    return None if text is None else _ccsim.parse_time(text)
+
+
+def _mb(n: float) -> str:
+    return f"{n / 1e6:.3g} MB" if n >= 1e5 else f"{n / 1e3:.3g} kB"
+
+
+def _nice_below(x: float) -> int:
+    """The largest of 1, 2, 5, 10, 20, 50, ... not above ``x`` (at least 10)."""
+    best = 10
+    k = 1
+    while k <= x:
+        for m in (1, 2, 5):
+            if m * k <= x:
+                best = max(best, m * k)
+        k *= 10
+    return best
+
+
+def _warn_output_size(
+    results: ccsim.Results, outputs: list[tuple[str, str]], limit: float
+) -> None:
+    """On stderr, before anything is written: the series' points will take more than
+    ``limit`` bytes in ``outputs`` ((what, format) pairs); the largest series, and a
+    max_points that fits."""
+    from ccsim import output
+
+    sizes = output.estimate_sizes(results, [fmt for _, fmt in outputs])
+    total = sum(sizes.values())
+    if total <= limit:
+        return
+    points = results.series_points()
+    largest = sorted(sizes, key=lambda n: (-sizes[n], n))
+    listed = ", ".join(f"{n} {points[n]:,} points, {_mb(sizes[n])}" for n in largest[:5])
+    if len(largest) > 5:
+        listed += f" and {len(largest) - 5} more series"
+    # Each series at most N points, N * (bytes per point, over all series) within half
+    # the limit; no more than 10000 (more than a plot shows).
+    per_point = sum(sizes[n] / points[n] for n in sizes if points[n])
+    suggest = min(_nice_below(limit / 2 / per_point), 10000) if per_point else 10000
+    where = ", ".join(what for what, _ in outputs)
+    _print_warning(
+        f"the time series will take about {_mb(total)} ({where}): {listed}. "
+        f"Writing it goes on; to sample them: --set measure.max_points={suggest} (or "
+        "measure.sample=<width>; docs/scenario-format.md, \"Time series\")"
+    )
+
+
+def _print_warning(message: str) -> None:
+    print(f"ccsim: warning: {message}", file=sys.stderr)
+
+
+def _print_cuts(deadline: Any, flag: str, budget: float | None) -> None:
+    """On stderr: the wall-clock budget ran out while writing, and what was left out."""
+    print(
+        f"ccsim: {flag} {budget:g} s ran out while writing the output, which is "
+        "incomplete: "
+        + "; ".join(f"{where}: {', '.join(what)}" for where, what in deadline.cuts.items())
+        + ". The counters and tables are complete; a JSON series cut short says how many "
+        "points it left out (points_left_out). Sampled series (--set "
+        "measure.max_points=N) are written in less time.",
+        file=sys.stderr,
+    )
 
 
 def print_results(results: ccsim.Results, console: Console, *, all_rows: bool = False) -> None:
     """The header line and the tables of flows, channels and phases, fitted to the
     console's width; beyond SUMMARY_ROWS flows or channels, a summary unless ``all_rows``."""
     Col = _tables.Column
-    raw = results.raw
+    raw = results._head()  # the tables need no series' points
     console.print(
         f"[bold]{raw['scenario']}[/bold]  seed {raw['seed']}  "
         f"{raw['sim_time_s']:g} s simulated in {raw['wall_time_s']:.3g} s, "
@@ -679,8 +792,8 @@ def print_results(results: ccsim.Results, console: Console, *, all_rows: bool = 
         console.print(
             f"{len(raw['intervals'])} intervals recorded (see --json or --out for them)."
         )
-    if raw.get("series"):
-        names = [s["name"] for s in raw["series"]]
+    if results.series_names:
+        names = results.series_names
         listed = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
         console.print(f"Time series: {listed} (see --json or --out).")
 

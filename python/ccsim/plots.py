@@ -275,13 +275,15 @@ def step_plot(
     ax = fig.add_subplot()
     top = 0.0
     threshold = 0.0
-    for name in names:
-        t, v = extend_to(results.series(name), results.sim_time_s)
-        ax.step(t, v, where="post", label=describe(name), linewidth=1)
+    for i, name in enumerate(names):
+        frame = results.series(name)
+        t, v = extend_to(frame, results.sim_time_s)
+        (line,) = ax.step(t, v, where="post", label=describe(name), linewidth=1)
+        peak = _range_band(ax, frame, line.get_color(), results.series_sample_s, labelled=i == 0)
         if name.endswith(".ssthresh"):
-            threshold = max([threshold, *v])
+            threshold = max([threshold, *v, peak])
         else:
-            top = max([top, *v])
+            top = max([top, *v, peak])
     # A threshold starts "infinite" (far above the window): leave it off the scale then.
     if threshold and (top == 0 or threshold <= 2 * top):
         top = max(top, threshold)
@@ -298,6 +300,32 @@ def step_plot(
     return save(fig, path)
 
 
+def _range_band(
+    ax: Any, frame: Any, color: str, sample_s: float | None, labelled: bool = True
+) -> float:
+    """For a sampled series (columns ``min`` and ``max``): shade, for each point, the
+    range of its bucket's samples over the time they span, from the bucket's start (or
+    the previous point, if later) to the point itself; in the legend if ``labelled``.
+    Returns the largest sample (0 when not sampled)."""
+    import numpy as np
+
+    if "max" not in frame or not len(frame) or sample_s is None:
+        return 0.0
+    t = frame["t"].to_numpy()
+    lo, hi = frame["min"].to_numpy(), frame["max"].to_numpy()
+    start = np.maximum(np.floor(t / sample_s) * sample_s, np.concatenate(([0.0], t[:-1])))
+    start = np.minimum(start, t)
+    # One rectangle per point, NaN between them (fill_between leaves gaps there).
+    gap = np.full_like(t, np.nan)
+    x = np.column_stack([start, t, gap]).ravel()
+    lows = np.column_stack([lo, lo, gap]).ravel()
+    highs = np.column_stack([hi, hi, gap]).ravel()
+    width = f"{sample_s * 1e3:g} ms" if sample_s < 1 else f"{sample_s:g} s"
+    ax.fill_between(x, lows, highs, color=color, alpha=0.3, linewidth=0,
+                    label=f"range of the samples in each {width}" if labelled else None)  # fmt: skip
+    return float(np.nanmax(hi))
+
+
 def scatter_plot(
     results: Results,
     name: str,
@@ -311,9 +339,10 @@ def scatter_plot(
     fig = new_figure()
     ax = fig.add_subplot()
     frame = results.series(name)
-    ax.plot(frame["t"], frame["v"], ".", markersize=2, label=describe(name))
+    (dots,) = ax.plot(frame["t"], frame["v"], ".", markersize=2, label=describe(name))
+    peak = _range_band(ax, frame, dots.get_color(), results.series_sample_s)
     if len(frame):
-        ax.set_ylim(0, 1.08 * float(frame["v"].max()) or 1.0)
+        ax.set_ylim(0, 1.08 * max(float(frame["v"].max()), peak) or 1.0)
     if timeline is not None:
         timeline.draw(ax)
     ax.set_title(title, pad=_title_pad(timeline))

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 # Leading columns of the long phase/interval tables (before the counters).
 PERIOD_COLUMNS = ["phase", "start_s", "end_s", "name"]
 SERIES_INFO = ["name", "entity", "metric", "unit"]
+# A series' per-point lists, in the JSON's order (min and max only when sampled).
+SERIES_POINTS = ("t", "v", "min", "max")
 NULL_CODE = 2**32 - 1  # a null string in a dictionary-encoded column
 
 
@@ -130,6 +132,7 @@ class Results:
         return self._scalar("stop_reason")
 
     def _set_wall_time(self, wall: float) -> None:
+        self.__dict__.pop("_head_cache", None)
         if self._cols is not None:
             self._cols.meta["wall_time_s"] = wall
         if self._raw is not None:
@@ -243,41 +246,54 @@ class Results:
             return list(self._cols.series["name"])
         return [s["name"] for s in self.raw.get("series", [])]
 
+    @property
+    def series_sample_s(self) -> float | None:
+        """The bucket width of sampled series (``[measure].sample`` or ``max_points``),
+        seconds; ``None`` when the series keep every point (or there are none)."""
+        if self._cols is not None:
+            return self._cols.series["sample_s"]
+        return next((s.get("sample_s") for s in self.raw.get("series", [])), None)
+
+    def series_points(self) -> dict[str, int]:
+        """The number of points of each series, by name (without building a frame)."""
+        if self._cols is not None:
+            o = self._cols.series_offsets()
+            return {n: o[i + 1] - o[i] for i, n in enumerate(self._cols.series["name"])}
+        return {s["name"]: len(s["t"]) for s in self.raw.get("series", [])}
+
     def series(self, name: str | None = None) -> pd.DataFrame:
         """A time series as a DataFrame.
 
-        With ``name`` (e.g. ``"ftp1.cwnd"``): columns ``t`` (seconds) and ``v``.
-        Without: every series in long format, columns ``name``, ``t``, ``v``.
+        With ``name`` (e.g. ``"ftp1.cwnd"``): columns ``t`` (seconds) and ``v``; sampled
+        series (``[measure].sample`` or ``max_points``) add ``min`` and ``max``, the
+        smallest and largest sample of each point's bucket.
+        Without: every series in long format, columns ``name``, ``t``, ``v`` (and
+        ``min``, ``max`` when sampled).
         """
         import numpy as np
         import pandas as pd
 
+        keys = SERIES_POINTS if self.series_sample_s is not None else ("t", "v")
         if self._cols is not None:
             s = self._cols.series
-            t, v = _np(s["t"], "=f8"), _np(s["v"], "=f8")
+            cols = {k: _np(s[k], "=f8") for k in keys}
             if name is not None:
                 i = _index_of(s["name"], name, "series")
                 o = self._cols.series_offsets()
-                return pd.DataFrame({"t": t[o[i] : o[i + 1]].copy(), "v": v[o[i] : o[i + 1]].copy()})
+                return pd.DataFrame({k: c[o[i] : o[i + 1]].copy() for k, c in cols.items()})
             names = np.empty(len(s["name"]), dtype=object)
             names[:] = s["name"]
             counts = np.diff(_np(s["offsets"], "=u8")).astype(np.int64)
-            return pd.DataFrame({"name": np.repeat(names, counts), "t": t.copy(), "v": v.copy()})
+            return pd.DataFrame({"name": np.repeat(names, counts), **{k: c.copy() for k, c in cols.items()}})
         all_series = self.raw.get("series", [])
         if name is not None:
             entry = _by_name(all_series, name, "series")
-            return pd.DataFrame(
-                {
-                    "t": np.asarray(entry["t"], dtype=float),
-                    "v": np.asarray(entry["v"], dtype=float),
-                }
-            )
+            return pd.DataFrame({k: np.asarray(entry[k], dtype=float) for k in keys})
         frames = [
             pd.DataFrame(
                 {
                     "name": [s["name"]] * len(s["t"]),
-                    "t": np.asarray(s["t"], dtype=float),
-                    "v": np.asarray(s["v"], dtype=float),
+                    **{k: np.asarray(s[k], dtype=float) for k in keys},
                 }
             )
             for s in all_series
@@ -286,20 +302,60 @@ class Results:
             return pd.DataFrame(
                 {
                     "name": pd.Series([], dtype=object),
-                    "t": pd.Series([], dtype=float),
-                    "v": pd.Series([], dtype=float),
+                    **{k: pd.Series([], dtype=float) for k in keys},
                 }
             )
         return pd.concat(frames, ignore_index=True)
 
-    def series_info(self, name: str) -> dict[str, Any]:
-        """A series' metadata: name, entity, metric, unit."""
+    def _head(self) -> dict[str, Any]:
+        """The results JSON as a dict with ``"series": []``: everything but the series,
+        without building their lists (what tables print and JSON writers go around)."""
+        if self._raw is not None:
+            return {**self._raw, "series": []}
+        assert self._cols is not None
+        head = getattr(self, "_head_cache", None)
+        if head is None:
+            head = self._head_cache = self._cols.to_raw(series=False)
+        return {**head}
+
+    def _series_points(self, name: str) -> dict[str, Any]:
+        """The per-point lists of one series by key (``t``, ``v``, and ``min``, ``max``
+        when sampled): NumPy arrays of the columns, or the lists of the dict."""
         if self._cols is not None:
             s = self._cols.series
             i = _index_of(s["name"], name, "series")
-            return {k: s[k][i] for k in SERIES_INFO}
+            o = self._cols.series_offsets()
+            keys = SERIES_POINTS if s["sample_s"] is not None else SERIES_POINTS[:2]
+            return {k: _np(s[k], "=f8")[o[i] : o[i + 1]] for k in keys}
         entry = _by_name(self.raw.get("series", []), name, "series")
-        return {k: v for k, v in entry.items() if k not in ("t", "v")}
+        return {k: entry[k] for k in SERIES_POINTS if k in entry}
+
+    def _series_entries(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """Per series, in order: its scalar fields as in the JSON (name, entity, metric,
+        unit, sample_s) and its per-point lists (``_series_points``)."""
+        if self._cols is not None:
+            return [
+                (self.series_info(name), self._series_points(name)) for name in self.series_names
+            ]
+        return [
+            (
+                {k: v for k, v in entry.items() if k not in SERIES_POINTS},
+                {k: entry[k] for k in SERIES_POINTS if k in entry},
+            )
+            for entry in self.raw.get("series", [])
+        ]
+
+    def series_info(self, name: str) -> dict[str, Any]:
+        """A series' metadata: name, entity, metric, unit, and ``sample_s`` when sampled."""
+        if self._cols is not None:
+            s = self._cols.series
+            i = _index_of(s["name"], name, "series")
+            info = {k: s[k][i] for k in SERIES_INFO}
+            if s["sample_s"] is not None:
+                info["sample_s"] = s["sample_s"]
+            return info
+        entry = _by_name(self.raw.get("series", []), name, "series")
+        return {k: v for k, v in entry.items() if k not in SERIES_POINTS}
 
 
 def _periods(periods: list[dict[str, Any]], kind: str) -> pd.DataFrame:
@@ -708,30 +764,40 @@ class _Columns:
         s = payload["series"]
         self.series: dict[str, Any] = {k: list(s[k]) for k in SERIES_INFO}
         self.series.update({k: s[k] for k in ("offsets", "t", "v", "t_null", "v_null")})
+        self.series["sample_s"] = s.get("sample_s")
+        for k in ("min", "max"):
+            self.series[k] = s.get(k, bytearray())
+            self.series[f"{k}_null"] = s.get(f"{k}_null", False)
 
     def series_offsets(self) -> list[int]:
         return _mv(self.series["offsets"], "Q").tolist()
 
     def series_records(self) -> list[dict[str, Any]]:
+        """The JSON's series: name, entity, metric, unit, then when sampled ``sample_s``;
+        then the lists ``t``, ``v`` and when sampled ``min``, ``max``."""
         s = self.series
         o = self.series_offsets()
-        t, v = _float_list(s["t"], s["t_null"]), _float_list(s["v"], s["v_null"])
-        return [
-            {
-                **{k: s[k][i] for k in SERIES_INFO},
-                "t": t[o[i] : o[i + 1]],
-                "v": v[o[i] : o[i + 1]],
-            }
-            for i in range(len(s["name"]))
-        ]
+        sampled = s["sample_s"] is not None
+        keys = SERIES_POINTS if sampled else SERIES_POINTS[:2]
+        points = {k: _float_list(s[k], s[f"{k}_null"]) for k in keys}
+        records = []
+        for i in range(len(s["name"])):
+            entry = {k: s[k][i] for k in SERIES_INFO}
+            if sampled:
+                entry["sample_s"] = s["sample_s"]
+            for k in keys:
+                entry[k] = points[k][o[i] : o[i + 1]]
+            records.append(entry)
+        return records
 
-    def to_raw(self) -> dict[str, Any]:
-        """The results JSON as a dict: the engine's keys, in its order."""
+    def to_raw(self, series: bool = True) -> dict[str, Any]:
+        """The results JSON as a dict: the engine's keys, in its order (``series``
+        empty unless ``series``)."""
         raw = dict(self.meta)
         raw["flows"] = self.flows.records()
         raw["links"] = self.links.records()
         raw["nodes"] = self.nodes.records()
         raw["phases"] = self.phases.records()
         raw["intervals"] = self.intervals.records()
-        raw["series"] = self.series_records()
+        raw["series"] = self.series_records() if series else []
         return raw

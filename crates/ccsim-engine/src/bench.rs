@@ -96,6 +96,7 @@ pub fn dumbbell_with(flows: u32, bottleneck_bps: u64, time: SimDuration, qdisc: 
         phases: vec![],
         interval: None,
         series: vec![],
+        sampling: None,
         delays: vec![],
         windows: vec![],
         measure_start: crate::time::SimDuration::ZERO,

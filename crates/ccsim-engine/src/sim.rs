@@ -312,7 +312,7 @@ impl Simulation {
     /// scenario's seed.
     pub fn new(scenario: Scenario, seed: Option<u64>) -> Self {
         let seed = seed.unwrap_or(scenario.seed);
-        let mut rec = Recorder::default();
+        let mut rec = Recorder::new(scenario.sampling.map(|s| s.width(scenario.duration)), scenario.duration);
 
         // Channels: link i gives channels 2i (a->b) and 2i+1 (b->a).
         let mut channels = Vec::with_capacity(scenario.links.len() * 2);

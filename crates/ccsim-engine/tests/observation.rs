@@ -14,8 +14,9 @@
 //! - the plain path (`set_timed_fifo(false)`: every departure a `TxDone` event, every
 //!   arrival an event), with ties, not only with processing jitter;
 //! - the default run with observers added: time series of every metric of every flow
-//!   and channel, delay statistics, window histograms, `counter`, `flow_stats` and
-//!   `capture` elements (a random subset of them, so each is tried alone too).
+//!   and channel (sampled or not), delay statistics, window histograms, `counter`,
+//!   `flow_stats` and `capture` elements (a random subset of them, so each is tried alone
+//!   too).
 //!
 //! `cargo test` runs `CASES` cases (fewer in a debug build); the ignored
 //! `observation_invariance_many` runs 5000 (`cargo test --release --test observation --
@@ -63,7 +64,8 @@ struct Case {
     change: Option<(u32, &'static str)>,
     loss: bool,
     delayed_ack: bool,
-    /// Observers to add (bits: series, delays, windows, counter, flow_stats, capture).
+    /// Observers to add (bits: series, delays, windows, counter, flow_stats, capture,
+    /// sampled series).
     observers: u8,
 }
 
@@ -117,7 +119,7 @@ fn case() -> impl Strategy<Value = Case> {
                     prop::option::of((1u32..6, prop::sample::select(CHANGES))),
                     prop::bool::weighted(0.2),
                     prop::bool::weighted(0.3),
-                    1u8..64,
+                    1u8..128,
                 ),
             )
         })
@@ -150,6 +152,7 @@ const WINDOWS: u8 = 4;
 const COUNTER: u8 = 8;
 const FLOW_STATS: u8 = 16;
 const CAPTURE: u8 = 32;
+const SAMPLED: u8 = 64;
 
 /// The scenario text of `c`, with its observers if `observed`.
 fn text(c: &Case, observed: bool) -> String {
@@ -228,6 +231,11 @@ fn text(c: &Case, observed: bool) -> String {
             series.push(format!("\"{ch}.sojourn\""));
         }
         let _ = writeln!(measure, "series = [{}]", series.join(", "));
+    }
+    if observed && c.observers & SAMPLED != 0 {
+        // Buckets of a round width (their edges fall on the lattice, among simultaneous
+        // events), or of the duration over 7 rounded up to a picosecond.
+        let _ = writeln!(measure, "{}", if c.flows.len() % 2 == 0 { "sample = \"10ms\"" } else { "max_points = 7" });
     }
     if observed && c.observers & DELAYS != 0 {
         let _ = writeln!(measure, "delays = true");

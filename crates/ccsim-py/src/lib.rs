@@ -279,6 +279,11 @@ fn columns_to_py<'py>(py: Python<'py>, c: Columns) -> PyResult<Bound<'py, PyDict
     s.set_item("v", f64s(py, &c.series.v)?)?;
     s.set_item("t_null", has_nan(&c.series.t))?;
     s.set_item("v_null", has_nan(&c.series.v))?;
+    s.set_item("sample_s", c.series.sample_s)?;
+    s.set_item("min", f64s(py, &c.series.min)?)?;
+    s.set_item("max", f64s(py, &c.series.max)?)?;
+    s.set_item("min_null", has_nan(&c.series.min))?;
+    s.set_item("max_null", has_nan(&c.series.max))?;
     d.set_item("series", s)?;
     Ok(d)
 }

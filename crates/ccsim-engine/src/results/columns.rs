@@ -405,16 +405,21 @@ pub struct Periods {
 }
 
 /// Time series: the points of all series one after the other; series `i` is
-/// `t[offsets[i]..offsets[i + 1]]` (and `v` likewise).
+/// `t[offsets[i]..offsets[i + 1]]` (and `v`, `min`, `max` likewise).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SeriesColumns {
     pub name: Vec<String>,
     pub entity: Vec<String>,
     pub metric: Vec<String>,
     pub unit: Vec<String>,
+    /// The bucket width of sampled series, seconds (every series of a run is sampled
+    /// alike); `None` when not sampled, and then `min` and `max` are empty.
+    pub sample_s: Option<f64>,
     pub offsets: Vec<u64>,
     pub t: Vec<f64>,
     pub v: Vec<f64>,
+    pub min: Vec<f64>,
+    pub max: Vec<f64>,
 }
 
 /// The results JSON's scalars, in its key order.
@@ -488,7 +493,7 @@ impl Columns {
             + strs(&s.entity)
             + strs(&s.metric)
             + strs(&s.unit)
-            + (s.offsets.len() + s.t.len() + s.v.len()) * 8
+            + (s.offsets.len() + s.t.len() + s.v.len() + s.min.len() + s.max.len()) * 8
             + self.dicts.iter().map(Dict::bytes).sum::<usize>()
     }
 }
@@ -867,12 +872,24 @@ fn periods(p: &mut [PhaseResult], later: &[&str]) -> Periods {
 fn series(s: Vec<Series>) -> SeriesColumns {
     let mut out = SeriesColumns { offsets: vec![0], ..Default::default() };
     let n: usize = s.iter().map(|x| x.t.len()).sum();
+    out.sample_s = s.first().and_then(|x| x.sample_s);
     out.t.reserve(n);
     out.v.reserve(n);
+    if out.sample_s.is_some() {
+        out.min.reserve(n);
+        out.max.reserve(n);
+    }
     for x in s {
         debug_assert_eq!(x.t.len(), x.v.len());
+        debug_assert_eq!(x.sample_s, out.sample_s);
         out.t.extend(x.t.iter().map(|&v| nan_if_not_finite(v)));
         out.v.extend(x.v.iter().map(|&v| nan_if_not_finite(v)));
+        for (col, vals) in [(&mut out.min, &x.min), (&mut out.max, &x.max)] {
+            if let Some(vals) = vals {
+                debug_assert_eq!(vals.len(), x.t.len());
+                col.extend(vals.iter().map(|&v| nan_if_not_finite(v)));
+            }
+        }
         out.offsets.push(out.t.len() as u64);
         out.name.push(x.name);
         out.entity.push(x.entity);

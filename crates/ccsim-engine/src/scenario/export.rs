@@ -10,7 +10,7 @@
 //! TOML table (`to_file`, then `to_toml`). A flow's policy parameters are built once per
 //! run of equal configurations.
 
-use super::{Flow, FlowSpec, Link, QdiscConfig, Scenario};
+use super::{Flow, FlowSpec, Link, QdiscConfig, Sampling, Scenario};
 use crate::cc::CcConfig;
 use crate::time::SimDuration;
 use crate::units::{fmt_bits, fmt_rate, fmt_time};
@@ -350,7 +350,7 @@ struct Measure<'a>(&'a Scenario);
 impl Measure<'_> {
     fn is_empty(&self) -> bool {
         let sc = self.0;
-        sc.interval.is_none() && sc.series.is_empty() && sc.delays.is_empty() && sc.windows.is_empty() && sc.measure_start == SimDuration::ZERO
+        sc.interval.is_none() && sc.series.is_empty() && sc.sampling.is_none() && sc.delays.is_empty() && sc.windows.is_empty() && sc.measure_start == SimDuration::ZERO
     }
 }
 
@@ -364,6 +364,11 @@ impl Serialize for Measure<'_> {
         let flows = |v: &[usize]| Seq(v.iter().map(|&i| sc.flows[i].name.as_str()).collect::<Vec<_>>().into_iter());
         if !sc.series.is_empty() {
             t.serialize_entry("series", &sc.series)?;
+        }
+        match sc.sampling {
+            Some(Sampling::Every(w)) => t.serialize_entry("sample", &fmt_time(w))?,
+            Some(Sampling::MaxPoints(n)) => t.serialize_entry("max_points", &n)?,
+            None => {}
         }
         if !sc.delays.is_empty() {
             t.serialize_entry("delays", &flows(&sc.delays))?;

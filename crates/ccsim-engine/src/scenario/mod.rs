@@ -172,6 +172,26 @@ pub struct Phase {
     pub end: SimDuration,
 }
 
+/// How the time series are sampled (`crate::trace` describes the buckets).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Sampling {
+    /// `[measure].sample`: buckets of this width.
+    Every(SimDuration),
+    /// `[measure].max_points`: at most this many points per series, the width being the
+    /// run's duration divided by it, rounded up to a whole picosecond.
+    MaxPoints(u64),
+}
+
+impl Sampling {
+    /// The bucket width over a run of `duration` (at least 1 ps).
+    pub fn width(self, duration: SimDuration) -> SimDuration {
+        match self {
+            Sampling::Every(w) => w,
+            Sampling::MaxPoints(n) => SimDuration::from_ps(duration.as_ps().div_ceil(n.max(1)).max(1)),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Change {
     pub at: SimDuration,
@@ -213,6 +233,9 @@ pub struct Scenario {
     pub interval: Option<SimDuration>,
     /// Requested time series, "<entity>.<metric>".
     pub series: Vec<String>,
+    /// Sampling of the series (`[measure].sample` or `[measure].max_points`), if any.
+    #[serde(default)]
+    pub sampling: Option<Sampling>,
     /// Flows (indices) that keep delay statistics (`[measure].delays`).
     pub delays: Vec<usize>,
     /// Window flows (indices) that keep a histogram of their window (`[measure].windows`).
@@ -452,5 +475,42 @@ mod tests {
         let e = parse(&format!("{base}[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\n"), "f.toml", &[]).unwrap_err();
         assert_eq!(e.field, "flows.f.to");
         assert!(e.message.contains("no route from 'a' to 'b'"), "{}", e.message);
+    }
+
+    #[test]
+    fn sampling_parses_from_the_file_and_from_set_exports_and_is_checked() {
+        let base = format!("{MIN}[[links]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\n[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\n");
+        let o = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(parse(&base, "f.toml", &[]).unwrap().sampling, None);
+        let sc = parse(&format!("{base}[measure]\nseries = [\"f.cwnd\"]\nsample = \"10ms\"\n"), "f.toml", &[]).unwrap();
+        assert_eq!(sc.sampling, Some(Sampling::Every(SimDuration::from_millis(10))));
+        assert_eq!(parse(&sc.to_toml(), "export.toml", &[]).unwrap(), sc);
+        assert!(sc.to_toml().contains("sample = \"10ms\""), "{}", sc.to_toml());
+        // max_points = 3 over 1 s: buckets of 333333333334 ps (rounded up), so 3 of them.
+        let sc = parse(&base, "f.toml", &o(&["measure.max_points=3"])).unwrap();
+        assert_eq!(sc.sampling, Some(Sampling::MaxPoints(3)));
+        assert_eq!(sc.sampling.unwrap().width(sc.duration), SimDuration::from_ps(333_333_333_334));
+        assert!(sc.to_toml().contains("max_points = 3"), "{}", sc.to_toml());
+        assert_eq!(parse(&sc.to_toml(), "export.toml", &[]).unwrap(), sc);
+        // The width follows the duration; more points than picoseconds give 1 ps.
+        let sc = parse(&base, "f.toml", &o(&["measure.max_points=1000", "scenario.duration=2s"])).unwrap();
+        assert_eq!(sc.sampling.unwrap().width(sc.duration), SimDuration::from_millis(2));
+        assert_eq!(Sampling::MaxPoints(10).width(SimDuration::from_ps(3)), SimDuration::from_ps(1));
+        let sc = parse(&base, "f.toml", &o(&["measure.sample=250us"])).unwrap();
+        assert_eq!(sc.sampling, Some(Sampling::Every(SimDuration::from_micros(250))));
+        // Errors name the field, the value and the fix.
+        let e = parse(&base, "f.toml", &o(&["measure.sample=10ms", "measure.max_points=100"])).unwrap_err();
+        assert_eq!(e.field, "measure.max_points");
+        assert!(e.message.contains("not both"), "{}", e.message);
+        for bad in ["0", "-5", "2.5", "\"many\""] {
+            let e = parse(&base, "f.toml", &o(&[&format!("measure.max_points={bad}")])).unwrap_err();
+            assert_eq!(e.field, "measure.max_points");
+            assert!(e.message.contains("at least 1") && e.message.contains(bad), "{}", e.message);
+        }
+        let e = parse(&base, "f.toml", &o(&["measure.sample=0s"])).unwrap_err();
+        assert_eq!(e.field, "measure.sample");
+        assert!(e.message.contains("positive"), "{}", e.message);
+        let e = parse(&base, "f.toml", &o(&["measure.sample=10"])).unwrap_err();
+        assert_eq!(e.field, "measure.sample");
     }
 }

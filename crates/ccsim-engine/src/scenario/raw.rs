@@ -175,6 +175,10 @@ pub struct Measure {
     pub windows: Option<Value>,
     /// Delay statistics and window histograms start at this time.
     pub start: Option<Value>,
+    /// Sampled series: the bucket width (a time) ...
+    pub sample: Option<Value>,
+    /// ... or the most points per series (the width is the duration over this, rounded up).
+    pub max_points: Option<Value>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -2,7 +2,7 @@
 //! the same dotted names as `--set` (`links.bottleneck.rate`, `flows.ftp1.cc`).
 
 use super::raw;
-use super::{ChannelSpec, Change, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Scenario, ScenarioError};
+use super::{ChannelSpec, Change, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Sampling, Scenario, ScenarioError};
 use crate::element::ElementConfig;
 use crate::transport::receiver::{DelayedAck, ReceiverConfig};
 use crate::transport::sender::{FastRetransmit, RttSample, SenderConfig, Tso};
@@ -661,6 +661,15 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     for s in &f.measure.series {
         check_series(&cx, s, &flows, &flow_names, &node_idx, &pairs)?;
     }
+    let sampling = match (&f.measure.sample, &f.measure.max_points) {
+        (Some(_), Some(_)) => {
+            return Err(cx.err("measure.max_points", "give either sample (the width of a bucket, e.g. \"10ms\") or max_points (points per series), not both"))
+        }
+        (Some(v), None) => Some(Sampling::Every(positive_time(&cx, "measure.sample", v)?)),
+        (None, Some(Value::Integer(n))) if *n >= 1 => Some(Sampling::MaxPoints(*n as u64)),
+        (None, Some(v)) => return Err(cx.err("measure.max_points", format!("expected a whole number of points per series, at least 1 (e.g. 10000), found {v}"))),
+        (None, None) => None,
+    };
     let flow_list = |field: &str, v: &Option<Value>, window_only: bool| -> Result<Vec<usize>, ScenarioError> {
         let ok = |f: &Flow| !window_only || matches!(f.spec, FlowSpec::Window { .. });
         match v {
@@ -828,6 +837,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         phases,
         interval,
         series: f.measure.series,
+        sampling,
         delays,
         windows,
         measure_start,
