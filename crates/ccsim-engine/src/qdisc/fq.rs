@@ -387,12 +387,14 @@ impl FairQueueing {
         self.bits += pkt.bits as u64;
 
         let mut verdict = Verdict::Queued;
-        let mut dropped = false;
+        // Whether a drop left a stale entry in a lazy heap.
+        let mut stale = false;
         while self.over_limit() {
-            dropped = true;
             let v = self.longest(slot);
             let cv = &mut self.convs[v as usize];
             let q = cv.queue.pop_back().expect("longest conversation has packets");
+            // The head of the queue dropped: its entry in `heads` is stale.
+            stale |= cv.queue.is_empty();
             if self.drop_rule == DropRule::Rollback {
                 cv.last_finish = q.start;
                 if cv.last_finish <= self.round {
@@ -400,6 +402,7 @@ impl FairQueueing {
                     if cv.fluid_active {
                         cv.fluid_active = false;
                         self.active -= 1;
+                        stale = true;
                     }
                 } else if cv.fluid_at > cv.last_finish {
                     // The live entry is above the new finish: a new one replaces it.
@@ -408,6 +411,7 @@ impl FairQueueing {
                     cv.fluid_gen += 1;
                     cv.fluid_at = cv.last_finish;
                     self.fluid.push(Reverse((cv.last_finish, v, cv.fluid_gen)));
+                    stale = true;
                 }
             }
             self.backlog_shrank(v, q.pkt.bits as u64);
@@ -419,7 +423,7 @@ impl FairQueueing {
                 drops.push((q.pkt, DropReason::PushedOut));
             }
         }
-        if dropped {
+        if stale {
             self.compact();
         }
         verdict
@@ -427,8 +431,8 @@ impl FairQueueing {
 
     /// Rebuilds a lazy heap from its live entries once its stale ones outnumber them by
     /// more than `COMPACT_SLACK`. Stale entries arise only from drops, so this runs after
-    /// them; each rebuild removes more entries than it keeps, so its cost is amortised
-    /// over the drops that made them stale.
+    /// a drop that made one; each rebuild removes more entries than it keeps, so its cost
+    /// is amortised over the drops that made them stale.
     fn compact(&mut self) {
         let convs = &self.convs;
         if self.fluid.len() > 2 * self.active as usize + COMPACT_SLACK {
