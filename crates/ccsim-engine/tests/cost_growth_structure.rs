@@ -3,12 +3,13 @@
 //! valgrind and shorter (T = a fifth of the bench's). No wall clock.
 //!
 //! For every case the run of 4T is sampled at each T/4: the events pending in the event
-//! queue, the metadata slots ever created (a leak of slots would raise it), the packet
-//! nodes of the pipes ever created (the most packets in flight at once), and each Fair
-//! Queueing channel's lazy heaps. After T, no count may exceed twice its largest
+//! queue, the metadata slots ever created (a leak of slots would raise it), and each Fair
+//! Queueing channel's lazy heaps. After T, neither count may exceed twice its largest
 //! value up to T plus 16 (one that grows with the time run reaches about 4 times its
 //! value at T by 4T), and a Fair Queueing heap never holds more than 2 x its live
-//! entries + `COMPACT_SLACK`. (Queues are bounded by their buffers.)
+//! entries + `COMPACT_SLACK`. (Queues are bounded by their buffers; the pipes' nodes
+//! count the packets in flight through events, which grow from none as queues build up
+//! and packets stop being handed over at send time.)
 
 #[path = "../examples/cost_growth/cases.rs"]
 #[allow(dead_code)]
@@ -24,10 +25,10 @@ const SAMPLES: u64 = 16;
 /// The bench's T times this.
 const SCALE: f64 = 0.2;
 
-const NAMES: [&str; 3] = ["pending events", "metadata slots created", "pipe nodes created"];
+const NAMES: [&str; 2] = ["pending events", "metadata slots created"];
 
-fn counts(sim: &Simulation) -> [usize; 3] {
-    [sim.net.ev.len(), sim.net.meta.capacity(), sim.net.pipes.capacity()]
+fn counts(sim: &Simulation) -> [usize; 2] {
+    [sim.net.ev.len(), sim.net.meta.capacity()]
 }
 
 /// Checks every Fair Queueing channel's heaps; returns how many there are.
@@ -44,19 +45,27 @@ fn check_fq(sim: &Simulation, case: &str, t: SimTime) -> usize {
     n
 }
 
+/// Runs until the clock passes `t` (or the run ends), in slices of 64 events. Not
+/// `run_until`: it stops the hand-over of packets at send time at `t`, and a run cut so
+/// every T/4 has more events than a plain one (142,578 against 76,223 for `fcfs-reno`
+/// at 32 s, the same results), so its counts are not a plain run's; slices leave the run exactly as `run` does.
+fn run_to(sim: &mut Simulation, t: SimTime) {
+    while sim.now() < t && !sim.run_slice(64) {}
+}
+
 #[test]
 fn counts_after_t_stay_within_twice_those_up_to_t() {
     let mut fq_cases = 0;
     for case in cases::cases() {
         let end_ps = (4.0 * case.t * SCALE * 1e12).round() as u64;
-        let sc = parse(&case.toml, case.name, &[format!("scenario.duration={end_ps}ps")]).unwrap_or_else(|e| panic!("{e}"));
+        let sc = parse(&case.text(4.0 * case.t * SCALE), case.name, &[format!("scenario.duration={end_ps}ps")]).unwrap_or_else(|e| panic!("{e}"));
         let mut sim = Simulation::new(sc, None);
-        let mut up_to_t = [0usize; 3];
-        let mut after_t = [0usize; 3];
+        let mut up_to_t = [0usize; 2];
+        let mut after_t = [0usize; 2];
         let mut fq = 0;
         for k in 1..=SAMPLES {
             let t = SimTime::from_ps(end_ps / SAMPLES * k);
-            sim.run_until(t);
+            run_to(&mut sim, t);
             let c = counts(&sim);
             let into = if k <= SAMPLES / 4 { &mut up_to_t } else { &mut after_t };
             for (m, v) in into.iter_mut().zip(c) {

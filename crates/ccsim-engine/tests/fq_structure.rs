@@ -67,6 +67,13 @@ fn fq_sizes(sim: &Simulation) -> FqSizes {
     }
 }
 
+/// Runs until the clock passes `t`, in slices of 64 events (`run_until` would stop the
+/// hand-over of packets at send time at every sample, so the run would not be a plain
+/// one).
+fn run_to(sim: &mut Simulation, t: SimTime) {
+    while sim.now() < t && !sim.run_slice(64) {}
+}
+
 /// Runs the scenario for `secs` simulated seconds under `rule`, sampling every 10 ms;
 /// returns the samples and the number of drops at the bottleneck.
 fn run(rule: &str, secs: u64) -> (Vec<(SimTime, FqSizes)>, u64) {
@@ -79,7 +86,7 @@ fn run(rule: &str, secs: u64) -> (Vec<(SimTime, FqSizes)>, u64) {
     let mut t = SimTime::ZERO;
     while t < end {
         t += step;
-        sim.run_until(t);
+        run_to(&mut sim, t);
         samples.push((t, fq_sizes(&sim)));
     }
     sim.run();

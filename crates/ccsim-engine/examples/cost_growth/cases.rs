@@ -11,6 +11,23 @@ pub struct Case {
     pub t: f64,
     /// The scenario file (its duration is set when it runs).
     pub toml: String,
+    /// Sections for the k-th 10 s of the run, added for as many as fall in it (scheduled
+    /// changes must not come after the end): what changes over a run keeps changing to
+    /// its end, so that the mix of events late in a run is the one early in it.
+    pub every_10s: Option<fn(u32) -> String>,
+}
+
+impl Case {
+    /// The scenario file for a run of `end_s` seconds.
+    pub fn text(&self, end_s: f64) -> String {
+        let mut text = self.toml.clone();
+        if let Some(f) = self.every_10s {
+            for k in 0..(end_s / 10.0).floor() as u32 {
+                text += &f(k);
+            }
+        }
+        text
+    }
 }
 
 /// A dumbbell: hosts s1..s3 -> r1 -bottleneck- r2 -> d1..d3. The bottleneck runs at 10
@@ -121,22 +138,24 @@ pub fn cases() -> Vec<Case> {
     let cbr = flow("bkg", "cbr", "rate = \"3Mbps\"\npacket_size = \"500B\"\non = [[\"0s\", \"1000s\"]]");
     let mut v = vec![
         // Queue disciplines.
-        Case { name: "fcfs-reno", covers: "fcfs; reno; window sender", t: 40.0, toml: dumbbell("", "", &reno3) },
-        Case { name: "fq-dks-reno-cbr", covers: "fq dks; reno with a cbr", t: 40.0, toml: dumbbell("", "qdisc = \"fq\"", &format!("{}{cbr}", window_flows(2, "reno", ""))) },
+        Case { name: "fcfs-reno", covers: "fcfs; reno; window sender", t: 40.0, toml: dumbbell("", "", &reno3), every_10s: None },
+        Case { name: "fq-dks-reno-cbr", covers: "fq dks; reno with a cbr", t: 40.0, toml: dumbbell("", "qdisc = \"fq\"", &format!("{}{cbr}", window_flows(2, "reno", ""))), every_10s: None },
         Case {
             name: "fq-rollback-reno-cbr",
             covers: "fq rollback; reno with a cbr",
             t: 40.0,
             toml: dumbbell("", "qdisc = { kind = \"fq\", drop_rule = \"rollback\" }", &format!("{}{cbr}", window_flows(2, "reno", ""))),
+            every_10s: None,
         },
-        Case { name: "fq-dks-two-cbr", covers: "fq dks under overload (a drop per arrival)", t: 20.0, toml: two_cbr_fq("dks") },
-        Case { name: "fq-rollback-two-cbr", covers: "fq rollback under overload (a drop per arrival)", t: 20.0, toml: two_cbr_fq("rollback") },
-        Case { name: "red-reno", covers: "red (drops)", t: 40.0, toml: dumbbell("", "qdisc = { kind = \"red\", min_th = \"5pkt\", max_th = \"15pkt\" }", &reno3) },
+        Case { name: "fq-dks-two-cbr", covers: "fq dks under overload (a drop per arrival)", t: 20.0, toml: two_cbr_fq("dks"), every_10s: None },
+        Case { name: "fq-rollback-two-cbr", covers: "fq rollback under overload (a drop per arrival)", t: 20.0, toml: two_cbr_fq("rollback"), every_10s: None },
+        Case { name: "red-reno", covers: "red (drops)", t: 40.0, toml: dumbbell("", "qdisc = { kind = \"red\", min_th = \"5pkt\", max_th = \"15pkt\" }", &reno3), every_10s: None },
         Case {
             name: "red-ecn-reno",
             covers: "red with ecn; ecn senders and receivers",
             t: 40.0,
             toml: dumbbell("ecn = true", "qdisc = { kind = \"red\", min_th = \"5pkt\", max_th = \"15pkt\", ecn = true }", &reno3),
+            every_10s: None,
         },
         Case {
             name: "red-gentle-bytes",
@@ -147,6 +166,7 @@ pub fn cases() -> Vec<Case> {
                 "buffer = \"30000B\"\nqdisc = { kind = \"red\", min_th = \"5000B\", max_th = \"15000B\", gentle = true, byte_mode = true }",
                 &format!("{reno3}{cbr}"),
             ),
+            every_10s: None,
         },
     ];
     // Congestion controls (two window flows each, drop-tail unless the policy needs FQ).
@@ -167,7 +187,7 @@ pub fn cases() -> Vec<Case> {
             // Vegas keeps the queue short: losses only from the line.
             flows += "\n[[elements]]\nkind = \"random_loss\"\nat = \"r1->r2\"\np = 0.005\n";
         }
-        v.push(Case { name, covers, t: 40.0, toml: dumbbell("", qdisc, &flows) });
+        v.push(Case { name, covers, t: 40.0, toml: dumbbell("", qdisc, &flows), every_10s: None });
     }
     // Sender and receiver options.
     for (name, defaults, cc, extra, covers) in [
@@ -177,18 +197,19 @@ pub fn cases() -> Vec<Case> {
         ("opt-go-back-n", "out_of_order = \"discard\"\nfast_retransmit = \"go_back_n\"", "tahoe", "", "discarding receiver, go-back-n"),
         ("opt-max-window", "max_window = \"8pkt\"", "reno", "", "window-limited flows"),
     ] {
-        v.push(Case { name, covers, t: 40.0, toml: dumbbell(defaults, "", &window_flows(3, cc, extra)) });
+        v.push(Case { name, covers, t: 40.0, toml: dumbbell(defaults, "", &window_flows(3, cc, extra)), every_10s: None });
     }
     // Sender kinds.
     let reno1 = window_flows(1, "reno", "");
     v.extend([
         Case {
             name: "src-cbr-on-off",
-            covers: "cbr with on periods",
+            covers: "cbr with on periods (6 s of every 10)",
             t: 40.0,
-            toml: dumbbell("", "", &format!("{reno1}{}", flow("c", "cbr", "rate = \"7Mbps\"\non = [[\"0s\", \"3s\"], [\"4s\", \"9s\"], [\"10s\", \"17s\"], [\"18s\", \"33s\"]]"))),
+            toml: dumbbell("", "", &format!("{reno1}{}", flow("c", "cbr", &format!("rate = \"7Mbps\"\non = [{}]", (0..100).map(|k| format!("[\"{}s\", \"{}s\"]", 10 * k, 10 * k + 6)).collect::<Vec<_>>().join(", "))))),
+            every_10s: None,
         },
-        Case { name: "src-poisson", covers: "poisson", t: 40.0, toml: dumbbell("", "", &format!("{reno1}{}", flow("p", "poisson", "mean_gap = \"1ms\"\npacket_size = \"500B\""))) },
+        Case { name: "src-poisson", covers: "poisson", t: 40.0, toml: dumbbell("", "", &format!("{reno1}{}", flow("p", "poisson", "mean_gap = \"1ms\"\npacket_size = \"500B\""))), every_10s: None },
         Case {
             name: "src-cadpc-ptp",
             covers: "cadpc; ptp element",
@@ -202,28 +223,30 @@ pub fn cases() -> Vec<Case> {
                     flow("c2", "cadpc", "").replace("s3", "s2").replace("d3", "d2")
                 ),
             ),
+            every_10s: None,
         },
-        Case { name: "src-rap", covers: "rap", t: 40.0, toml: dumbbell("", "", &format!("{reno1}{}{}", flow("r1", "rap", ""), flow("r2", "rap", "").replace("s3", "s2").replace("d3", "d2"))) },
-        Case { name: "src-gaimd", covers: "gaimd (rap parameters)", t: 40.0, toml: dumbbell("", "", &format!("{reno1}{}", flow("g", "rap", "params = { alpha = 0.31, beta = 0.875 }"))) },
-        Case { name: "src-tfrc", covers: "tfrc", t: 40.0, toml: dumbbell("", "", &format!("{reno1}{}{}", flow("t1", "tfrc", ""), flow("t2", "tfrc", "").replace("s3", "s2").replace("d3", "d2"))) },
-        Case { name: "src-tear", covers: "tear", t: 40.0, toml: dumbbell("", "", &format!("{reno1}{}{}", flow("t1", "tear", ""), flow("t2", "tear", "").replace("s3", "s2").replace("d3", "d2"))) },
-        Case { name: "src-voice-smart-link", covers: "voice; smart_link (hayden)", t: 40.0, toml: voice("hayden", "") },
-        Case { name: "src-voice-mosely", covers: "voice; smart_link (mosely, protocol, enqueue rate, record)", t: 40.0, toml: voice("mosely", "protocol = true\nread_rate = \"enqueue\"\nrecord = true") },
-        Case { name: "src-voice-jaffe", covers: "voice slow start; smart_link (jaffe)", t: 40.0, toml: voice("jaffe", "").replace("initial_rate = \"4kbps\"", "initial_rate = \"4kbps\", slow_start = true") },
+        Case { name: "src-rap", covers: "rap", t: 40.0, toml: dumbbell("", "", &format!("{reno1}{}{}", flow("r1", "rap", ""), flow("r2", "rap", "").replace("s3", "s2").replace("d3", "d2"))), every_10s: None },
+        Case { name: "src-gaimd", covers: "gaimd (rap parameters)", t: 40.0, toml: dumbbell("", "", &format!("{reno1}{}", flow("g", "rap", "params = { alpha = 0.31, beta = 0.875 }"))), every_10s: None },
+        Case { name: "src-tfrc", covers: "tfrc", t: 40.0, toml: dumbbell("", "", &format!("{reno1}{}{}", flow("t1", "tfrc", ""), flow("t2", "tfrc", "").replace("s3", "s2").replace("d3", "d2"))), every_10s: None },
+        Case { name: "src-tear", covers: "tear", t: 40.0, toml: dumbbell("", "", &format!("{reno1}{}{}", flow("t1", "tear", ""), flow("t2", "tear", "").replace("s3", "s2").replace("d3", "d2"))), every_10s: None },
+        Case { name: "src-voice-smart-link", covers: "voice; smart_link (hayden)", t: 40.0, toml: voice("hayden", ""), every_10s: None },
+        Case { name: "src-voice-mosely", covers: "voice; smart_link (mosely, protocol, enqueue rate, record)", t: 40.0, toml: voice("mosely", "protocol = true\nread_rate = \"enqueue\"\nrecord = true"), every_10s: None },
+        Case { name: "src-voice-jaffe", covers: "voice slow start; smart_link (jaffe)", t: 40.0, toml: voice("jaffe", "").replace("initial_rate = \"4kbps\"", "initial_rate = \"4kbps\", slow_start = true"), every_10s: None },
     ]);
     // Elements.
     let el = |kind_lines: &str| format!("{reno3}\n[[elements]]\n{kind_lines}\n");
     v.extend([
-        Case { name: "el-counter-flow-stats", covers: "counter, flow_stats", t: 40.0, toml: dumbbell("", "", &el("kind = \"counter\"\nat = \"bottleneck\"\n\n[[elements]]\nkind = \"flow_stats\"\nat = \"r1->r2\"")) },
-        Case { name: "el-random-loss", covers: "random_loss (bernoulli, data only)", t: 40.0, toml: dumbbell("", "", &el("kind = \"random_loss\"\nat = \"r1->r2\"\np = 0.01\nonly = \"data\"")) },
+        Case { name: "el-counter-flow-stats", covers: "counter, flow_stats", t: 40.0, toml: dumbbell("", "", &el("kind = \"counter\"\nat = \"bottleneck\"\n\n[[elements]]\nkind = \"flow_stats\"\nat = \"r1->r2\"")), every_10s: None },
+        Case { name: "el-random-loss", covers: "random_loss (bernoulli, data only)", t: 40.0, toml: dumbbell("", "", &el("kind = \"random_loss\"\nat = \"r1->r2\"\np = 0.01\nonly = \"data\"")), every_10s: None },
         Case {
             name: "el-gilbert-elliott",
             covers: "random_loss (gilbert_elliott)",
             t: 40.0,
             toml: dumbbell("", "", &el("kind = \"random_loss\"\nat = \"r1->r2\"\nmodel = \"gilbert_elliott\"\np_gb = 0.01\np_bg = 0.3\nloss_bad = 0.5")),
+            every_10s: None,
         },
-        Case { name: "el-beacon", covers: "beacon", t: 40.0, toml: dumbbell("", "", &el("kind = \"beacon\"\nat = \"r1->r2\"\nto = \"d1\"\nperiod = \"10ms\"")) },
-        Case { name: "el-capture", covers: "capture (every packet on the bottleneck)", t: 40.0, toml: dumbbell("", "", &el("kind = \"capture\"\nat = \"bottleneck\"\nmax_packets = 100000000")) },
+        Case { name: "el-beacon", covers: "beacon", t: 40.0, toml: dumbbell("", "", &el("kind = \"beacon\"\nat = \"r1->r2\"\nto = \"d1\"\nperiod = \"10ms\"")), every_10s: None },
+        Case { name: "el-capture", covers: "capture (every packet on the bottleneck)", t: 40.0, toml: dumbbell("", "", &el("kind = \"capture\"\nat = \"bottleneck\"\nmax_packets = 100000000")), every_10s: None },
     ]);
     // Measurement, scheduled changes, processing jitter, more flows.
     v.extend([
@@ -238,25 +261,24 @@ pub fn cases() -> Vec<Case> {
                     "{reno3}\n[[phases]]\nname = \"a\"\nstart = \"1s\"\nend = \"20s\"\n\n[measure]\ninterval = \"500ms\"\nseries = [\"w1.cwnd\", \"w1.rtt\", \"w2.outstanding\", \"r1->r2.queue\", \"r1->r2.sojourn\"]\ndelays = true\nwindows = true\n"
                 ),
             ),
+            every_10s: None,
         },
         Case {
             name: "changes-jitter",
-            covers: "scheduled rate and delay changes; processing jitter",
+            covers: "scheduled rate and delay changes (every 10 s); processing jitter",
             t: 40.0,
-            toml: dumbbell(
-                "",
-                "",
-                &format!(
-                    "{reno3}\n[[changes]]\nat = \"3s\"\nlink = \"bottleneck\"\nrate = \"7Mbps\"\n\n[[changes]]\nat = \"13s\"\nlink = \"bottleneck\"\ndelay = \"30ms\"\n\n[[changes]]\nat = \"23s\"\nlink = \"bottleneck\"\nrate = \"10Mbps\"\n"
-                ),
-            )
-            .replace("routers = [\"r1\", \"r2\"]", "routers = [\"r1\", \"r2\"]\nprocessing_delay = { r1 = \"100us\" }\nprocessing_jitter = { r2 = \"200us\" }"),
+            toml: dumbbell("", "", &reno3).replace("routers = [\"r1\", \"r2\"]", "routers = [\"r1\", \"r2\"]\nprocessing_delay = { r1 = \"100us\" }\nprocessing_jitter = { r2 = \"200us\" }"),
+            every_10s: Some(|k| {
+                let (rate, delay) = if k % 2 == 0 { ("7Mbps", "30ms") } else { ("10Mbps", "20ms") };
+                format!("\n[[changes]]\nat = \"{}s\"\nlink = \"bottleneck\"\nrate = \"{rate}\"\ndelay = \"{delay}\"\n", 10 * k + 5)
+            }),
         },
         Case {
             name: "many-reno-fq",
             covers: "30 reno flows (count) through fq",
             t: 20.0,
             toml: dumbbell("", "qdisc = \"fq\"\nrate = \"20Mbps\"", "\n[[flows]]\nname = \"m\"\ncount = 30\nfrom = [\"s1\", \"s2\", \"s3\"]\nto = [\"d1\", \"d2\", \"d3\"]\nstart_jitter = \"1s\"\n"),
+            every_10s: None,
         },
     ]);
     v
