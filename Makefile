@@ -3,6 +3,11 @@
 #   make demo    set up .venv, build ccsim (release) and run the keshav-s1 reproduction
 #   make test    set up, then cargo test (engine, optimised and debug) and pytest
 #   make bench   the speed benchmark of issue 2
+#   make bench-growth   whether any component's cost per event grows over a run:
+#                instructions per event (valgrind's callgrind) early and late in runs of
+#                4T for every qdisc, element, congestion control and sender kind;
+#                flags a ratio above 1.05 and then fails (minutes; not in make test;
+#                GROWTH_ARGS="--jobs 2 --filter fq" passes options; docs/performance.md)
 #   make build   only set up .venv and build
 #   make reproductions   rerun every reproduction: figures, CSVs, the numbers and
 #                scoreboards in docs/reproductions/*.md, then the golden digests and
@@ -34,8 +39,8 @@ SOURCES := $(shell find crates python -type f \
 # maturin must see the venv as the active environment to install into it.
 VENV_ENV := VIRTUAL_ENV=$(VENV) PATH=$(BIN):$$PATH
 
-.PHONY: build demo test bench clean venv debian-packages reproductions validate-ns3 \
-        report-screenshot snapshots
+.PHONY: build demo test bench bench-growth clean venv debian-packages reproductions \
+        validate-ns3 report-screenshot snapshots
 
 venv: $(DEPS_STAMP)
 
@@ -100,6 +105,11 @@ validate-ns3: $(BUILD_STAMP)
 
 bench: $(BUILD_STAMP)
 	$(BIN)/ccsim bench --flows 100 --bottleneck 100Mbps --time 60s --repeat 8
+
+# Engine only (no venv): the example runs itself under valgrind, case by case.
+GROWTH_ARGS ?=
+bench-growth:
+	cargo run --release -p ccsim-engine --example cost_growth -- $(GROWTH_ARGS)
 
 clean:
 	rm -rf $(VENV) out python/ccsim/*.so

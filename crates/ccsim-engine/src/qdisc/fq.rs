@@ -32,10 +32,16 @@
 //! Scale: each channel keeps only the conversations it has seen. A conversation gets a
 //! local slot on its first packet (a hash map from the global id to the slot, only looked
 //! up, never iterated, so memory is O(conversations seen here), not O(largest id)); the
-//! fluid system keeps one heap entry per active conversation, refreshed lazily, not one
-//! per packet (`FairQueueing::fluid`); the backlogged conversations sit in an indexed
+//! fluid system keeps one live heap entry per active conversation, refreshed lazily, not
+//! one per packet (`FairQueueing::fluid`); the backlogged conversations sit in an indexed
 //! max-heap keyed by (bits queued, lowest global id), so the victim of a drop is found in
 //! O(1) and every change of a backlog costs O(log n).
+//! - Both lazy heaps (fluid finishes and queue heads) hold at most 2 x (live entries) +
+//!   `COMPACT_SLACK` entries: an entry a drop makes stale is skipped when it comes to the
+//!   top, and the heap is rebuilt from its live entries when the stale ones would
+//!   outnumber them, so the cost of an event does not grow with the length of a run
+//!   (`FairQueueing::sizes`). Rebuilding changes no order: entries are totally ordered by
+//!   their keys.
 //!
 //! Deviations from DKS: no preference parameter delta (their "FQ with delta = 0" is what
 //! Keshav simulates); the round number is exact rather than approximated; `rollback`
@@ -101,6 +107,26 @@ impl Hasher for IdHasher {
 /// No position in the backlog heap.
 const NOT_BACKLOGGED: u32 = u32::MAX;
 
+/// Stale entries a lazy heap may hold beyond as many as it has live ones before it is
+/// rebuilt (so that a handful of conversations does not rebuild on every drop).
+pub const COMPACT_SLACK: usize = 32;
+
+/// Sizes of Fair Queueing's internal structures (`FairQueueing::sizes`): the lazy heaps'
+/// entries, stale ones included, against their live entries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FqSizes {
+    /// Entries in the fluid heap.
+    pub fluid_heap: usize,
+    /// Conversations active in the fluid system: one live fluid entry each.
+    pub fluid_live: usize,
+    /// Entries in the heap of queue heads.
+    pub heads_heap: usize,
+    /// Conversations with packets queued: one live head entry each.
+    pub heads_live: usize,
+    /// Conversations this channel has seen.
+    pub conversations: usize,
+}
+
 #[derive(Debug, Clone)]
 struct Conv {
     /// Global conversation id (ties in `longest` go to the lowest).
@@ -112,6 +138,11 @@ struct Conv {
     last_finish: u128,
     /// Whether the conversation is active in the fluid system (last_finish > R).
     fluid_active: bool,
+    /// Generation of the conversation's live fluid entry: an entry carrying another
+    /// generation (or one of an inactive conversation) is stale.
+    fluid_gen: u64,
+    /// Finish number of the live fluid entry (at most `last_finish` while active).
+    fluid_at: u128,
     /// Bits queued.
     bits: u64,
 }
@@ -130,14 +161,14 @@ pub struct FairQueueing {
     backlog: Vec<u32>,
     /// (finish, uid, slot) of each non-empty conversation's head; stale entries skipped.
     heads: BinaryHeap<Reverse<(u128, u64, u32)>>,
-    /// (finish, slot) entries for the fluid-active conversations, each at most its
-    /// conversation's `last_finish`: pushed when a conversation becomes active, not on
-    /// every packet; an entry that comes to the top below its conversation's
-    /// `last_finish` is re-pushed at it, one of an inactive conversation (or, after a
-    /// rollback, above it) is dropped. So the top, once checked, is the conversation
-    /// that leaves the fluid system first. (Entries with equal finish numbers retire at
-    /// the same instant, so their order is immaterial.)
-    fluid: BinaryHeap<Reverse<(u128, u32)>>,
+    /// (finish, slot, generation) entries: one live entry per fluid-active conversation,
+    /// at `Conv::fluid_at` <= its `last_finish`, pushed when the conversation becomes
+    /// active, not on every packet. A live entry that comes to the top below its
+    /// conversation's `last_finish` moves up to it; a stale one (an inactive
+    /// conversation's, or one a rollback below it replaced) is dropped. So the top, once
+    /// checked, is the conversation that leaves the fluid system first. (Entries with
+    /// equal finish numbers retire at the same instant, so their order is immaterial.)
+    fluid: BinaryHeap<Reverse<(u128, u32, u64)>>,
     /// Round number R at `round_time`, in 1e-12 bit units.
     round: u128,
     round_time: SimTime,
@@ -187,17 +218,19 @@ impl FairQueueing {
     fn advance(&mut self, now: SimTime) {
         let rate = self.rate_bps as u128;
         while self.active > 0 {
-            let Some(&Reverse((f, c))) = self.fluid.peek() else { break };
-            let conv = &self.convs[c as usize];
-            if !conv.fluid_active || conv.last_finish < f {
-                self.fluid.pop();
+            let Some(&Reverse((f, c, g))) = self.fluid.peek() else { break };
+            let conv = &mut self.convs[c as usize];
+            if !conv.fluid_active || conv.fluid_gen != g {
+                self.fluid.pop(); // stale
                 continue;
             }
+            debug_assert!(f <= conv.last_finish, "a live fluid entry is at most its conversation's finish");
             if conv.last_finish > f {
                 // Sent more since the entry was pushed: its turn comes later.
                 let later = conv.last_finish;
+                conv.fluid_at = later;
                 self.fluid.pop();
-                self.fluid.push(Reverse((later, c)));
+                self.fluid.push(Reverse((later, c, g)));
                 continue;
             }
             let n = self.active as u128;
@@ -319,6 +352,8 @@ impl FairQueueing {
                 queue: VecDeque::new(),
                 last_finish: 0,
                 fluid_active: false,
+                fluid_gen: 0,
+                fluid_at: 0,
                 bits: 0,
             });
         }
@@ -336,8 +371,10 @@ impl FairQueueing {
         cv.last_finish = finish;
         if !cv.fluid_active {
             cv.fluid_active = true;
+            cv.fluid_gen += 1;
+            cv.fluid_at = finish;
             self.active += 1;
-            self.fluid.push(Reverse((finish, slot)));
+            self.fluid.push(Reverse((finish, slot, cv.fluid_gen)));
         }
         let uid = self.next_uid;
         self.next_uid += 1;
@@ -350,19 +387,31 @@ impl FairQueueing {
         self.bits += pkt.bits as u64;
 
         let mut verdict = Verdict::Queued;
+        // Whether a drop left a stale entry in a lazy heap.
+        let mut stale = false;
         while self.over_limit() {
             let v = self.longest(slot);
             let cv = &mut self.convs[v as usize];
             let q = cv.queue.pop_back().expect("longest conversation has packets");
+            // The head of the queue dropped: its entry in `heads` is stale.
+            stale |= cv.queue.is_empty();
             if self.drop_rule == DropRule::Rollback {
                 cv.last_finish = q.start;
                 if cv.last_finish <= self.round {
+                    // Out of the fluid system; its entry is now stale.
                     if cv.fluid_active {
                         cv.fluid_active = false;
                         self.active -= 1;
+                        stale = true;
                     }
-                } else {
-                    self.fluid.push(Reverse((cv.last_finish, v)));
+                } else if cv.fluid_at > cv.last_finish {
+                    // The live entry is above the new finish: a new one replaces it.
+                    // (A conversation with a packet that starts above R is active.)
+                    debug_assert!(cv.fluid_active);
+                    cv.fluid_gen += 1;
+                    cv.fluid_at = cv.last_finish;
+                    self.fluid.push(Reverse((cv.last_finish, v, cv.fluid_gen)));
+                    stale = true;
                 }
             }
             self.backlog_shrank(v, q.pkt.bits as u64);
@@ -374,7 +423,38 @@ impl FairQueueing {
                 drops.push((q.pkt, DropReason::PushedOut));
             }
         }
+        if stale {
+            self.compact();
+        }
         verdict
+    }
+
+    /// Rebuilds a lazy heap from its live entries once its stale ones outnumber them by
+    /// more than `COMPACT_SLACK`. Stale entries arise only from drops, so this runs after
+    /// a drop that made one; each rebuild removes more entries than it keeps, so its cost
+    /// is amortised over the drops that made them stale.
+    fn compact(&mut self) {
+        let convs = &self.convs;
+        if self.fluid.len() > 2 * self.active as usize + COMPACT_SLACK {
+            self.fluid.retain(|&Reverse((_, c, g))| {
+                let cv = &convs[c as usize];
+                cv.fluid_active && cv.fluid_gen == g
+            });
+        }
+        if self.heads.len() > 2 * self.backlog.len() + COMPACT_SLACK {
+            self.heads.retain(|&Reverse((_, uid, c))| convs[c as usize].queue.front().map(|q| q.uid) == Some(uid));
+        }
+    }
+
+    /// Sizes of the lazy heaps and their live entries (for tests and benchmarks).
+    pub fn sizes(&self) -> FqSizes {
+        FqSizes {
+            fluid_heap: self.fluid.len(),
+            fluid_live: self.active as usize,
+            heads_heap: self.heads.len(),
+            heads_live: self.backlog.len(),
+            conversations: self.convs.len(),
+        }
     }
 }
 
@@ -595,6 +675,76 @@ mod tests {
             put(&mut q, t, pkt(1, 0, 1000), &mut d);
             assert_eq!(finish_bits(&q, 1), f1);
         }
+    }
+
+    fn sizes(q: &FairQueueing) -> (usize, usize) {
+        let s = q.sizes();
+        (s.fluid_heap, s.fluid_live)
+    }
+
+    #[test]
+    fn rollback_below_the_live_fluid_entry_leaves_a_stale_entry_that_is_skipped() {
+        // 8000 bps line, 1000 B = 8000 bits, buffer of 3 packets, rollback.
+        let mut q = rollback(Limit::Packets(3));
+        let mut d = Vec::new();
+        // t = 0: conv 0 queues F = 8000, 16000, 24000; one fluid entry, at 8000.
+        for s in 0..3 {
+            put(&mut q, T0, pkt(0, s, 1000), &mut d);
+        }
+        assert_eq!(sizes(&q), (1, 1));
+        // t = 1 s: R = 8000 (one active conversation, 8000 bits/s); the entry comes to the
+        // top below conv 0's finish (24000) and moves up to it.
+        assert_eq!(q.round_bits(SimTime::from_secs(1)), 8000.0);
+        assert_eq!(sizes(&q), (1, 1));
+        // Conv 1 arrives: S = R = 8000, F = 16000. Buffer over: conv 0 (24000 bits queued)
+        // loses its tail (S = 16000), so F_0 = 16000, below its entry at 24000: a new
+        // entry at 16000 replaces it and the one at 24000 is stale. Three entries, two live.
+        put(&mut q, SimTime::from_secs(1), pkt(1, 0, 1000), &mut d);
+        assert_eq!(d.iter().map(|(p, r)| (p.flow, p.seq, *r)).collect::<Vec<_>>(), vec![(0, 2, DropReason::PushedOut)]);
+        assert_eq!(finish_bits(&q, 0), 16000.0);
+        assert_eq!(sizes(&q), (3, 2));
+        // Two active: R grows at 4000 bits/s, 14000 at 2.5 s; both leave at 16000 (3 s).
+        assert_eq!(q.round_bits(SimTime::from_millis(2500)), 14000.0);
+        assert_eq!(q.round_bits(SimTime::from_secs(5)), 16000.0);
+        assert_eq!(sizes(&q), (1, 0), "the stale entry at 24000 waits: nothing is active");
+        // The line serves the three queued packets (the fluid system is not involved):
+        // F = 8000, then 16000 twice, the earlier arrival first.
+        assert_eq!(drain(&mut q), vec![(0, 0), (0, 1), (1, 0)]);
+        // t = 5 s: conv 0 sends 2000 B: S = 16000, F = 32000, a live entry at 32000. The
+        // stale one (24000) comes first and is dropped, not moved up to 32000: at 5.5 s
+        // R = 16000 + 0.5 s x 8000 = 20000 with one entry left.
+        put(&mut q, SimTime::from_secs(5), pkt(0, 3, 2000), &mut d);
+        assert_eq!(sizes(&q), (2, 1));
+        assert_eq!(q.round_bits(SimTime::from_millis(5500)), 20000.0);
+        assert_eq!(sizes(&q), (1, 1));
+        // Conv 0 leaves the fluid system at R = 32000 (7 s); the heap is empty.
+        assert_eq!(q.round_bits(SimTime::from_secs(8)), 32000.0);
+        assert_eq!(sizes(&q), (0, 0));
+    }
+
+    #[test]
+    fn stale_entries_are_compacted_once_they_outnumber_the_live_ones() {
+        // One buffer. Conv 0 holds it (F = 8000, fluid-active). At t = 0 conv 1 sends,
+        // again and again: its packet ties with conv 0's (8000 bits each), the tie goes to
+        // the arrival's own conversation, so the arrival is dropped; rollback takes F_1
+        // back to S = R = 0 and conv 1 leaves the fluid system. Each arrival leaves one
+        // stale fluid entry and one stale head entry behind, next to conv 0's live ones.
+        let mut q = rollback(Limit::Packets(1));
+        let mut d = Vec::new();
+        put(&mut q, T0, pkt(0, 0, 1000), &mut d);
+        for k in 1..=COMPACT_SLACK + 2 {
+            let v = put(&mut q, T0, pkt(1, k as u32, 1000), &mut d);
+            assert_eq!(v, Verdict::Dropped(DropReason::Overflow));
+            let s = q.sizes();
+            assert_eq!((s.fluid_live, s.heads_live), (1, 1));
+            // Rebuilt when the heap would exceed 2 x 1 live + COMPACT_SLACK = 34 entries.
+            let expect = if k <= COMPACT_SLACK + 1 { 1 + k } else { 1 };
+            assert_eq!((s.fluid_heap, s.heads_heap), (expect, expect), "after {k} drops");
+        }
+        // The survivor is conv 0's: its packet is served, and R reaches its finish.
+        assert_eq!(drain(&mut q), vec![(0, 0)]);
+        assert_eq!(q.round_bits(SimTime::from_secs(2)), 8000.0);
+        assert_eq!(q.sizes(), FqSizes { fluid_heap: 0, fluid_live: 0, heads_heap: 0, heads_live: 0, conversations: 2 });
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::time::SimTime;
 use crate::units::Limit;
 
 pub use fcfs::Fcfs;
-pub use fq::{DropRule, FairQueueing, FqConfig};
+pub use fq::{DropRule, FairQueueing, FqConfig, FqSizes};
 pub use red::{Red, RedConfig};
 
 /// Why a packet was dropped (counted per reason on each channel).
