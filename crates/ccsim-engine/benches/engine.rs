@@ -87,10 +87,14 @@ fn validate_dumbbell(c: &mut Criterion) {
     for flows in [2000u32, 8000] {
         let text = dumbbell(flows, 10_000_000_000, SimDuration::from_secs(1)).unwrap().to_toml();
         g.throughput(Throughput::Elements(flows as u64));
-        g.bench_function(format!("{flows}flows"), |b| b.iter(|| black_box(ccsim_engine::scenario::parse(&text, "bench.toml", &[]).unwrap().flows.len())));
+        g.bench_function(format!("{flows}flows"), |b| {
+            b.iter(|| black_box(ccsim_engine::scenario::parse(&text, "bench.toml", &[]).unwrap().flows.len()))
+        });
         // The export back to JSON that `Scenario.check()` adds (also linear).
         let sc = ccsim_engine::scenario::parse(&text, "bench.toml", &[]).unwrap();
-        g.bench_function(format!("export_{flows}flows"), |b| b.iter(|| black_box(ccsim_engine::scenario::to_json(&sc).len())));
+        g.bench_function(format!("export_{flows}flows"), |b| {
+            b.iter(|| black_box(ccsim_engine::scenario::to_json(&sc).len()))
+        });
     }
     g.finish();
 }

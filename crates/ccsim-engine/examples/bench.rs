@@ -14,7 +14,12 @@ use std::time::Instant;
 /// Peak resident set size in MiB (Linux `VmHWM`), or 0 where unavailable.
 fn peak_rss_mib() -> f64 {
     let text = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let kib: f64 = text.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok()).unwrap_or(0.0);
+    let kib: f64 = text
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0);
     kib / 1024.0
 }
 

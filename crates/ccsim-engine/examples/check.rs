@@ -27,7 +27,8 @@ fn plain(n: u32) -> String {
         write!(t, "\n[[links]]\nbetween = [\"r{i}\", \"right\"]\nrate = \"100Gbps\"\ndelay = \"5ms\"\nbuffer = \"125000pkt\"\n").unwrap();
     }
     for i in 0..n {
-        write!(t, "\n[[flows]]\nname = \"f{i}\"\nfrom = \"s{i}\"\nto = \"r{i}\"\nstart = \"{}ms\"\n", i % 1000).unwrap();
+        write!(t, "\n[[flows]]\nname = \"f{i}\"\nfrom = \"s{i}\"\nto = \"r{i}\"\nstart = \"{}ms\"\n", i % 1000)
+            .unwrap();
     }
     t
 }

@@ -19,7 +19,12 @@ pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Sc
 
 /// The dumbbell with `qdisc` on both directions of the bottleneck (access links stay
 /// drop-tail).
-pub fn dumbbell_with(flows: u32, bottleneck_bps: u64, time: SimDuration, qdisc: QdiscConfig) -> Result<Scenario, ScenarioError> {
+pub fn dumbbell_with(
+    flows: u32,
+    bottleneck_bps: u64,
+    time: SimDuration,
+    qdisc: QdiscConfig,
+) -> Result<Scenario, ScenarioError> {
     let err = |f: &str, m: &str| Err(ScenarioError::new("bench", f, m));
     if flows == 0 || flows > 100_000 {
         return err("flows", "must be between 1 and 100000");
@@ -32,14 +37,34 @@ pub fn dumbbell_with(flows: u32, bottleneck_bps: u64, time: SimDuration, qdisc: 
     }
     let n = flows as usize;
     let mut nodes = vec![
-        Node { name: "left".into(), router: true, processing_delay: SimDuration::ZERO, processing_jitter: SimDuration::ZERO },
-        Node { name: "right".into(), router: true, processing_delay: SimDuration::ZERO, processing_jitter: SimDuration::ZERO },
+        Node {
+            name: "left".into(),
+            router: true,
+            processing_delay: SimDuration::ZERO,
+            processing_jitter: SimDuration::ZERO,
+        },
+        Node {
+            name: "right".into(),
+            router: true,
+            processing_delay: SimDuration::ZERO,
+            processing_jitter: SimDuration::ZERO,
+        },
     ];
     for i in 0..n {
-        nodes.push(Node { name: format!("s{i}"), router: false, processing_delay: SimDuration::ZERO, processing_jitter: SimDuration::ZERO });
+        nodes.push(Node {
+            name: format!("s{i}"),
+            router: false,
+            processing_delay: SimDuration::ZERO,
+            processing_jitter: SimDuration::ZERO,
+        });
     }
     for i in 0..n {
-        nodes.push(Node { name: format!("r{i}"), router: false, processing_delay: SimDuration::ZERO, processing_jitter: SimDuration::ZERO });
+        nodes.push(Node {
+            name: format!("r{i}"),
+            router: false,
+            processing_delay: SimDuration::ZERO,
+            processing_jitter: SimDuration::ZERO,
+        });
     }
     let bdp_pkts = ((bottleneck_bps as u128 * 100 / 1000) / 8000).max(1) as u64;
     let access = bottleneck_bps.saturating_mul(10);
@@ -85,7 +110,11 @@ pub fn dumbbell_with(flows: u32, bottleneck_bps: u64, time: SimDuration, qdisc: 
         .collect();
     Ok(Scenario {
         name: "bench-dumbbell".into(),
-        description: format!("{flows} Reno flows over a {bottleneck_bps} bps {} dumbbell", qdisc_words(&qdisc), flows = n),
+        description: format!(
+            "{flows} Reno flows over a {bottleneck_bps} bps {} dumbbell",
+            qdisc_words(&qdisc),
+            flows = n
+        ),
         duration: time,
         seed: 1,
         max_events: None,
@@ -118,7 +147,10 @@ pub fn qdisc_by_name(name: &str) -> Result<QdiscConfig, ScenarioError> {
     match name {
         "fcfs" => Ok(QdiscConfig::Fcfs),
         "fq" => Ok(QdiscConfig::Fq(Default::default())),
-        other => Err(ScenarioError::new("bench", "qdisc", format!("unknown queue discipline '{other}'; use \"fcfs\" or \"fq\""))),
+        other => Err(ScenarioError::new(
+            "bench",
+            "qdisc",
+            format!("unknown queue discipline '{other}'; use \"fcfs\" or \"fq\""),
+        )),
     }
 }
-

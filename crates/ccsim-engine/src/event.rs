@@ -592,7 +592,7 @@ mod tests {
         let mut q = EventQueue::new();
         q.schedule(SimTime(100), Event::PipeHead(5, 0)); // an arrival over channel 5
         q.schedule(SimTime(100), Event::TxDone(1)); // a departure: before every arrival
-        // An arrival over channel 3 kept outside: after the departure, before channel 5's.
+                                                    // An arrival over channel 3 kept outside: after the departure, before channel 5's.
         let outside = EventQueue::arrival_key(SimTime(100), 3);
         q.schedule(SimTime(1 << 40), Event::TxDone(3)); // another bucket, far on
         assert_eq!(EventQueue::key_time(outside), SimTime(100));
@@ -639,7 +639,9 @@ mod tests {
             Event::FlowTimer(1, 8),
         ];
         // Scheduled in reverse, and again in a shuffled order: the same pops.
-        for perm in [(0..in_order.len()).rev().collect::<Vec<_>>(), vec![7, 2, 12, 0, 9, 14, 4, 1, 11, 5, 13, 3, 8, 6, 10]] {
+        for perm in
+            [(0..in_order.len()).rev().collect::<Vec<_>>(), vec![7, 2, 12, 0, 9, 14, 4, 1, 11, 5, 13, 3, 8, 6, 10]]
+        {
             let mut q = EventQueue::new();
             for &i in &perm {
                 q.schedule(t, in_order[i]);
@@ -729,8 +731,8 @@ mod tests {
         q.schedule(b(1 << 20), Event::TxDone(9));
         assert_eq!(q.peek_two(), (Some(Event::TxDone(3)), None));
         q.pop_until(SimTime::MAX); // now in bucket 3
-        // Across the end of the wheel's array: bucket WHEEL - 1 (the last index), then
-        // bucket WHEEL + 1 (index 1, still within the horizon from bucket 3).
+                                   // Across the end of the wheel's array: bucket WHEEL - 1 (the last index), then
+                                   // bucket WHEEL + 1 (index 1, still within the horizon from bucket 3).
         q.schedule(b(WHEEL + 1), Event::TxDone(5));
         q.schedule(b(WHEEL - 1), Event::TxDone(4));
         assert_eq!(q.peek_two(), (Some(Event::TxDone(4)), Some(Event::TxDone(5))));
@@ -773,9 +775,9 @@ mod tests {
             for _ in 0..(rnd() % 3) {
                 let r = rnd();
                 let d = match r % 8 {
-                    0 => 0,                              // a tie with now
-                    1 => r % 4,                          // near ties
-                    2 => (r >> 8) % (scale * 100_000),   // far: the overflow
+                    0 => 0,                            // a tie with now
+                    1 => r % 4,                        // near ties
+                    2 => (r >> 8) % (scale * 100_000), // far: the overflow
                     _ => (r >> 8) % scale,
                 };
                 let t = now + d;

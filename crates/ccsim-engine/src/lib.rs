@@ -47,7 +47,12 @@ pub use sim::Simulation;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Parses, validates and runs a scenario; `seed` overrides the scenario's seed.
-pub fn run_text(text: &str, source: &str, overrides: &[String], seed: Option<u64>) -> Result<Simulation, ScenarioError> {
+pub fn run_text(
+    text: &str,
+    source: &str,
+    overrides: &[String],
+    seed: Option<u64>,
+) -> Result<Simulation, ScenarioError> {
     let sc = scenario::parse(text, source, overrides)?;
     Ok(sim::run_scenario(sc, seed))
 }

@@ -45,16 +45,16 @@
 
 use crate::element::{AnyElement, ChannelView, ElemCx, ElemVerdict, Element, Emit, QueueEvent};
 use crate::event::{Event, EventQueue};
+use crate::merge::Merge;
 use crate::meta::MetaSlab;
 use crate::packet::Packet;
+use crate::pipe::{Pipe, PipePool};
 use crate::qdisc::{AnyQdisc, DropReason, Qdisc, Verdict, N_DROP_REASONS};
+use crate::ring::Ring;
 use crate::rng::Rng;
 use crate::time::{tx_time, SimDuration, SimTime};
 use crate::trace::{Recorder, SeriesId};
 use crate::units::Limit;
-use crate::pipe::{Pipe, PipePool};
-use crate::ring::Ring;
-use crate::merge::Merge;
 
 /// `repr(C)`, in this order: the counters every packet updates come first, so that they
 /// share cache lines with the channel's hot fields just before them (see `Channel`).
@@ -242,7 +242,11 @@ impl Handover {
 impl Default for Handover {
     /// An empty slot (its packet is never read).
     fn default() -> Self {
-        Handover { pkt: Packet::new(crate::packet::PacketKind::Data, crate::packet::NO_FLOW, 0), at: SimTime::ZERO, to: Handover::EMPTY }
+        Handover {
+            pkt: Packet::new(crate::packet::PacketKind::Data, crate::packet::NO_FLOW, 0),
+            at: SimTime::ZERO,
+            to: Handover::EMPTY,
+        }
     }
 }
 
@@ -555,7 +559,11 @@ impl Channel {
             let mark = self.queue_last_change;
             // (`saturating_sub`: a run stopped early may hold packets taken at send time
             // for a later arrival; they have not waited yet.)
-            let waited: u128 = self.waiting.iter().map(|w: Waiting| now.as_ps().saturating_sub(w.enqueued.max(mark).as_ps()) as u128).sum();
+            let waited: u128 = self
+                .waiting
+                .iter()
+                .map(|w: Waiting| now.as_ps().saturating_sub(w.enqueued.max(mark).as_ps()) as u128)
+                .sum();
             self.counters.queue_integral += waited;
         }
         self.account_queue(now);
@@ -597,7 +605,12 @@ impl Channel {
         }
         if !crate::qdisc::fits(self.limit(), self.waiting.len(), self.waiting_bits, pkt.bits) {
             self.drop_pkt(id, now, *pkt, DropReason::Overflow, cx);
-            debug_assert!(self.check_conservation(), "channel {}->{}: offered != drops + transmitted + queued", self.from, self.to);
+            debug_assert!(
+                self.check_conservation(),
+                "channel {}->{}: offered != drops + transmitted + queued",
+                self.from,
+                self.to
+            );
             return;
         }
         let start = self.busy_until;
@@ -608,7 +621,12 @@ impl Channel {
         self.waiting_bits += pkt.bits as u64;
         self.queue_max = self.queue_max.max(self.waiting.len() as u64);
         self.to_pipe(id, pkt, cx);
-        debug_assert!(self.check_conservation(), "channel {}->{}: offered != drops + transmitted + queued", self.from, self.to);
+        debug_assert!(
+            self.check_conservation(),
+            "channel {}->{}: offered != drops + transmitted + queued",
+            self.from,
+            self.to
+        );
     }
 
     fn account_capacity(&mut self, now: SimTime) {
@@ -717,11 +735,7 @@ impl Channel {
             // The next channel, or at the route's end the receiver (counted in the held
             // packets of its ack channel) or the window sender (counted on its data
             // channel; it checks its timers when it takes the ack).
-            let target = if next != crate::sim::ROUTE_END {
-                Some((next, next))
-            } else {
-                end_counted(&cx.ends, pkt)
-            };
+            let target = if next != crate::sim::ROUTE_END { Some((next, next)) } else { end_counted(&cx.ends, pkt) };
             if let Some((next, counted)) = target {
                 let held = &mut cx.held[counted as usize];
                 if *held != NOT_CUT {
@@ -871,7 +885,12 @@ impl Channel {
                 cx.ev.schedule(self.busy_until.max(now), Event::TxDone(id));
             }
         }
-        debug_assert!(self.check_conservation(), "channel {}->{}: offered != drops + transmitted + queued", self.from, self.to);
+        debug_assert!(
+            self.check_conservation(),
+            "channel {}->{}: offered != drops + transmitted + queued",
+            self.from,
+            self.to
+        );
     }
 
     /// Counts the packets the discipline pushed to `cx.drops` from index `from` on.
@@ -918,7 +937,12 @@ impl Channel {
                 cx.ev.schedule(self.busy_until, Event::TxDone(id));
             }
         }
-        debug_assert!(self.check_conservation(), "channel {}->{}: offered != drops + transmitted + queued", self.from, self.to);
+        debug_assert!(
+            self.check_conservation(),
+            "channel {}->{}: offered != drops + transmitted + queued",
+            self.from,
+            self.to
+        );
     }
 
     /// The head of the pipe arrives at the far end: returns it.
@@ -939,14 +963,25 @@ impl Channel {
     }
 
     /// An element's timer fired.
-    pub fn on_element_timer(&mut self, id: u32, k: u32, now: SimTime, meta: &mut MetaSlab, emit: &mut Vec<Emit>) -> Option<SimTime> {
+    pub fn on_element_timer(
+        &mut self,
+        id: u32,
+        k: u32,
+        now: SimTime,
+        meta: &mut MetaSlab,
+        emit: &mut Vec<Emit>,
+    ) -> Option<SimTime> {
         let mut ecx = ElemCx { now, channel: id, node: self.from, meta, emitted: emit };
         self.elements_mut()[k as usize].on_timer(&mut ecx)
     }
 
     /// Scheduled change of rate and/or delay. A packet in transmission keeps its timing.
     pub fn change(&mut self, now: SimTime, rate_bps: Option<u64>, delay: Option<SimDuration>) {
-        debug_assert!(!self.timed, "channel {}->{}: a changed channel must not be timed (set_timed)", self.from, self.to);
+        debug_assert!(
+            !self.timed,
+            "channel {}->{}: a changed channel must not be timed (set_timed)",
+            self.from, self.to
+        );
         if let Some(r) = rate_bps {
             self.account_capacity(now);
             self.counters.rate_changes += 1;

@@ -202,7 +202,17 @@ mod tests {
     use crate::packet::PacketKind;
 
     fn pkt(seq: u32) -> Packet {
-        Packet { flow: 0, seq, bits: 8000, route: 0, hop: 0, kind: PacketKind::Data, flags: 0, meta: 0, ts: SimTime::ZERO }
+        Packet {
+            flow: 0,
+            seq,
+            bits: 8000,
+            route: 0,
+            hop: 0,
+            kind: PacketKind::Data,
+            flags: 0,
+            meta: 0,
+            ts: SimTime::ZERO,
+        }
     }
 
     #[test]

@@ -3,16 +3,16 @@
 
 pub mod columns;
 
+use crate::element::AnyElement;
 use crate::link::{Channel, ChannelCounters};
+use crate::qdisc::DropReason;
 use crate::scenario::FlowSpec;
+use crate::scenario::Scenario;
 use crate::sim::{Endpoint, Simulation};
 use crate::time::{SimTime, PS_PER_S};
 use crate::trace::Series;
 use crate::transport::FlowCounters;
 use crate::units::Limit;
-use crate::element::AnyElement;
-use crate::qdisc::DropReason;
-use crate::scenario::Scenario;
 use serde::Serialize;
 use serde_json::json;
 
@@ -223,7 +223,10 @@ fn flow_size(spec: &FlowSpec) -> f64 {
     match spec {
         FlowSpec::Window { data_size, .. } => *data_size as f64,
         FlowSpec::Cbr { packet_bits, .. } | FlowSpec::Poisson { packet_bits, .. } => *packet_bits as f64 / 8.0,
-        FlowSpec::Cadpc { packet_bits, .. } | FlowSpec::Rap { packet_bits, .. } | FlowSpec::Tfrc { packet_bits, .. } | FlowSpec::Tear { packet_bits, .. } => *packet_bits as f64 / 8.0,
+        FlowSpec::Cadpc { packet_bits, .. }
+        | FlowSpec::Rap { packet_bits, .. }
+        | FlowSpec::Tfrc { packet_bits, .. }
+        | FlowSpec::Tear { packet_bits, .. } => *packet_bits as f64 / 8.0,
         // Voice packets vary in length: goodput comes from the bits delivered.
         FlowSpec::Voice { .. } => 0.0,
     }
@@ -252,8 +255,10 @@ fn phase(sim: &Simulation, name: String, a: usize, b: usize) -> Option<PhaseResu
                 loss_pps: per_s(c.dropped),
                 retransmission_pps: per_s(c.retransmitted),
                 delay_mean_s: (c.rtt_samples > 0).then(|| c.rtt_sum_ps as f64 / c.rtt_samples as f64 / PS_PER_S as f64),
-                owd_mean_s: (c.delay_samples > 0).then(|| c.owd_sum_ps as f64 / c.delay_samples as f64 / PS_PER_S as f64),
-                qdelay_mean_s: (c.delay_samples > 0).then(|| c.qdelay_sum_ps as f64 / c.delay_samples as f64 / PS_PER_S as f64),
+                owd_mean_s: (c.delay_samples > 0)
+                    .then(|| c.owd_sum_ps as f64 / c.delay_samples as f64 / PS_PER_S as f64),
+                qdelay_mean_s: (c.delay_samples > 0)
+                    .then(|| c.qdelay_sum_ps as f64 / c.delay_samples as f64 / PS_PER_S as f64),
             }
         })
         .collect();
@@ -313,13 +318,7 @@ pub(crate) fn flow_cc<'a>(ep: &Endpoint, spec: &'a FlowSpec) -> Option<&'a str> 
 /// The result row of flow `i` (endpoint `ep`, `in_net` of its packets in the network)
 /// without its strings: `name`, `kind`, `from` and `to` empty, `cc` `None` (the columns
 /// encode those from the scenario; `flow_result` fills them in).
-pub(crate) fn flow_numbers(
-    sc: &Scenario,
-    ep: &Endpoint,
-    i: usize,
-    now: SimTime,
-    in_net: u64,
-) -> FlowResult {
+pub(crate) fn flow_numbers(sc: &Scenario, ep: &Endpoint, i: usize, now: SimTime, in_net: u64) -> FlowResult {
     let f = &sc.flows[i];
     let c = ep.counters();
     let active_s = (now.as_secs_f64() - f.start.as_secs_f64()).max(0.0);
@@ -426,7 +425,11 @@ pub(crate) fn link_numbers(sc: &Scenario, ch: &Channel, merged: usize, now: SimT
         sojourn_mean_s: (c.tx_pkts > 0).then(|| c.sojourn_ps as f64 / c.tx_pkts as f64 / PS_PER_S as f64),
         sojourn_max_s: ch.sojourn_max_ps as f64 / PS_PER_S as f64,
         elements: ch.elements().iter().map(|e| element_result(e, sc)).collect(),
-        rate_history: ch.rate_history().iter().map(|&(t, r)| RateChange { at_s: t.as_secs_f64(), rate_bps: r }).collect(),
+        rate_history: ch
+            .rate_history()
+            .iter()
+            .map(|&(t, r)| RateChange { at_s: t.as_secs_f64(), rate_bps: r })
+            .collect(),
     }
 }
 
@@ -466,7 +469,11 @@ pub(crate) fn node_results(sim: &Simulation) -> Vec<NodeResult> {
         .nodes
         .iter()
         .enumerate()
-        .map(|(i, n)| NodeResult { name: n.name.clone(), router: n.router, control_received_pkts: sim.node_control_rx[i] })
+        .map(|(i, n)| NodeResult {
+            name: n.name.clone(),
+            router: n.router,
+            control_received_pkts: sim.node_control_rx[i],
+        })
         .collect()
 }
 
@@ -553,7 +560,12 @@ fn element_result(e: &AnyElement, sc: &Scenario) -> serde_json::Value {
 /// `summarise(sim, now, wall_time_s).to_json()`, without holding every row at once (at
 /// 10^5 flows the flow and channel rows are hundreds of MB as structs). The channels
 /// must be settled at `now` (`Simulation::write_results_json` does).
-pub(crate) fn write_json<W: std::io::Write>(sim: &Simulation, now: SimTime, wall_time_s: f64, w: W) -> serde_json::Result<()> {
+pub(crate) fn write_json<W: std::io::Write>(
+    sim: &Simulation,
+    now: SimTime,
+    wall_time_s: f64,
+    w: W,
+) -> serde_json::Result<()> {
     serde_json::to_writer(w, &Streamed { sim, now, wall_time_s })
 }
 

@@ -68,9 +68,24 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_distinct() {
-        let a: Vec<u64> = (0..3).map({ let mut r = Rng::new(1, 5); move |_| r.next_u64() }).collect();
-        let b: Vec<u64> = (0..3).map({ let mut r = Rng::new(1, 5); move |_| r.next_u64() }).collect();
-        let c: Vec<u64> = (0..3).map({ let mut r = Rng::new(1, 6); move |_| r.next_u64() }).collect();
+        let a: Vec<u64> = (0..3)
+            .map({
+                let mut r = Rng::new(1, 5);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..3)
+            .map({
+                let mut r = Rng::new(1, 5);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let c: Vec<u64> = (0..3)
+            .map({
+                let mut r = Rng::new(1, 6);
+                move |_| r.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
     }

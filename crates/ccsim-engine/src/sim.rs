@@ -17,9 +17,9 @@ use crate::cc::{CcConfig, CongestionControl};
 use crate::element::Element;
 use crate::event::{Event, EventQueue};
 use crate::link::{end_counted, Channel, ChannelCounters, EndCut, Handover, Net, NOT_CUT, RX_CUT, TX_CUT};
-use crate::pipe::PipePool;
 use crate::meta::MetaSlab;
 use crate::packet::{Packet, PacketKind, FLAG_GHOST, NO_FLOW};
+use crate::pipe::PipePool;
 use crate::qdisc::{AnyQdisc, FairQueueing, Fcfs, Red};
 use crate::results::{self, Results};
 use crate::rng::{stream, Rng};
@@ -29,11 +29,11 @@ use crate::time::{tx_time, SimDuration, SimTime};
 use crate::trace::Recorder;
 use crate::transport::cadpc::{CadpcSender, PtpReceiver};
 use crate::transport::rap::{AckEach, RapSender};
-use crate::transport::tear::{TearReceiver, TearSender};
-use crate::transport::tfrc::{TfrcReceiver, TfrcSender};
 use crate::transport::receiver::{AckReceiver, Sink};
 use crate::transport::sender::{FlowTrace, WindowSender};
 use crate::transport::source::{Gaps, Source};
+use crate::transport::tear::{TearReceiver, TearSender};
+use crate::transport::tfrc::{TfrcReceiver, TfrcSender};
 use crate::transport::timer::{Fired, LazyTimer};
 use crate::transport::voice::VoiceUser;
 use crate::transport::FlowCounters;
@@ -185,7 +185,12 @@ impl Endpoint {
     pub fn window(&self) -> Option<&WindowSender> {
         match &self.sender {
             Sender::Window(w) => Some(w),
-            Sender::Source(_) | Sender::Cadpc(_) | Sender::Rap(_) | Sender::Tear(_) | Sender::Tfrc(_) | Sender::Voice(_) => None,
+            Sender::Source(_)
+            | Sender::Cadpc(_)
+            | Sender::Rap(_)
+            | Sender::Tear(_)
+            | Sender::Tfrc(_)
+            | Sender::Voice(_) => None,
         }
     }
 }
@@ -292,7 +297,9 @@ impl ChannelIndex {
     /// The channel `from -> to` (the route's nodes are adjacent: validation made it).
     fn get(&self, from: usize, to: usize) -> u32 {
         let r = &self.out[self.start[from] as usize..self.start[from + 1] as usize];
-        let k = r.binary_search_by_key(&(to as u32), |&(t, _)| t).expect("a route's consecutive nodes are joined by a link");
+        let k = r
+            .binary_search_by_key(&(to as u32), |&(t, _)| t)
+            .expect("a route's consecutive nodes are joined by a link");
         r[k].1
     }
 }
@@ -322,9 +329,12 @@ impl Simulation {
                 let q = match &d.qdisc {
                     QdiscConfig::Fcfs => AnyQdisc::Fcfs(Fcfs::new(d.buffer)),
                     QdiscConfig::Fq(c) => AnyQdisc::Fq(Box::new(FairQueueing::with_config(*c, d.buffer, d.rate_bps))),
-                    QdiscConfig::Red(c) => {
-                        AnyQdisc::Red(Box::new(Red::new((**c).clone(), d.buffer, d.rate_bps, Rng::new(seed, stream::qdisc(id)))))
-                    }
+                    QdiscConfig::Red(c) => AnyQdisc::Red(Box::new(Red::new(
+                        (**c).clone(),
+                        d.buffer,
+                        d.rate_bps,
+                        Rng::new(seed, stream::qdisc(id)),
+                    ))),
                 };
                 let delay = d.delay + scenario.nodes[to].processing_delay;
                 let mut ch = Channel::new(from as u32, to as u32, d.rate_bps, delay, q);
@@ -471,7 +481,10 @@ impl Simulation {
                     unnumbered.push((ack_route as usize - 1, f.to, f.from));
                     let d = data(*packet_bits);
                     let rng = Rng::new(seed, stream::flow(fi));
-                    (Sender::Source(Source::new(d, Gaps::Exponential { mean: *mean_gap, rng }, periods(on, offset))), Receiver::Sink(Sink))
+                    (
+                        Sender::Source(Source::new(d, Gaps::Exponential { mean: *mean_gap, rng }, periods(on, offset))),
+                        Receiver::Sink(Sink),
+                    )
                 }
                 FlowSpec::Cadpc { packet_bits, cfg } => {
                     route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
@@ -482,7 +495,10 @@ impl Simulation {
                     fb.route = ack_route;
                     let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
                     events.schedule(start, Event::FlowStart(fi as u32));
-                    (Sender::Cadpc(Box::new(CadpcSender::new(cfg.clone(), d, stop))), Receiver::Ptp(Box::new(PtpReceiver::new(fb))))
+                    (
+                        Sender::Cadpc(Box::new(CadpcSender::new(cfg.clone(), d, stop))),
+                        Receiver::Ptp(Box::new(PtpReceiver::new(fb))),
+                    )
                 }
                 FlowSpec::Rap { packet_bits, cfg } => {
                     route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
@@ -504,7 +520,10 @@ impl Simulation {
                     fb.route = ack_route;
                     let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
                     events.schedule(start, Event::FlowStart(fi as u32));
-                    (Sender::Tear(Box::new(TearSender::new(cfg.clone(), d, stop))), Receiver::Tear(Box::new(TearReceiver::new(fb, cfg))))
+                    (
+                        Sender::Tear(Box::new(TearSender::new(cfg.clone(), d, stop))),
+                        Receiver::Tear(Box::new(TearReceiver::new(fb, cfg))),
+                    )
                 }
                 FlowSpec::Tfrc { packet_bits, cfg } => {
                     route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
@@ -515,7 +534,10 @@ impl Simulation {
                     fb.route = ack_route;
                     let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
                     events.schedule(start, Event::FlowStart(fi as u32));
-                    (Sender::Tfrc(Box::new(TfrcSender::new(cfg.clone(), d, stop))), Receiver::Tfrc(Box::new(TfrcReceiver::new(fb))))
+                    (
+                        Sender::Tfrc(Box::new(TfrcSender::new(cfg.clone(), d, stop))),
+                        Receiver::Tfrc(Box::new(TfrcReceiver::new(fb))),
+                    )
                 }
                 FlowSpec::Voice { voice, partner } => {
                     // Data and control packets both go on the data route (to the partner).
@@ -784,7 +806,10 @@ impl Simulation {
         // The first channel of one route and on no other route: a host's sends on that
         // route are all that enters it.
         let only_start = |c: usize| starts[c] == 1 && feeder[c] == HOP_HOST;
-        assert!(n < TX_CUT as usize && self.flows.len() < TX_CUT as usize, "hand-over targets: channel and flow ids below 2^30");
+        assert!(
+            n < TX_CUT as usize && self.flows.len() < TX_CUT as usize,
+            "hand-over targets: channel and flow ids below 2^30"
+        );
         for c in 0..n {
             let f = feeder[c];
             if f < HOP_NONE && self.channels[c].is_timed() {
@@ -830,7 +855,9 @@ impl Simulation {
         // round trip is handed over (every later hop and the receiver): there an ack
         // would reach the sender while it is still sending the packets it came from.
         let routes = &self.net.routes;
-        let cut_from = |r: usize| (r + 1..).take_while(|&i| routes[i] != ROUTE_END).all(|i| self.net.held[routes[i] as usize] != NOT_CUT);
+        let cut_from = |r: usize| {
+            (r + 1..).take_while(|&i| routes[i] != ROUTE_END).all(|i| self.net.held[routes[i] as usize] != NOT_CUT)
+        };
         let mut early = Vec::new();
         for (f, ep) in self.flows.iter().enumerate() {
             let (Receiver::Ack(r), Sender::Window(w)) = (&ep.receiver, &ep.sender) else { continue };
@@ -1090,7 +1117,8 @@ impl Simulation {
                 self.arrive(c, now, p);
             }
             Event::ElementTimer(c, k) => {
-                let next = self.channels[c as usize].on_element_timer(c, k, now, &mut self.net.meta, &mut self.net.emitted);
+                let next =
+                    self.channels[c as usize].on_element_timer(c, k, now, &mut self.net.meta, &mut self.net.emitted);
                 self.net.pending = true;
                 if let Some(t) = next {
                     self.net.ev.schedule(t.max(now), Event::ElementTimer(c, k));
@@ -1232,7 +1260,15 @@ impl Simulation {
         if p.kind == PacketKind::Data {
             if let Receiver::Ack(r) = &mut ep.receiver {
                 if let Some(d) = ep.delay.as_deref_mut() {
-                    Self::measure_delay(d, &mut ep.counters, &self.channels, &self.net.routes, self.changes_applied, now, &p);
+                    Self::measure_delay(
+                        d,
+                        &mut ep.counters,
+                        &self.channels,
+                        &self.net.routes,
+                        self.changes_applied,
+                        now,
+                        &p,
+                    );
                 }
                 r.on_data(now, &p, &mut ep.counters, &mut self.out, &mut self.net.meta);
                 self.net.meta.free(p.meta);
@@ -1261,7 +1297,15 @@ impl Simulation {
             let ep = &mut self.flows[f as usize];
             if p.kind == PacketKind::Data {
                 if let Some(d) = ep.delay.as_deref_mut() {
-                    Self::measure_delay(d, &mut ep.counters, &self.channels, &self.net.routes, self.changes_applied, now, &p);
+                    Self::measure_delay(
+                        d,
+                        &mut ep.counters,
+                        &self.channels,
+                        &self.net.routes,
+                        self.changes_applied,
+                        now,
+                        &p,
+                    );
                 }
                 match &mut ep.receiver {
                     Receiver::Ack(_) => {} // not reached: taken first, above
@@ -1485,7 +1529,8 @@ impl Simulation {
         self.net.routes.push(conv);
         let route = self.net.routes.len() as u32;
         for w in path.windows(2) {
-            let c = self.channels.iter().position(|c| c.from as usize == w[0] && c.to as usize == w[1]).expect("adjacent");
+            let c =
+                self.channels.iter().position(|c| c.from as usize == w[0] && c.to as usize == w[1]).expect("adjacent");
             self.net.routes.push(c as u32);
         }
         self.net.routes.push(ROUTE_END);
@@ -1497,7 +1542,15 @@ impl Simulation {
     /// and transmission along the route at the current rates) is cached per packet size
     /// and recomputed after a scheduled change.
     #[cold]
-    fn measure_delay(d: &mut FlowDelay, c: &mut FlowCounters, channels: &[Channel], routes: &[u32], gen: u32, now: SimTime, p: &Packet) {
+    fn measure_delay(
+        d: &mut FlowDelay,
+        c: &mut FlowCounters,
+        channels: &[Channel],
+        routes: &[u32],
+        gen: u32,
+        now: SimTime,
+        p: &Packet,
+    ) {
         if now < d.from {
             return;
         }
@@ -1546,7 +1599,9 @@ impl Simulation {
                     }
                 }
                 (Sender::Tfrc(s), Some(m)) => {
-                    if let crate::meta::Control::Feedback(crate::cc::Feedback::LossRate { recv_bps, p: loss }) = m.control {
+                    if let crate::meta::Control::Feedback(crate::cc::Feedback::LossRate { recv_bps, p: loss }) =
+                        m.control
+                    {
                         s.on_feedback(now, recv_bps / 8.0, loss, p.ts);
                     }
                 }

@@ -210,17 +210,27 @@ pub mod serde_units {
             Ok(v.to_string())
         }
         fn visit_i64<E: de::Error>(self, v: i64) -> Result<String, E> {
-            Err(E::custom(format!("{v} has no unit; write it as a quoted string with a unit, e.g. \"{}\"", self.example)))
+            Err(E::custom(format!(
+                "{v} has no unit; write it as a quoted string with a unit, e.g. \"{}\"",
+                self.example
+            )))
         }
         fn visit_u64<E: de::Error>(self, v: u64) -> Result<String, E> {
             self.visit_i64(v as i64)
         }
         fn visit_f64<E: de::Error>(self, v: f64) -> Result<String, E> {
-            Err(E::custom(format!("{v} has no unit; write it as a quoted string with a unit, e.g. \"{}\"", self.example)))
+            Err(E::custom(format!(
+                "{v} has no unit; write it as a quoted string with a unit, e.g. \"{}\"",
+                self.example
+            )))
         }
     }
 
-    pub(super) fn text<'de, D: Deserializer<'de>>(d: D, what: &'static str, example: &'static str) -> Result<String, D::Error> {
+    pub(super) fn text<'de, D: Deserializer<'de>>(
+        d: D,
+        what: &'static str,
+        example: &'static str,
+    ) -> Result<String, D::Error> {
         d.deserialize_any(UnitStr { what, example })
     }
 

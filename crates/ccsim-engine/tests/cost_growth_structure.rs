@@ -38,8 +38,16 @@ fn check_fq(sim: &Simulation, case: &str, t: SimTime) -> usize {
         if let AnyQdisc::Fq(q) = &ch.qdisc {
             n += 1;
             let s = q.sizes();
-            assert!(s.fluid_heap <= 2 * s.fluid_live + COMPACT_SLACK, "{case}, {} at {t:?}: {s:?}", sim.channel_name(i));
-            assert!(s.heads_heap <= 2 * s.heads_live + COMPACT_SLACK, "{case}, {} at {t:?}: {s:?}", sim.channel_name(i));
+            assert!(
+                s.fluid_heap <= 2 * s.fluid_live + COMPACT_SLACK,
+                "{case}, {} at {t:?}: {s:?}",
+                sim.channel_name(i)
+            );
+            assert!(
+                s.heads_heap <= 2 * s.heads_live + COMPACT_SLACK,
+                "{case}, {} at {t:?}: {s:?}",
+                sim.channel_name(i)
+            );
         }
     }
     n
@@ -58,7 +66,8 @@ fn counts_after_t_stay_within_twice_those_up_to_t() {
     let mut fq_cases = 0;
     for case in cases::cases() {
         let end_ps = (4.0 * case.t * SCALE * 1e12).round() as u64;
-        let sc = parse(&case.text(4.0 * case.t * SCALE), case.name, &[format!("scenario.duration={end_ps}ps")]).unwrap_or_else(|e| panic!("{e}"));
+        let sc = parse(&case.text(4.0 * case.t * SCALE), case.name, &[format!("scenario.duration={end_ps}ps")])
+            .unwrap_or_else(|e| panic!("{e}"));
         let mut sim = Simulation::new(sc, None);
         let mut up_to_t = [0usize; 2];
         let mut after_t = [0usize; 2];
@@ -74,9 +83,21 @@ fn counts_after_t_stay_within_twice_those_up_to_t() {
             fq = check_fq(&sim, case.name, t);
         }
         fq_cases += (fq > 0) as usize;
-        assert!(sim.events_processed() > 10_000, "{}: {} events: the case hardly runs", case.name, sim.events_processed());
+        assert!(
+            sim.events_processed() > 10_000,
+            "{}: {} events: the case hardly runs",
+            case.name,
+            sim.events_processed()
+        );
         for i in 0..NAMES.len() {
-            assert!(after_t[i] <= 2 * up_to_t[i] + 16, "{}: {} up to T at most {}, after T {}", case.name, NAMES[i], up_to_t[i], after_t[i]);
+            assert!(
+                after_t[i] <= 2 * up_to_t[i] + 16,
+                "{}: {} up to T at most {}, after T {}",
+                case.name,
+                NAMES[i],
+                up_to_t[i],
+                after_t[i]
+            );
         }
     }
     assert!(fq_cases >= 5, "the cases run Fair Queueing in {fq_cases} cases");

@@ -112,7 +112,11 @@ fn a_control_packet_emitted_by_an_element_reaches_its_host_and_is_counted() {
     assert_eq!(ra.tx_pkts, 200, "the channel carried every beacon packet");
     assert_eq!(ra.tx_bits, 200 * 320);
     let plain = run(LINE, &[], None);
-    assert_eq!(link(&r, "r->b").offered_pkts, link(&plain, "r->b").offered_pkts, "nothing emitted onto the beacon's own channel");
+    assert_eq!(
+        link(&r, "r->b").offered_pkts,
+        link(&plain, "r->b").offered_pkts,
+        "nothing emitted onto the beacon's own channel"
+    );
 }
 
 #[test]
@@ -160,9 +164,7 @@ fn red_drops_early_and_keeps_the_average_queue_between_its_thresholds() {
     // A 1.2 Mbps CBR into a 1 Mbps RED queue (min_th 5, max_th 15, w_q 0.002, max_p 0.1,
     // 100-packet buffer): 1/6 of the packets must go, and RED takes them before the
     // buffer fills: no overflow, the mean queue between the thresholds.
-    let text = format!(
-        "{LINE}\n[defaults.qdisc]\nkind = \"red\"\nmax_p = 0.1\n"
-    );
+    let text = format!("{LINE}\n[defaults.qdisc]\nkind = \"red\"\nmax_p = 0.1\n");
     let r = run(&text, &["flows.cbr.rate=1.2Mbps", "links.bottleneck.buffer=100pkt", "flows.tcp.start=19s"], None);
     let ch = link(&r, "r->b");
     assert_eq!(ch.qdisc, "red");
@@ -192,7 +194,8 @@ fn sojourn_time_of_a_cbr_queue_matches_its_backlog() {
 
 #[test]
 fn element_and_red_errors_name_the_field() {
-    let err = |extra: &str| run_text(&format!("{LINE}{extra}"), "t.toml", &[], None).err().expect("an error").to_string();
+    let err =
+        |extra: &str| run_text(&format!("{LINE}{extra}"), "t.toml", &[], None).err().expect("an error").to_string();
     let e = err("[[elements]]\nkind = \"random_loss\"\nat = \"r->b\"\np = 1.5\n");
     assert!(e.contains("elements.0.p") && e.contains("probability"), "{e}");
     let e = err("[[elements]]\nkind = \"teleport\"\nat = \"r->b\"\n");

@@ -108,10 +108,16 @@ fn check(rule: &str) {
         assert!(s.heads_heap <= 2 * s.heads_live + COMPACT_SLACK, "{rule} at {t:?}: heads heap {s:?}");
         assert_eq!(s.conversations, 2, "{rule} at {t:?}: two sources, one sink");
     }
-    let largest = |v: &[(SimTime, FqSizes)]| v.iter().map(|(_, s)| (s.fluid_heap, s.heads_heap)).fold((0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+    let largest = |v: &[(SimTime, FqSizes)]| {
+        v.iter().map(|(_, s)| (s.fluid_heap, s.heads_heap)).fold((0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)))
+    };
     let first = largest(&short);
     let whole = largest(&long);
-    assert!(whole.0 <= first.0 && whole.1 <= first.1, "{rule}: heaps grew over the run: first {T} s {first:?}, {} s {whole:?}", 4 * T);
+    assert!(
+        whole.0 <= first.0 && whole.1 <= first.1,
+        "{rule}: heaps grew over the run: first {T} s {first:?}, {} s {whole:?}",
+        4 * T
+    );
     // The short run is the long run's prefix (same events up to T).
     assert_eq!(&long[..short.len()], &short[..], "{rule}: the first {T} s differ");
 }

@@ -80,7 +80,13 @@ const OPTIONS: &[&str] = &[
     "count = 3",
     "stop = \"1ps\"",
 ];
-const BAD_OPTIONS: &[&str] = &["max_window = \"200000000pkt\"", "data_size = \"600000000B\"", "start_jitter = \"100s\"", "count = 0", "ack_delay_min = \"1s\""];
+const BAD_OPTIONS: &[&str] = &[
+    "max_window = \"200000000pkt\"",
+    "data_size = \"600000000B\"",
+    "start_jitter = \"100s\"",
+    "count = 0",
+    "ack_delay_min = \"1s\"",
+];
 const SOURCES: &[&str] = &[
     "kind = \"cbr\"\nrate = \"1Mbps\"",
     "kind = \"cbr\"\nrate = \"1000Gbps\"\npacket_size = \"1bit\"",
@@ -93,7 +99,12 @@ const SOURCES: &[&str] = &[
     "kind = \"voice\"\nvoice = { partner = \"v\", starts_active = true, packet_rate = 1e6, initial_rate = \"1000Gbps\", control_interval = \"1us\" }\n\
      [[flows]]\nname = \"v\"\nfrom = \"b\"\nto = \"c\"\nkind = \"voice\"\nvoice = { partner = \"s\", endless = true, slow_start = true }",
 ];
-const BAD_SOURCES: &[&str] = &["kind = \"cbr\"\nrate = \"1Mbps\"\non = [[\"0.1s\", \"0.2s\"], [\"0.15s\", \"0.3s\"]]", "kind = \"voice\"", "kind = \"tfrc\"\nsack = true", "kind = \"cadpc\"\nparams = { update = 0.5 }"];
+const BAD_SOURCES: &[&str] = &[
+    "kind = \"cbr\"\nrate = \"1Mbps\"\non = [[\"0.1s\", \"0.2s\"], [\"0.15s\", \"0.3s\"]]",
+    "kind = \"voice\"",
+    "kind = \"tfrc\"\nsack = true",
+    "kind = \"cadpc\"\nparams = { update = 0.5 }",
+];
 const ELEMENTS: &[&str] = &[
     "",
     "[[elements]]\nkind = \"random_loss\"\nat = \"r->b\"\np = 0.1",
@@ -106,7 +117,10 @@ const ELEMENTS: &[&str] = &[
     "[[elements]]\nkind = \"flow_stats\"\nat = \"r-b\"\n[[elements]]\nkind = \"random_loss\"\nat = \"r-b\"\np = 1\nonly = \"ack\"",
     "[[elements]]\nkind = \"smart_link\"\nat = \"r-b\"\nalgorithm = \"mosely\"\nprotocol = true\na = 10\nupdate = \"1us\"\nretry = \"1us\"\ncapacity = \"1bps\"\nrecord = true",
 ];
-const BAD_ELEMENTS: &[&str] = &["[[elements]]\nkind = \"flow_stats\"\nat = \"nowhere\"", "[[elements]]\nkind = \"beacon\"\nat = \"r->b\"\nto = \"a\"\nperiod = \"1ps\""];
+const BAD_ELEMENTS: &[&str] = &[
+    "[[elements]]\nkind = \"flow_stats\"\nat = \"nowhere\"",
+    "[[elements]]\nkind = \"beacon\"\nat = \"r->b\"\nto = \"a\"\nperiod = \"1ps\"",
+];
 const OVERRIDES: &[&str] = &[
     "defaults.qdisc=fq",
     "defaults.cc=vegas",
@@ -138,7 +152,8 @@ const BAD_OVERRIDES: &[&str] = &[
 /// The window flow's policy and its `[flows.params]` (the lines after `cc = "`): a policy
 /// with common parameters, or one with parameters of its own.
 fn cc_and_params() -> impl Strategy<Value = (String, String)> {
-    let common = (mix(CCS, BAD_CCS), mix(PARAMS, BAD_PARAMS)).prop_map(|(cc, p)| (format!("{cc}\""), format!("[flows.params]\n{p}")));
+    let common = (mix(CCS, BAD_CCS), mix(PARAMS, BAD_PARAMS))
+        .prop_map(|(cc, p)| (format!("{cc}\""), format!("[flows.params]\n{p}")));
     prop_oneof![3 => common, 1 => pick(CC_PARAMS).prop_map(|c| (c, String::new()))]
 }
 
@@ -274,10 +289,15 @@ fn periods_are_bounded_by_their_rows_and_checked_in_linear_time() {
     let e = run_text(base, "x.toml", &o, None).err().expect("accepted");
     assert_eq!(e.field, "measure.interval", "{e}");
     assert!(e.message.contains("100000 intervals of 1000 flows and 2 channels are 100200000 rows"), "{e}");
-    let phases: String = (0..100).map(|i| format!("[[phases]]\nname = \"p{i}\"\nstart = \"0s\"\nend = \"1ms\"\n")).collect();
-    let e = run_text(&format!("{base}{phases}"), "x.toml", &["flows.f.count=100000".to_string()], None).err().expect("accepted");
+    let phases: String =
+        (0..100).map(|i| format!("[[phases]]\nname = \"p{i}\"\nstart = \"0s\"\nend = \"1ms\"\n")).collect();
+    let e = run_text(&format!("{base}{phases}"), "x.toml", &["flows.f.count=100000".to_string()], None)
+        .err()
+        .expect("accepted");
     assert_eq!(e.field, "phases", "{e}");
-    let phases: String = (0..100_000).map(|i| format!("[[phases]]\nname = \"p{i}\"\nstart = \"{i}ns\"\nend = \"{}ns\"\n", i + 1)).collect();
+    let phases: String = (0..100_000)
+        .map(|i| format!("[[phases]]\nname = \"p{i}\"\nstart = \"{i}ns\"\nend = \"{}ns\"\n", i + 1))
+        .collect();
     let t = std::time::Instant::now();
     let text = format!("{base}{phases}");
     ccsim_engine::scenario::parse(&text, "x.toml", &[]).unwrap();

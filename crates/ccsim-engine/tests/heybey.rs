@@ -81,7 +81,10 @@ fn same_seed_same_run_and_another_seed_differs() {
 
 #[test]
 fn forward_queueing_and_protocol_options_run() {
-    for o in [["elements.0.read_rate=enqueue", "elements.0.protocol=true"], ["elements.0.algorithm=mosely", "elements.0.update=100ms"]] {
+    for o in [
+        ["elements.0.read_rate=enqueue", "elements.0.protocol=true"],
+        ["elements.0.algorithm=mosely", "elements.0.update=100ms"],
+    ] {
         let r = run(&o, None);
         assert!(smart(&r, "A->B")["updates"].as_u64().unwrap() > 0);
     }

@@ -47,7 +47,11 @@ fn assert_same(text: &str) -> u64 {
     if merged != reference {
         let (a, b) = (merged.to_string(), reference.to_string());
         let i = a.bytes().zip(b.bytes()).position(|(x, y)| x != y).unwrap_or(0);
-        panic!("merged and reference results differ at ...{}... vs ...{}...", &a[i.saturating_sub(200)..(i + 80).min(a.len())], &b[i.saturating_sub(200)..(i + 80).min(b.len())]);
+        panic!(
+            "merged and reference results differ at ...{}... vs ...{}...",
+            &a[i.saturating_sub(200)..(i + 80).min(a.len())],
+            &b[i.saturating_sub(200)..(i + 80).min(b.len())]
+        );
     }
     refused
 }
@@ -81,11 +85,19 @@ fn a_run_stopped_with_packets_in_a_merge_counts_them_in_flight() {
         let mut sim = Simulation::new(sc, None);
         sim.run();
         let r = sim.results(0.0);
-        let in_pipes: u64 = ["a->r1", "b->r1", "c->r1", "d->r1"].iter().map(|n| r.links.iter().find(|l| &l.name == n).unwrap().in_pipe_pkts).sum();
+        let in_pipes: u64 = ["a->r1", "b->r1", "c->r1", "d->r1"]
+            .iter()
+            .map(|n| r.links.iter().find(|l| &l.name == n).unwrap().in_pipe_pkts)
+            .sum();
         let in_network: u64 = r.flows.iter().map(|f| f.in_network_pkts).sum();
         assert!(in_pipes > 0, "packets should be on their way to r1 at {max} events");
         for f in &r.flows {
-            assert_eq!(f.sent_pkts, f.arrived_pkts + f.dropped_pkts + f.in_network_pkts, "flow {} at {max} events", f.name);
+            assert_eq!(
+                f.sent_pkts,
+                f.arrived_pkts + f.dropped_pkts + f.in_network_pkts,
+                "flow {} at {max} events",
+                f.name
+            );
         }
         assert!(in_network >= in_pipes, "at {max} events");
     }

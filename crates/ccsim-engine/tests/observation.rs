@@ -161,14 +161,30 @@ fn text(c: &Case, observed: bool) -> String {
     let senders: Vec<String> = (0..c.senders).map(|i| format!("\"h{i}\"")).collect();
     let sinks: Vec<String> = (0..c.sinks).map(|i| format!("\"d{i}\"")).collect();
     let _ = writeln!(s, "[scenario]\nname = \"obs\"\nduration = \"{}.{}s\"", c.duration / 10, c.duration % 10);
-    let _ = writeln!(s, "[defaults]\nqdisc = {}\nbuffer = {}\ndata_size = \"{}B\"\ndelayed_ack = {}", c.qdisc, c.buffer, c.data_size, c.delayed_ack);
+    let _ = writeln!(
+        s,
+        "[defaults]\nqdisc = {}\nbuffer = {}\ndata_size = \"{}B\"\ndelayed_ack = {}",
+        c.qdisc, c.buffer, c.data_size, c.delayed_ack
+    );
     let _ = writeln!(s, "[nodes]\nhosts = [{}, {}]\nrouters = [\"r1\", \"r2\"]", senders.join(", "), sinks.join(", "));
     for i in 0..c.senders {
-        let _ = writeln!(s, "[[links]]\nbetween = [\"h{i}\", \"r1\"]\nrate = \"{}Mbps\"\ndelay = \"{}ms\"", c.access[i], c.access_delay[i]);
+        let _ = writeln!(
+            s,
+            "[[links]]\nbetween = [\"h{i}\", \"r1\"]\nrate = \"{}Mbps\"\ndelay = \"{}ms\"",
+            c.access[i], c.access_delay[i]
+        );
     }
-    let _ = writeln!(s, "[[links]]\nbetween = [\"r1\", \"r2\"]\nname = \"bottleneck\"\nrate = \"{}Mbps\"\ndelay = \"{}ms\"", c.bottleneck, c.bottleneck_delay);
+    let _ = writeln!(
+        s,
+        "[[links]]\nbetween = [\"r1\", \"r2\"]\nname = \"bottleneck\"\nrate = \"{}Mbps\"\ndelay = \"{}ms\"",
+        c.bottleneck, c.bottleneck_delay
+    );
     for i in 0..c.sinks {
-        let _ = writeln!(s, "[[links]]\nbetween = [\"r2\", \"d{i}\"]\nrate = \"{}Mbps\"\ndelay = \"{}ms\"", c.egress[i], c.egress_delay[i]);
+        let _ = writeln!(
+            s,
+            "[[links]]\nbetween = [\"r2\", \"d{i}\"]\nrate = \"{}Mbps\"\ndelay = \"{}ms\"",
+            c.egress[i], c.egress_delay[i]
+        );
     }
     let mut window_flows = Vec::new();
     let mut cadpc = false;
@@ -183,8 +199,16 @@ fn text(c: &Case, observed: bool) -> String {
                 let reno_family = ["reno", "newreno", "vegas", "delay_aimd"].contains(&f.cc);
                 let extra = if f.extra.starts_with("sack") && !reno_family { "" } else { f.extra };
                 // (Generic's fixed window is the maximum window: keep it small.)
-                let extra = if f.cc == "generic" && !extra.starts_with("max_window") { "max_window = \"12pkt\"" } else { extra };
-                let _ = writeln!(s, "[[flows]]\nname = \"{name}\"\nfrom = \"{from}\"\nto = \"{to}\"\ncc = \"{}\"\n{start}\n{extra}", f.cc);
+                let extra = if f.cc == "generic" && !extra.starts_with("max_window") {
+                    "max_window = \"12pkt\""
+                } else {
+                    extra
+                };
+                let _ = writeln!(
+                    s,
+                    "[[flows]]\nname = \"{name}\"\nfrom = \"{from}\"\nto = \"{to}\"\ncc = \"{}\"\n{start}\n{extra}",
+                    f.cc
+                );
             }
             "cbr" => {
                 let _ = writeln!(s, "[[flows]]\nname = \"{name}\"\nkind = \"cbr\"\nfrom = \"{from}\"\nto = \"{to}\"\nrate = \"{}00kbps\"\n{start}", 1 + f.from + f.to * 3);
@@ -202,7 +226,10 @@ fn text(c: &Case, observed: bool) -> String {
             }
             kind => {
                 cadpc |= kind == "cadpc";
-                let _ = writeln!(s, "[[flows]]\nname = \"{name}\"\nkind = \"{kind}\"\nfrom = \"{from}\"\nto = \"{to}\"\n{start}");
+                let _ = writeln!(
+                    s,
+                    "[[flows]]\nname = \"{name}\"\nkind = \"{kind}\"\nfrom = \"{from}\"\nto = \"{to}\"\n{start}"
+                );
             }
         }
     }
@@ -258,7 +285,8 @@ fn text(c: &Case, observed: bool) -> String {
         let _ = writeln!(s, "[[elements]]\nkind = \"random_loss\"\nat = \"r1->r2\"\np = 0.02");
     }
     if cadpc {
-        let outs: Vec<String> = std::iter::once("\"r1->r2\"".to_string()).chain((0..c.sinks).map(|i| format!("\"r2->d{i}\""))).collect();
+        let outs: Vec<String> =
+            std::iter::once("\"r1->r2\"".to_string()).chain((0..c.sinks).map(|i| format!("\"r2->d{i}\""))).collect();
         let _ = writeln!(s, "[[elements]]\nkind = \"ptp\"\nat = [{}]", outs.join(", "));
     }
     if c.flows.iter().any(|f| f.kind == "voice") && c.flows.len() % 2 == 0 {
@@ -357,7 +385,10 @@ fn check(c: &Case) -> Result<(), TestCaseError> {
 fn many(cases: u32, deterministic: bool) {
     let config = Config { cases, failure_persistence: None, ..Config::default() };
     let mut runner = if deterministic {
-        TestRunner::new_with_rng(config.clone(), proptest::test_runner::TestRng::deterministic_rng(config.rng_algorithm))
+        TestRunner::new_with_rng(
+            config.clone(),
+            proptest::test_runner::TestRng::deterministic_rng(config.rng_algorithm),
+        )
     } else {
         TestRunner::new(config)
     };

@@ -106,9 +106,18 @@ fn processing_jitter_varies_delays_but_keeps_packets_in_order() {
     // so round trips vary by up to 8 ms. Windows of at most 25 packets (75 in all) fit a
     // 100-packet buffer even when all are queued: no loss, and a discarding receiver
     // delivers every packet that arrives only if nothing was reordered.
-    let j = ["nodes.processing_jitter={ r1 = \"2ms\", r2 = \"2ms\" }", "defaults.out_of_order=discard", "defaults.max_window=25pkt", "links.bottleneck.buffer=100pkt"];
+    let j = [
+        "nodes.processing_jitter={ r1 = \"2ms\", r2 = \"2ms\" }",
+        "defaults.out_of_order=discard",
+        "defaults.max_window=25pkt",
+        "links.bottleneck.buffer=100pkt",
+    ];
     let r = run(DUMBBELL, &j, Some(3));
-    let plain = run(DUMBBELL, &["defaults.out_of_order=discard", "defaults.max_window=25pkt", "links.bottleneck.buffer=100pkt"], Some(3));
+    let plain = run(
+        DUMBBELL,
+        &["defaults.out_of_order=discard", "defaults.max_window=25pkt", "links.bottleneck.buffer=100pkt"],
+        Some(3),
+    );
     for (f, p) in r.flows.iter().zip(&plain.flows) {
         assert_eq!(f.dropped_pkts, 0);
         assert_eq!(f.delivered_pkts, f.arrived_pkts, "{}: in order", f.name);

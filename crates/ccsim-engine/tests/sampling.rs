@@ -73,7 +73,11 @@ fn ps(t_s: f64) -> u64 {
 fn max_points_bounds_a_series_of_millions_of_points_and_changes_no_counter() {
     // The whole run optimised (3.65 million queue points); a tenth of it in a debug
     // build (the slow start's first 17.7 s: 121 thousand).
-    let (duration, full) = if cfg!(debug_assertions) { ("scenario.duration=17.7s", 100_000) } else { ("scenario.duration=177s", 3_500_000) };
+    let (duration, full) = if cfg!(debug_assertions) {
+        ("scenario.duration=17.7s", 100_000)
+    } else {
+        ("scenario.duration=177s", 3_500_000)
+    };
     let raw = run(&[duration]);
     let sampled = run(&[duration, "measure.max_points=1000"]);
     assert!(counters(&raw) == counters(&sampled), "sampling changed a counter");
@@ -128,7 +132,10 @@ fn each_sampled_point_is_its_buckets_last_sample_with_the_buckets_extremes() {
 fn sampled_series_carry_their_width_and_extremes_into_the_json() {
     let r = run(&["scenario.duration=0.5s", "measure.sample=100ms"]);
     let text = r.to_json();
-    assert!(text.contains(r#"{"name":"l->r.queue","entity":"l->r","metric":"queue","unit":"pkts","sample_s":0.1,"t":["#), "{text}");
+    assert!(
+        text.contains(r#"{"name":"l->r.queue","entity":"l->r","metric":"queue","unit":"pkts","sample_s":0.1,"t":["#),
+        "{text}"
+    );
     let v: Value = serde_json::from_str(&text).unwrap();
     let q = v["series"].as_array().unwrap().iter().find(|s| s["name"] == "l->r.queue").unwrap();
     // One point in each of the five buckets of 100 ms; min and max after v.

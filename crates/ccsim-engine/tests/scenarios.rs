@@ -279,7 +279,10 @@ fn keshav_s1_conserves_packets_for_every_protocol_pair() {
 fn route_change_moves_the_round_trip_time() {
     // One flow over a 100 ms path whose bottleneck delay grows from 50 to 150 ms at 10 s:
     // the minimum RTT rises by 200 ms (both directions cross the changed link).
-    let text = TAHOE_SAWTOOTH.replace("[measure]\nseries = [\"f.cwnd\"]", "[measure]\nseries = [\"f.rtt\"]\n[[changes]]\nat = \"10s\"\nlink = \"sw-dst\"\ndelay = \"150ms\"\n");
+    let text = TAHOE_SAWTOOTH.replace(
+        "[measure]\nseries = [\"f.cwnd\"]",
+        "[measure]\nseries = [\"f.rtt\"]\n[[changes]]\nat = \"10s\"\nlink = \"sw-dst\"\ndelay = \"150ms\"\n",
+    );
     let r = run(&text, &["defaults.max_window=4pkt", "scenario.duration=20s"], None);
     let s = r.series.iter().find(|s| s.name == "f.rtt").unwrap();
     let before = s.t.iter().zip(&s.v).filter(|(t, _)| **t < 10.0).map(|(_, v)| *v).fold(f64::MAX, f64::min);
@@ -420,7 +423,8 @@ fn keshav_s2_s3_packet_pair_shares_fairly_without_loss_after_start_up() {
         let r = run(&scenario_file(name), &["defaults.cc=pp", fq], None);
         assert_eq!(r.intervals.len(), 6);
         for flow in ["ftp1", "ftp2"] {
-            let later: Vec<_> = r.intervals[1..].iter().map(|iv| iv.flows.iter().find(|f| f.name == flow).unwrap()).collect();
+            let later: Vec<_> =
+                r.intervals[1..].iter().map(|iv| iv.flows.iter().find(|f| f.name == flow).unwrap()).collect();
             let dropped: u64 = later.iter().map(|f| f.dropped_pkts).sum();
             assert_eq!(dropped, 0, "{name} {flow}");
             let mean = later.iter().map(|f| f.goodput_pps).sum::<f64>() / later.len() as f64;

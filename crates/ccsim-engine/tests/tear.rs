@@ -66,7 +66,8 @@ fn flows_share_a_drop_tail_bottleneck_and_runs_are_deterministic() {
     let (lo, hi) = g.iter().fold((f64::MAX, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
     assert!(lo > 0.3 * hi, "{g:?}");
     assert!(a.flows.iter().all(|f| f.dropped_pkts > 0 && f.control_pkts > 0));
-    let text = dumbbell(1, "10Mbps", None, 10, 5).replace("packet_size = \"1000B\"\n", "packet_size = \"1000B\"\nparams = { initial_ssthresh = 1.0 }\n");
+    let text = dumbbell(1, "10Mbps", None, 10, 5)
+        .replace("packet_size = \"1000B\"\n", "packet_size = \"1000B\"\nparams = { initial_ssthresh = 1.0 }\n");
     let e = run_text(&text, "t.toml", &[], None).err().expect("rejected").to_string();
     assert!(e.contains("params.initial_ssthresh"), "{e}");
 }

@@ -18,9 +18,7 @@ fn dumbbell(n: usize, bneck: &str, loss: Option<f64>, secs: u32, from: u32) -> S
          [[phases]]\nname = \"steady\"\nstart = \"{from}s\"\nend = \"{secs}s\"\n"
     );
     if let Some(p) = loss {
-        t += &format!(
-            "[[elements]]\nkind = \"random_loss\"\nat = \"r1->r2\"\np = {p}\nonly = \"data\"\n"
-        );
+        t += &format!("[[elements]]\nkind = \"random_loss\"\nat = \"r1->r2\"\np = {p}\nonly = \"data\"\n");
     }
     t
 }
@@ -29,34 +27,17 @@ fn run(text: &str, seed: Option<u64>) -> Results {
     let mut sim = run_text(text, "test.toml", &[], seed).unwrap_or_else(|e| panic!("{e}"));
     let r = sim.results(0.0);
     for f in &r.flows {
-        assert_eq!(
-            f.sent_pkts,
-            f.arrived_pkts + f.dropped_pkts + f.in_network_pkts,
-            "flow {}",
-            f.name
-        );
+        assert_eq!(f.sent_pkts, f.arrived_pkts + f.dropped_pkts + f.in_network_pkts, "flow {}", f.name);
         assert_eq!(f.retransmitted_pkts, 0, "TFRC does not retransmit");
     }
     for l in &r.links {
-        assert_eq!(
-            l.offered_pkts,
-            l.tx_pkts + l.drops + l.queued_pkts,
-            "channel {}",
-            l.name
-        );
+        assert_eq!(l.offered_pkts, l.tx_pkts + l.drops + l.queued_pkts, "channel {}", l.name);
     }
     r
 }
 
 fn goodput(r: &Results) -> Vec<f64> {
-    r.phases
-        .iter()
-        .find(|p| p.name == "steady")
-        .unwrap()
-        .flows
-        .iter()
-        .map(|f| f.goodput_bps)
-        .collect()
+    r.phases.iter().find(|p| p.name == "steady").unwrap().flows.iter().map(|f| f.goodput_bps).collect()
 }
 
 #[test]
@@ -82,43 +63,23 @@ fn flows_share_a_drop_tail_bottleneck_and_runs_are_deterministic() {
     let text = dumbbell(4, "10Mbps", None, 120, 60);
     let a = run(&text, None);
     let b = run(&text, None);
-    assert_eq!(
-        serde_json::to_string(&a).unwrap(),
-        serde_json::to_string(&b).unwrap()
-    );
+    assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
     let g = goodput(&a);
     eprintln!("4 TFRC flows on 10 Mbps: {g:?}");
     let total: f64 = g.iter().sum();
     assert!(total > 5e6, "{g:?}");
-    let (lo, hi) = g
-        .iter()
-        .fold((f64::MAX, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
+    let (lo, hi) = g.iter().fold((f64::MAX, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
     assert!(lo > 0.4 * hi, "{g:?}");
-    assert!(a
-        .flows
-        .iter()
-        .all(|f| f.dropped_pkts > 0 && f.control_pkts > 0));
+    assert!(a.flows.iter().all(|f| f.dropped_pkts > 0 && f.control_pkts > 0));
 }
 
 #[test]
 fn bad_parameters_name_the_field() {
-    let text = dumbbell(1, "10Mbps", None, 10, 5).replace(
-        "packet_size = \"1000B\"\n",
-        "packet_size = \"1000B\"\nparams = { t_mbi = \"0s\" }\n",
-    );
-    let e = run_text(&text, "t.toml", &[], None)
-        .err()
-        .expect("rejected")
-        .to_string();
-    assert!(
-        e.contains("flows.t1.params.t_mbi") || e.contains("params.t_mbi"),
-        "{e}"
-    );
     let text = dumbbell(1, "10Mbps", None, 10, 5)
-        .replace("kind = \"tfrc\"\n", "kind = \"tfrc\"\nsack = true\n");
-    let e = run_text(&text, "t.toml", &[], None)
-        .err()
-        .expect("rejected")
-        .to_string();
+        .replace("packet_size = \"1000B\"\n", "packet_size = \"1000B\"\nparams = { t_mbi = \"0s\" }\n");
+    let e = run_text(&text, "t.toml", &[], None).err().expect("rejected").to_string();
+    assert!(e.contains("flows.t1.params.t_mbi") || e.contains("params.t_mbi"), "{e}");
+    let text = dumbbell(1, "10Mbps", None, 10, 5).replace("kind = \"tfrc\"\n", "kind = \"tfrc\"\nsack = true\n");
+    let e = run_text(&text, "t.toml", &[], None).err().expect("rejected").to_string();
     assert!(e.contains("sack"), "{e}");
 }

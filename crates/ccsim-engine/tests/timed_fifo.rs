@@ -62,7 +62,11 @@ fn assert_equal(timed: &serde_json::Value, reference: &serde_json::Value) {
         // Name the first differing field for the failure message.
         let (a, b) = (timed.to_string(), reference.to_string());
         let i = a.bytes().zip(b.bytes()).position(|(x, y)| x != y).unwrap_or(0);
-        panic!("timed and reference results differ at ...{}... vs ...{}...", &a[i.saturating_sub(200)..(i + 80).min(a.len())], &b[i.saturating_sub(200)..(i + 80).min(b.len())]);
+        panic!(
+            "timed and reference results differ at ...{}... vs ...{}...",
+            &a[i.saturating_sub(200)..(i + 80).min(a.len())],
+            &b[i.saturating_sub(200)..(i + 80).min(b.len())]
+        );
     }
 }
 
@@ -118,7 +122,9 @@ fn cut_through_gives_the_reference_results_when_the_access_link_drops() {
 fn assert_saves(text: &str, hops: &[&str], receivers: &[&str], senders: &[&str]) {
     let (cut, ev_cut) = run(text, &[], Path::CutThrough);
     let (_, ev_timed) = run(text, &[], Path::Timed);
-    let count = |kind: &str, name: &str, field: &str| cut[kind].as_array().unwrap().iter().find(|x| x["name"] == name).unwrap()[field].as_u64().unwrap();
+    let count = |kind: &str, name: &str, field: &str| {
+        cut[kind].as_array().unwrap().iter().find(|x| x["name"] == name).unwrap()[field].as_u64().unwrap()
+    };
     let arrived: u64 = receivers.iter().map(|n| count("flows", n, "arrived_pkts")).sum();
     assert!(receivers.is_empty() || arrived > 1000, "{arrived}");
     let acks: u64 = senders.iter().map(|n| count("flows", n, "acks_arrived")).sum();
@@ -145,7 +151,9 @@ fn channels_with_elements_series_or_changes_are_not_timed() {
         + "\n[[changes]]\nat = \"5s\"\nlink = \"bottleneck\"\nrate = \"3Mbps\"\n";
     let sc = parse(&text, "timed.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
     let sim = Simulation::new(sc, None);
-    let timed = |name: &str| (0..sim.channels.len()).find(|&i| sim.channel_name(i) == name).map(|i| sim.channels[i].is_timed()).unwrap();
+    let timed = |name: &str| {
+        (0..sim.channels.len()).find(|&i| sim.channel_name(i) == name).map(|i| sim.channels[i].is_timed()).unwrap()
+    };
     assert!(timed("a->r1") && timed("sink->r2"), "plain drop-tail channels are timed");
     assert!(!timed("r1->r2") && !timed("r2->r1"), "a changed link keeps the reference path");
     assert!(!timed("r2->sink"), "a channel with a queue series keeps the reference path");
@@ -163,7 +171,8 @@ fn a_run_stopped_early_with_packets_handed_over_ahead_reads_consistently() {
         let text = text.split("[[ignored]]").next().unwrap().to_string();
         let total = run(&text, &[], Path::CutThrough).1;
         for max in [3_000u64, total / 3 + 1, total * 5 / 6] {
-            let sc = parse(&text, "timed.toml", &[format!("scenario.max_events={max}")]).unwrap_or_else(|e| panic!("{e}"));
+            let sc =
+                parse(&text, "timed.toml", &[format!("scenario.max_events={max}")]).unwrap_or_else(|e| panic!("{e}"));
             let mut sim = Simulation::new(sc, None);
             sim.run();
             assert_eq!(sim.events_processed(), max);
@@ -173,7 +182,12 @@ fn a_run_stopped_early_with_packets_handed_over_ahead_reads_consistently() {
                 assert!(l.queue_mean_pkts.is_finite() && l.queue_mean_pkts >= 0.0, "channel {}", l.name);
             }
             for f in &r.flows {
-                assert_eq!(f.sent_pkts, f.arrived_pkts + f.dropped_pkts + f.in_network_pkts, "flow {} at {max} events", f.name);
+                assert_eq!(
+                    f.sent_pkts,
+                    f.arrived_pkts + f.dropped_pkts + f.in_network_pkts,
+                    "flow {} at {max} events",
+                    f.name
+                );
             }
         }
     }
@@ -185,7 +199,10 @@ fn a_run_stopped_early_with_packets_handed_over_ahead_reads_consistently() {
 // The CBR flow's sink and the shared paths keep their events.
 fn split() -> String {
     let text = DUMBBELL
-        .replace("hosts = [\"a\", \"b\", \"c\", \"d\", \"sink\"]", "hosts = [\"a\", \"b\", \"c\", \"d\", \"sink\", \"x\", \"y\", \"z\"]")
+        .replace(
+            "hosts = [\"a\", \"b\", \"c\", \"d\", \"sink\"]",
+            "hosts = [\"a\", \"b\", \"c\", \"d\", \"sink\", \"x\", \"y\", \"z\"]",
+        )
         .replace("sink = \"30us\",", "sink = \"30us\", x = \"30us\", y = \"25us\", z = \"35us\",")
         .replace("name = \"fa\"\nfrom = \"a\"\nto = \"sink\"", "name = \"fa\"\nfrom = \"a\"\nto = \"x\"")
         .replace("name = \"fb\"\nfrom = \"b\"\nto = \"sink\"", "name = \"fb\"\nfrom = \"b\"\nto = \"y\"")
@@ -227,10 +244,14 @@ fn receivers_taking_packets_at_send_time_save_their_arrival_events() {
 #[test]
 fn senders_taking_acks_at_send_time_give_the_reference_results_among_timeouts() {
     for min_rto in ["1ms", "60ms"] {
-        let mut o: Vec<String> = ["fa", "fb", "fc"].iter().flat_map(|f| [format!("flows.{f}.params.min_rto={min_rto}"), format!("flows.{f}.params.rto_k=1")]).collect();
+        let mut o: Vec<String> = ["fa", "fb", "fc"]
+            .iter()
+            .flat_map(|f| [format!("flows.{f}.params.min_rto={min_rto}"), format!("flows.{f}.params.rto_k=1")])
+            .collect();
         o.push("measure.interval=0.03s".into());
         let o: Vec<&str> = o.iter().map(|s| s.as_str()).collect();
-        let sc = parse(&split(), "timed.toml", &o.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap_or_else(|e| panic!("{e}"));
+        let sc = parse(&split(), "timed.toml", &o.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+            .unwrap_or_else(|e| panic!("{e}"));
         let mut sim = Simulation::new(sc, None);
         sim.run();
         assert!(sim.acks_parked() > 0, "the case should park acks");

@@ -204,7 +204,10 @@ fn transport_option_errors_name_the_field() {
     assert!(e.contains("flows.f0.rtt_sample") && e.contains("\"newest\""), "{e}");
     let e = err("flows.f0.ack_delay=100ms");
     assert!(e.contains("flows.f0.ack_delay") && e.contains("delayed_ack = true"), "{e}");
-    let e = run_text(DUMBBELL, "t.toml", &["defaults.cc=pp".into(), "defaults.sack=true".into()], None).err().unwrap().to_string();
+    let e = run_text(DUMBBELL, "t.toml", &["defaults.cc=pp".into(), "defaults.sack=true".into()], None)
+        .err()
+        .unwrap()
+        .to_string();
     assert!(e.contains("sack") && e.contains("Reno family"), "{e}");
 }
 
@@ -253,7 +256,10 @@ fn acks_follow_their_own_route() {
     assert_eq!(ch("b->r2"), f.acks_sent);
     assert_eq!(ch("r2->b"), 0);
     assert!((f.rtt_min_s.unwrap() - 0.051664).abs() < 1e-9, "{:?}", f.rtt_min_s);
-    let e = run_text(TWO_WAYS, "t.toml", &["flows.f.ack_path=[\"a\", \"r2\", \"b\"]".into()], None).err().unwrap().to_string();
+    let e = run_text(TWO_WAYS, "t.toml", &["flows.f.ack_path=[\"a\", \"r2\", \"b\"]".into()], None)
+        .err()
+        .unwrap()
+        .to_string();
     assert!(e.contains("flows.f.ack_path") && e.contains("must start at 'b' and end at 'a'"), "{e}");
 }
 
@@ -288,10 +294,15 @@ fn a_change_may_apply_to_one_direction() {
     assert!((f.rtt_max_s.unwrap() - 0.151664).abs() < 1e-9, "{:?}", f.rtt_max_s);
     let ch = |n: &str| r.links.iter().find(|l| l.name == n).unwrap().delay_s;
     assert_eq!((ch("a->r1"), ch("r1->a")), (0.105, 0.005));
-    let e = run_text(&format!("{TWO_WAYS}[[changes]]\nat = \"5s\"\nchannel = \"a->b\"\ndelay = \"1ms\"\n"), "t.toml", &[], None)
-        .err()
-        .unwrap()
-        .to_string();
+    let e = run_text(
+        &format!("{TWO_WAYS}[[changes]]\nat = \"5s\"\nchannel = \"a->b\"\ndelay = \"1ms\"\n"),
+        "t.toml",
+        &[],
+        None,
+    )
+    .err()
+    .unwrap()
+    .to_string();
     assert!(e.contains("changes.0.channel") && e.contains("'a->b'"), "{e}");
 }
 

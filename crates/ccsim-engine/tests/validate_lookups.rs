@@ -86,38 +86,62 @@ at = ["r2->r1", "a-r1"]
 #[test]
 fn unknown_names_and_missing_links_are_errors_naming_the_field() {
     let cases = [
-        (r#"
+        (
+            r#"
 [[flows]]
 name = "f3"
 from = "a"
 to = "b"
 path = ["a", "r2", "b"]
-"#, "flows.f3.path", "no link joins 'a' and 'r2'"),
-        (r#"
+"#,
+            "flows.f3.path",
+            "no link joins 'a' and 'r2'",
+        ),
+        (
+            r#"
 [[changes]]
 at = "1s"
 channel = "r1->b"
 rate = "1Mbps"
-"#, "changes.0.channel", "no channel 'r1->b'"),
-        (r#"
+"#,
+            "changes.0.channel",
+            "no channel 'r1->b'",
+        ),
+        (
+            r#"
 [[changes]]
 at = "1s"
 link = "nope"
 rate = "1Mbps"
-"#, "changes.0.link", "unknown link 'nope'"),
-        (r#"
+"#,
+            "changes.0.link",
+            "unknown link 'nope'",
+        ),
+        (
+            r#"
 [measure]
 delays = ["f9"]
-"#, "measure.delays", "no flow named \"f9\""),
-        (r#"
+"#,
+            "measure.delays",
+            "no flow named \"f9\"",
+        ),
+        (
+            r#"
 [measure]
 series = ["a->b.queue"]
-"#, "measure.series", "no channel 'a->b'"),
-        (r#"
+"#,
+            "measure.series",
+            "no channel 'a->b'",
+        ),
+        (
+            r#"
 [[elements]]
 kind = "counter"
 at = "b->r1"
-"#, "elements.0.at", "no channel or link named 'b->r1'"),
+"#,
+            "elements.0.at",
+            "no channel or link named 'b->r1'",
+        ),
     ];
     for (extra, field, msg) in cases {
         let e = parse(&with(extra), "t.toml", &[]).unwrap_err();
@@ -126,7 +150,9 @@ at = "b->r1"
     }
     // At most 255 elements per channel: the 256th on the same channel is refused, the
     // same number spread over two channels is not.
-    let many = |at: &str, n: usize| (0..n).map(|_| format!("[[elements]]\nkind = \"counter\"\nat = \"{at}\"\n")).collect::<String>();
+    let many = |at: &str, n: usize| {
+        (0..n).map(|_| format!("[[elements]]\nkind = \"counter\"\nat = \"{at}\"\n")).collect::<String>()
+    };
     let e = parse(&with(&many("r1->r2", 256)), "t.toml", &[]).unwrap_err();
     assert_eq!(e.field, "elements.255.at");
     assert!(e.message.contains("at most 255"), "{}", e.message);
@@ -142,7 +168,9 @@ fn a_large_dumbbell_validates_back_to_itself() {
     assert_eq!(again.flows.len(), 4000);
     assert_eq!(again.links.len(), 8001);
     // The export lists hosts before routers, so compare node names, not indices.
-    let names = |s: &ccsim_engine::scenario::Scenario, p: &[usize]| p.iter().map(|&n| s.nodes[n].name.clone()).collect::<Vec<_>>();
+    let names = |s: &ccsim_engine::scenario::Scenario, p: &[usize]| {
+        p.iter().map(|&n| s.nodes[n].name.clone()).collect::<Vec<_>>()
+    };
     for (a, b) in again.flows.iter().zip(&sc.flows) {
         assert_eq!(a.name, b.name);
         assert_eq!(names(&again, &[a.from, a.to]), names(&sc, &[b.from, b.to]));

@@ -27,7 +27,9 @@ fn dumbbell(n: usize, bneck: &str, bg: Option<&str>, secs: u32, phase: (u32, u32
         }
     }
     for i in 0..n {
-        t += &format!("[[flows]]\nname = \"c{i}\"\nkind = \"cadpc\"\nfrom = \"s{i}\"\nto = \"d{i}\"\npacket_size = \"1000B\"\n");
+        t += &format!(
+            "[[flows]]\nname = \"c{i}\"\nkind = \"cadpc\"\nfrom = \"s{i}\"\nto = \"d{i}\"\npacket_size = \"1000B\"\n"
+        );
     }
     if let Some(rate) = bg {
         t += &format!("[[flows]]\nname = \"bg\"\nkind = \"cbr\"\nfrom = \"bs\"\nto = \"bd\"\nrate = \"{rate}\"\npacket_size = \"1000B\"\n");
@@ -85,7 +87,8 @@ fn ptp_packets_grow_by_a_record_per_router_and_runs_are_deterministic() {
     let b = run(&text, Some(3));
     assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
     // Two routers stamp: one record each on r1->r2 and r2->d0.
-    let stamped: Vec<u64> = a.links.iter().filter_map(|l| l.elements.first()).map(|e| e["stamped_pkts"].as_u64().unwrap()).collect();
+    let stamped: Vec<u64> =
+        a.links.iter().filter_map(|l| l.elements.first()).map(|e| e["stamped_pkts"].as_u64().unwrap()).collect();
     assert_eq!(stamped.len(), 3, "r1->r2, r2->d0 and r2->bd carry the element");
     let ptp = stamped[0];
     assert!(ptp > 3, "{ptp}");
@@ -99,7 +102,8 @@ fn ptp_packets_grow_by_a_record_per_router_and_runs_are_deterministic() {
 
 #[test]
 fn bad_parameters_name_the_field() {
-    let text = dumbbell(1, "10Mbps", None, 20, (10, 20)).replace("packet_size = \"1000B\"\n", "packet_size = \"1000B\"\nparams = { a = 2.0 }\n");
+    let text = dumbbell(1, "10Mbps", None, 20, (10, 20))
+        .replace("packet_size = \"1000B\"\n", "packet_size = \"1000B\"\nparams = { a = 2.0 }\n");
     let e = run_text(&text, "t.toml", &[], None).err().expect("rejected").to_string();
     assert!(e.contains("flows.c0.params.a"), "{e}");
     let text = dumbbell(1, "10Mbps", None, 20, (10, 20)).replace("kind = \"cadpc\"", "kind = \"cadpc\"\ncc = \"reno\"");

@@ -6,12 +6,12 @@
 //! become `ccsim.ScenarioError` (a `ValueError`); an engine panic is caught and raised as
 //! `RuntimeError` so nothing unwinds across the boundary.
 
+use ccsim_engine::results::columns::{Column, Columns, Dict, Periods, Table};
 use ccsim_engine::{scenario, sim, slices, units, ScenarioError as EngineError};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict, PyList};
-use ccsim_engine::results::columns::{Column, Columns, Dict, Periods, Table};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
@@ -41,7 +41,9 @@ fn parse(text: &str, source: &str, overrides: &[String], fmt: &str) -> Result<sc
     match fmt {
         "toml" => scenario::parse(text, source, overrides),
         "json" => scenario::parse_json(text, source, overrides),
-        other => Err(EngineError::new(source, "", format!("unknown scenario format '{other}'; use \"toml\" or \"json\""))),
+        other => {
+            Err(EngineError::new(source, "", format!("unknown scenario format '{other}'; use \"toml\" or \"json\"")))
+        }
     }
 }
 
@@ -50,7 +52,14 @@ fn parse(text: &str, source: &str, overrides: &[String], fmt: &str) -> Result<sc
 /// (`out = "none"`: validation only, what `ccsim.loads` needs).
 #[pyfunction]
 #[pyo3(signature = (text, source, overrides=Vec::new(), fmt="toml", out="json"))]
-fn check(py: Python<'_>, text: String, source: String, overrides: Vec<String>, fmt: &str, out: &str) -> PyResult<String> {
+fn check(
+    py: Python<'_>,
+    text: String,
+    source: String,
+    overrides: Vec<String>,
+    fmt: &str,
+    out: &str,
+) -> PyResult<String> {
     let (fmt, out) = (fmt.to_string(), out.to_string());
     py.detach(|| {
         guarded(|| {
@@ -89,7 +98,11 @@ fn run(
     let json = match out {
         "columns" => false,
         "json" => true,
-        other => return Err(ScenarioError::new_err(format!("out: unknown results format '{other}'; use \"columns\" or \"json\""))),
+        other => {
+            return Err(ScenarioError::new_err(format!(
+                "out: unknown results format '{other}'; use \"columns\" or \"json\""
+            )))
+        }
     };
     let fmt = fmt.to_string();
     let t0 = Instant::now();
@@ -219,14 +232,26 @@ fn table_to_py<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
         let c = &c;
         let (kind, payload): (&str, Vec<Bound<'py, PyAny>>) = match c {
             Column::U64(v) => ("u64", vec![u64s(py, v)?.into_any()]),
-            Column::F64(v) => ("f64", vec![f64s(py, v)?.into_any(), has_nan(v).into_pyobject(py)?.to_owned().into_any()]),
+            Column::F64(v) => {
+                ("f64", vec![f64s(py, v)?.into_any(), has_nan(v).into_pyobject(py)?.to_owned().into_any()])
+            }
             Column::OptU64(v, m) => ("opt_u64", vec![u64s(py, v)?.into_any(), PyByteArray::new(py, m).into_any()]),
             Column::Bool(v) => ("bool", vec![PyByteArray::new(py, v).into_any()]),
             Column::Str { dict, codes } => ("str", vec![joined(py, dict)?, buffer(py, codes)?.into_any()]),
-            Column::Ref { dict, codes } => ("ref", vec![dict.into_pyobject(py)?.into_any(), buffer(py, codes)?.into_any()]),
+            Column::Ref { dict, codes } => {
+                ("ref", vec![dict.into_pyobject(py)?.into_any(), buffer(py, codes)?.into_any()])
+            }
             Column::ListF64 { offsets, values, valid } => {
                 let null = has_nan(values).into_pyobject(py)?.to_owned().into_any();
-                ("list_f64", vec![u64s(py, offsets)?.into_any(), f64s(py, values)?.into_any(), PyByteArray::new(py, valid).into_any(), null])
+                (
+                    "list_f64",
+                    vec![
+                        u64s(py, offsets)?.into_any(),
+                        f64s(py, values)?.into_any(),
+                        PyByteArray::new(py, valid).into_any(),
+                        null,
+                    ],
+                )
             }
             Column::Json { empty, rows } => {
                 let rows = serde_json::to_string(rows).expect("json column serialises");
@@ -311,7 +336,15 @@ impl std::io::Write for CountingSink {
 /// byte counter, not kept).
 #[pyfunction]
 #[pyo3(name = "bench", signature = (flows, bottleneck_bps, time_s, seed=1, qdisc="fcfs", full_results=false))]
-fn bench_dumbbell(py: Python<'_>, flows: u32, bottleneck_bps: u64, time_s: f64, seed: u64, qdisc: &str, full_results: bool) -> PyResult<Py<PyAny>> {
+fn bench_dumbbell(
+    py: Python<'_>,
+    flows: u32,
+    bottleneck_bps: u64,
+    time_s: f64,
+    seed: u64,
+    qdisc: &str,
+    full_results: bool,
+) -> PyResult<Py<PyAny>> {
     let qdisc = qdisc.to_string();
     let (mut v, cols) = py.detach(|| {
         guarded(|| {
@@ -321,10 +354,19 @@ fn bench_dumbbell(py: Python<'_>, flows: u32, bottleneck_bps: u64, time_s: f64, 
             // The bound of a time in a scenario: 1e300 s used to saturate to about 213
             // days of simulated time, a run of hours.
             if time_s * 1e12 > ccsim_engine::units::MAX_TIME_PS {
-                return Err(EngineError::new("bench", "time", format!("{time_s:e} s is too large; give at most about 100 days (8000000 s)")));
+                return Err(EngineError::new(
+                    "bench",
+                    "time",
+                    format!("{time_s:e} s is too large; give at most about 100 days (8000000 s)"),
+                ));
             }
             let q = ccsim_engine::bench::qdisc_by_name(&qdisc)?;
-            let sc = ccsim_engine::bench::dumbbell_with(flows, bottleneck_bps, ccsim_engine::time::SimDuration::from_secs_f64(time_s), q)?;
+            let sc = ccsim_engine::bench::dumbbell_with(
+                flows,
+                bottleneck_bps,
+                ccsim_engine::time::SimDuration::from_secs_f64(time_s),
+                q,
+            )?;
             let t0 = Instant::now();
             let mut sim = sim::Simulation::new(sc, Some(seed));
             let build = t0.elapsed().as_secs_f64();

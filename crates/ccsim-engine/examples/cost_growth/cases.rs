@@ -180,7 +180,13 @@ pub fn cases() -> Vec<Case> {
         ("cc-da", "da", "", "", "da (Dabbous)"),
         ("cc-pp", "pp", "", "qdisc = \"fq\"", "pp (packet pair) over fq"),
         ("cc-delay-aimd", "delay_aimd", "", "", "delay_aimd"),
-        ("cc-delay-aimd-filtered", "delay_aimd", "params = { per_packet = true, srtt_gain = 0.25 }", "", "delay_aimd per-packet variant"),
+        (
+            "cc-delay-aimd-filtered",
+            "delay_aimd",
+            "params = { per_packet = true, srtt_gain = 0.25 }",
+            "",
+            "delay_aimd per-packet variant",
+        ),
     ] {
         let mut flows = window_flows(2, cc, extra);
         if name == "cc-vegas-sack" {
@@ -191,13 +197,37 @@ pub fn cases() -> Vec<Case> {
     }
     // Sender and receiver options.
     for (name, defaults, cc, extra, covers) in [
-        ("opt-delayed-ack", "delayed_ack = true\nack_delay_min = \"40ms\"", "reno", "", "delayed acks, adaptive ack timer"),
-        ("opt-tso", "tso = true\ndelayed_ack = true", "delay_aimd", "params = { delayed_ack = \"on\" }", "tso batching, delayed acks"),
+        (
+            "opt-delayed-ack",
+            "delayed_ack = true\nack_delay_min = \"40ms\"",
+            "reno",
+            "",
+            "delayed acks, adaptive ack timer",
+        ),
+        (
+            "opt-tso",
+            "tso = true\ndelayed_ack = true",
+            "delay_aimd",
+            "params = { delayed_ack = \"on\" }",
+            "tso batching, delayed acks",
+        ),
         ("opt-handshake", "handshake = true\nrtt_sample = \"newest\"", "vegas", "", "handshake, newest rtt sample"),
-        ("opt-go-back-n", "out_of_order = \"discard\"\nfast_retransmit = \"go_back_n\"", "tahoe", "", "discarding receiver, go-back-n"),
+        (
+            "opt-go-back-n",
+            "out_of_order = \"discard\"\nfast_retransmit = \"go_back_n\"",
+            "tahoe",
+            "",
+            "discarding receiver, go-back-n",
+        ),
         ("opt-max-window", "max_window = \"8pkt\"", "reno", "", "window-limited flows"),
     ] {
-        v.push(Case { name, covers, t: 40.0, toml: dumbbell(defaults, "", &window_flows(3, cc, extra)), every_10s: None });
+        v.push(Case {
+            name,
+            covers,
+            t: 40.0,
+            toml: dumbbell(defaults, "", &window_flows(3, cc, extra)),
+            every_10s: None,
+        });
     }
     // Sender kinds.
     let reno1 = window_flows(1, "reno", "");
@@ -206,10 +236,37 @@ pub fn cases() -> Vec<Case> {
             name: "src-cbr-on-off",
             covers: "cbr with on periods (6 s of every 10)",
             t: 40.0,
-            toml: dumbbell("", "", &format!("{reno1}{}", flow("c", "cbr", &format!("rate = \"7Mbps\"\non = [{}]", (0..100).map(|k| format!("[\"{}s\", \"{}s\"]", 10 * k, 10 * k + 6)).collect::<Vec<_>>().join(", "))))),
+            toml: dumbbell(
+                "",
+                "",
+                &format!(
+                    "{reno1}{}",
+                    flow(
+                        "c",
+                        "cbr",
+                        &format!(
+                            "rate = \"7Mbps\"\non = [{}]",
+                            (0..100)
+                                .map(|k| format!("[\"{}s\", \"{}s\"]", 10 * k, 10 * k + 6))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    )
+                ),
+            ),
             every_10s: None,
         },
-        Case { name: "src-poisson", covers: "poisson", t: 40.0, toml: dumbbell("", "", &format!("{reno1}{}", flow("p", "poisson", "mean_gap = \"1ms\"\npacket_size = \"500B\""))), every_10s: None },
+        Case {
+            name: "src-poisson",
+            covers: "poisson",
+            t: 40.0,
+            toml: dumbbell(
+                "",
+                "",
+                &format!("{reno1}{}", flow("p", "poisson", "mean_gap = \"1ms\"\npacket_size = \"500B\"")),
+            ),
+            every_10s: None,
+        },
         Case {
             name: "src-cadpc-ptp",
             covers: "cadpc; ptp element",
@@ -225,13 +282,79 @@ pub fn cases() -> Vec<Case> {
             ),
             every_10s: None,
         },
-        Case { name: "src-rap", covers: "rap", t: 40.0, toml: dumbbell("", "", &format!("{reno1}{}{}", flow("r1", "rap", ""), flow("r2", "rap", "").replace("s3", "s2").replace("d3", "d2"))), every_10s: None },
-        Case { name: "src-gaimd", covers: "gaimd (rap parameters)", t: 40.0, toml: dumbbell("", "", &format!("{reno1}{}", flow("g", "rap", "params = { alpha = 0.31, beta = 0.875 }"))), every_10s: None },
-        Case { name: "src-tfrc", covers: "tfrc", t: 40.0, toml: dumbbell("", "", &format!("{reno1}{}{}", flow("t1", "tfrc", ""), flow("t2", "tfrc", "").replace("s3", "s2").replace("d3", "d2"))), every_10s: None },
-        Case { name: "src-tear", covers: "tear", t: 40.0, toml: dumbbell("", "", &format!("{reno1}{}{}", flow("t1", "tear", ""), flow("t2", "tear", "").replace("s3", "s2").replace("d3", "d2"))), every_10s: None },
-        Case { name: "src-voice-smart-link", covers: "voice; smart_link (hayden)", t: 40.0, toml: voice("hayden", ""), every_10s: None },
-        Case { name: "src-voice-mosely", covers: "voice; smart_link (mosely, protocol, enqueue rate, record)", t: 40.0, toml: voice("mosely", "protocol = true\nread_rate = \"enqueue\"\nrecord = true"), every_10s: None },
-        Case { name: "src-voice-jaffe", covers: "voice slow start; smart_link (jaffe)", t: 40.0, toml: voice("jaffe", "").replace("initial_rate = \"4kbps\"", "initial_rate = \"4kbps\", slow_start = true"), every_10s: None },
+        Case {
+            name: "src-rap",
+            covers: "rap",
+            t: 40.0,
+            toml: dumbbell(
+                "",
+                "",
+                &format!(
+                    "{reno1}{}{}",
+                    flow("r1", "rap", ""),
+                    flow("r2", "rap", "").replace("s3", "s2").replace("d3", "d2")
+                ),
+            ),
+            every_10s: None,
+        },
+        Case {
+            name: "src-gaimd",
+            covers: "gaimd (rap parameters)",
+            t: 40.0,
+            toml: dumbbell("", "", &format!("{reno1}{}", flow("g", "rap", "params = { alpha = 0.31, beta = 0.875 }"))),
+            every_10s: None,
+        },
+        Case {
+            name: "src-tfrc",
+            covers: "tfrc",
+            t: 40.0,
+            toml: dumbbell(
+                "",
+                "",
+                &format!(
+                    "{reno1}{}{}",
+                    flow("t1", "tfrc", ""),
+                    flow("t2", "tfrc", "").replace("s3", "s2").replace("d3", "d2")
+                ),
+            ),
+            every_10s: None,
+        },
+        Case {
+            name: "src-tear",
+            covers: "tear",
+            t: 40.0,
+            toml: dumbbell(
+                "",
+                "",
+                &format!(
+                    "{reno1}{}{}",
+                    flow("t1", "tear", ""),
+                    flow("t2", "tear", "").replace("s3", "s2").replace("d3", "d2")
+                ),
+            ),
+            every_10s: None,
+        },
+        Case {
+            name: "src-voice-smart-link",
+            covers: "voice; smart_link (hayden)",
+            t: 40.0,
+            toml: voice("hayden", ""),
+            every_10s: None,
+        },
+        Case {
+            name: "src-voice-mosely",
+            covers: "voice; smart_link (mosely, protocol, enqueue rate, record)",
+            t: 40.0,
+            toml: voice("mosely", "protocol = true\nread_rate = \"enqueue\"\nrecord = true"),
+            every_10s: None,
+        },
+        Case {
+            name: "src-voice-jaffe",
+            covers: "voice slow start; smart_link (jaffe)",
+            t: 40.0,
+            toml: voice("jaffe", "").replace("initial_rate = \"4kbps\"", "initial_rate = \"4kbps\", slow_start = true"),
+            every_10s: None,
+        },
     ]);
     // Elements.
     let el = |kind_lines: &str| format!("{reno3}\n[[elements]]\n{kind_lines}\n");
@@ -287,7 +410,12 @@ pub fn cases() -> Vec<Case> {
 /// Two pairs of Heybey's voice users across the bottleneck (each direction a smart
 /// link with `algorithm` and the extra lines), among window flows.
 fn voice(algorithm: &str, extra: &str) -> String {
-    let users = [("u1", "s1", "d1", "u2", true), ("u2", "d1", "s1", "u1", false), ("u3", "s2", "d2", "u4", false), ("u4", "d2", "s2", "u3", true)];
+    let users = [
+        ("u1", "s1", "d1", "u2", true),
+        ("u2", "d1", "s1", "u1", false),
+        ("u3", "s2", "d2", "u4", false),
+        ("u4", "d2", "s2", "u3", true),
+    ];
     let mut s: String = users
         .iter()
         .map(|(n, from, to, partner, active)| {

@@ -89,8 +89,15 @@ fn find(name: &str) -> Case {
 /// The `totals:` (or `summary:`) instruction count of one callgrind dump file.
 fn dump_total(path: &Path) -> u64 {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let line = text.lines().rev().find(|l| l.starts_with("totals:") || l.starts_with("summary:")).unwrap_or_else(|| panic!("{}: no totals line", path.display()));
-    line.split_whitespace().nth(1).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("{}: bad totals line {line:?}", path.display()))
+    let line = text
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("totals:") || l.starts_with("summary:"))
+        .unwrap_or_else(|| panic!("{}: no totals line", path.display()));
+    line.split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{}: bad totals line {line:?}", path.display()))
 }
 
 struct Measured {
@@ -125,7 +132,13 @@ fn measure(exe: &Path, dir: &Path, case: &Case, t: f64) -> Measured {
     std::fs::create_dir_all(&out).expect("create the output directory");
     let file = out.join("cg.out");
     let res = Command::new("valgrind")
-        .args(["--tool=callgrind", "--dump-before=ccsim_growth_checkpoint", "--dump-instr=no", "--dump-line=no", "--compress-strings=no"])
+        .args([
+            "--tool=callgrind",
+            "--dump-before=ccsim_growth_checkpoint",
+            "--dump-instr=no",
+            "--dump-line=no",
+            "--compress-strings=no",
+        ])
         .arg(format!("--callgrind-out-file={}", file.display()))
         .arg(exe)
         .args(["run", case.name, &t.to_string()])
@@ -135,7 +148,13 @@ fn measure(exe: &Path, dir: &Path, case: &Case, t: f64) -> Measured {
         panic!("case {}: valgrind failed:\n{}", case.name, String::from_utf8_lossy(&res.stderr));
     }
     let stdout = String::from_utf8_lossy(&res.stdout);
-    let events: Vec<u64> = stdout.lines().find_map(|l| l.strip_prefix("events ")).expect("an events line").split(',').map(|v| v.parse().expect("a count")).collect();
+    let events: Vec<u64> = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("events "))
+        .expect("an events line")
+        .split(',')
+        .map(|v| v.parse().expect("a count"))
+        .collect();
     assert_eq!(events.len(), SEGMENTS as usize + 1);
     // Dump k (1-based) holds what ran before the k-th checkpoint: dump 1 the build, dump
     // k + 1 segment k.
@@ -171,7 +190,9 @@ fn main() {
         match a.as_str() {
             "--jobs" => jobs = it.next().and_then(|v| v.parse().ok()).filter(|&j| j > 0).expect("--jobs N (N >= 1)"),
             "--filter" => filter = it.next().expect("--filter TEXT").clone(),
-            "--scale" => scale = it.next().and_then(|v| v.parse().ok()).filter(|&x: &f64| x > 0.0).expect("--scale X (X > 0)"),
+            "--scale" => {
+                scale = it.next().and_then(|v| v.parse().ok()).filter(|&x: &f64| x > 0.0).expect("--scale X (X > 0)")
+            }
             "--list" => list = true,
             "--segments" => segments = true,
             _ => {
@@ -188,7 +209,14 @@ fn main() {
     if list {
         for c in &cases {
             let ev = run_case(c, c.t * scale);
-            println!("{:<24} T = {:>4} s  events at T {:>8}, at 4T {:>8}  {}", c.name, c.t * scale, ev[SEGMENTS as usize / 4], ev[SEGMENTS as usize], c.covers);
+            println!(
+                "{:<24} T = {:>4} s  events at T {:>8}, at 4T {:>8}  {}",
+                c.name,
+                c.t * scale,
+                ev[SEGMENTS as usize / 4],
+                ev[SEGMENTS as usize],
+                c.covers
+            );
         }
         return;
     }

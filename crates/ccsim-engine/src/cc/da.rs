@@ -97,8 +97,8 @@
 //!   increase condition").
 
 use super::{at_least_one, AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, SendSample};
-use crate::units::serde_units;
 use crate::time::{SimDuration, SimTime};
+use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
 /// Which window the avoidance rule scales (see the module documentation).
@@ -205,7 +205,10 @@ impl DaConfig {
         }
         if let Some(m) = self.reference_window {
             if !(1..=MAX_REFERENCE_WINDOW).contains(&m) {
-                return Err(("reference_window", format!("{m} head RTTs: give 1 to {MAX_REFERENCE_WINDOW} (the paper's M is small)")));
+                return Err((
+                    "reference_window",
+                    format!("{m} head RTTs: give 1 to {MAX_REFERENCE_WINDOW} (the paper's M is small)"),
+                ));
             }
         }
         self.rto().check()
@@ -764,8 +767,8 @@ mod tests {
             send(&mut da, s, 400); // epoch 2: packets 3..6 (4 packets)
         }
         ack(&mut da, 3, 410, 210); // not the head (3)
-        // Head 3 sent at 400, acked at 700: D = 300 ms, paired with epoch 1's 2 packets:
-        // NDG = ((300 - 200)/(2 - 1)) / (300/2) = 0.667 >= 0.5.
+                                   // Head 3 sent at 400, acked at 700: D = 300 ms, paired with epoch 1's 2 packets:
+                                   // NDG = ((300 - 200)/(2 - 1)) / (300/2) = 0.667 >= 0.5.
         ack(&mut da, 4, 700, 300);
         assert!(da.in_avoidance());
     }
@@ -773,7 +776,13 @@ mod tests {
     #[test]
     fn loss_returns_to_slow_start_with_one_packet_and_keeps_reference() {
         let mut da = in_avoidance(k125(), 20, 200);
-        da.on_congestion(&CongestionSample { now: ms(0), cause: Cause::FastRetransmit, in_flight_pkts: 0, pipe: false, rto_repeat: false });
+        da.on_congestion(&CongestionSample {
+            now: ms(0),
+            cause: Cause::FastRetransmit,
+            in_flight_pkts: 0,
+            pipe: false,
+            rto_repeat: false,
+        });
         assert_eq!(da.cwnd(), 1000);
         assert!(!da.in_avoidance());
         assert_eq!(da.reference_rtt(), Some(SimDuration::from_millis(200)));

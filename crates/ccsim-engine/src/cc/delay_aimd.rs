@@ -76,7 +76,8 @@
 //!   undone).
 
 use super::{
-    at_least_one, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, RecoveryAck, RtoKind, RtoStyle, SendSample,
+    at_least_one, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, RecoveryAck, RtoKind,
+    RtoStyle, SendSample,
 };
 use crate::packet::FLAG_RETX;
 use crate::time::{SimDuration, SimTime};
@@ -181,7 +182,10 @@ impl DelayAimdConfig {
     /// Checks the values; (field, message) for the first bad one.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
         if !(self.alpha > 0.0 && self.alpha.is_finite()) {
-            return Err(("alpha", format!("expected a positive number of packets per round trip, found {}", self.alpha)));
+            return Err((
+                "alpha",
+                format!("expected a positive number of packets per round trip, found {}", self.alpha),
+            ));
         }
         if self.tau0 == SimDuration::ZERO {
             return Err(("tau0", "must be positive (the paper uses \"50ms\", \"20ms\" in Figure 2)".into()));
@@ -195,14 +199,21 @@ impl DelayAimdConfig {
             return Err(("beta_max", format!("must not be below beta_min ({})", self.beta_min)));
         }
         if !(self.srtt_gain > 0.0 && self.srtt_gain <= 1.0) {
-            return Err(("srtt_gain", format!("{} is not a filter gain in (0, 1]; 1 uses each sample as it is", self.srtt_gain)));
+            return Err((
+                "srtt_gain",
+                format!("{} is not a filter gain in (0, 1]; 1 uses each sample as it is", self.srtt_gain),
+            ));
         }
         if let Some(g) = self.gamma {
             if !(g >= 0.0 && g.is_finite()) {
                 return Err(("gamma", format!("expected a non-negative number of packets, found {g}")));
             }
         }
-        at_least_one(&[("initial_window", self.initial_window), ("dupack_threshold", self.dupack_threshold), ("rto_k", self.rto_k)])?;
+        at_least_one(&[
+            ("initial_window", self.initial_window),
+            ("dupack_threshold", self.dupack_threshold),
+            ("rto_k", self.rto_k),
+        ])?;
         if self.initial_ssthresh == Some(0) {
             return Err(("initial_ssthresh", "must be a whole number of at least 1".into()));
         }
@@ -343,7 +354,12 @@ impl DelayAimd {
     /// Section V-F: an ack of two or more packets echoing a first transmission means
     /// the receiver delays its acks.
     fn detect_delayed_ack(&mut self, s: &AckSample) {
-        if self.dack_mode == DelayedAckMode::Detect && !self.dack && s.acked_pkts >= 2 && s.flags & FLAG_RETX == 0 && !self.recovering {
+        if self.dack_mode == DelayedAckMode::Detect
+            && !self.dack
+            && s.acked_pkts >= 2
+            && s.flags & FLAG_RETX == 0
+            && !self.recovering
+        {
             self.dack = true;
         }
     }
@@ -643,7 +659,13 @@ mod tests {
         ack(&mut c, 1, 100.0);
         ack(&mut c, 2, 125.0); // below tau0: sRTT 125, beta = 0.8
         let w = c.cwnd_pkts();
-        c.on_congestion(&CongestionSample { now: SimTime::ZERO, cause: Cause::FastRetransmit, in_flight_pkts: 10, pipe: true, rto_repeat: false });
+        c.on_congestion(&CongestionSample {
+            now: SimTime::ZERO,
+            cause: Cause::FastRetransmit,
+            in_flight_pkts: 10,
+            pipe: true,
+            rto_repeat: false,
+        });
         assert!((c.cwnd_pkts() - 0.8 * w).abs() < 1e-9);
         assert!(c.in_recovery());
         let mut c = avoiding(DelayAimdConfig::default(), 2.0);
@@ -655,7 +677,14 @@ mod tests {
     fn filtered_variant_subtracts_gamma_per_delayed_packet_and_avoids_double_counting() {
         // gamma = 0.25 fixed, fixed beta 0.5; tau0 50 ms, RTT_min 100 ms; smoothing
         // gain 1/8 so that single delayed packets do not trigger a full backoff.
-        let cfg = DelayAimdConfig { per_packet: true, gamma: Some(0.25), beta_min: 0.5, beta_max: 0.5, srtt_gain: 0.125, ..Default::default() };
+        let cfg = DelayAimdConfig {
+            per_packet: true,
+            gamma: Some(0.25),
+            beta_min: 0.5,
+            beta_max: 0.5,
+            srtt_gain: 0.125,
+            ..Default::default()
+        };
         let mut c = avoiding(cfg, 10.0);
         sent(&mut c, 30);
         ack(&mut c, 1, 100.0); // 10.1
@@ -680,7 +709,8 @@ mod tests {
 
     #[test]
     fn full_backoff_uses_cwnd_plus_s_gamma_and_never_increases_the_window() {
-        let cfg = DelayAimdConfig { per_packet: true, gamma: Some(1.0), beta_min: 0.5, beta_max: 0.5, ..Default::default() };
+        let cfg =
+            DelayAimdConfig { per_packet: true, gamma: Some(1.0), beta_min: 0.5, beta_max: 0.5, ..Default::default() };
         let mut c = avoiding(cfg.clone(), 10.0);
         c.rtt_min = Some(ms(100.0).as_ps() as f64);
         c.srtt = c.rtt_min;

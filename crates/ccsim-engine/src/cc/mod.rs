@@ -453,7 +453,10 @@ pub const MIN_TIMEOUT: SimDuration = SimDuration::from_micros(1);
 pub(crate) fn check_timeout(name: &'static str, t: SimDuration) -> Result<(), (&'static str, String)> {
     if t < MIN_TIMEOUT {
         let t = crate::units::fmt_time(t);
-        return Err((name, format!("{t} is shorter than the smallest timeout, 1us; give at least \"1us\" (RFC 6298 uses 1s)")));
+        return Err((
+            name,
+            format!("{t} is shorter than the smallest timeout, 1us; give at least \"1us\" (RFC 6298 uses 1s)"),
+        ));
     }
     Ok(())
 }
@@ -613,7 +616,13 @@ pub(crate) mod test_util {
 
     /// A congestion signal with `in_flight` packets outstanding (FlightSize).
     pub fn loss_in_flight(cc: &mut impl CongestionControl, cause: Cause, in_flight: u32) {
-        cc.on_congestion(&CongestionSample { now: SimTime::ZERO, cause, in_flight_pkts: in_flight, pipe: false, rto_repeat: false });
+        cc.on_congestion(&CongestionSample {
+            now: SimTime::ZERO,
+            cause,
+            in_flight_pkts: in_flight,
+            pipe: false,
+            rto_repeat: false,
+        });
     }
 }
 
@@ -651,11 +660,31 @@ mod tests {
     fn rfc5681_halves_flight_size_in_whole_segments_at_least_two() {
         let r = SsthreshRule::Rfc5681;
         // cwnd 30 segments, 21 in flight: 21 / 2 = 10 segments; cwnd plays no part.
-        assert_eq!(ssthresh_after_congestion(r, &sample(Cause::FastRetransmit, 21, false), 30_000, 64_000, false, 1000, 64_000), 10_000);
-        assert_eq!(ssthresh_after_congestion(r, &sample(Cause::Ecn, 21, false), 30_000, 64_000, false, 1000, 64_000), 10_000);
-        assert_eq!(ssthresh_after_congestion(r, &sample(Cause::FastRetransmit, 3, false), 30_000, 64_000, false, 1000, 64_000), 2000);
+        assert_eq!(
+            ssthresh_after_congestion(
+                r,
+                &sample(Cause::FastRetransmit, 21, false),
+                30_000,
+                64_000,
+                false,
+                1000,
+                64_000
+            ),
+            10_000
+        );
+        assert_eq!(
+            ssthresh_after_congestion(r, &sample(Cause::Ecn, 21, false), 30_000, 64_000, false, 1000, 64_000),
+            10_000
+        );
+        assert_eq!(
+            ssthresh_after_congestion(r, &sample(Cause::FastRetransmit, 3, false), 30_000, 64_000, false, 1000, 64_000),
+            2000
+        );
         // A first timeout outside recovery: 50 / 2 = 25 segments.
-        assert_eq!(ssthresh_after_congestion(r, &sample(Cause::Timeout, 50, false), 1000, 7000, false, 1000, 64_000), 25_000);
+        assert_eq!(
+            ssthresh_after_congestion(r, &sample(Cause::Timeout, 50, false), 1000, 7000, false, 1000, 64_000),
+            25_000
+        );
     }
 
     #[test]
@@ -663,18 +692,36 @@ mod tests {
         let r = SsthreshRule::Rfc5681;
         // In recovery with ssthresh 10 segments: 100 in flight (inflated) keeps 10; 8 in
         // flight lowers it to 4.
-        assert_eq!(ssthresh_after_congestion(r, &sample(Cause::Timeout, 100, false), 110_000, 10_000, true, 1000, 640_000), 10_000);
-        assert_eq!(ssthresh_after_congestion(r, &sample(Cause::Timeout, 8, false), 110_000, 10_000, true, 1000, 640_000), 4000);
+        assert_eq!(
+            ssthresh_after_congestion(r, &sample(Cause::Timeout, 100, false), 110_000, 10_000, true, 1000, 640_000),
+            10_000
+        );
+        assert_eq!(
+            ssthresh_after_congestion(r, &sample(Cause::Timeout, 8, false), 110_000, 10_000, true, 1000, 640_000),
+            4000
+        );
         // A repeated timeout keeps 7 segments whatever is in flight.
-        assert_eq!(ssthresh_after_congestion(r, &sample(Cause::Timeout, 50, true), 1000, 7000, false, 1000, 64_000), 7000);
+        assert_eq!(
+            ssthresh_after_congestion(r, &sample(Cause::Timeout, 50, true), 1000, 7000, false, 1000, 64_000),
+            7000
+        );
     }
 
     #[test]
     fn the_bsd_rule_halves_the_window_whatever_is_in_flight() {
         let b = SsthreshRule::Bsd;
-        assert_eq!(ssthresh_after_congestion(b, &sample(Cause::FastRetransmit, 3, false), 8000, 64_000, false, 1000, 64_000), 4000);
-        assert_eq!(ssthresh_after_congestion(b, &sample(Cause::Timeout, 100, false), 110_000, 10_000, true, 1000, 640_000), 55_000);
+        assert_eq!(
+            ssthresh_after_congestion(b, &sample(Cause::FastRetransmit, 3, false), 8000, 64_000, false, 1000, 64_000),
+            4000
+        );
+        assert_eq!(
+            ssthresh_after_congestion(b, &sample(Cause::Timeout, 100, false), 110_000, 10_000, true, 1000, 640_000),
+            55_000
+        );
         // A repeated timeout: cwnd is one segment by then, so 2 segments.
-        assert_eq!(ssthresh_after_congestion(b, &sample(Cause::Timeout, 50, true), 1000, 7000, false, 1000, 64_000), 2000);
+        assert_eq!(
+            ssthresh_after_congestion(b, &sample(Cause::Timeout, 50, true), 1000, 7000, false, 1000, 64_000),
+            2000
+        );
     }
 }

@@ -85,9 +85,9 @@
 //!   return (as for the window protocols with the same timer).
 
 use super::{at_least_one, AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig};
-use crate::units::serde_units;
 use crate::packet::{FLAG_PAIR_FIRST, FLAG_PAIR_SECOND};
 use crate::time::{SimDuration, SimTime};
+use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
 /// Parameters of Packet-Pair (`[flows.params]`, by these names).
@@ -143,7 +143,10 @@ impl PacketPairConfig {
         }
         if let Some(a) = self.alpha {
             if !(a > 0.0 && a < 1.0) {
-                return Err(("alpha", format!("{a} must be above 0 and below 1 (the weight of the previous estimate)")));
+                return Err((
+                    "alpha",
+                    format!("{a} must be above 0 and below 1 (the weight of the previous estimate)"),
+                ));
             }
         }
         at_least_one(&[("rto_k", self.rto_k)])?;

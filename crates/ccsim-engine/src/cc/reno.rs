@@ -28,8 +28,8 @@
 //! rounded down to whole segments).
 
 use super::{
-    bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, Recovery,
-    RecoveryAck, SsthreshRule, TahoeConfig,
+    bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample,
+    Recovery, RecoveryAck, SsthreshRule, TahoeConfig,
 };
 use crate::time::SimTime;
 
@@ -90,7 +90,8 @@ impl CongestionControl for Reno {
                 if !self.pipe {
                     // RFC 6582 step 5: deflate by the amount acked, add back one segment.
                     let acked = s.acked_pkts as u64 * self.mss;
-                    self.cwnd = self.cwnd.saturating_sub(acked).max(self.mss) + if acked >= self.mss { self.mss } else { 0 };
+                    self.cwnd =
+                        self.cwnd.saturating_sub(acked).max(self.mss) + if acked >= self.mss { self.mss } else { 0 };
                 }
                 return;
             }
@@ -106,11 +107,20 @@ impl CongestionControl for Reno {
         }
     }
     fn on_congestion(&mut self, s: &CongestionSample) {
-        self.ssthresh = ssthresh_after_congestion(self.ssthresh_rule, s, self.cwnd, self.ssthresh, self.recovering, self.mss, self.max);
+        self.ssthresh = ssthresh_after_congestion(
+            self.ssthresh_rule,
+            s,
+            self.cwnd,
+            self.ssthresh,
+            self.recovering,
+            self.mss,
+            self.max,
+        );
         match s.cause {
             Cause::FastRetransmit => {
                 self.pipe = s.pipe;
-                self.cwnd = if s.pipe { self.ssthresh } else { self.ssthresh + self.dupack_threshold as u64 * self.mss };
+                self.cwnd =
+                    if s.pipe { self.ssthresh } else { self.ssthresh + self.dupack_threshold as u64 * self.mss };
                 self.recovering = true;
             }
             Cause::Ecn => {
@@ -244,7 +254,13 @@ mod tests {
         let mut r = reno_at(10);
         loss_in_flight(&mut r, Cause::Timeout, 10);
         assert_eq!((r.cwnd(), r.ssthresh()), (1000, Some(5000)));
-        r.on_congestion(&CongestionSample { now: SimTime::ZERO, cause: Cause::Timeout, in_flight_pkts: 10, pipe: false, rto_repeat: true });
+        r.on_congestion(&CongestionSample {
+            now: SimTime::ZERO,
+            cause: Cause::Timeout,
+            in_flight_pkts: 10,
+            pipe: false,
+            rto_repeat: true,
+        });
         assert_eq!((r.cwnd(), r.ssthresh()), (1000, Some(5000)), "not 2 segments as 4.3BSD's min(cwnd, max) / 2");
     }
 
@@ -277,7 +293,13 @@ mod tests {
     #[test]
     fn sack_recovery_sets_cwnd_to_ssthresh_without_inflation() {
         let mut r = reno_at(10);
-        r.on_congestion(&CongestionSample { now: SimTime::ZERO, cause: Cause::FastRetransmit, in_flight_pkts: 10, pipe: true, rto_repeat: false });
+        r.on_congestion(&CongestionSample {
+            now: SimTime::ZERO,
+            cause: Cause::FastRetransmit,
+            in_flight_pkts: 10,
+            pipe: true,
+            rto_repeat: false,
+        });
         assert_eq!(r.cwnd(), 5000);
         r.on_dup_ack(SimTime::ZERO);
         ack_with(&mut r, 2, RecoveryAck::Partial);

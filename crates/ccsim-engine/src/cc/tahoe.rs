@@ -15,8 +15,8 @@
 //! counted in whole packets of the flow's data size.
 
 use super::{
-    at_least_one, bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig,
-    RtoKind, RtoStyle, SsthreshRule,
+    at_least_one, bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl,
+    CongestionSample, JkRtoConfig, RtoKind, RtoStyle, SsthreshRule,
 };
 use crate::time::SimDuration;
 use crate::units::serde_units;
@@ -86,7 +86,11 @@ impl TahoeConfig {
 
     /// Checks the values; (field, message) for the first bad one.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
-        at_least_one(&[("initial_window", self.initial_window), ("dupack_threshold", self.dupack_threshold), ("rto_k", self.rto_k)])?;
+        at_least_one(&[
+            ("initial_window", self.initial_window),
+            ("dupack_threshold", self.dupack_threshold),
+            ("rto_k", self.rto_k),
+        ])?;
         if self.initial_ssthresh == Some(0) {
             return Err(("initial_ssthresh", "must be a whole number of at least 1".into()));
         }
@@ -127,7 +131,8 @@ impl CongestionControl for Tahoe {
         self.cwnd = bsd_open_window(self.cwnd, self.ssthresh, self.mss, self.max);
     }
     fn on_congestion(&mut self, s: &CongestionSample) {
-        self.ssthresh = ssthresh_after_congestion(self.ssthresh_rule, s, self.cwnd, self.ssthresh, false, self.mss, self.max);
+        self.ssthresh =
+            ssthresh_after_congestion(self.ssthresh_rule, s, self.cwnd, self.ssthresh, false, self.mss, self.max);
         // RFC 3168 section 6.1.2: an ECN echo halves the window without a loss.
         self.cwnd = if s.cause == Cause::Ecn { self.ssthresh } else { self.mss };
     }

@@ -84,9 +84,8 @@
 //! - Windows are whole packets of the flow's data size, kept in bytes.
 
 use super::{
-    at_least_one,
-    ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, RecoveryAck, SendSample,
-    SsthreshRule,
+    at_least_one, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample,
+    JkRtoConfig, RecoveryAck, SendSample, SsthreshRule,
 };
 use crate::time::{SimDuration, SimTime};
 use crate::units::serde_units;
@@ -186,9 +185,16 @@ impl VegasConfig {
             }
         }
         if self.beta_pkts < self.alpha_pkts {
-            return Err(("beta", format!("must not be below alpha ({} packets; the paper uses alpha 1, beta 3)", self.alpha_pkts)));
+            return Err((
+                "beta",
+                format!("must not be below alpha ({} packets; the paper uses alpha 1, beta 3)", self.alpha_pkts),
+            ));
         }
-        at_least_one(&[("initial_window", self.initial_window), ("dupack_threshold", self.dupack_threshold), ("rto_k", self.rto_k)])?;
+        at_least_one(&[
+            ("initial_window", self.initial_window),
+            ("dupack_threshold", self.dupack_threshold),
+            ("rto_k", self.rto_k),
+        ])?;
         if self.initial_ssthresh == Some(0) {
             return Err(("initial_ssthresh", "must be a whole number of at least 1".into()));
         }
@@ -374,11 +380,20 @@ impl CongestionControl for Vegas {
     }
 
     fn on_congestion(&mut self, s: &CongestionSample) {
-        self.ssthresh = ssthresh_after_congestion(self.ssthresh_rule, s, self.cwnd, self.ssthresh, self.recovering, self.mss, self.max);
+        self.ssthresh = ssthresh_after_congestion(
+            self.ssthresh_rule,
+            s,
+            self.cwnd,
+            self.ssthresh,
+            self.recovering,
+            self.mss,
+            self.max,
+        );
         match s.cause {
             Cause::FastRetransmit => {
                 self.pipe = s.pipe;
-                self.cwnd = if s.pipe { self.ssthresh } else { self.ssthresh + self.dupack_threshold as u64 * self.mss };
+                self.cwnd =
+                    if s.pipe { self.ssthresh } else { self.ssthresh + self.dupack_threshold as u64 * self.mss };
                 self.recovering = true;
             }
             Cause::Ecn => self.cwnd = self.ssthresh,
@@ -627,7 +642,8 @@ mod tests {
     #[test]
     fn slow_start_exit_by_an_eighth_is_the_ns2_reading() {
         // 16 packets, Diff = 16 x 25 / 125 = 3.2 > 1: 16 - 16/8 = 14 (target: 12 + 1 = 13).
-        let mut v = in_slow_start(VegasConfig { slow_start_exit: SlowStartExit::Eighth, ..Default::default() }, 16, 100);
+        let mut v =
+            in_slow_start(VegasConfig { slow_start_exit: SlowStartExit::Eighth, ..Default::default() }, 16, 100);
         assert_eq!(round(&mut v, 100, &[125]), 14);
         let mut v = in_slow_start(VegasConfig::default(), 16, 100);
         assert_eq!(round(&mut v, 100, &[125]), 13);
@@ -700,7 +716,13 @@ mod tests {
     #[test]
     fn sack_recovery_sets_cwnd_to_ssthresh_without_inflation() {
         let mut v = in_avoidance(VegasConfig::default(), 10, 100);
-        v.on_congestion(&CongestionSample { now: SimTime::ZERO, cause: Cause::FastRetransmit, in_flight_pkts: 10, pipe: true, rto_repeat: false });
+        v.on_congestion(&CongestionSample {
+            now: SimTime::ZERO,
+            cause: Cause::FastRetransmit,
+            in_flight_pkts: 10,
+            pipe: true,
+            rto_repeat: false,
+        });
         assert_eq!(v.cwnd(), 5000);
         v.on_dup_ack(SimTime::ZERO);
         ack_with(&mut v, 3, 100, RecoveryAck::Partial);

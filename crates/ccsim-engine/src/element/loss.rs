@@ -66,7 +66,13 @@ pub enum OnlyKind {
 impl LossConfig {
     /// Checks the probabilities; returns (field, message) for the first bad one.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
-        for (name, v) in [("p", self.p), ("p_gb", self.p_gb), ("p_bg", self.p_bg), ("loss_good", self.loss_good), ("loss_bad", self.loss_bad)] {
+        for (name, v) in [
+            ("p", self.p),
+            ("p_gb", self.p_gb),
+            ("p_bg", self.p_bg),
+            ("loss_good", self.loss_good),
+            ("loss_bad", self.loss_bad),
+        ] {
             if !(0.0..=1.0).contains(&v) {
                 return Err((name, format!("{v} is not a probability; give a number in [0, 1]")));
             }
@@ -81,7 +87,9 @@ impl LossConfig {
     pub fn loss_rate(&self) -> f64 {
         match self.model {
             LossModel::Bernoulli => self.p,
-            LossModel::GilbertElliott => (self.p_bg * self.loss_good + self.p_gb * self.loss_bad) / (self.p_gb + self.p_bg),
+            LossModel::GilbertElliott => {
+                (self.p_bg * self.loss_good + self.p_gb * self.loss_bad) / (self.p_gb + self.p_bg)
+            }
         }
     }
 }

@@ -153,12 +153,15 @@ impl ElementConfig {
             ElementConfig::Counter => AnyElement::Counter(Counter::default()),
             ElementConfig::FlowStats => AnyElement::FlowStats(Box::default()),
             ElementConfig::RandomLoss(c) => AnyElement::RandomLoss(RandomLoss::new(c.clone(), rng)),
-            ElementConfig::Beacon(c) => AnyElement::Beacon(Beacon::new(c.clone(), to.expect("beacon destination resolved"))),
+            ElementConfig::Beacon(c) => {
+                AnyElement::Beacon(Beacon::new(c.clone(), to.expect("beacon destination resolved")))
+            }
             ElementConfig::Capture(c) => AnyElement::Capture(Box::new(Capture::new(c))),
             ElementConfig::Ptp(c) => AnyElement::Ptp(PtpStamp::new(c)),
-            ElementConfig::SmartLink(c) => {
-                AnyElement::SmartLink(Box::new(SmartLink::new(c.clone(), c.capacity.expect("smart link capacity filled in by validation"))))
-            }
+            ElementConfig::SmartLink(c) => AnyElement::SmartLink(Box::new(SmartLink::new(
+                c.clone(),
+                c.capacity.expect("smart link capacity filled in by validation"),
+            ))),
         }
     }
 }

@@ -51,7 +51,8 @@ impl Element for PtpStamp {
         if m.control != Control::PtpRequest {
             return;
         }
-        let stamp = Stamp { channel: cx.channel, time_ps: cx.now.as_ps(), rate_bps: ch.rate_bps, out_bytes: ch.tx_bytes };
+        let stamp =
+            Stamp { channel: cx.channel, time_ps: cx.now.as_ps(), rate_bps: ch.rate_bps, out_bytes: ch.tx_bytes };
         cx.meta.get_mut(pkt.meta).stamps.push(stamp);
         // Saturating: a request through several hops of a large record_size went past
         // u32::MAX bits and wrapped to a few bytes. A packet is at most u32::MAX bits.
@@ -71,7 +72,8 @@ mod tests {
         let mut e = PtpStamp::new(&PtpConfig::default());
         let mut meta = MetaSlab::default();
         let mut emitted = Vec::new();
-        let mut cx = ElemCx { now: SimTime::from_millis(7), channel: 3, node: 1, meta: &mut meta, emitted: &mut emitted };
+        let mut cx =
+            ElemCx { now: SimTime::from_millis(7), channel: 3, node: 1, meta: &mut meta, emitted: &mut emitted };
         let view = ChannelView { rate_bps: 10_000_000, tx_bytes: 12_345, tx_pkts: 9, queued_pkts: 0, queued_bits: 0 };
         let mut ptp = Packet::new(PacketKind::Control, 0, 32);
         ptp.meta = cx.meta.alloc();

@@ -71,7 +71,12 @@ mod tests {
         let verdicts: Vec<Verdict> = (0..4).map(|s| q.enqueue(SimTime(s as u64), pkt(0, s, 100), 0, &mut d)).collect();
         assert_eq!(
             verdicts,
-            vec![Verdict::Queued, Verdict::Queued, Verdict::Dropped(DropReason::Overflow), Verdict::Dropped(DropReason::Overflow)]
+            vec![
+                Verdict::Queued,
+                Verdict::Queued,
+                Verdict::Dropped(DropReason::Overflow),
+                Verdict::Dropped(DropReason::Overflow)
+            ]
         );
         assert!(d.is_empty(), "drop-tail never evicts a queued packet");
         assert_eq!(q.len_pkts(), 2);

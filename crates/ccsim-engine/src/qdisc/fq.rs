@@ -361,7 +361,13 @@ impl FairQueueing {
     }
 
     /// Enqueue for conversation `conv` (the `Qdisc` impl's body; tests call it directly).
-    pub fn enqueue_conv(&mut self, now: SimTime, pkt: Packet, conv: u32, drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
+    pub fn enqueue_conv(
+        &mut self,
+        now: SimTime,
+        pkt: Packet,
+        conv: u32,
+        drops: &mut Vec<(Packet, DropReason)>,
+    ) -> Verdict {
         self.advance(now);
         let slot = self.slot(conv);
         let round = self.round;
@@ -615,8 +621,8 @@ mod tests {
         let mut d = Vec::new();
         put(&mut q, T0, pkt(0, 0, 1000), &mut d); // S = 0, F = 8000
         put(&mut q, T0, pkt(0, 1, 1000), &mut d); // S = 8000, F = 16000
-        // Third packet: F = 24000, buffer over, conv 0 longest: the arrival is dropped
-        // and F_0 stays 24000 (DKS: F and S unchanged).
+                                                  // Third packet: F = 24000, buffer over, conv 0 longest: the arrival is dropped
+                                                  // and F_0 stays 24000 (DKS: F and S unchanged).
         assert_eq!(put(&mut q, T0, pkt(0, 2, 1000), &mut d), Verdict::Dropped(DropReason::Overflow));
         assert_eq!(finish_bits(&q, 0), 24000.0);
         q.dequeue(T0, &mut d); // seq 0 leaves
@@ -665,7 +671,10 @@ mod tests {
         // 8000 bits/s for 2 s: R(1.5 s) = 12000, and conv 1 arriving then gets
         // F = 12000 + 8000 = 20000. Rollback: F_0 = 8000, conv 0 leaves the fluid system
         // at 1 s, R stays 8000, and conv 1 gets F = 16000.
-        for (mut q, round, f1) in [(FairQueueing::new(Limit::Packets(1), 8000), 12000.0, 20000.0), (rollback(Limit::Packets(1)), 8000.0, 16000.0)] {
+        for (mut q, round, f1) in [
+            (FairQueueing::new(Limit::Packets(1), 8000), 12000.0, 20000.0),
+            (rollback(Limit::Packets(1)), 8000.0, 16000.0),
+        ] {
             let mut d = Vec::new();
             put(&mut q, T0, pkt(0, 0, 1000), &mut d);
             assert_eq!(put(&mut q, T0, pkt(0, 1, 1000), &mut d), Verdict::Dropped(DropReason::Overflow));
@@ -753,7 +762,7 @@ mod tests {
         let mut d = Vec::new();
         put(&mut q, T0, pkt(0, 0, 1000), &mut d); // F = 8000
         put(&mut q, T0, pkt(0, 1, 1000), &mut d); // F = 16000
-        // Dropped (own conv longest), F back to 16000.
+                                                  // Dropped (own conv longest), F back to 16000.
         assert_eq!(put(&mut q, T0, pkt(0, 2, 1000), &mut d), Verdict::Dropped(DropReason::Overflow));
         q.dequeue(T0, &mut d);
         put(&mut q, T0, pkt(0, 3, 1000), &mut d); // F = 24000, not 32000

@@ -206,7 +206,13 @@ impl Red {
 }
 
 impl Qdisc for Red {
-    fn enqueue(&mut self, now: SimTime, mut pkt: Packet, _conv: u32, _drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        mut pkt: Packet,
+        _conv: u32,
+        _drops: &mut Vec<(Packet, DropReason)>,
+    ) -> Verdict {
         self.update_avg(now);
         // Early-detection decision: None = accept, Some(forced) = mark or drop.
         let mut decision: Option<bool> = None;
@@ -290,7 +296,8 @@ mod tests {
         // Arrivals only (no departures): the queue before the k-th arrival holds k-1
         // packets (k >= 2), so avg_k = (1-w) avg_{k-1} + w (k-1); the first arrival finds
         // the queue empty at t = 0 (m = 0: avg stays 0).
-        let cfg = RedConfig { w_q: 0.5, min_th: Limit::Packets(100), max_th: Limit::Packets(200), ..Default::default() };
+        let cfg =
+            RedConfig { w_q: 0.5, min_th: Limit::Packets(100), max_th: Limit::Packets(200), ..Default::default() };
         let mut q = red(cfg);
         let mut d = Vec::new();
         let mut want = 0.0;
@@ -308,7 +315,8 @@ mod tests {
     #[test]
     fn idle_period_decays_the_average_by_w_to_the_m() {
         // 10 Mbps, mean packet 500 B: s = 400 us. After 4 ms idle, m = 10.
-        let cfg = RedConfig { w_q: 0.1, min_th: Limit::Packets(100), max_th: Limit::Packets(200), ..Default::default() };
+        let cfg =
+            RedConfig { w_q: 0.1, min_th: Limit::Packets(100), max_th: Limit::Packets(200), ..Default::default() };
         let mut q = red(cfg);
         let mut d = Vec::new();
         for k in 0..20 {

@@ -39,16 +39,29 @@ pub enum Column {
     Bool(Vec<u8>),
     /// Dictionary-encoded strings: row `i` is `dict[codes[i]]`, or `null` for
     /// `u32::MAX`.
-    Str { dict: Vec<String>, codes: Vec<u32> },
+    Str {
+        dict: Vec<String>,
+        codes: Vec<u32>,
+    },
     /// Strings from a dictionary the columns share: row `i` is
     /// `Columns::dicts[dict][codes[i]]`, or `null` for `u32::MAX`.
-    Ref { dict: usize, codes: Vec<u32> },
+    Ref {
+        dict: usize,
+        codes: Vec<u32>,
+    },
     /// A list of floats per row (or `null`): row `i` is
     /// `values[offsets[i]..offsets[i + 1]]` where `valid[i]` is 1.
-    ListF64 { offsets: Vec<u64>, values: Vec<f64>, valid: Vec<u8> },
+    ListF64 {
+        offsets: Vec<u64>,
+        values: Vec<f64>,
+        valid: Vec<u8>,
+    },
     /// Any JSON per row, sparse: (row, value) for rows whose value differs from `empty`
     /// (`elements`, `rate_history`: usually empty lists).
-    Json { empty: serde_json::Value, rows: Vec<(u64, serde_json::Value)> },
+    Json {
+        empty: serde_json::Value,
+        rows: Vec<(u64, serde_json::Value)>,
+    },
 }
 
 impl Column {
@@ -115,7 +128,11 @@ impl Dict {
     /// joined text (`node_dict`), contiguous, rather than from each node's own string.
     fn channel_names(node_dict: &Dict, ends: &[(u32, u32)]) -> Dict {
         let text = match node_dict {
-            Dict::List(nodes) => return Dict::List(ends.iter().map(|&(f, t)| [&nodes[f as usize], "->", &nodes[t as usize]].concat()).collect()),
+            Dict::List(nodes) => {
+                return Dict::List(
+                    ends.iter().map(|&(f, t)| [&nodes[f as usize], "->", &nodes[t as usize]].concat()).collect(),
+                )
+            }
             Dict::Joined { text, .. } => text,
         };
         // Node i's name is text[start[i]..start[i + 1] - 1] (the separator dropped).
@@ -224,7 +241,12 @@ impl Table {
         Table { rows, columns: Vec::new() }
     }
     fn push(&mut self, name: &str, c: Column) {
-        debug_assert!(matches!(c, Column::Json { .. }) || c.len() == self.rows, "column {name}: {} rows, table {}", c.len(), self.rows);
+        debug_assert!(
+            matches!(c, Column::Json { .. }) || c.len() == self.rows,
+            "column {name}: {} rows, table {}",
+            c.len(),
+            self.rows
+        );
         self.columns.push((name.to_string(), c));
     }
     /// A writer that adds whole columns of `rows` rows after the table's columns.
@@ -356,7 +378,9 @@ impl Writer<'_> {
         let base = self.base as u64;
         let e = empty.clone();
         match self.col(name, move |_| Column::Json { empty: e, rows: Vec::new() }) {
-            Some(Column::Json { rows, .. }) => rows.extend(v.enumerate().filter(|(_, x)| *x != empty).map(|(i, x)| (base + i as u64, x))),
+            Some(Column::Json { rows, .. }) => {
+                rows.extend(v.enumerate().filter(|(_, x)| *x != empty).map(|(i, x)| (base + i as u64, x)))
+            }
             None => {}
             Some(c) => unreachable!("column {name} is {c:?}"),
         }
@@ -480,7 +504,9 @@ impl Columns {
 
     /// Bytes of the columns' data (what crosses into Python, give or take the names).
     pub fn bytes(&self) -> usize {
-        let p = |p: &Periods| p.name.iter().map(|s| s.len()).sum::<usize>() + p.start_s.len() * 16 + p.flows.bytes() + p.links.bytes();
+        let p = |p: &Periods| {
+            p.name.iter().map(|s| s.len()).sum::<usize>() + p.start_s.len() * 16 + p.flows.bytes() + p.links.bytes()
+        };
         let s = &self.series;
         let strs = |v: &[String]| v.iter().map(|x| x.len()).sum::<usize>();
         self.meta_json().len()
@@ -657,8 +683,12 @@ fn release_free_heap() {
 /// The flow table from the endpoints (`in_net`: `Simulation::in_network`).
 fn flow_columns(sc: &crate::scenario::Scenario, eps: &[crate::sim::Endpoint], now: SimTime, in_net: &[u64]) -> Table {
     let n = sc.flows.len();
-    let mut t = chunked(n, &["name", "kind", "cc", "from", "to"], |i| flow_numbers(sc, &eps[i], i, now, in_net[i]), flow_rows);
-    let node = |f: fn(&crate::scenario::Flow) -> usize| Column::Ref { dict: NODE_NAMES, codes: sc.flows.iter().map(|x| f(x) as u32).collect() };
+    let mut t =
+        chunked(n, &["name", "kind", "cc", "from", "to"], |i| flow_numbers(sc, &eps[i], i, now, in_net[i]), flow_rows);
+    let node = |f: fn(&crate::scenario::Flow) -> usize| Column::Ref {
+        dict: NODE_NAMES,
+        codes: sc.flows.iter().map(|x| f(x) as u32).collect(),
+    };
     t.set("name", Column::Ref { dict: FLOW_NAMES, codes: (0..n as u32).collect() });
     t.set("kind", few_strs(n, sc.flows.iter().map(|f| Some(f.spec.kind()))));
     t.set("cc", few_strs(n, sc.flows.iter().zip(eps).map(|(f, ep)| flow_cc(ep, &f.spec))));
@@ -680,9 +710,20 @@ fn node_columns(sim: &Simulation) -> Table {
 
 /// The channel table (channel `i` belongs to link `i / 2`: `Simulation::channel_link`;
 /// `ends`: each channel's (from, to)).
-fn link_columns(sc: &crate::scenario::Scenario, chans: &[Channel], merged: &[u32], ends: &[(u32, u32)], now: SimTime) -> Table {
+fn link_columns(
+    sc: &crate::scenario::Scenario,
+    chans: &[Channel],
+    merged: &[u32],
+    ends: &[(u32, u32)],
+    now: SimTime,
+) -> Table {
     let n = chans.len();
-    let mut t = chunked(n, &["name", "link", "from", "to", "qdisc"], |i| link_numbers(sc, &chans[i], merged[i] as usize, now), link_rows);
+    let mut t = chunked(
+        n,
+        &["name", "link", "from", "to", "qdisc"],
+        |i| link_numbers(sc, &chans[i], merged[i] as usize, now),
+        link_rows,
+    );
     let node = |f: fn(&(u32, u32)) -> u32| Column::Ref { dict: NODE_NAMES, codes: ends.iter().map(f).collect() };
     t.set("name", Column::Ref { dict: CHANNEL_NAMES, codes: (0..n as u32).collect() });
     t.set("link", Column::Ref { dict: LINK_NAMES, codes: (0..n as u32).map(|i| i / 2).collect() });
@@ -810,11 +851,21 @@ fn link_rows(t: &mut Writer, l: &mut [LinkResult]) {
     t.opt_f64("sojourn_mean_s", l.iter().map(|x| x.sojourn_mean_s));
     t.f64("sojourn_max_s", l.iter().map(|x| x.sojourn_max_s));
     let empty = || serde_json::Value::Array(Vec::new());
-    t.json("elements", empty(), l.iter().map(|x| if x.elements.is_empty() { empty() } else { serde_json::Value::Array(x.elements.clone()) }));
+    t.json(
+        "elements",
+        empty(),
+        l.iter().map(|x| if x.elements.is_empty() { empty() } else { serde_json::Value::Array(x.elements.clone()) }),
+    );
     t.json(
         "rate_history",
         empty(),
-        l.iter().map(|x| if x.rate_history.is_empty() { empty() } else { serde_json::to_value(&x.rate_history).expect("rate history serialises") }),
+        l.iter().map(|x| {
+            if x.rate_history.is_empty() {
+                empty()
+            } else {
+                serde_json::to_value(&x.rate_history).expect("rate history serialises")
+            }
+        }),
     );
 }
 
@@ -860,13 +911,7 @@ fn periods(p: &mut [PhaseResult], later: &[&str]) -> Periods {
     w.f64("utilization", links.iter().map(|x| x.utilization));
     w.f64("queue_mean_pkts", links.iter().map(|x| x.queue_mean_pkts));
     w.opt_f64("sojourn_mean_s", links.iter().map(|x| x.sojourn_mean_s));
-    Periods {
-        name,
-        start_s,
-        end_s,
-        flows: f,
-        links: l,
-    }
+    Periods { name, start_s, end_s, flows: f, links: l }
 }
 
 fn series(s: Vec<Series>) -> SeriesColumns {
@@ -905,7 +950,13 @@ mod tests {
 
     /// A dumbbell of `n` flows for `secs` simulated seconds.
     fn sim(n: u32, secs: f64) -> Simulation {
-        let sc = crate::bench::dumbbell_with(n, 10_000_000, crate::time::SimDuration::from_secs_f64(secs), crate::bench::qdisc_by_name("fcfs").unwrap()).unwrap();
+        let sc = crate::bench::dumbbell_with(
+            n,
+            10_000_000,
+            crate::time::SimDuration::from_secs_f64(secs),
+            crate::bench::qdisc_by_name("fcfs").unwrap(),
+        )
+        .unwrap();
         let mut s = Simulation::new(sc, Some(1));
         s.run();
         s
@@ -1069,7 +1120,8 @@ mod tests {
     #[test]
     fn strings_are_dictionary_encoded_in_order_of_first_appearance() {
         let mut t = table_with(5);
-        t.writer().str("k", [Some("b"), Some("a"), None, Some("b"), Some("c")].into_iter().map(|x| x.map(String::from)));
+        t.writer()
+            .str("k", [Some("b"), Some("a"), None, Some("b"), Some("c")].into_iter().map(|x| x.map(String::from)));
         assert_eq!(
             t.columns[0].1,
             Column::Str { dict: vec!["b".into(), "a".into(), "c".into()], codes: vec![0, 1, u32::MAX, 0, 2] }
@@ -1128,12 +1180,21 @@ mod tests {
             assert_eq!(col(&batched, k), col(&whole, k), "column {}", whole.columns[k].0);
         }
         assert_eq!(batched.columns[2], ("later".to_string(), Column::Ref { dict: usize::MAX, codes: vec![] }));
-        assert_eq!(batched.columns[4].1, Column::Json { empty: e, rows: vec![(1, serde_json::json!([1])), (3, serde_json::json!({"a": 2}))] });
+        assert_eq!(
+            batched.columns[4].1,
+            Column::Json { empty: e, rows: vec![(1, serde_json::json!([1])), (3, serde_json::json!({"a": 2}))] }
+        );
         let Column::ListF64 { offsets, values, valid } = &batched.columns[3].1 else { panic!() };
-        assert_eq!((offsets.as_slice(), values.as_slice(), valid.as_slice()), (&[0, 1, 1, 1, 3, 3][..], &[1.0, 2.0, 3.0][..], &[1, 0, 1, 1, 0][..]));
+        assert_eq!(
+            (offsets.as_slice(), values.as_slice(), valid.as_slice()),
+            (&[0, 1, 1, 1, 3, 3][..], &[1.0, 2.0, 3.0][..], &[1, 0, 1, 1, 0][..])
+        );
         // Strings: "x" of the second batch is a new entry (the recent values are per
         // batch), so the codes differ from the whole table's; the strings do not.
         let Column::Str { dict, codes } = &batched.columns[0].1 else { panic!() };
-        assert_eq!((dict.as_slice(), codes.as_slice()), (&["x".to_string(), "y".into(), "x".into()][..], &[0, u32::MAX, 1, 2, u32::MAX][..]));
+        assert_eq!(
+            (dict.as_slice(), codes.as_slice()),
+            (&["x".to_string(), "y".into(), "x".into()][..], &[0, u32::MAX, 1, 2, u32::MAX][..])
+        );
     }
 }

@@ -286,13 +286,21 @@ impl Serialize for NodesOut<'_> {
         let of = |router: bool| sc.nodes.iter().filter(move |n| n.router == router).map(|n| n.name.as_str());
         t.serialize_entry("hosts", &Seq(of(false)))?;
         t.serialize_entry("routers", &Seq(of(true)))?;
-        let pd: Vec<(&str, String)> =
-            sc.nodes.iter().filter(|n| n.processing_delay.as_ps() > 0).map(|n| (n.name.as_str(), fmt_time(n.processing_delay))).collect();
+        let pd: Vec<(&str, String)> = sc
+            .nodes
+            .iter()
+            .filter(|n| n.processing_delay.as_ps() > 0)
+            .map(|n| (n.name.as_str(), fmt_time(n.processing_delay)))
+            .collect();
         if !pd.is_empty() {
             t.serialize_entry("processing_delay", &Map(&pd))?;
         }
-        let pj: Vec<(&str, String)> =
-            sc.nodes.iter().filter(|n| n.processing_jitter.as_ps() > 0).map(|n| (n.name.as_str(), fmt_time(n.processing_jitter))).collect();
+        let pj: Vec<(&str, String)> = sc
+            .nodes
+            .iter()
+            .filter(|n| n.processing_jitter.as_ps() > 0)
+            .map(|n| (n.name.as_str(), fmt_time(n.processing_jitter)))
+            .collect();
         if !pj.is_empty() {
             t.serialize_entry("processing_jitter", &Map(&pj))?;
         }
@@ -350,7 +358,12 @@ struct Measure<'a>(&'a Scenario);
 impl Measure<'_> {
     fn is_empty(&self) -> bool {
         let sc = self.0;
-        sc.interval.is_none() && sc.series.is_empty() && sc.sampling.is_none() && sc.delays.is_empty() && sc.windows.is_empty() && sc.measure_start == SimDuration::ZERO
+        sc.interval.is_none()
+            && sc.series.is_empty()
+            && sc.sampling.is_none()
+            && sc.delays.is_empty()
+            && sc.windows.is_empty()
+            && sc.measure_start == SimDuration::ZERO
     }
 }
 

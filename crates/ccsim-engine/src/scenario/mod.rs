@@ -13,9 +13,9 @@ mod validate;
 use crate::cc::CcConfig;
 use crate::element::ElementConfig;
 use crate::qdisc::{FqConfig, RedConfig};
+use crate::time::SimDuration;
 use crate::transport::receiver::ReceiverConfig;
 use crate::transport::sender::SenderConfig;
-use crate::time::SimDuration;
 use crate::units::Limit;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -114,20 +114,50 @@ pub struct ChannelSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FlowSpec {
-    Window { cc: CcConfig, data_size: u32, ack_size: u32, max_window: u32, receiver: ReceiverConfig, sender: SenderConfig },
+    Window {
+        cc: CcConfig,
+        data_size: u32,
+        ack_size: u32,
+        max_window: u32,
+        receiver: ReceiverConfig,
+        sender: SenderConfig,
+    },
     /// Packets of `packet_bits` (Heybey's voice packets are not whole bytes).
-    Cbr { rate_bps: u64, packet_bits: u32, on: Vec<(SimDuration, SimDuration)> },
-    Poisson { mean_gap: SimDuration, packet_bits: u32, on: Vec<(SimDuration, SimDuration)> },
+    Cbr {
+        rate_bps: u64,
+        packet_bits: u32,
+        on: Vec<(SimDuration, SimDuration)>,
+    },
+    Poisson {
+        mean_gap: SimDuration,
+        packet_bits: u32,
+        on: Vec<(SimDuration, SimDuration)>,
+    },
     /// Welzl's CADPC rate sender with a PTP receiver (transport/cadpc.rs).
-    Cadpc { packet_bits: u32, cfg: crate::transport::cadpc::CadpcConfig },
+    Cadpc {
+        packet_bits: u32,
+        cfg: crate::transport::cadpc::CadpcConfig,
+    },
     /// RAP / GAIMD rate sender with a receiver acknowledging every packet (transport/rap.rs).
-    Rap { packet_bits: u32, cfg: crate::transport::rap::RapConfig },
+    Rap {
+        packet_bits: u32,
+        cfg: crate::transport::rap::RapConfig,
+    },
     /// TFRC (RFC 3448) rate sender with its loss-interval receiver (transport/tfrc.rs).
-    Tfrc { packet_bits: u32, cfg: crate::transport::tfrc::TfrcConfig },
+    Tfrc {
+        packet_bits: u32,
+        cfg: crate::transport::tfrc::TfrcConfig,
+    },
     /// TEAR rate sender with its TCP-emulating receiver (transport/tear.rs).
-    Tear { packet_bits: u32, cfg: crate::transport::tear::TearConfig },
+    Tear {
+        packet_bits: u32,
+        cfg: crate::transport::tear::TearConfig,
+    },
     /// A packet-voice user (Heybey; `transport::voice`); `partner` is a flow index.
-    Voice { voice: crate::transport::voice::VoiceConfig, partner: usize },
+    Voice {
+        voice: crate::transport::voice::VoiceConfig,
+        partner: usize,
+    },
 }
 
 impl FlowSpec {
@@ -315,7 +345,11 @@ fn syntax_error(text: &str, source: &str, e: &toml::de::Error) -> ScenarioError 
         format!("line {line}, column {col}")
     });
     let msg = e.message().trim().to_string();
-    ScenarioError::new(source, "", format!("TOML syntax error{}: {msg}", loc.map(|l| format!(" at {l}")).unwrap_or_default()))
+    ScenarioError::new(
+        source,
+        "",
+        format!("TOML syntax error{}: {msg}", loc.map(|l| format!(" at {l}")).unwrap_or_default()),
+    )
 }
 
 fn explain_serde(msg: String) -> String {
@@ -336,7 +370,8 @@ mod tests {
 
     #[test]
     fn unknown_key_error_is_one_line_naming_the_field() {
-        let e = parse(&MIN.replace("duration = \"1s\"", "duration = \"1s\"\ncolour = \"red\""), "f.toml", &[]).unwrap_err();
+        let e =
+            parse(&MIN.replace("duration = \"1s\"", "duration = \"1s\"\ncolour = \"red\""), "f.toml", &[]).unwrap_err();
         assert_eq!(e.source, "f.toml");
         assert_eq!(e.field, "scenario.colour");
         assert!(e.message.starts_with("unknown field `colour`"), "{}", e.message);
@@ -352,8 +387,11 @@ mod tests {
             let e = parse(&text, "f.toml", &overrides).unwrap_err();
             assert_eq!(e.field, "flows.f.colour");
             assert!(e.message.starts_with("unknown field `colour`"), "{}", e.message);
-            let json = serde_json::to_string(&to_file(&parse(&text.replace("colour = 1\n", ""), "f.toml", &[]).unwrap())).unwrap();
-            let e = parse_json(&json.replace("\"name\":\"f\",", "\"name\":\"f\",\"colour\":1,"), "f.json", &overrides).unwrap_err();
+            let json =
+                serde_json::to_string(&to_file(&parse(&text.replace("colour = 1\n", ""), "f.toml", &[]).unwrap()))
+                    .unwrap();
+            let e = parse_json(&json.replace("\"name\":\"f\",", "\"name\":\"f\",\"colour\":1,"), "f.json", &overrides)
+                .unwrap_err();
             assert_eq!((e.source.as_str(), e.field.as_str()), ("f.json", "flows.f.colour"));
         }
         let e = parse(&text.replace("colour = 1", "start = 5"), "f.toml", &[]).unwrap_err();
@@ -376,7 +414,8 @@ mod tests {
             let path = entry.unwrap().path();
             let text = std::fs::read_to_string(&path).unwrap();
             let sc = parse(&text, "f.toml", &[]).unwrap();
-            let again = parse(&sc.to_toml(), "export.toml", &[]).unwrap_or_else(|e| panic!("{}: {e}\n{}", path.display(), sc.to_toml()));
+            let again = parse(&sc.to_toml(), "export.toml", &[])
+                .unwrap_or_else(|e| panic!("{}: {e}\n{}", path.display(), sc.to_toml()));
             assert_eq!(again, sc, "{}", path.display());
             let json = serde_json::to_string(&to_file(&sc)).unwrap();
             assert_eq!(parse_json(&json, "export.json", &[]).unwrap(), sc, "{}", path.display());
@@ -408,7 +447,17 @@ mod tests {
         let again = parse(&sc.to_toml(), "export.toml", &[]).unwrap_or_else(|e| panic!("{e}\n{}", sc.to_toml()));
         assert_eq!(again, sc);
         let toml = sc.to_toml();
-        for want in ["rate = [\"10Mbps\", \"1Mbps\"]", "packet_size = \"44bit\"", "min_rto = \"200ms\"", "channel = \"r->b\"", "at = \"r->a\"", "ack_delay_min = \"40ms\"", "defer = \"2ms\"", "windows = [\"f\", \"d2\"]", "handshake = true"] {
+        for want in [
+            "rate = [\"10Mbps\", \"1Mbps\"]",
+            "packet_size = \"44bit\"",
+            "min_rto = \"200ms\"",
+            "channel = \"r->b\"",
+            "at = \"r->a\"",
+            "ack_delay_min = \"40ms\"",
+            "defer = \"2ms\"",
+            "windows = [\"f\", \"d2\"]",
+            "handshake = true",
+        ] {
             assert!(toml.contains(want), "{want} missing from\n{toml}");
         }
     }
@@ -418,14 +467,20 @@ mod tests {
         let base = format!(
             "{MIN}routers = [\"r\"]\n[[links]]\nbetween = [\"a\", \"r\"]\nrate = \"1Mbps\"\n[[links]]\nbetween = [\"r\", \"b\"]\nrate = \"1Mbps\"\n"
         );
-        let sc = parse(&format!("{base}[[flows]]\nname = \"f\"\ncount = 3\nfrom = [\"a\", \"b\"]\nto = [\"b\", \"a\"]\n"), "f.toml", &[]).unwrap();
+        let sc = parse(
+            &format!("{base}[[flows]]\nname = \"f\"\ncount = 3\nfrom = [\"a\", \"b\"]\nto = [\"b\", \"a\"]\n"),
+            "f.toml",
+            &[],
+        )
+        .unwrap();
         let ends: Vec<(&str, usize, usize)> = sc.flows.iter().map(|f| (f.name.as_str(), f.from, f.to)).collect();
         assert_eq!(ends, [("f1", 0, 1), ("f2", 1, 0), ("f3", 0, 1)]);
         // A list without count gives one copy per host; --set count works by the name written.
         let one = format!("{base}[[flows]]\nname = \"f\"\nfrom = [\"a\", \"a\"]\nto = \"b\"\n");
         assert_eq!(parse(&one, "f.toml", &[]).unwrap().flows.len(), 2);
         assert_eq!(parse(&one, "f.toml", &["flows.f.count=5".into()]).unwrap().flows.len(), 5);
-        let e = parse(&format!("{base}[[flows]]\nname = \"f\"\ncount = 0\nfrom = \"a\"\nto = \"b\"\n"), "f.toml", &[]).unwrap_err();
+        let e = parse(&format!("{base}[[flows]]\nname = \"f\"\ncount = 0\nfrom = \"a\"\nto = \"b\"\n"), "f.toml", &[])
+            .unwrap_err();
         assert_eq!(e.field, "flows.f.count");
         let e = parse(&format!("{base}[[flows]]\nname = \"f\"\nfrom = []\nto = \"b\"\n"), "f.toml", &[]).unwrap_err();
         assert_eq!(e.field, "flows.f.from");
@@ -433,7 +488,12 @@ mod tests {
         assert_eq!(e.field, "measure.windows");
         let e = parse(&format!("{base}[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\ndelayed_ack = true\nack_delay_min = \"300ms\"\n"), "f.toml", &[]).unwrap_err();
         assert_eq!(e.field, "flows.f.ack_delay_min");
-        let e = parse(&format!("{base}[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\ntso = {{ divisor = 0 }}\n"), "f.toml", &[]).unwrap_err();
+        let e = parse(
+            &format!("{base}[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\ntso = {{ divisor = 0 }}\n"),
+            "f.toml",
+            &[],
+        )
+        .unwrap_err();
         assert_eq!(e.field, "flows.f.tso.divisor");
     }
 
@@ -445,7 +505,12 @@ mod tests {
         let flows = "[[flows]]\nname = \"t\"\nfrom = \"a\"\nto = \"b\"\ncc = \"tahoe\"\n[[flows]]\nname = \"n\"\nfrom = \"a\"\nto = \"b\"\ncc = \"newreno\"\n";
         let text = format!("{base}{flows}");
         let o = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let sc = parse(&text, "f.toml", &o(&["defaults.qdisc={kind = \"fq\", drop_rule = \"rollback\"}", "defaults.fast_retransmit=go_back_n"])).unwrap();
+        let sc = parse(
+            &text,
+            "f.toml",
+            &o(&["defaults.qdisc={kind = \"fq\", drop_rule = \"rollback\"}", "defaults.fast_retransmit=go_back_n"]),
+        )
+        .unwrap();
         assert_eq!(sc.links[0].dirs[0].qdisc, QdiscConfig::Fq(FqConfig { drop_rule: DropRule::Rollback }));
         let fr = |name: &str| match &sc.flows.iter().find(|f| f.name == name).unwrap().spec {
             FlowSpec::Window { sender, .. } => sender.fast_retransmit,
@@ -454,7 +519,10 @@ mod tests {
         // [defaults] applies where it can: not to NewReno.
         assert_eq!((fr("t"), fr("n")), (FastRetransmit::GoBackN, FastRetransmit::Bsd));
         assert_eq!(parse(&sc.to_toml(), "export.toml", &[]).unwrap(), sc);
-        assert_eq!(parse(&text, "f.toml", &o(&["defaults.qdisc=fq"])).unwrap().links[0].dirs[0].qdisc, QdiscConfig::Fq(FqConfig::default()));
+        assert_eq!(
+            parse(&text, "f.toml", &o(&["defaults.qdisc=fq"])).unwrap().links[0].dirs[0].qdisc,
+            QdiscConfig::Fq(FqConfig::default())
+        );
         let e = parse(&text, "f.toml", &o(&["defaults.qdisc={kind = \"fq\", drop_rule = \"never\"}"])).unwrap_err();
         assert!(e.field.starts_with("defaults.qdisc"), "{}: {}", e.field, e.message);
         let e = parse(&text, "f.toml", &o(&["flows.n.fast_retransmit=go_back_n"])).unwrap_err();
@@ -466,13 +534,16 @@ mod tests {
     #[test]
     fn unitless_rate_and_unknown_node_are_explained() {
         let base = format!("{MIN}routers = [\"r\"]\n[[links]]\nbetween = [\"a\", \"r\"]\nrate = \"1Mbps\"\n");
-        let e = parse(&format!("{base}[[links]]\nbetween = [\"r\", \"b\"]\nrate = 1000000\n"), "f.toml", &[]).unwrap_err();
+        let e =
+            parse(&format!("{base}[[links]]\nbetween = [\"r\", \"b\"]\nrate = 1000000\n"), "f.toml", &[]).unwrap_err();
         assert_eq!(e.field, "links.r-b.rate");
         assert!(e.message.contains("has no unit"), "{}", e.message);
-        let e = parse(&format!("{base}[[links]]\nbetween = [\"r\", \"zz\"]\nrate = \"1Mbps\"\n"), "f.toml", &[]).unwrap_err();
+        let e = parse(&format!("{base}[[links]]\nbetween = [\"r\", \"zz\"]\nrate = \"1Mbps\"\n"), "f.toml", &[])
+            .unwrap_err();
         assert_eq!(e.field, "links.r-zz.between");
         assert!(e.message.contains("unknown node 'zz'"), "{}", e.message);
-        let e = parse(&format!("{base}[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\n"), "f.toml", &[]).unwrap_err();
+        let e =
+            parse(&format!("{base}[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\n"), "f.toml", &[]).unwrap_err();
         assert_eq!(e.field, "flows.f.to");
         assert!(e.message.contains("no route from 'a' to 'b'"), "{}", e.message);
     }

@@ -121,10 +121,11 @@ mod tests {
     #[test]
     fn sets_by_name_index_and_creates_sections() {
         let mut t = doc();
-        let o: Vec<String> = ["flows.f1.cc=tahoe", "links.a-b.rate=1Mbps", "links.1.delay=2s", "defaults.qdisc=fq", "scenario.seed=7"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let o: Vec<String> =
+            ["flows.f1.cc=tahoe", "links.a-b.rate=1Mbps", "links.1.delay=2s", "defaults.qdisc=fq", "scenario.seed=7"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
         apply_overrides(&mut t, &o, "x.toml").unwrap();
         assert_eq!(t["flows"][0]["cc"].as_str(), Some("tahoe"));
         assert_eq!(t["links"][0]["rate"].as_str(), Some("1Mbps"));

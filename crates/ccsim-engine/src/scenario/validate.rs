@@ -2,12 +2,14 @@
 //! the same dotted names as `--set` (`links.bottleneck.rate`, `flows.ftp1.cc`).
 
 use super::raw;
-use super::{ChannelSpec, Change, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Sampling, Scenario, ScenarioError};
+use super::{
+    Change, ChannelSpec, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Sampling, Scenario, ScenarioError,
+};
+use crate::cc::CcConfig;
 use crate::element::ElementConfig;
+use crate::time::SimDuration;
 use crate::transport::receiver::{DelayedAck, ReceiverConfig};
 use crate::transport::sender::{FastRetransmit, RttSample, SenderConfig, Tso};
-use crate::cc::CcConfig;
-use crate::time::SimDuration;
 use crate::units::{self, Limit};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -68,10 +70,8 @@ impl Ctx<'_> {
     fn text<'v>(&self, field: &str, v: &'v Value, example: &str) -> Result<&'v str, ScenarioError> {
         match v {
             Value::String(s) => Ok(s),
-            Value::Integer(_) | Value::Float(_) => Err(self.err(
-                field,
-                format!("{v} has no unit; write it as a quoted string with a unit, e.g. \"{example}\""),
-            )),
+            Value::Integer(_) | Value::Float(_) => Err(self
+                .err(field, format!("{v} has no unit; write it as a quoted string with a unit, e.g. \"{example}\""))),
             _ => Err(self.err(field, format!("expected a quoted quantity such as \"{example}\", found {v}"))),
         }
     }
@@ -125,7 +125,9 @@ impl Ctx<'_> {
         };
         match table.get("kind").and_then(Value::as_str) {
             Some("fcfs" | "fq" | "red") => {}
-            Some(k) => return Err(self.err(format!("{field}.kind"), format!("unknown queue discipline '{k}'; {KNOWN}"))),
+            Some(k) => {
+                return Err(self.err(format!("{field}.kind"), format!("unknown queue discipline '{k}'; {KNOWN}")))
+            }
             None => return Err(self.err(format!("{field}.kind"), format!("missing; {KNOWN}"))),
         }
         let mut table = table;
@@ -135,7 +137,9 @@ impl Ctx<'_> {
             Some("fq") => QdiscConfig::Fq(self.from_table(field, &table)?),
             other => {
                 if let Some(k) = table.keys().next() {
-                    return Err(self.err(format!("{field}.{k}"), format!("'{}' takes no parameters", other.unwrap_or(""))));
+                    return Err(
+                        self.err(format!("{field}.{k}"), format!("'{}' takes no parameters", other.unwrap_or("")))
+                    );
                 }
                 QdiscConfig::Fcfs
             }
@@ -242,7 +246,12 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             if node_idx.insert(n.clone(), nodes.len()).is_some() {
                 return Err(cx.err(field, format!("node '{n}' is declared twice")));
             }
-            nodes.push(Node { name: n.clone(), router, processing_delay: SimDuration::ZERO, processing_jitter: SimDuration::ZERO });
+            nodes.push(Node {
+                name: n.clone(),
+                router,
+                processing_delay: SimDuration::ZERO,
+                processing_jitter: SimDuration::ZERO,
+            });
         }
     }
     if nodes.is_empty() {
@@ -289,7 +298,10 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         };
         let name = l.name.clone().unwrap_or(default_name);
         if has_control(&name) {
-            return Err(cx.err("links.name", format!("invalid link name '{}': names contain no control characters", name.escape_debug())));
+            return Err(cx.err(
+                "links.name",
+                format!("invalid link name '{}': names contain no control characters", name.escape_debug()),
+            ));
         }
         let p = cat("links.", &name);
         let [a, b] = l.between.as_slice() else {
@@ -300,7 +312,10 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             return Err(cx.err(cat(&p, ".between"), "a link must join two different nodes"));
         }
         if pairs.insert((a.min(b), a.max(b)), links.len()).is_some() {
-            return Err(cx.err(cat(&p, ".between"), "these two nodes are already joined by another link; ccsim allows one link per pair"));
+            return Err(cx.err(
+                cat(&p, ".between"),
+                "these two nodes are already joined by another link; ccsim allows one link per pair",
+            ));
         }
         if link_names.insert(name.clone(), links.len()).is_some() {
             return Err(cx.err(cat(&p, ".name"), format!("link name '{name}' is used twice")));
@@ -348,7 +363,13 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     for fl in &expanded {
         let p = cat("flows.", &fl.name);
         if fl.name.trim().is_empty() || fl.name.contains('.') || has_control(&fl.name) {
-            return Err(cx.err("flows.name", format!("invalid flow name '{}': must be non-empty without '.' or control characters", fl.name.escape_debug())));
+            return Err(cx.err(
+                "flows.name",
+                format!(
+                    "invalid flow name '{}': must be non-empty without '.' or control characters",
+                    fl.name.escape_debug()
+                ),
+            ));
         }
         if flow_names.insert(fl.name.clone(), flows.len()).is_some() {
             return Err(cx.err(cat(&p, ".name"), format!("flow name '{}' is used twice", fl.name)));
@@ -357,7 +378,10 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         let to = find_node(&cat(&p, ".to"), fl.to.get(0))?;
         for (i, field) in [(from, "from"), (to, "to")] {
             if nodes[i].router {
-                return Err(cx.err(format!("{p}.{field}"), format!("'{}' is a router; flows start and end at hosts", nodes[i].name)));
+                return Err(cx.err(
+                    format!("{p}.{field}"),
+                    format!("'{}' is a router; flows start and end at hosts", nodes[i].name),
+                ));
             }
         }
         if from == to {
@@ -376,7 +400,13 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         };
         if start + start_jitter > duration {
             let f = if fl.start_jitter.is_some() { cat(&p, ".start_jitter") } else { "defaults.start_jitter".into() };
-            return Err(cx.err(f, format!("start + start_jitter ({}) reaches past the end of the run ({duration}); shorten it", start + start_jitter)));
+            return Err(cx.err(
+                f,
+                format!(
+                    "start + start_jitter ({}) reaches past the end of the run ({duration}); shorten it",
+                    start + start_jitter
+                ),
+            ));
         }
         let stop = match &fl.stop {
             Some(v) => Some(cx.time(&cat(&p, ".stop"), v)?),
@@ -592,14 +622,22 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     // Voice partners: each names another voice flow whose route leads back.
     for (i, name, p) in voice_partners {
         let Some(&j) = flow_names.get(&name) else {
-            return Err(cx.err(format!("{p}.voice.partner"), format!("no flow named '{name}'; name the partner's flow")));
+            return Err(
+                cx.err(format!("{p}.voice.partner"), format!("no flow named '{name}'; name the partner's flow"))
+            );
         };
         let ok = matches!(&flows[j].spec, FlowSpec::Voice { voice, .. } if voice.partner == flows[i].name);
         if j == i || !ok {
-            return Err(cx.err(format!("{p}.voice.partner"), format!("'{name}' must be another voice flow whose partner is '{}'", flows[i].name)));
+            return Err(cx.err(
+                format!("{p}.voice.partner"),
+                format!("'{name}' must be another voice flow whose partner is '{}'", flows[i].name),
+            ));
         }
         if flows[j].from != flows[i].to || flows[j].to != flows[i].from {
-            return Err(cx.err(format!("{p}.voice.partner"), format!("'{name}' must go back from this flow's 'to' to its 'from'")));
+            return Err(cx.err(
+                format!("{p}.voice.partner"),
+                format!("'{name}' must go back from this flow's 'to' to its 'from'"),
+            ));
         }
         if let FlowSpec::Voice { partner, .. } = &mut flows[i].spec {
             *partner = j;
@@ -612,7 +650,10 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     let mut phase_names: BTreeSet<&str> = BTreeSet::new();
     for ph in &f.phases {
         if has_control(&ph.name) {
-            return Err(cx.err("phases.name", format!("invalid phase name '{}': names contain no control characters", ph.name.escape_debug())));
+            return Err(cx.err(
+                "phases.name",
+                format!("invalid phase name '{}': names contain no control characters", ph.name.escape_debug()),
+            ));
         }
         let p = format!("phases.{}", ph.name);
         if !phase_names.insert(&ph.name) {
@@ -661,15 +702,22 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     for s in &f.measure.series {
         check_series(&cx, s, &flows, &flow_names, &node_idx, &pairs)?;
     }
-    let sampling = match (&f.measure.sample, &f.measure.max_points) {
-        (Some(_), Some(_)) => {
-            return Err(cx.err("measure.max_points", "give either sample (the width of a bucket, e.g. \"10ms\") or max_points (points per series), not both"))
-        }
-        (Some(v), None) => Some(Sampling::Every(positive_time(&cx, "measure.sample", v)?)),
-        (None, Some(Value::Integer(n))) if *n >= 1 => Some(Sampling::MaxPoints(*n as u64)),
-        (None, Some(v)) => return Err(cx.err("measure.max_points", format!("expected a whole number of points per series, at least 1 (e.g. 10000), found {v}"))),
-        (None, None) => None,
-    };
+    let sampling =
+        match (&f.measure.sample, &f.measure.max_points) {
+            (Some(_), Some(_)) => return Err(cx.err(
+                "measure.max_points",
+                "give either sample (the width of a bucket, e.g. \"10ms\") or max_points (points per series), not both",
+            )),
+            (Some(v), None) => Some(Sampling::Every(positive_time(&cx, "measure.sample", v)?)),
+            (None, Some(Value::Integer(n))) if *n >= 1 => Some(Sampling::MaxPoints(*n as u64)),
+            (None, Some(v)) => {
+                return Err(cx.err(
+                    "measure.max_points",
+                    format!("expected a whole number of points per series, at least 1 (e.g. 10000), found {v}"),
+                ))
+            }
+            (None, None) => None,
+        };
     let flow_list = |field: &str, v: &Option<Value>, window_only: bool| -> Result<Vec<usize>, ScenarioError> {
         let ok = |f: &Flow| !window_only || matches!(f.spec, FlowSpec::Window { .. });
         match v {
@@ -683,7 +731,9 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                         cx.err(field, format!("no flow named {v}; list flow names, or write true for all flows"))
                     })?;
                     if !ok(&flows[i]) {
-                        return Err(cx.err(field, format!("flow {v} is not a window flow; only window flows have a window")));
+                        return Err(
+                            cx.err(field, format!("flow {v} is not a window flow; only window flows have a window"))
+                        );
                     }
                     out.push(i);
                 }
@@ -721,10 +771,21 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             }
             (None, Some(ch)) => match channels_named(&link_names, &node_idx, &pairs, &links, ch) {
                 Some(v) if ch.contains("->") => v,
-                _ => return Err(cx.err(cat(&p, ".channel"), format!("no channel '{ch}'; write it as \"a->b\" for a link between a and b"))),
+                _ => {
+                    return Err(cx.err(
+                        cat(&p, ".channel"),
+                        format!("no channel '{ch}'; write it as \"a->b\" for a link between a and b"),
+                    ))
+                }
             },
-            (Some(_), Some(_)) => return Err(cx.err(cat(&p, ".channel"), "give a link (both directions) or a channel, not both")),
-            (None, None) => return Err(cx.err(cat(&p, ".link"), "missing; name the link (or give channel = \"a->b\" for one direction)")),
+            (Some(_), Some(_)) => {
+                return Err(cx.err(cat(&p, ".channel"), "give a link (both directions) or a channel, not both"))
+            }
+            (None, None) => {
+                return Err(
+                    cx.err(cat(&p, ".link"), "missing; name the link (or give channel = \"a->b\" for one direction)")
+                )
+            }
         };
         let at = cx.time(&cat(&p, ".at"), &c.at)?;
         if at > duration {
@@ -765,10 +826,18 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             "beacon" => ElementConfig::Beacon(cx.from_table(&p, &table)?),
             "ptp" => ElementConfig::Ptp(cx.from_table(&p, &table)?),
             "smart_link" => ElementConfig::SmartLink(cx.from_table(&p, &table)?),
-            "" => return Err(cx.err(cat(&p, ".kind"), "missing; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link")),
-            k => {
-                return Err(cx.err(cat(&p, ".kind"), format!("unknown element '{k}'; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link")))
+            "" => {
+                return Err(cx.err(
+                    cat(&p, ".kind"),
+                    "missing; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link",
+                ))
             }
+            k => return Err(cx.err(
+                cat(&p, ".kind"),
+                format!(
+                    "unknown element '{k}'; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link"
+                ),
+            )),
         };
         let mut to = None;
         match &config {
@@ -795,12 +864,17 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 return Err(cx.err(cat(&p, ".at"), format!("expected a channel or link name, found {v}")));
             };
             for ch in channels_named(&link_names, &node_idx, &pairs, &links, name).ok_or_else(|| {
-                cx.err(cat(&p, ".at"), format!("no channel or link named '{name}'; write a channel as \"a->b\" or give a link's name"))
+                cx.err(
+                    cat(&p, ".at"),
+                    format!("no channel or link named '{name}'; write a channel as \"a->b\" or give a link's name"),
+                )
             })? {
                 if let ElementConfig::Beacon(c) = &config {
                     let from = if ch % 2 == 0 { links[ch / 2].a } else { links[ch / 2].b };
                     if shortest_path(from, to.unwrap(), &nodes, &adj).is_none() {
-                        return Err(cx.err(cat(&p, ".to"), format!("no route from '{}' to '{}'", nodes[from].name, c.to)));
+                        return Err(
+                            cx.err(cat(&p, ".to"), format!("no route from '{}' to '{}'", nodes[from].name, c.to))
+                        );
                     }
                 }
                 let n = per_channel.entry(ch).or_insert(0usize);
@@ -1078,13 +1152,22 @@ fn tso(cx: &Ctx, field: &str, v: &Value) -> Result<Option<Tso>, ScenarioError> {
                     "segment" => t.segment_bytes = cx.size(&f, x)?,
                     "divisor" => match x.as_integer() {
                         Some(n) if (1..=1000).contains(&n) => t.divisor = n as u32,
-                        _ => return Err(cx.err(f, format!("expected a whole number from 1 to 1000 (Linux: 3), found {x}"))),
+                        _ => {
+                            return Err(
+                                cx.err(f, format!("expected a whole number from 1 to 1000 (Linux: 3), found {x}"))
+                            )
+                        }
                     },
                     _ => return Err(cx.err(f, "unknown key; tso takes defer, segment and divisor")),
                 }
             }
         }
-        _ => return Err(cx.err(field, format!("expected true, false or a table {{ defer = \"40ms\", segment = \"65536B\", divisor = 3 }}, found {v}"))),
+        _ => return Err(cx.err(
+            field,
+            format!(
+                "expected true, false or a table {{ defer = \"40ms\", segment = \"65536B\", divisor = 3 }}, found {v}"
+            ),
+        )),
     }
     Ok(Some(t))
 }
@@ -1101,7 +1184,10 @@ fn out_of_order(cx: &Ctx, field: &str, v: &str) -> Result<bool, ScenarioError> {
     match v {
         "keep" => Ok(true),
         "discard" => Ok(false),
-        _ => Err(cx.err(field, format!("unknown value '{v}'; use \"keep\" (buffer out-of-order packets) or \"discard\""))),
+        _ => {
+            Err(cx
+                .err(field, format!("unknown value '{v}'; use \"keep\" (buffer out-of-order packets) or \"discard\"")))
+        }
     }
 }
 
@@ -1130,7 +1216,10 @@ fn expand_flows<'a>(cx: &Ctx, flows: &'a [raw::Flow]) -> Result<Vec<Cow<'a, raw:
             None => lists.unwrap_or(1) as i64,
             Some(Value::Integer(n)) if (1..=MAX_FLOW_COUNT).contains(n) => *n,
             Some(v) => {
-                return Err(cx.err(cat(&p, ".count"), format!("expected a whole number of flows from 1 to {MAX_FLOW_COUNT}, found {v}")))
+                return Err(cx.err(
+                    cat(&p, ".count"),
+                    format!("expected a whole number of flows from 1 to {MAX_FLOW_COUNT}, found {v}"),
+                ))
             }
         };
         for i in 0..count as usize {

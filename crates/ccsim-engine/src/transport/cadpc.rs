@@ -111,7 +111,10 @@ impl CadpcConfig {
             return Err(("a", format!("{} is outside (0, 1]; the paper uses 0.5", self.a)));
         }
         if !(self.update.is_finite() && self.update >= 1.0) {
-            return Err(("update", format!("{} RTTs is less than one RTT, which the paper says oscillates; use 4", self.update)));
+            return Err((
+                "update",
+                format!("{} RTTs is less than one RTT, which the paper says oscillates; use 4", self.update),
+            ));
         }
         if self.initial_rate == 0 {
             return Err(("initial_rate", "must be positive: the rate must never reach zero (section 3.1)".into()));
@@ -425,8 +428,14 @@ mod tests {
             Control::Feedback(f) => f,
             c => panic!("{c:?}"),
         };
-        assert_eq!(fb(&out[0]), Feedback::Bandwidth { capacity_bps: 0.0, traffic_bps: 0.0, interval: SimDuration::ZERO });
-        assert_eq!(fb(&out[1]), Feedback::Bandwidth { capacity_bps: 10e6, traffic_bps: 6e6, interval: SimDuration::from_secs(1) });
+        assert_eq!(
+            fb(&out[0]),
+            Feedback::Bandwidth { capacity_bps: 0.0, traffic_bps: 0.0, interval: SimDuration::ZERO }
+        );
+        assert_eq!(
+            fb(&out[1]),
+            Feedback::Bandwidth { capacity_bps: 10e6, traffic_bps: 6e6, interval: SimDuration::from_secs(1) }
+        );
         assert_eq!(out[1].ts, SimTime::from_millis(1900), "echoes the request's departure");
         assert_eq!(out[1].bits, 320);
         assert_eq!(r.measurements, 1);

@@ -64,7 +64,13 @@ fn d_ack() -> u32 {
 
 impl Default for RapConfig {
     fn default() -> Self {
-        RapConfig { alpha: d_alpha(), beta: d_beta(), dupthresh: d_dupthresh(), initial_rtt: d_rtt(), ack_size: d_ack() }
+        RapConfig {
+            alpha: d_alpha(),
+            beta: d_beta(),
+            dupthresh: d_dupthresh(),
+            initial_rtt: d_rtt(),
+            ack_size: d_ack(),
+        }
     }
 }
 

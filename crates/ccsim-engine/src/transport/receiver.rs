@@ -158,7 +158,14 @@ impl AckReceiver {
 
     /// A data packet of this flow arrived.
     #[inline]
-    pub fn on_data(&mut self, now: SimTime, data: &Packet, c: &mut FlowCounters, out: &mut Vec<Packet>, meta: &mut MetaSlab) {
+    pub fn on_data(
+        &mut self,
+        now: SimTime,
+        data: &Packet,
+        c: &mut FlowCounters,
+        out: &mut Vec<Packet>,
+        meta: &mut MetaSlab,
+    ) {
         c.arrived += 1;
         if self.cfg.ecn {
             if data.has(FLAG_CWR) {
@@ -236,7 +243,15 @@ impl AckReceiver {
 
     /// Sends the ack of everything below `seq` (the next expected number).
     #[inline]
-    fn send_ack_seq(&mut self, seq: u32, ts: SimTime, flags: u8, c: &mut FlowCounters, out: &mut Vec<Packet>, meta: &mut MetaSlab) {
+    fn send_ack_seq(
+        &mut self,
+        seq: u32,
+        ts: SimTime,
+        flags: u8,
+        c: &mut FlowCounters,
+        out: &mut Vec<Packet>,
+        meta: &mut MetaSlab,
+    ) {
         debug_assert_eq!(seq, self.rcv.next_expected());
         let flags = if self.ece { (flags & ECHOED_FLAGS) | FLAG_ECE } else { flags & ECHOED_FLAGS };
         // Built whole, not copied and then patched field by field in memory: a copy
@@ -350,7 +365,10 @@ mod tests {
         }
         assert_eq!(t.acks(), vec![2, 4, 6, 8, 10]);
         // Each ack echoes the first of its two packets (RFC 1323): 0, 2, 4, ...
-        assert_eq!(t.out.iter().map(|a| a.ts.as_secs_f64() * 1000.0).collect::<Vec<_>>(), vec![0.0, 2.0, 4.0, 6.0, 8.0]);
+        assert_eq!(
+            t.out.iter().map(|a| a.ts.as_secs_f64() * 1000.0).collect::<Vec<_>>(),
+            vec![0.0, 2.0, 4.0, 6.0, 8.0]
+        );
         assert_eq!(t.r.timer.deadline, None, "nothing waits");
     }
 
@@ -390,7 +408,8 @@ mod tests {
         // A gap longer than ato leaves it; ato never exceeds ack_delay (200 ms).
         t.data(2085, data(5, 1985));
         assert_eq!(t.r.ack_timeout(), Some(SimDuration::from_micros(47_500)));
-        let mut r = Run::new(ReceiverConfig { delayed_ack: Some(DelayedAck { delay: ms(60), ..d }), ..Default::default() });
+        let mut r =
+            Run::new(ReceiverConfig { delayed_ack: Some(DelayedAck { delay: ms(60), ..d }), ..Default::default() });
         r.data(0, data(0, 0));
         r.data(50, data(1, 50)); // m = 50 >= ato 40: unchanged
         assert_eq!(r.r.ack_timeout(), Some(ms(40)));

@@ -41,7 +41,16 @@ pub struct RtoEstimator {
 
 impl RtoEstimator {
     pub fn new(style: RtoStyle, initial_rto: SimDuration) -> Self {
-        RtoEstimator { style, srtt: None, rttvar: 0, base_rto: initial_rto.as_ps(), backoff: 0, mdev4: 0, mdev_max: 0, rtt_seq: 0 }
+        RtoEstimator {
+            style,
+            srtt: None,
+            rttvar: 0,
+            base_rto: initial_rto.as_ps(),
+            backoff: 0,
+            mdev4: 0,
+            mdev_max: 0,
+            rtt_seq: 0,
+        }
     }
 
     /// Feeds one RTT sample with the sender's `snd_una` and `snd_nxt` (the Linux
@@ -164,7 +173,11 @@ mod tests {
 
     fn jk() -> RtoEstimator {
         RtoEstimator::new(
-            RtoStyle::JacobsonKarels { k: 4, min_rto: SimDuration::from_millis(200), max_rto: SimDuration::from_secs(64) },
+            RtoStyle::JacobsonKarels {
+                k: 4,
+                min_rto: SimDuration::from_millis(200),
+                max_rto: SimDuration::from_secs(64),
+            },
             SimDuration::from_secs(3),
         )
     }
@@ -215,7 +228,10 @@ mod tests {
     }
 
     fn linux() -> RtoEstimator {
-        RtoEstimator::new(RtoStyle::Linux { min_rto: SimDuration::from_millis(200), max_rto: SimDuration::from_secs(120) }, SimDuration::from_secs(3))
+        RtoEstimator::new(
+            RtoStyle::Linux { min_rto: SimDuration::from_millis(200), max_rto: SimDuration::from_secs(120) },
+            SimDuration::from_secs(3),
+        )
     }
 
     #[test]
@@ -246,8 +262,8 @@ mod tests {
         let ms = SimDuration::from_millis;
         let mut e = linux();
         e.sample_at(ms(100), 0, 10); // srtt 100, 4 mdev 200, rttvar 200
-        // 500 ms (err 400): srtt 150; 4 mdev = 200 + (400 - 50) = 550 > 200: rttvar 550,
-        // within the first round trip (snd_una 5 <= rtt_seq 10): rto 150 + 550 = 700 ms.
+                                     // 500 ms (err 400): srtt 150; 4 mdev = 200 + (400 - 50) = 550 > 200: rttvar 550,
+                                     // within the first round trip (snd_una 5 <= rtt_seq 10): rto 150 + 550 = 700 ms.
         e.sample_at(ms(500), 5, 12);
         assert_eq!(e.srtt(), Some(ms(150)));
         assert_eq!(e.rto(), ms(700));

@@ -88,7 +88,8 @@ use super::scoreboard::Scoreboard;
 use super::timer::LazyTimer;
 use super::{FlowCounters, RttStats};
 use crate::cc::{
-    AckSample, AnyCc, Cause, CcConfig, CcMetrics, CongestionControl, CongestionSample, Recovery, RecoveryAck, SendSample,
+    AckSample, AnyCc, Cause, CcConfig, CcMetrics, CongestionControl, CongestionSample, Recovery, RecoveryAck,
+    SendSample,
 };
 use crate::meta::MetaSlab;
 use crate::packet::{Packet, FLAG_CWR, FLAG_ECE, FLAG_ECT, FLAG_PAIR_FIRST, FLAG_PAIR_SECOND, FLAG_RETX};
@@ -312,8 +313,17 @@ impl WindowSender {
 
     /// Chooses the series this flow records.
     pub fn set_trace(&mut self, t: FlowTrace) {
-        self.tracing = t.cwnd.is_some() || t.ssthresh.is_some() || t.rate.is_some() || t.extra != [None, None] || self.whist.is_some();
-        let any = t.cwnd.is_some() || t.ssthresh.is_some() || t.outstanding.is_some() || t.rtt.is_some() || t.rate.is_some() || t.extra != [None, None];
+        self.tracing = t.cwnd.is_some()
+            || t.ssthresh.is_some()
+            || t.rate.is_some()
+            || t.extra != [None, None]
+            || self.whist.is_some();
+        let any = t.cwnd.is_some()
+            || t.ssthresh.is_some()
+            || t.outstanding.is_some()
+            || t.rtt.is_some()
+            || t.rate.is_some()
+            || t.extra != [None, None];
         self.trace = any.then(|| Box::new(t));
     }
 
@@ -386,7 +396,14 @@ impl WindowSender {
     }
 
     #[inline(always)]
-    fn send_impl<const PLAIN: bool>(&mut self, now: SimTime, seq: u32, mark: u8, c: &mut FlowCounters, out: &mut Vec<Packet>) {
+    fn send_impl<const PLAIN: bool>(
+        &mut self,
+        now: SimTime,
+        seq: u32,
+        mark: u8,
+        c: &mut FlowCounters,
+        out: &mut Vec<Packet>,
+    ) {
         let retx = seq < self.snd_max;
         // Built whole from the template (see `AckReceiver::send_ack_seq`).
         let mut p = Packet { seq, ts: now, flags: if retx { FLAG_RETX | mark } else { mark }, ..self.data };
@@ -480,7 +497,15 @@ impl WindowSender {
     }
 
     /// Paced sending: bursts of `send_quantum` at the policy's rate, within the window.
-    fn try_send_paced(&mut self, now: SimTime, rate_bps: u64, m: &CcMetrics, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
+    fn try_send_paced(
+        &mut self,
+        now: SimTime,
+        rate_bps: u64,
+        m: &CcMetrics,
+        c: &mut FlowCounters,
+        out: &mut Vec<Packet>,
+        rec: &mut Recorder,
+    ) {
         let window = self.window_of(m);
         let burst = m.send_quantum.clamp(1, window);
         let limit = self.snd_una + window;
@@ -583,7 +608,15 @@ impl WindowSender {
 
     /// An ack of this flow reached the sender. `meta` holds its SACK blocks, if any.
     #[inline]
-    pub fn on_ack(&mut self, now: SimTime, ack: &Packet, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder, meta: &MetaSlab) {
+    pub fn on_ack(
+        &mut self,
+        now: SimTime,
+        ack: &Packet,
+        c: &mut FlowCounters,
+        out: &mut Vec<Packet>,
+        rec: &mut Recorder,
+        meta: &MetaSlab,
+    ) {
         if self.plain {
             self.on_ack_impl::<true>(now, ack, c, out, rec, meta)
         } else {
@@ -592,7 +625,15 @@ impl WindowSender {
     }
 
     /// `on_ack`; `PLAIN`: none of SACK, ECN, newest-RTT or NewReno is on.
-    fn on_ack_impl<const PLAIN: bool>(&mut self, now: SimTime, ack: &Packet, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder, meta: &MetaSlab) {
+    fn on_ack_impl<const PLAIN: bool>(
+        &mut self,
+        now: SimTime,
+        ack: &Packet,
+        c: &mut FlowCounters,
+        out: &mut Vec<Packet>,
+        rec: &mut Recorder,
+        meta: &MetaSlab,
+    ) {
         c.acks_arrived += 1;
         // The RTO always uses the timestamp echo (RFC 1323); statistics, the `rtt` series
         // and the policy use the flow's RTT sample rule.
@@ -725,10 +766,23 @@ impl WindowSender {
     }
 
     /// Fast retransmit: tell the policy, resend the first unacknowledged packet.
-    fn fast_retransmit(&mut self, now: SimTime, pipe: bool, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
+    fn fast_retransmit(
+        &mut self,
+        now: SimTime,
+        pipe: bool,
+        c: &mut FlowCounters,
+        out: &mut Vec<Packet>,
+        rec: &mut Recorder,
+    ) {
         c.fast_retransmits += 1;
         self.timed = None;
-        self.cc.on_congestion(&CongestionSample { now, cause: Cause::FastRetransmit, in_flight_pkts: self.outstanding(), pipe, rto_repeat: false });
+        self.cc.on_congestion(&CongestionSample {
+            now,
+            cause: Cause::FastRetransmit,
+            in_flight_pkts: self.outstanding(),
+            pipe,
+            rto_repeat: false,
+        });
         self.send(now, self.snd_una, c, out);
         if self.go_back_n && !pipe {
             // Go back: what follows the lost packet is resent as the window opens.
@@ -765,7 +819,13 @@ impl WindowSender {
             return;
         }
         c.ecn_reductions += 1;
-        self.cc.on_congestion(&CongestionSample { now, cause: Cause::Ecn, in_flight_pkts: self.outstanding(), pipe: false, rto_repeat: false });
+        self.cc.on_congestion(&CongestionSample {
+            now,
+            cause: Cause::Ecn,
+            in_flight_pkts: self.outstanding(),
+            pipe: false,
+            rto_repeat: false,
+        });
         self.ecn_recover = Some(self.snd_max);
         self.cwr_pending = true;
     }
@@ -781,7 +841,13 @@ impl WindowSender {
         self.rto.on_timeout();
         let rto_repeat = self.rto_una == Some(self.snd_una);
         self.rto_una = Some(self.snd_una);
-        self.cc.on_congestion(&CongestionSample { now, cause: Cause::Timeout, in_flight_pkts: self.outstanding(), pipe: false, rto_repeat });
+        self.cc.on_congestion(&CongestionSample {
+            now,
+            cause: Cause::Timeout,
+            in_flight_pkts: self.outstanding(),
+            pipe: false,
+            rto_repeat,
+        });
         if self.recovery_mode == Recovery::NewReno || self.sb.is_some() {
             self.guard = Some(self.snd_max);
         }
@@ -950,7 +1016,10 @@ mod tests {
         let mut t = T::new(CcConfig::PacketPair(PacketPairConfig::default()), 40);
         // Start-up: one pair, nothing more until its acks return.
         t.start(0);
-        assert_eq!(t.out.iter().map(|p| (p.seq, p.flags)).collect::<Vec<_>>(), vec![(0, FLAG_PAIR_FIRST), (1, FLAG_PAIR_SECOND)]);
+        assert_eq!(
+            t.out.iter().map(|p| (p.seq, p.flags)).collect::<Vec<_>>(),
+            vec![(0, FLAG_PAIR_FIRST), (1, FLAG_PAIR_SECOND)]
+        );
         assert_eq!(t.s.pace.deadline, None, "held by the window, not by pacing");
         t.sent();
         let mut a0 = ack_pkt(1, ms(0));
@@ -962,7 +1031,10 @@ mod tests {
         let mut a1 = ack_pkt(2, ms(0));
         a1.flags = FLAG_PAIR_SECOND;
         t.ack_packet(4200, a1);
-        assert_eq!(t.out.iter().map(|p| (p.seq, p.flags)).collect::<Vec<_>>(), vec![(2, FLAG_PAIR_FIRST), (3, FLAG_PAIR_SECOND)]);
+        assert_eq!(
+            t.out.iter().map(|p| (p.seq, p.flags)).collect::<Vec<_>>(),
+            vec![(2, FLAG_PAIR_FIRST), (3, FLAG_PAIR_SECOND)]
+        );
         assert!(t.out.iter().all(|p| p.ts == ms(4200)), "back to back");
         assert_eq!(t.s.pace.deadline, Some(ms(4600)));
         t.sent();

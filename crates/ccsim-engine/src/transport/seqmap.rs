@@ -112,7 +112,8 @@ impl SeqBitmap {
     }
 
     fn grow(&mut self) {
-        let old = std::mem::replace(self, SeqBitmap { bits: vec![0; self.bits.len() * 2], next: self.next, held: self.held });
+        let old =
+            std::mem::replace(self, SeqBitmap { bits: vec![0; self.bits.len() * 2], next: self.next, held: self.held });
         for s in old.next..old.next + old.cap() {
             if old.get(s) {
                 let (w, b) = self.slot(s);

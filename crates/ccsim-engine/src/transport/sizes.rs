@@ -45,7 +45,11 @@ mod tests {
             ("ChannelCounters", size_of::<crate::link::ChannelCounters>(), 144),
             ("Limit", size_of::<crate::units::Limit>(), 16),
         ];
-        let over: Vec<String> = sizes.iter().filter(|(_, n, bound)| n > bound).map(|(name, n, bound)| format!("{name} is {n} B (bound {bound} B)")).collect();
+        let over: Vec<String> = sizes
+            .iter()
+            .filter(|(_, n, bound)| n > bound)
+            .map(|(name, n, bound)| format!("{name} is {n} B (bound {bound} B)"))
+            .collect();
         assert!(over.is_empty(), "{}", over.join("; "));
         // An idle window flow's own state plus its scenario entry, two links and two
         // nodes (the dumbbell's share), without channels and heap-held names: under 2 KiB.
@@ -63,7 +67,12 @@ mod tests {
         let line = |off: usize, len: usize| (off / 64, (off + len - 1) / 64);
         let fields = crate::link::hot_field_spans();
         for (name, off, len, want) in fields {
-            assert_eq!(line(off, len), (want, want), "Channel::{name} at {off}..{} should lie in line {want}", off + len);
+            assert_eq!(
+                line(off, len),
+                (want, want),
+                "Channel::{name} at {off}..{} should lie in line {want}",
+                off + len
+            );
         }
         assert_eq!(std::mem::align_of::<Channel>(), 64);
     }

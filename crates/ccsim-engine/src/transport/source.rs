@@ -112,7 +112,8 @@ mod tests {
 
     #[test]
     fn cbr_sends_evenly_in_each_on_period() {
-        let on = vec![(SimTime::from_secs(0), SimTime::from_secs(1)), (SimTime::from_secs(3), SimTime::from_millis(3500))];
+        let on =
+            vec![(SimTime::from_secs(0), SimTime::from_secs(1)), (SimTime::from_secs(3), SimTime::from_millis(3500))];
         let mut s = Source::new(tmpl(), Gaps::Constant(SimDuration::from_millis(250)), on);
         assert_eq!(times(&mut s), vec![0.0, 0.25, 0.5, 0.75, 3.0, 3.25]);
     }

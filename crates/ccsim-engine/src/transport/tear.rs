@@ -101,7 +101,18 @@ pub struct TearSender {
 impl TearSender {
     pub fn new(cfg: TearConfig, data: Packet, stop: SimTime) -> Self {
         let s = data.bits as f64 / 8.0;
-        TearSender { cfg, data, s, x: s, rtt: None, last_data: None, seq: 0, stop, feedbacks: 0, pace: LazyTimer::default() }
+        TearSender {
+            cfg,
+            data,
+            s,
+            x: s,
+            rtt: None,
+            last_data: None,
+            seq: 0,
+            stop,
+            feedbacks: 0,
+            pace: LazyTimer::default(),
+        }
     }
 
     fn gap(&self) -> SimDuration {
@@ -205,7 +216,14 @@ impl TearReceiver {
         weighted_mean(open, &self.epochs).unwrap_or(if self.last_round > 0.0 { self.last_round } else { self.cwnd / r })
     }
 
-    pub fn on_data(&mut self, now: SimTime, p: &Packet, c: &mut FlowCounters, out: &mut Vec<Packet>, meta: &mut MetaSlab) {
+    pub fn on_data(
+        &mut self,
+        now: SimTime,
+        p: &Packet,
+        c: &mut FlowCounters,
+        out: &mut Vec<Packet>,
+        meta: &mut MetaSlab,
+    ) {
         c.arrived += 1;
         c.delivered += 1;
         let rd = carried_rtt(p, meta, SimDuration::from_secs(1));

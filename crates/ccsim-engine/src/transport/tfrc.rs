@@ -68,11 +68,7 @@ fn d_mbi() -> SimDuration {
 
 impl Default for TfrcConfig {
     fn default() -> Self {
-        TfrcConfig {
-            feedback_size: d_fb(),
-            initial_nofeedback: d_nofb(),
-            t_mbi: d_mbi(),
-        }
+        TfrcConfig { feedback_size: d_fb(), initial_nofeedback: d_nofb(), t_mbi: d_mbi() }
     }
 }
 
@@ -82,10 +78,7 @@ impl TfrcConfig {
             return Err(("feedback_size", "must be at least 1 byte".into()));
         }
         if self.initial_nofeedback == SimDuration::ZERO {
-            return Err((
-                "initial_nofeedback",
-                "must be positive (RFC 3448: 2s)".into(),
-            ));
+            return Err(("initial_nofeedback", "must be positive (RFC 3448: 2s)".into()));
         }
         if self.t_mbi == SimDuration::ZERO {
             return Err(("t_mbi", "must be positive (RFC 3448: 64s)".into()));
@@ -98,8 +91,7 @@ impl TfrcConfig {
 /// X = s / (R sqrt(2bp/3) + t_RTO (3 sqrt(3bp/8)) p (1 + 32 p^2)).
 pub fn tcp_equation(s: f64, r: f64, p: f64, t_rto: f64) -> f64 {
     let b = 1.0;
-    s / (r * (2.0 * b * p / 3.0).sqrt()
-        + t_rto * (3.0 * (3.0 * b * p / 8.0).sqrt()) * p * (1.0 + 32.0 * p * p))
+    s / (r * (2.0 * b * p / 3.0).sqrt() + t_rto * (3.0 * (3.0 * b * p / 8.0).sqrt()) * p * (1.0 + 32.0 * p * p))
 }
 
 /// The loss event rate p with `tcp_equation(s, r, p, 4r) == x` (RFC 3448 5.5), by
@@ -260,24 +252,12 @@ impl TfrcSender {
         (self.p > 0.0).then(|| tcp_equation(self.s, r, self.p, 4.0 * r))
     }
 
-    pub fn start(
-        &mut self,
-        now: SimTime,
-        c: &mut FlowCounters,
-        out: &mut Vec<Packet>,
-        meta: &mut MetaSlab,
-    ) {
+    pub fn start(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, meta: &mut MetaSlab) {
         self.nofeedback.deadline = Some(now + self.cfg.initial_nofeedback);
         self.on_pace(now, c, out, meta);
     }
 
-    pub fn on_pace(
-        &mut self,
-        now: SimTime,
-        c: &mut FlowCounters,
-        out: &mut Vec<Packet>,
-        meta: &mut MetaSlab,
-    ) {
+    pub fn on_pace(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, meta: &mut MetaSlab) {
         if now >= self.stop {
             self.pace.deadline = None;
             self.nofeedback.deadline = None;
@@ -308,8 +288,7 @@ impl TfrcSender {
             return;
         }
         let r4 = self.rtt.map_or(0.0, |r| 4.0 * r.as_secs_f64());
-        self.nofeedback.deadline =
-            Some(now + SimDuration::from_secs_f64(r4.max(2.0 * self.s / self.x)));
+        self.nofeedback.deadline = Some(now + SimDuration::from_secs_f64(r4.max(2.0 * self.s / self.x)));
     }
 
     /// Feedback (X_recv bytes/s, p) echoing the data packet sent at `echo` (RFC 3448 4.3).
@@ -318,9 +297,7 @@ impl TfrcSender {
         let sample = now.saturating_since(echo);
         let r = match self.rtt {
             None => sample,
-            Some(r) => {
-                SimDuration::from_secs_f64(0.9 * r.as_secs_f64() + 0.1 * sample.as_secs_f64())
-            }
+            Some(r) => SimDuration::from_secs_f64(0.9 * r.as_secs_f64() + 0.1 * sample.as_secs_f64()),
         };
         self.rtt = Some(r);
         self.x_recv = x_recv;
@@ -427,11 +404,7 @@ impl TfrcReceiver {
                     // The first loss event: the synthetic first interval (5.5) from the
                     // receive rate so far.
                     let span = now.saturating_since(start).as_secs_f64();
-                    let xr = if span > 0.0 {
-                        self.bytes_since_first / span
-                    } else {
-                        bytes / r.as_secs_f64()
-                    };
+                    let xr = if span > 0.0 { self.bytes_since_first / span } else { bytes / r.as_secs_f64() };
                     let pf = invert_equation(bytes, r.as_secs_f64(), xr);
                     self.closed.insert(0, 1.0 / pf);
                 }
@@ -445,16 +418,9 @@ impl TfrcReceiver {
             grew = true;
         }
         self.p = p_new;
-        let due = first
-            || grew
-            || self
-                .last_feedback
-                .is_none_or(|t| now.saturating_since(t) >= r);
+        let due = first || grew || self.last_feedback.is_none_or(|t| now.saturating_since(t) >= r);
         if due {
-            let interval = self
-                .last_feedback
-                .map_or(SimDuration::ZERO, |t| now.saturating_since(t))
-                .as_secs_f64();
+            let interval = self.last_feedback.map_or(SimDuration::ZERO, |t| now.saturating_since(t)).as_secs_f64();
             if interval > 0.0 {
                 self.x_recv = self.bytes_since_feedback / interval;
             }
@@ -464,10 +430,7 @@ impl TfrcReceiver {
             f.seq = p.seq;
             f.ts = p.ts;
             let h = meta.alloc();
-            meta.get_mut(h).control = Control::Feedback(Feedback::LossRate {
-                recv_bps: self.x_recv * 8.0,
-                p: self.p,
-            });
+            meta.get_mut(h).control = Control::Feedback(Feedback::LossRate { recv_bps: self.x_recv * 8.0, p: self.p });
             f.meta = h;
             out.push(f);
             self.feedbacks += 1;
@@ -545,28 +508,13 @@ mod tests {
         assert_eq!(s.rtt, Some(SimDuration::from_millis(100)));
         assert!((s.x - 10_000.0).abs() < 1e-6);
         // Feedback 50 ms later (< R): no doubling.
-        s.on_feedback(
-            SimTime::from_millis(150),
-            50_000.0,
-            0.0,
-            SimTime::from_millis(50),
-        );
+        s.on_feedback(SimTime::from_millis(150), 50_000.0, 0.0, SimTime::from_millis(50));
         assert!((s.x - 10_000.0).abs() < 1e-6);
         // One R after the last doubling: X = min(2X, 2 X_recv) = 20000.
-        s.on_feedback(
-            SimTime::from_millis(200),
-            50_000.0,
-            0.0,
-            SimTime::from_millis(100),
-        );
+        s.on_feedback(SimTime::from_millis(200), 50_000.0, 0.0, SimTime::from_millis(100));
         assert!((s.x - 20_000.0).abs() < 1e-6);
         // A loss report: X = min(X_calc, 2 X_recv) with R = 100 ms, p = 0.01.
-        s.on_feedback(
-            SimTime::from_millis(300),
-            200_000.0,
-            0.01,
-            SimTime::from_millis(200),
-        );
+        s.on_feedback(SimTime::from_millis(300), 200_000.0, 0.01, SimTime::from_millis(200));
         assert!((s.x - 112_331.7).abs() < 1.0, "{}", s.x);
         // Nofeedback: X_calc <= 2 X_recv, so X_recv = X_calc/4 and X = 2 X_recv = X_calc/2.
         s.on_nofeedback(SimTime::from_millis(800));
@@ -578,16 +526,15 @@ mod tests {
         let route = Packet::new(PacketKind::Control, 0, 40);
         let mut r = TfrcReceiver::new(route);
         let (mut c, mut out, mut meta) = (FlowCounters::default(), Vec::new(), MetaSlab::default());
-        let mut send =
-            |r: &mut TfrcReceiver, seq: u32, out: &mut Vec<Packet>, meta: &mut MetaSlab| {
-                let mut p = Packet::new(PacketKind::Data, 0, 1000);
-                p.seq = seq;
-                p.ts = SimTime::from_millis(seq as u64);
-                carry_rtt(&mut p, meta, Some(SimDuration::from_millis(10)));
-                let now = SimTime::from_millis(seq as u64 + 50);
-                r.on_data(now, &p, &mut c, out, meta);
-                meta.free(p.meta);
-            };
+        let mut send = |r: &mut TfrcReceiver, seq: u32, out: &mut Vec<Packet>, meta: &mut MetaSlab| {
+            let mut p = Packet::new(PacketKind::Data, 0, 1000);
+            p.seq = seq;
+            p.ts = SimTime::from_millis(seq as u64);
+            carry_rtt(&mut p, meta, Some(SimDuration::from_millis(10)));
+            let now = SimTime::from_millis(seq as u64 + 50);
+            r.on_data(now, &p, &mut c, out, meta);
+            meta.free(p.meta);
+        };
         for k in 0..100 {
             send(&mut r, k, &mut out, &mut meta);
         }
@@ -601,12 +548,7 @@ mod tests {
         // open I_0 = 349 - 300 + 1 = 50.
         let syn = 1.0 / invert_equation(1000.0, 0.01, 101_000.0 / 0.101);
         let want = weighted_mean(50.0, &[100.0, 100.0, syn]).unwrap();
-        assert!(
-            (r.p - 1.0 / want).abs() < 1e-12,
-            "{} vs {}",
-            r.p,
-            1.0 / want
-        );
+        assert!((r.p - 1.0 / want).abs() < 1e-12, "{} vs {}", r.p, 1.0 / want);
         // The last feedback carries it.
         let last = out.last().unwrap();
         match meta.get(last.meta).unwrap().control {

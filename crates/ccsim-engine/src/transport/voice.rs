@@ -207,7 +207,13 @@ impl VoiceUser {
 
     /// The tick scheduled for `now`: a data packet (active) or a control packet
     /// (inactive). Returns the next tick, or `None` if this event was stale.
-    pub fn tick(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, meta: &mut MetaSlab) -> Option<SimTime> {
+    pub fn tick(
+        &mut self,
+        now: SimTime,
+        c: &mut FlowCounters,
+        out: &mut Vec<Packet>,
+        meta: &mut MetaSlab,
+    ) -> Option<SimTime> {
         if now != self.next {
             return None;
         }
@@ -330,7 +336,13 @@ mod tests {
         // control value it holds as feedback.
         assert_eq!(u.tick(t0, &mut k, &mut out, &mut m), Some(SimTime::from_millis(100)));
         assert_eq!((out[0].kind, out[0].bits), (PacketKind::Control, 10));
-        let data = |eos| VoiceStamp { control_bps: 15_000.0, feedback_bps: 22_000.0, rate_bps: 30_000.0, data: true, end_of_spurt: eos };
+        let data = |eos| VoiceStamp {
+            control_bps: 15_000.0,
+            feedback_bps: 22_000.0,
+            rate_bps: 30_000.0,
+            data: true,
+            end_of_spurt: eos,
+        };
         assert_eq!(u.on_receive(SimTime::from_millis(30), &data(false)), None);
         assert_eq!((u.rate_bps, u.control_bps, u.active), (22_000.0, 15_000.0, false));
         let t = SimTime::from_millis(50);
@@ -344,7 +356,13 @@ mod tests {
         // The old control tick at 100 ms is stale now.
         assert_eq!(u.tick(SimTime::from_millis(100), &mut k, &mut out, &mut m), None);
         // The first control packet ends slow start; infinite feedback leaves the rate.
-        let ctl = VoiceStamp { control_bps: 9_000.0, feedback_bps: f64::INFINITY, rate_bps: 0.0, data: false, end_of_spurt: false };
+        let ctl = VoiceStamp {
+            control_bps: 9_000.0,
+            feedback_bps: f64::INFINITY,
+            rate_bps: 0.0,
+            data: false,
+            end_of_spurt: false,
+        };
         u.on_receive(SimTime::from_millis(60), &ctl);
         assert!(!u.slow);
         assert_eq!(u.data_bits(), 440);
