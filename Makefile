@@ -2,6 +2,8 @@
 #
 #   make demo    set up .venv, build ccsim (release) and run the keshav-s1 reproduction
 #   make test    set up, then cargo test (engine, optimised and debug) and pytest
+#   make lint    the gates CI runs first: cargo fmt --check, clippy (warnings are errors),
+#                ruff, the stub check of _ccsim.pyi, and the comment gate (docs/testing.md)
 #   make bench   the speed benchmark of issue 2
 #   make bench-growth   whether any component's cost per event grows over a run:
 #                instructions per event (valgrind's callgrind) early and late in runs of
@@ -39,7 +41,7 @@ SOURCES := $(shell find crates python -type f \
 # maturin must see the venv as the active environment to install into it.
 VENV_ENV := VIRTUAL_ENV=$(VENV) PATH=$(BIN):$$PATH
 
-.PHONY: build demo test bench bench-growth clean venv debian-packages reproductions \
+.PHONY: build demo test lint bench bench-growth clean venv debian-packages reproductions \
         validate-ns3 report-screenshot snapshots
 
 venv: $(DEPS_STAMP)
@@ -87,6 +89,15 @@ test: $(BUILD_STAMP) debian-packages
 	# Debug build too: debug assertions check every channel's conservation identity.
 	cargo test -p ccsim-engine
 	$(BIN)/python -m pytest -q
+
+# The gates (`.ci/run` runs them before the tests). rustfmt.toml and Cargo.toml's
+# [workspace.lints] configure the Rust ones, pyproject.toml's [tool.ruff] ruff.
+lint: $(BUILD_STAMP)
+	cargo fmt --all --check
+	PYO3_PYTHON=$(BIN)/python cargo clippy --workspace --all-targets -- -D warnings
+	$(BIN)/ruff check python tests validation
+	$(BIN)/python -m mypy.stubtest ccsim._ccsim --allowlist tests/lint/stubtest-allowlist.txt
+	$(BIN)/python tests/lint/comments.py
 
 reproductions: $(BUILD_STAMP)
 	$(BIN)/python -m ccsim.reproduce.regenerate

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
+import ccsim
 import pandas as pd
 import pytest
-
-import ccsim
 from ccsim import _ccsim
 from conftest import DATA, FLOW_KEYS, KESHAV, LINK_KEYS, TOP_KEYS
+
 
 def test_version_is_the_native_modules():
     assert ccsim.__version__ == ccsim._ccsim.__version__

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ccsim
 import pytest
-
 from conftest import DATA
 
 

@@ -7,10 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
-
 import ccsim
-
+import pytest
 from conftest import DATA, FLOW_KEYS, KESHAV, LINK_KEYS, TOP_KEYS, run_cli
 
 ROWS = ["G/FCFS", "G/FQ", "JK/FCFS", "JK/FQ", "PP/FQ", "PP/FQ per-probe"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import DATA, KESHAV, run_cli
 
 # file in tests/data -> words the message must contain besides the file name

@@ -1,4 +1,4 @@
-"""Results cross the binding as columns (issue 13, goal 3); JSON stays the export.
+"""Results cross the binding as columns; JSON stays the export.
 
 The JSON dict rebuilt from the columns (``Results.raw``) must equal the engine's own JSON
 export (``_ccsim.run(..., out="json")``): the same keys, in the same order, and the same
@@ -15,11 +15,10 @@ import pickle
 from pathlib import Path
 from typing import Any
 
+import ccsim
 import numpy as np
 import pandas as pd
 import pytest
-
-import ccsim
 from ccsim import _ccsim
 from ccsim.results import Results
 
@@ -184,7 +183,7 @@ def test_results_pickle_as_columns_and_come_back_equal() -> None:
     # The frames the tables keep to share (copy-on-write) are not pickled either.
     fresh = ccsim.run(DATA / "tiny.toml")
     size = len(pickle.dumps(fresh))
-    fresh.links, fresh.flows, fresh.phases
+    _ = fresh.links, fresh.flows, fresh.phases
     assert len(pickle.dumps(fresh)) == size
 
 

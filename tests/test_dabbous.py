@@ -6,9 +6,8 @@ from __future__ import annotations
 import csv
 import json
 
-import pytest
-
 import ccsim
+import pytest
 from conftest import REPO, run_cli
 
 SUBNAMES = [

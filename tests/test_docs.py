@@ -31,9 +31,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 import ccsim
+import pytest
 from conftest import REPO
 
 DOCS = (

@@ -8,12 +8,10 @@ from pathlib import Path
 
 import ccsim
 import pytest
-from matplotlib.collections import PolyCollection
-
 from ccsim import output, plots
 from ccsim.reproduce import keshav_s1
-
 from conftest import DATA, REPO, run_cli
+from matplotlib.collections import PolyCollection
 
 MAGIC = {"png": b"\x89PNG\r\n\x1a\n", "pdf": b"%PDF-", "svg": b"<?xml"}
 

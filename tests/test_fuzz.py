@@ -5,10 +5,9 @@ crash of the interpreter, an engine panic (``RuntimeError``) or a hang."""
 
 from __future__ import annotations
 
+import ccsim
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import ccsim
 from test_invariants import check_conservation
 
 GOOD = {

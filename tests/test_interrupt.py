@@ -14,9 +14,8 @@ import sys
 import textwrap
 import time
 
-import pytest
-
 import ccsim
+import pytest
 from conftest import DATA, REPO
 
 # Without series: a long run's series would be large, and the test times the stop only.

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 
-import pytest
-
 import ccsim
+import pytest
 from conftest import DATA, KESHAV, KESHAV_PAIRS
 
 
@@ -120,7 +120,7 @@ def tiles_the_run(periods: list[dict], end: float) -> bool:
     bounds = sorted((p["start_s"], p["end_s"]) for p in periods)
     if not bounds or bounds[0][0] != 0 or bounds[-1][1] != pytest.approx(end):
         return False
-    return all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))
+    return all(a[1] == b[0] for a, b in itertools.pairwise(bounds))
 
 
 def test_conservation_tiny(tiny_results):

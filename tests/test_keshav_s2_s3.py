@@ -14,7 +14,6 @@ import statistics
 import ccsim
 import pytest
 from ccsim.scenarios import scenario_path
-
 from conftest import run_cli
 
 ROWS = ["G/FCFS", "G/FQ", "JK/FCFS", "JK/FQ", "PP/FQ", "PP/FQ per-probe"]

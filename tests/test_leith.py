@@ -8,7 +8,6 @@ import json
 from dataclasses import replace
 
 import pytest
-
 from ccsim.reproduce import NoProgress, leith
 from ccsim.reproduce._leith_scenarios import files
 from conftest import REPO, run_cli

@@ -21,7 +21,6 @@ import ccsim
 import ccsim.scenarios
 import pytest
 from ccsim.reproduce import names as reproduction_names
-
 from conftest import REPO
 
 PACKAGE = REPO / "python" / "ccsim"

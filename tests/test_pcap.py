@@ -6,9 +6,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-import pytest
-
 import ccsim
+import pytest
 from ccsim.pcap import with_capture, write_pcaps
 from conftest import DATA, run_cli
 

@@ -10,6 +10,7 @@ test asserts a wall-clock duration.
 from __future__ import annotations
 
 import fcntl
+import itertools
 import json
 import math
 import os
@@ -24,9 +25,8 @@ import textwrap
 import time
 from collections.abc import Callable
 
-import pytest
-
 import ccsim
+import pytest
 from ccsim import _progress
 from conftest import DATA, REPO
 
@@ -232,9 +232,9 @@ def test_slices_start_at_256_events_and_at_most_double():
         ccsim.load(TINY).with_overrides(MEDIUM[1::2]),
         progress=lambda s, e, events: seen.append(events),
     )
-    sizes = [b - a for a, b in zip([0, *seen], seen)]
+    sizes = [b - a for a, b in zip([0, *seen], seen, strict=False)]
     assert sizes[0] == 256
-    assert all(b <= 2 * a for a, b in zip(sizes, sizes[1:])), sizes
+    assert all(b <= 2 * a for a, b in itertools.pairwise(sizes)), sizes
     # Slices of 256, 512, 1024, ... events: k slices hold at most 256 * (2^k - 1) events,
     # and the callback follows every slice but the last.
     least_slices = math.ceil(math.log2(r.events / 256 + 1))

@@ -10,9 +10,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 import ccsim
+import pytest
 from ccsim import report
 from conftest import DATA, run_cli
 

@@ -8,11 +8,9 @@ import io
 import itertools
 import json
 
-import pytest
-
 import ccsim
+import pytest
 from ccsim import _ccsim, cli, output
-
 from conftest import DATA, run_cli
 
 POINTS = ["t", "v", "min", "max"]

@@ -100,9 +100,8 @@ def _slugs(markdown: str) -> set[str]:
 
 
 def test_every_reason_links_to_an_existing_heading():
-    from conftest import REPO
-
     from ccsim.reproduce import _keshav_tandem, dabbous, keshav_s1, keshav_s2, keshav_s3
+    from conftest import REPO
 
     rules = [*keshav_s1.EXPLAIN, *keshav_s2.EXPLAIN, *keshav_s3.EXPLAIN, *_keshav_tandem.EXPLAIN_COMMON, *dabbous.EXPLAIN]
     assert rules

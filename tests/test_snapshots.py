@@ -4,11 +4,10 @@ tests/snapshots/*.txt); a moved value fails with the diff and how to accept it."
 from __future__ import annotations
 
 import pytest
-
 import snapshots
+from ccsim.reproduce import Report, Row
 from golden import REPRODUCTIONS
 from snapshots import SPECS, check, diff_message, moved, relative_change, render, take, values
-from ccsim.reproduce import Report, Row
 
 
 @pytest.mark.parametrize("name", list(SPECS))

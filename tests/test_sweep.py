@@ -13,10 +13,9 @@ import sys
 import time
 from pathlib import Path
 
+import ccsim
 import duckdb
 import pytest
-
-import ccsim
 from ccsim import _sweep, _sweepresults
 from conftest import DATA, REPO, run_cli
 from test_cli_errors import assert_user_error
@@ -368,7 +367,6 @@ def test_a_failed_case_is_recorded_and_retried(monkeypatch, tmp_path):
 
 def test_a_worker_that_dies_fails_only_its_case():
     import psutil
-
     from ccsim._sweepworker import run_batches
 
     text = TINY.read_text()

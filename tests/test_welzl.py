@@ -5,9 +5,8 @@ The full reproduction is not part of the tests."""
 
 from __future__ import annotations
 
-import pytest
-
 import ccsim
+import pytest
 from ccsim.reproduce import NoProgress, welzl
 from ccsim.scenarios import scenario_path
 from conftest import run_cli

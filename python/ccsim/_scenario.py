@@ -6,12 +6,12 @@ import json
 import math
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
-from ccsim import _ccsim, _builder
+from ccsim import _builder, _ccsim
 from ccsim._builder import ScenarioBuilder
 from ccsim.results import Results
 

@@ -32,7 +32,6 @@ from ccsim._builder import ScenarioBuilder
 from ccsim._scenario import Scenario, _override_value, _toml_item, load
 
 if TYPE_CHECKING:
-    import pandas as pd
 
     from ccsim._sweepdb import Database, Keys
     from ccsim._sweepresults import SweepResults

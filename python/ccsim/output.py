@@ -240,7 +240,7 @@ def write_series_csv(
         while written < n and not deadline.passed():
             end = min(written + CHUNK, n)
             cols = [_strings(points[k][written:end], "") for k in keys]
-            f.write("\n".join(map(",".join, zip(*cols))) + "\n")
+            f.write("\n".join(map(",".join, zip(*cols, strict=True))) + "\n")
             written = end
     if written < n:
         deadline.cut("series/", f"{path.name} {written:,} of {n:,} points written")

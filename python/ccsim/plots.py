@@ -50,7 +50,7 @@ class FigureOptions:
     dpi: int = 120  # raster formats only
 
 
-_OPTIONS: ContextVar[FigureOptions] = ContextVar("ccsim_figure_options", default=FigureOptions())
+_OPTIONS: ContextVar[FigureOptions] = ContextVar("ccsim_figure_options", default=FigureOptions())  # noqa: B039 (frozen)
 
 
 def options() -> FigureOptions:

@@ -524,7 +524,7 @@ def run_plots(page: Page, results: Results) -> None:
         if len(traces) > MAX_FLOW_TRACES:
             # Too many lines to read: the total, the mean per flow and the flows' range.
             times = next(iter(traces.values()))[0]
-            columns = list(zip(*(v for _, v in traces.values())))
+            columns = list(zip(*(v for _, v in traces.values()), strict=False))
             values = [[x for x in col if x is not None] for col in columns]
             traces = {
                 f"all {len(traces)} flows": (times, [sum(c) for c in values]),
@@ -861,7 +861,7 @@ def _sweep_plot(page, sub, params, param, words, unit, table) -> None:
     for key, group in sub.groupby(keys, sort=False, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
         label = ", ".join(
-            [f"{p}={_cell_text(v)}" for p, v in zip(others, key[:-1])] + [str(key[-1])]
+            [f"{p}={_cell_text(v)}" for p, v in zip(others, key[:-1], strict=False)] + [str(key[-1])]
         )
         x = [_cell_text(v) for v in group[param]] if param else ["all"] * len(group)
         traces.append(

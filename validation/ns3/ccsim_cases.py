@@ -6,7 +6,6 @@ import json
 import sys
 
 import ccsim
-
 from cases import ACCESS_BPS, DELAY_MS, DURATION_S, HEADERS, PAYLOAD, RATE_BPS, WARMUP_S, WIRE, cases, sawtooth_period
 
 

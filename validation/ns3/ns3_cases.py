@@ -149,8 +149,8 @@ std::vector<double> run(uint32_t n, std::vector<double> accessMs, uint32_t buffe
 
 def main() -> int:
     t0 = time.time()
-    from ns import ns  # noqa: F401  (loads the ns-3 libraries and headers)
     import cppyy
+    from ns import ns  # noqa: F401  (loads the ns-3 libraries and headers)
 
     cppyy.cppdef(CPP)
     run = cppyy.gbl.ccsim_validation.run

@@ -80,7 +80,7 @@ fn dumbbell_fq(c: &mut Criterion) {
 /// The scenario-text path of `ccsim.loads` at 2000 and 8000 flows: the dumbbell's text
 /// as `Scenario.check()` writes it (every route explicit) parsed and validated, and
 /// exported back to JSON (`export_*`). Time per flow should stay flat from 2000 to 8000
-/// flows (linear validation and export, issue 13).
+/// flows (validation and export are linear in the flows).
 fn validate_dumbbell(c: &mut Criterion) {
     let mut g = c.benchmark_group("validate_dumbbell");
     g.sample_size(10);

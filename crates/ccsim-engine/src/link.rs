@@ -219,7 +219,7 @@ pub(crate) fn end_counted(ends: &[EndCut], pkt: &Packet) -> Option<(u32, u32)> {
 /// the packet at an offset of 4 bytes and read back in 16-byte pieces that straddled its
 /// stores, so every hand-over waited for its stores to reach the cache (a failed
 /// store-to-load forward). Flat and in one cache line, the benchmark's 100-flow case
-/// ran 7.6 % faster (docs/performance.md, stop 22).
+/// ran 7.6 % faster (docs/performance.md).
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 pub struct Handover {

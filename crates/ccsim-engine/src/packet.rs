@@ -8,7 +8,7 @@
 //! `kind` and `flags` sat at bytes 28-31 and `ts` first). A packet moves as two 16-byte
 //! halves and its fields are read one by one from the copies just made; with `hop` at
 //! the start of the second half the hand-over chain ran 4-7 % faster (interleaved
-//! runs, docs/performance.md, stop 22), at the same instruction count.
+//! runs, docs/performance.md), at the same instruction count.
 //!
 //! | bytes | field | |
 //! |---|---|---|

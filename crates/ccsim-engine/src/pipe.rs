@@ -243,7 +243,8 @@ mod tests {
         assert!(b.is_empty() && b.not_before() == SimTime(7));
         assert_eq!(a.pop_front(&mut pool).1.seq, 2);
         assert_eq!(a.pop_front(&mut pool).1.seq, 3);
-        assert!(a.is_empty() && a.len() == 0 && a.not_before() == SimTime(20));
+        assert!(a.is_empty() && a.not_before() == SimTime(20));
+        assert_eq!(a.len(), 0);
         assert_eq!(pool.capacity(), 4);
         // Refilled after emptying.
         a.push_back(&mut pool, SimTime(30), &pkt(4));

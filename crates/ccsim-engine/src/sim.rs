@@ -88,7 +88,7 @@ pub const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
 /// State size above which the hints reach two events ahead instead of one
 /// (`Simulation::set_prefetch_ahead`): 8 MiB, a quarter of the machine's shared 32 MiB
 /// last-level cache, where most misses go to memory and one event's work is too short to
-/// hide them. Bench dumbbell (docs/performance.md, stop 23): 10^4 flows (27 MB) 14 %
+/// hide them. Bench dumbbell (docs/performance.md): 10^4 flows (27 MB) 14 %
 /// faster with two, 1000 flows (2.7 MB) 3 % slower.
 pub const PREFETCH_TWO_AHEAD_ABOVE_BYTES: usize = 8 << 20;
 

@@ -1,4 +1,4 @@
-//! Validation looks links, channels, nodes and flows up by name in maps (issue 13: linear
+//! Validation looks links, channels, nodes and flows up by name in maps (linear
 //! in flows and links at 10^5 flows). These tests pin what each lookup finds and the
 //! errors it gives, and that a large dumbbell written out by `Scenario.check()` (every
 //! route explicit through a router with thousands of links) validates back to itself.

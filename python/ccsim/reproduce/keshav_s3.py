@@ -12,8 +12,8 @@ from pathlib import Path
 
 from ccsim.reproduce import Progress, Report
 from ccsim.reproduce._keshav_tandem import _S23, EXPLAIN_COMMON, Spec, paper_row
-from ccsim.reproduce.scoreboard import Explain
 from ccsim.reproduce._keshav_tandem import reproduce as _reproduce
+from ccsim.reproduce.scoreboard import Explain
 
 DESCRIPTION = (
     "Keshav 1991, section 4.3, Scenario 3: Table 4 (G/FCFS, G/FQ, JK/FCFS, JK/FQ, PP/FQ), "

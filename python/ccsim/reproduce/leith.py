@@ -22,6 +22,7 @@ every difference: docs/reproductions/leith.md.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Callable
@@ -35,7 +36,7 @@ from ccsim.reproduce.scoreboard import Explain
 from ccsim.scenarios import scenario_path
 
 if TYPE_CHECKING:
-    import pandas as pd
+    pass
 
 DESCRIPTION = (
     "McCullagh & Leith (delay-based AIMD under heavy multiplexing, vs SACK Reno, "
@@ -635,7 +636,7 @@ def fig6(out_dir: Path, progress: Progress) -> Report:
     for key, cases in (("100ms", c100), ("20-200ms", cmix)):
         onset = floor_onset(cases) or 10**9
         below = [c for c in cases if c["n"] < onset]
-        falls = [(b["n"], (_ms(a["peak_s"]) or 0) - (_ms(b["peak_s"]) or 0)) for a, b in zip(below, below[1:]) if b["peak_s"] < a["peak_s"]]
+        falls = [(b["n"], (_ms(a["peak_s"]) or 0) - (_ms(b["peak_s"]) or 0)) for a, b in itertools.pairwise(below) if b["peak_s"] < a["peak_s"]]
         _row(rows, f"fig6 {key}", "peak falls below the one-packet point", len(falls), None,
              "paper: peak 'does not increase monotonically', most with equal RTTs (section V-C)")  # fmt: skip
         _row(rows, f"fig6 {key}", "largest such fall (ms)", max((d for _, d in falls), default=0.0))

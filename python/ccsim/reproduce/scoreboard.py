@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ccsim.reproduce import Report, Row, Table
+    from ccsim.reproduce import Report, Table
 
 REL_TOL = 0.15
 

@@ -252,7 +252,7 @@ def fig12(out_dir: Path, progress: Progress, bandwidths: tuple[int, ...] = BANDW
     tables.insert(0, Table("Figures 1/2: the number the text states: ours (paper)", ["fig1 1 Mbps, 100 flows"],
                            [("loss ratio", "loss ratio")], floor=0.1, unit="fraction"))  # fmt: skip
     # The text's claims, in words, as numbers: cells of (almost) no loss per packet size.
-    for size, fig_no in (("1000B", 1), ("500B", 2)):
+    for size in ("1000B", "500B"):
         stable = sum(1 for b in bandwidths for n in counts if grid[(size, b, n)]["loss"] < 0.01)
         _row(rows, "claims", f"cells with loss < 1%, {size}", stable, None)
     tables.append(Table("Figures 1/2: the text's claims (ours)", ["claims"],
@@ -273,7 +273,7 @@ def _total_series(r: ccsim.Results, prefix: str) -> tuple[list[float], list[floa
     iv = r.intervals
     iv = iv[iv["name"].str.startswith(prefix)]
     t, v = [], []
-    for (start, end), g in iv.groupby(["start_s", "end_s"]):
+    for (_start, end), g in iv.groupby(["start_s", "end_s"]):
         t.append(float(end))
         v.append(float(g["goodput_bps"].sum()))
     return t, v

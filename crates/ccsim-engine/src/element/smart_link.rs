@@ -12,14 +12,15 @@
 //!   queueing" change of section 3.3, Figs. A-7/A-8). The control value is always
 //!   written at transmission.
 //! - Every `update` (20 ms "fast", 100 ms "slow") the link computes, with c_j = a*C_j:
-//!     Hayden: p(t+1) = max[c/W, min[c, p(t) + (c - f(t))/W]]
-//!     Mosely: p(t+1) = max[c/W, min[c, max_i r_ij(t) + (c - f(t))/W]]
-//!     Jaffe:  p(t+1) = max[c/(W+1), min[c, p(t) + (c - f(t) - p(t))/(W+1)]]
+//!   Hayden: p(t+1) = max[c/W, min[c, p(t) + (c - f(t))/W]]
+//!   Mosely: p(t+1) = max[c/W, min[c, max_i r_ij(t) + (c - f(t))/W]]
+//!   Jaffe:  p(t+1) = max[c/(W+1), min[c, p(t) + (c - f(t) - p(t))/(W+1)]]
 //!   With an empty table (W = 0, where Hayden's and Mosely's c/W is undefined) the
 //!   value is c (the bound every formula tends to; a choice, see the notes).
 //! - Mosely's "protocol" (`protocol = true`): an update happens only if every flow in
 //!   the table reports r_ij <= p_j(t); otherwise the link tries again after `retry`
 //!   (20 ms).
+//!
 //! The initial control value is c_j (a choice: the paper does not say).
 
 use super::{ChannelView, ElemCx, ElemVerdict, Element};

@@ -1,5 +1,5 @@
 //! Results as columns (struct of arrays): what the Python binding hands over instead of
-//! one JSON string (issue 13, goal 3).
+//! one JSON string.
 //!
 //! Every table of the results JSON (flows, links, nodes, the flow and link rows of phases
 //! and intervals, series points) becomes one `Column` per JSON key, in the JSON's key

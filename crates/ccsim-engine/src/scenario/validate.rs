@@ -832,12 +832,14 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     "missing; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link",
                 ))
             }
-            k => return Err(cx.err(
-                cat(&p, ".kind"),
-                format!(
+            k => {
+                return Err(cx.err(
+                    cat(&p, ".kind"),
+                    format!(
                     "unknown element '{k}'; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link"
                 ),
-            )),
+                ))
+            }
         };
         let mut to = None;
         match &config {
@@ -1162,12 +1164,14 @@ fn tso(cx: &Ctx, field: &str, v: &Value) -> Result<Option<Tso>, ScenarioError> {
                 }
             }
         }
-        _ => return Err(cx.err(
-            field,
-            format!(
+        _ => {
+            return Err(cx.err(
+                field,
+                format!(
                 "expected true, false or a table {{ defer = \"40ms\", segment = \"65536B\", divisor = 3 }}, found {v}"
             ),
-        )),
+            ))
+        }
     }
     Ok(Some(t))
 }

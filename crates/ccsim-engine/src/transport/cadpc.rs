@@ -148,7 +148,7 @@ pub fn bottleneck(prev: &[Stamp], cur: &[Stamp]) -> Option<(f64, f64, SimDuratio
         let dt = SimDuration::from_ps(c.time_ps - p.time_ps);
         let lambda = c.out_bytes.saturating_sub(p.out_bytes) as f64 * 8.0 / dt.as_secs_f64();
         let b = c.rate_bps as f64;
-        if best.map_or(true, |(bb, bl, _)| b - lambda < bb - bl) {
+        if best.is_none_or(|(bb, bl, _)| b - lambda < bb - bl) {
             best = Some((b, lambda, dt));
         }
     }

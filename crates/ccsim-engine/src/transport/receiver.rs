@@ -181,7 +181,7 @@ impl AckReceiver {
         // The next expected number after this arrival, kept in hand for the ack: read
         // back from the bitmap just after `insert` stored it, the compiler loaded it
         // together with its neighbour in one wider load that waited for the store to
-        // reach the cache (docs/performance.md, stop 22).
+        // reach the cache (docs/performance.md).
         let mut ack_seq = next;
         if self.cfg.keep_out_of_order || data.seq == next {
             let (delivered, after) = self.rcv.insert_then_next(data.seq);

@@ -1,6 +1,6 @@
 //! Upper bounds on the size of a flow's state and of the scenario structs kept after a
-//! build (issue 13: an idle flow in slow start must cost well under 2 KiB at 10^5
-//! flows). A field added to a hot struct that pushes it past its bound fails here: box
+//! build (an idle flow in slow start must cost well under 2 KiB at 10^5 flows;
+//! docs/performance.md). A field added to a hot struct that pushes it past its bound fails here: box
 //! it, or raise the bound on purpose and say why in docs/performance.md.
 
 #[cfg(test)]
@@ -18,8 +18,8 @@ mod tests {
         // (name, size, bound): the bounds are today's sizes on x86-64 (before this
         // test: Endpoint 1104 B, WindowSender 688 B, AnyCc 192 B, Link 232 B).
         let sizes = [
-            // (Inline in the simulation's array since stop 25, 64-byte aligned: 912 B
-            // in a box before, plus an allocator header and a pointer of its own.)
+            // (Inline in the simulation's array, 64-byte aligned; a box would add an
+            // allocator header and a pointer of its own.)
             ("Endpoint", size_of::<Endpoint>(), 960),
             ("Sender", size_of::<Sender>(), 496),
             ("WindowSender", size_of::<WindowSender>(), 496),
@@ -35,9 +35,8 @@ mod tests {
             ("QdiscConfig", size_of::<QdiscConfig>(), 16),
             ("Node", size_of::<Node>(), 48),
             // Four channels per dumbbell flow: 560 B with its two name strings, 496 B with its
-            // elements and rate history inline, 448 B until stop 25 (the buffer limit
-            // twice, series ids and the capacity mark inline, `drops` stored beside its
-            // per-reason counts).
+            // elements and rate history inline (docs/performance.md has what each
+            // field costs).
             ("Channel", size_of::<crate::link::Channel>(), 384),
             ("Pipe", size_of::<crate::pipe::Pipe>(), 32),
             ("Ring", size_of::<crate::ring::Ring<u64>>(), 40),

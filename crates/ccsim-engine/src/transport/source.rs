@@ -6,6 +6,7 @@
 //! - Poisson sends packets with exponentially distributed gaps of the given mean,
 //!   drawn from the flow's own seeded RNG stream; the first packet of an on period comes
 //!   one gap after its start.
+//!
 //! Neither reacts to loss; the receiving host counts arrivals.
 
 use super::FlowCounters;

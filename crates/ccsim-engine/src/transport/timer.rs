@@ -70,8 +70,7 @@ mod tests {
 
     #[test]
     fn rearming_later_costs_no_new_event_and_reschedules_on_fire() {
-        let mut t = LazyTimer::default();
-        t.deadline = Some(SimTime(10));
+        let mut t = LazyTimer { deadline: Some(SimTime(10)), ..Default::default() };
         let (at, g) = t.needs_event().unwrap();
         assert_eq!(at, SimTime(10));
         t.deadline = Some(SimTime(20));
@@ -83,8 +82,7 @@ mod tests {
 
     #[test]
     fn moving_earlier_supersedes_the_pending_event() {
-        let mut t = LazyTimer::default();
-        t.deadline = Some(SimTime(50));
+        let mut t = LazyTimer { deadline: Some(SimTime(50)), ..Default::default() };
         let (_, g1) = t.needs_event().unwrap();
         t.deadline = Some(SimTime(30));
         let (at, g2) = t.needs_event().unwrap();
@@ -95,8 +93,7 @@ mod tests {
 
     #[test]
     fn stopped_timer_ignores_its_event() {
-        let mut t = LazyTimer::default();
-        t.deadline = Some(SimTime(5));
+        let mut t = LazyTimer { deadline: Some(SimTime(5)), ..Default::default() };
         let (_, g) = t.needs_event().unwrap();
         t.deadline = None;
         assert_eq!(t.fire(g, SimTime(5)), Fired::Ignore);
