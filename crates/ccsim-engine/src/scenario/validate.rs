@@ -3,7 +3,8 @@
 
 use super::raw;
 use super::{
-    Change, ChannelSpec, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Sampling, Scenario, ScenarioError,
+    Change, ChannelSpec, Conversations, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Sampling,
+    Scenario, ScenarioError,
 };
 use crate::cc::CcConfig;
 use crate::element::ElementConfig;
@@ -832,12 +833,14 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     "missing; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link",
                 ))
             }
-            k => return Err(cx.err(
-                cat(&p, ".kind"),
-                format!(
+            k => {
+                return Err(cx.err(
+                    cat(&p, ".kind"),
+                    format!(
                     "unknown element '{k}'; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link"
                 ),
-            )),
+                ))
+            }
         };
         let mut to = None;
         match &config {
@@ -904,6 +907,19 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         max_wall: match &f.scenario.max_wall {
             Some(v) => Some(positive_time(&cx, "scenario.max_wall", v)?),
             None => None,
+        },
+        conversations: match f.scenario.conversations.as_deref() {
+            None | Some("flow") => Conversations::Flow,
+            Some("host_pair") => Conversations::HostPair,
+            Some(v) => {
+                return Err(cx.err(
+                    "scenario.conversations",
+                    format!(
+                        "unknown value '{v}'; use \"flow\" (a flow's data and its acks are two conversations, \
+                         the default) or \"host_pair\" (one conversation per source-destination host pair)"
+                    ),
+                ))
+            }
         },
         nodes,
         links,
@@ -1162,12 +1178,14 @@ fn tso(cx: &Ctx, field: &str, v: &Value) -> Result<Option<Tso>, ScenarioError> {
                 }
             }
         }
-        _ => return Err(cx.err(
-            field,
-            format!(
+        _ => {
+            return Err(cx.err(
+                field,
+                format!(
                 "expected true, false or a table {{ defer = \"40ms\", segment = \"65536B\", divisor = 3 }}, found {v}"
             ),
-        )),
+            ))
+        }
     }
     Ok(Some(t))
 }
