@@ -266,7 +266,7 @@ pub struct Simulation {
     acks_parked: u64,
     /// Routes of element-emitted packets, by (from node, to node): route offset.
     emit_routes: BTreeMap<(u32, u32), u32>,
-    /// Conversation ids by (first node, last node) of a route.
+    /// Conversation ids of routes (`[scenario].conversations`).
     convs: ConvIds,
     /// Adjacency (node -> neighbours, in link order) for routing emitted packets.
     adj: Vec<Vec<usize>>,
@@ -1832,6 +1832,23 @@ mod tests {
     use crate::cc::{AckSample, AnyCc, CcMetrics, CongestionSample, CustomCc, Feedback};
     use crate::meta::Control;
     use std::sync::{Arc, Mutex};
+
+    #[test]
+    fn conversation_ids_by_flow_and_by_host_pair() {
+        // Flows 0 (a -> b) and 1 (a -> b again) with acks, then an emitted packet a -> b
+        // and one r -> b. By flow: routes 0, 1, 2, 3 in turn, and the emitted pairs 4 and 5
+        // (the second packet a -> b reuses 4).
+        let mut by_flow = ConvIds::new(Conversations::Flow);
+        let ids: Vec<u32> = [(0, 1), (1, 0), (0, 1), (1, 0)].iter().map(|&(a, b)| by_flow.route(a, b)).collect();
+        assert_eq!(ids, [0, 1, 2, 3]);
+        assert_eq!([by_flow.pair(0, 1), by_flow.pair(2, 1), by_flow.pair(0, 1)], [4, 5, 4]);
+        // By host pair: both flows' data are 0 and both flows' acks 1; the emitted packet
+        // a -> b joins the flows' 0; r -> b is new.
+        let mut by_pair = ConvIds::new(Conversations::HostPair);
+        let ids: Vec<u32> = [(0, 1), (1, 0), (0, 1), (1, 0)].iter().map(|&(a, b)| by_pair.route(a, b)).collect();
+        assert_eq!(ids, [0, 1, 0, 1]);
+        assert_eq!([by_pair.pair(0, 1), by_pair.pair(2, 1), by_pair.pair(0, 1)], [0, 2, 0]);
+    }
 
     const LINE: &str = r#"
 [scenario]
