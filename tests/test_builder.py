@@ -124,3 +124,22 @@ def test_builders_do_not_share_state():
     doc = b.to_dict()
     doc["flows"].clear()
     assert len(b.to_dict()["flows"]) == 3
+
+
+def test_conversations_are_set_exported_and_checked():
+    # Fair Queueing classes by flow unless the scenario says host_pair.
+    built = dumbbell()
+    assert "conversations" not in built.check()["scenario"]
+    pair = ccsim.Scenario.builder("t", "1s", conversations="host_pair")
+    pair.add_host("a").add_host("b").add_link("a", "b", rate="1Mbps").add_flow("f", "a", "b")
+    checked = pair.check()
+    assert checked["scenario"]["conversations"] == "host_pair"
+    assert ccsim.loads(pair.to_toml(), "built.toml").check() == checked
+    assert ccsim.Scenario.from_dict(built.to_dict()).set(
+        "scenario.conversations", "host_pair"
+    ).check()["scenario"]["conversations"] == "host_pair"
+    bad = ccsim.Scenario.from_dict(built.to_dict()).set("scenario.conversations", "pair")
+    with pytest.raises(ccsim.ScenarioError, match=r"scenario\.conversations: unknown value 'pair'"):
+        bad.check()
+    with pytest.raises(TypeError, match=r"scenario\.conversations"):
+        ccsim.Scenario.builder("t", "1s", conversations=1)

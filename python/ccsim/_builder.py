@@ -79,6 +79,7 @@ class ScenarioBuilder:
         *,
         description: str | None = None,
         seed: int | None = None,
+        conversations: str | None = None,
     ) -> None:
         self._scenario: dict[str, Any] = {
             "name": _name(name, "scenario.name"),
@@ -88,6 +89,11 @@ class ScenarioBuilder:
             self._scenario["description"] = _check(description, "scenario.description", (str,), "a str")
         if seed is not None:
             self._scenario["seed"] = _check(seed, "scenario.seed", (int,), "an int")
+        if conversations is not None:
+            # "flow" (default) or "host_pair"; the engine checks the value.
+            self._scenario["conversations"] = _check(
+                conversations, "scenario.conversations", (str,), "a str"
+            )
         self._defaults: dict[str, Any] = {}
         self._hosts: list[str] = []
         self._routers: list[str] = []

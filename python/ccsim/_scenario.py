@@ -37,12 +37,20 @@ class Scenario:
 
     @staticmethod
     def builder(
-        name: str, duration: str, *, description: str | None = None, seed: int | None = None
+        name: str,
+        duration: str,
+        *,
+        description: str | None = None,
+        seed: int | None = None,
+        conversations: str | None = None,
     ) -> ScenarioBuilder:
         """An empty scenario to build with ``add_host``, ``add_router``, ``add_link``,
         ``add_flow``, ``add_phase``, ``add_element``, ``add_change``, ``defaults`` and
-        ``measure``."""
-        return ScenarioBuilder(name, duration, description=description, seed=seed)
+        ``measure``. ``conversations`` is ``[scenario].conversations``: how Fair Queueing
+        classifies packets, ``"flow"`` (default) or ``"host_pair"``."""
+        return ScenarioBuilder(
+            name, duration, description=description, seed=seed, conversations=conversations
+        )
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any], source: str = "<dict>") -> Scenario:

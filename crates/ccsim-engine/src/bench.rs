@@ -119,6 +119,7 @@ pub fn dumbbell_with(
         seed: 1,
         max_events: None,
         max_wall: None,
+        conversations: Default::default(),
         nodes,
         links,
         flows,

@@ -22,8 +22,8 @@
 //! | 20-23 | `meta` | handle into the per-simulation metadata slab (`meta::NO_META`: none) |
 //! | 24-31 | `ts` | data: send time; ack: echo of the data packet's `ts` |
 //!
-//! There is no conversation field: Fair Queueing classifies by the route's end points,
-//! which the simulation stores in the word before each route (`sim::conversation`).
+//! There is no conversation field: Fair Queueing classifies by the route, whose
+//! conversation id the simulation stores in the word before it (`sim::ConvIds`).
 //! Variable-size data (SACK blocks, PTP stamps, control payloads) lives in the
 //! metadata slab (`meta.rs`), recycled when the packet is consumed or dropped.
 

@@ -2,8 +2,10 @@
 //!
 //! All state lives in one owned `Simulation` value (no globals), in vectors indexed by
 //! dense ids: channels, routes (lists of channel ids), flows. All routes are stored in
-//! one flat array: each route is its conversation id (the Fair Queueing class of its
-//! (first node, last node) pair), then its channel ids, then the sentinel `ROUTE_END`.
+//! one flat array: each route is its conversation id (its Fair Queueing class: by default
+//! one per flow route, so a flow's data and its acks are two conversations; with
+//! `[scenario].conversations = "host_pair"` one per (first node, last node) pair; see
+//! `ConvIds`), then its channel ids, then the sentinel `ROUTE_END`.
 //! A packet carries the offset of its route's first channel and its hop index, so
 //! forwarding is one load, `route_chans[p.route + p.hop]`, and the conversation is
 //! `route_chans[p.route - 1]`.
@@ -23,7 +25,7 @@ use crate::pipe::PipePool;
 use crate::qdisc::{AnyQdisc, FairQueueing, Fcfs, Red};
 use crate::results::{self, Results};
 use crate::rng::{stream, Rng};
-use crate::scenario::{FlowSpec, QdiscConfig, Scenario};
+use crate::scenario::{Conversations, FlowSpec, QdiscConfig, Scenario};
 use crate::stats::DelayStats;
 use crate::time::{tx_time, SimDuration, SimTime};
 use crate::trace::Recorder;
@@ -49,6 +51,47 @@ pub(crate) const ROUTE_END: u32 = u32::MAX;
 const HOP_NONE: u32 = u32::MAX - 2;
 const HOP_HOST: u32 = u32::MAX - 1;
 const HOP_MANY: u32 = u32::MAX;
+
+/// Conversation ids (the word before each route), dense from 0 in the order routes ask
+/// for them.
+///
+/// - `Conversations::Flow`: every flow route (a flow's data route, its ack route) is a
+///   conversation of its own; packets of no flow (those elements emit) share one per
+///   (sending node, destination host) pair, numbered after the flows'.
+/// - `Conversations::HostPair`: one per (first node, last node) pair, flow routes and
+///   emitted packets alike (Demers, Keshav and Shenker's source-destination pair).
+#[derive(Debug)]
+struct ConvIds {
+    per_flow: bool,
+    by_pair: BTreeMap<(usize, usize), u32>,
+    next: u32,
+}
+
+impl ConvIds {
+    fn new(c: Conversations) -> Self {
+        ConvIds { per_flow: c == Conversations::Flow, by_pair: BTreeMap::new(), next: 0 }
+    }
+
+    /// The conversation of a flow route from `a` to `b`.
+    fn route(&mut self, a: usize, b: usize) -> u32 {
+        if self.per_flow {
+            self.next += 1;
+            self.next - 1
+        } else {
+            self.pair(a, b)
+        }
+    }
+
+    /// The conversation of packets of no flow from node `a` to host `b`.
+    fn pair(&mut self, a: usize, b: usize) -> u32 {
+        let n = self.next;
+        let id = *self.by_pair.entry((a, b)).or_insert(n);
+        if id == n {
+            self.next += 1;
+        }
+        id
+    }
+}
 
 /// Calls `f(before, c, after)` for every hop of every route: `c` the channel, `before`
 /// the channel before it (`HOP_HOST` on a first hop), `after` the one after it
@@ -223,8 +266,8 @@ pub struct Simulation {
     acks_parked: u64,
     /// Routes of element-emitted packets, by (from node, to node): route offset.
     emit_routes: BTreeMap<(u32, u32), u32>,
-    /// Conversation ids by (first node, last node) of a route.
-    convs: BTreeMap<(usize, usize), u32>,
+    /// Conversation ids of routes (`[scenario].conversations`).
+    convs: ConvIds,
     /// Adjacency (node -> neighbours, in link order) for routing emitted packets.
     adj: Vec<Vec<usize>>,
     /// Control packets of no flow received, per node.
@@ -357,13 +400,9 @@ impl Simulation {
             adj[l.b].push(l.a);
         }
 
-        // Conversations (Fair Queueing): one id per (source host, destination host),
-        // numbered in the order flows need them.
-        let mut convs: BTreeMap<(usize, usize), u32> = BTreeMap::new();
-        let conv = |convs: &mut BTreeMap<(usize, usize), u32>, a: usize, b: usize| -> u32 {
-            let n = convs.len() as u32;
-            *convs.entry((a, b)).or_insert(n)
-        };
+        // Conversations (Fair Queueing), numbered in the order flows need them.
+        let mut convs = ConvIds::new(scenario.conversations);
+        let conv = |convs: &mut ConvIds, a: usize, b: usize| convs.route(a, b);
 
         let n_hops: usize = scenario.flows.iter().map(|f| f.path.len() + f.ack_path.len() + 2).sum();
         let mut route_chans: Vec<u32> = Vec::with_capacity(n_hops);
@@ -1524,8 +1563,7 @@ impl Simulation {
             return Some(r);
         }
         let path = crate::scenario::shortest_path(from as usize, to as usize, &self.scenario.nodes, &self.adj)?;
-        let n = self.convs.len() as u32;
-        let conv = *self.convs.entry((from as usize, to as usize)).or_insert(n);
+        let conv = self.convs.pair(from as usize, to as usize);
         self.net.routes.push(conv);
         let route = self.net.routes.len() as u32;
         for w in path.windows(2) {
@@ -1794,6 +1832,23 @@ mod tests {
     use crate::cc::{AckSample, AnyCc, CcMetrics, CongestionSample, CustomCc, Feedback};
     use crate::meta::Control;
     use std::sync::{Arc, Mutex};
+
+    #[test]
+    fn conversation_ids_by_flow_and_by_host_pair() {
+        // Flows 0 (a -> b) and 1 (a -> b again) with acks, then an emitted packet a -> b
+        // and one r -> b. By flow: routes 0, 1, 2, 3 in turn, and the emitted pairs 4 and 5
+        // (the second packet a -> b reuses 4).
+        let mut by_flow = ConvIds::new(Conversations::Flow);
+        let ids: Vec<u32> = [(0, 1), (1, 0), (0, 1), (1, 0)].iter().map(|&(a, b)| by_flow.route(a, b)).collect();
+        assert_eq!(ids, [0, 1, 2, 3]);
+        assert_eq!([by_flow.pair(0, 1), by_flow.pair(2, 1), by_flow.pair(0, 1)], [4, 5, 4]);
+        // By host pair: both flows' data are 0 and both flows' acks 1; the emitted packet
+        // a -> b joins the flows' 0; r -> b is new.
+        let mut by_pair = ConvIds::new(Conversations::HostPair);
+        let ids: Vec<u32> = [(0, 1), (1, 0), (0, 1), (1, 0)].iter().map(|&(a, b)| by_pair.route(a, b)).collect();
+        assert_eq!(ids, [0, 1, 0, 1]);
+        assert_eq!([by_pair.pair(0, 1), by_pair.pair(2, 1), by_pair.pair(0, 1)], [0, 2, 0]);
+    }
 
     const LINE: &str = r#"
 [scenario]

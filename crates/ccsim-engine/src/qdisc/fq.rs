@@ -1,10 +1,15 @@
 //! Fair Queueing after Demers, Keshav and Shenker, "Analysis and Simulation of a Fair
 //! Queueing Algorithm" (SIGCOMM 1989), the discipline of Keshav's and Dabbous's papers.
 //!
-//! - One queue per conversation. A conversation is a (source host, destination host)
-//!   pair: the engine gives each pair of route end points a dense id (stored with the
-//!   route, `sim::conversation`), so a flow's acks (destination -> source) are a
-//!   conversation of their own.
+//! - One queue per conversation. The engine gives each route a dense conversation id
+//!   (stored with the route, `sim::ConvIds`), chosen by `[scenario].conversations`:
+//!   - `flow` (default): a flow's data packets are one conversation and its acks (or
+//!     feedback) another; packets of no flow (control packets elements emit) are one
+//!     conversation per (sending node, destination host) pair.
+//!   - `host_pair`: a conversation is a (source host, destination host) pair, DKS's
+//!     "conversation" and the classification of Keshav's and Dabbous's simulations, so
+//!     two flows between the same hosts share one queue (and a flow's acks share one
+//!     with data flowing the other way between the same hosts).
 //! - Round number R(t) of the emulated bit-by-bit round robin: dR/dt = mu / N_ac(t), with
 //!   mu the line rate in bits/s and N_ac the number of conversations active in the fluid
 //!   system (those whose last finish number exceeds R). R is advanced exactly, crossing

@@ -10,7 +10,7 @@
 //! TOML table (`to_file`, then `to_toml`). A flow's policy parameters are built once per
 //! run of equal configurations.
 
-use super::{Flow, FlowSpec, Link, QdiscConfig, Sampling, Scenario};
+use super::{Conversations, Flow, FlowSpec, Link, QdiscConfig, Sampling, Scenario};
 use crate::cc::CcConfig;
 use crate::time::SimDuration;
 use crate::units::{fmt_bits, fmt_rate, fmt_time};
@@ -272,6 +272,9 @@ impl Serialize for Header<'_> {
         }
         if let Some(w) = sc.max_wall {
             t.serialize_entry("max_wall", &fmt_time(w))?;
+        }
+        if sc.conversations == Conversations::HostPair {
+            t.serialize_entry("conversations", "host_pair")?;
         }
         t.end()
     }

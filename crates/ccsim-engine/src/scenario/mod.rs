@@ -241,6 +241,22 @@ pub struct ElementSpec {
     pub to: Option<usize>,
 }
 
+/// How flow-aware disciplines (Fair Queueing) split packets into conversations
+/// (`[scenario].conversations`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Conversations {
+    /// A flow's data packets are one conversation and its acks (or feedback) another;
+    /// packets of no flow (elements' control packets) are one conversation per
+    /// (sending node, destination host) pair.
+    #[default]
+    Flow,
+    /// One conversation per (source host, destination host) pair, whatever flow a packet
+    /// belongs to: the "conversation" of Demers, Keshav and Shenker (SIGCOMM 1989), as in
+    /// Keshav's (1991) and Dabbous's (1992) simulations.
+    HostPair,
+}
+
 /// A validated scenario.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Scenario {
@@ -255,6 +271,9 @@ pub struct Scenario {
     /// enforces it); the results are then marked partial.
     #[serde(default)]
     pub max_wall: Option<SimDuration>,
+    /// How Fair Queueing classifies packets into conversations.
+    #[serde(default)]
+    pub conversations: Conversations,
     pub nodes: Vec<Node>,
     pub links: Vec<Link>,
     pub flows: Vec<Flow>,
@@ -583,5 +602,30 @@ mod tests {
         assert!(e.message.contains("positive"), "{}", e.message);
         let e = parse(&base, "f.toml", &o(&["measure.sample=10"])).unwrap_err();
         assert_eq!(e.field, "measure.sample");
+    }
+
+    #[test]
+    fn conversations_default_to_flow_round_trip_through_set_and_export_and_are_checked() {
+        let base = format!("{MIN}[[links]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\n[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\n");
+        let o = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let sc = parse(&base, "f.toml", &[]).unwrap();
+        assert_eq!(sc.conversations, Conversations::Flow);
+        assert!(!sc.to_toml().contains("conversations"), "{}", sc.to_toml());
+        assert_eq!(parse(&sc.to_toml(), "export.toml", &[]).unwrap(), sc);
+        let sc = parse(&base, "f.toml", &o(&["scenario.conversations=host_pair"])).unwrap();
+        assert_eq!(sc.conversations, Conversations::HostPair);
+        assert!(sc.to_toml().contains("conversations = \"host_pair\""), "{}", sc.to_toml());
+        assert_eq!(parse(&sc.to_toml(), "export.toml", &[]).unwrap(), sc);
+        let json = serde_json::to_string(&to_file(&sc)).unwrap();
+        assert_eq!(parse_json(&json, "export.json", &[]).unwrap(), sc);
+        let sc =
+            parse(&base.replace("[scenario]\n", "[scenario]\nconversations = \"host_pair\"\n"), "f.toml", &[]).unwrap();
+        assert_eq!(sc.conversations, Conversations::HostPair);
+        let sc = parse(&sc.to_toml(), "export.toml", &o(&["scenario.conversations=flow"])).unwrap();
+        assert_eq!(sc.conversations, Conversations::Flow);
+        // Errors name the field, the value and the fix.
+        let e = parse(&base, "f.toml", &o(&["scenario.conversations=pair"])).unwrap_err();
+        assert_eq!(e.field, "scenario.conversations");
+        assert!(e.message.contains("'pair'") && e.message.contains("\"host_pair\""), "{}", e.message);
     }
 }

@@ -40,6 +40,8 @@ pub struct Header {
     pub max_events: Option<u64>,
     /// Stop after this much wall-clock time (enforced by the front end).
     pub max_wall: Option<Value>,
+    /// "flow" (default) or "host_pair": how Fair Queueing classifies packets.
+    pub conversations: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default)]

@@ -3,7 +3,8 @@
 
 use super::raw;
 use super::{
-    Change, ChannelSpec, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Sampling, Scenario, ScenarioError,
+    Change, ChannelSpec, Conversations, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Sampling,
+    Scenario, ScenarioError,
 };
 use crate::cc::CcConfig;
 use crate::element::ElementConfig;
@@ -906,6 +907,19 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         max_wall: match &f.scenario.max_wall {
             Some(v) => Some(positive_time(&cx, "scenario.max_wall", v)?),
             None => None,
+        },
+        conversations: match f.scenario.conversations.as_deref() {
+            None | Some("flow") => Conversations::Flow,
+            Some("host_pair") => Conversations::HostPair,
+            Some(v) => {
+                return Err(cx.err(
+                    "scenario.conversations",
+                    format!(
+                        "unknown value '{v}'; use \"flow\" (a flow's data and its acks are two conversations, \
+                         the default) or \"host_pair\" (one conversation per source-destination host pair)"
+                    ),
+                ))
+            }
         },
         nodes,
         links,
