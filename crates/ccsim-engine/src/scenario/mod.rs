@@ -400,6 +400,30 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_congestion_control_is_refused_with_the_registrys_names() {
+        let text = format!(
+            "{MIN}[[links]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\n[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\ncc = \"bbr\"\n"
+        );
+        let e = parse(&text, "f.toml", &[]).unwrap_err();
+        assert_eq!(e.field, "flows.f.cc");
+        assert_eq!(
+            e.message,
+            "unknown congestion control 'bbr'; use one of generic, tahoe (jk), reno, newreno, pp (packet_pair), da, \
+             vegas, delay_aimd"
+        );
+        // Each name and alias of the registry is accepted.
+        for info in crate::cc::CcConfig::ALL {
+            for n in std::iter::once(&info.name).chain(info.aliases) {
+                let sc = parse(&text.replace("\"bbr\"", &format!("\"{n}\"")), "f.toml", &[]).unwrap();
+                match &sc.flows[0].spec {
+                    FlowSpec::Window { cc, .. } => assert_eq!(cc.name(), info.name),
+                    other => panic!("{other:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
     fn syntax_error_names_line_and_column() {
         let e = parse("[scenario\nname = 1", "f.toml", &[]).unwrap_err();
         assert!(e.message.starts_with("TOML syntax error at line 1"), "{}", e.message);

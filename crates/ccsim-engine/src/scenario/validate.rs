@@ -832,12 +832,14 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                     "missing; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link",
                 ))
             }
-            k => return Err(cx.err(
-                cat(&p, ".kind"),
-                format!(
+            k => {
+                return Err(cx.err(
+                    cat(&p, ".kind"),
+                    format!(
                     "unknown element '{k}'; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link"
                 ),
-            )),
+                ))
+            }
         };
         let mut to = None;
         match &config {
@@ -1162,12 +1164,14 @@ fn tso(cx: &Ctx, field: &str, v: &Value) -> Result<Option<Tso>, ScenarioError> {
                 }
             }
         }
-        _ => return Err(cx.err(
-            field,
-            format!(
+        _ => {
+            return Err(cx.err(
+                field,
+                format!(
                 "expected true, false or a table {{ defer = \"40ms\", segment = \"65536B\", divisor = 3 }}, found {v}"
             ),
-        )),
+            ))
+        }
     }
     Ok(Some(t))
 }
@@ -1260,21 +1264,32 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
         }
         e
     };
-    let cfg = match name {
-        "generic" => CcConfig::Generic(cx.from_table(pfield, params).map_err(named)?),
-        "tahoe" | "jk" => CcConfig::Tahoe(cx.from_table(pfield, params).map_err(named)?),
-        "reno" => CcConfig::Reno(cx.from_table(pfield, params).map_err(named)?),
-        "newreno" => CcConfig::NewReno(cx.from_table(pfield, params).map_err(named)?),
-        "da" => CcConfig::Da(cx.from_table(pfield, params).map_err(named)?),
-        "pp" | "packet_pair" => CcConfig::PacketPair(cx.from_table(pfield, params).map_err(named)?),
-        "vegas" => CcConfig::Vegas(cx.from_table(pfield, params).map_err(named)?),
-        "delay_aimd" => CcConfig::DelayAimd(cx.from_table(pfield, params).map_err(named)?),
-        _ => {
-            return Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno, newreno, vegas, da, pp, delay_aimd")))
+    struct Read<'a> {
+        cx: &'a Ctx<'a>,
+        pfield: &'a str,
+        params: &'a toml::Table,
+    }
+    impl crate::cc::ReadParams for Read<'_> {
+        type Error = ScenarioError;
+        fn read<T: serde::de::DeserializeOwned>(&self) -> Result<T, ScenarioError> {
+            self.cx.from_table(self.pfield, self.params)
         }
+    }
+    let cfg = match CcConfig::from_params(name, &Read { cx, pfield, params }) {
+        Some(r) => r.map_err(named)?,
+        None => return Err(cx.err(field, format!("unknown congestion control '{name}'; use one of {}", cc_names()))),
     };
     cfg.check().map_err(|(f, m)| cx.err(format!("{pfield}.{f}"), m))?;
     Ok(cfg)
+}
+
+/// The registry's names, with aliases in parentheses: "generic, tahoe (jk), reno, ...".
+fn cc_names() -> String {
+    let name = |i: &crate::cc::CcInfo| match i.aliases {
+        [] => i.name.to_string(),
+        a => format!("{} ({})", i.name, a.join(", ")),
+    };
+    CcConfig::ALL.iter().map(name).collect::<Vec<_>>().join(", ")
 }
 
 fn cc_extra(f: &Flow) -> String {
@@ -1301,7 +1316,7 @@ fn check_series(
             FlowSpec::Window { cc, .. } => {
                 ["cwnd", "ssthresh", "outstanding", "rtt", "rate"].contains(&metric)
                     || cc.extra_series().contains(&metric)
-                    || CcConfig::ALL_EXTRA_SERIES.contains(&metric)
+                    || CcConfig::all_extra_series().contains(&metric)
             }
             _ => false,
         };
