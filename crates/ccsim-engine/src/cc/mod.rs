@@ -489,6 +489,27 @@ mod tests {
             assert_eq!(t["rto_k"].as_integer(), Some(4), "{n}");
             assert!(!t.contains_key("initial_ssthresh"), "{n}: unset by default");
         }
+        // Every parameter, set by default or not, in declaration order.
+        let generic = CcConfig::ALL[0].parameter_defaults();
+        assert_eq!(
+            generic.iter().map(|(n, v)| (*n, v.is_some())).collect::<Vec<_>>(),
+            [("window", false), ("beta", true), ("alpha", true), ("initial_rto", true)]
+        );
+        let tahoe: Vec<&str> = CcConfig::ALL[1].parameter_defaults().iter().map(|p| p.0).collect();
+        assert_eq!(
+            tahoe,
+            [
+                "initial_window",
+                "initial_ssthresh",
+                "dupack_threshold",
+                "initial_rto",
+                "min_rto",
+                "max_rto",
+                "rto_k",
+                "rto",
+                "ssthresh_rule"
+            ]
+        );
         // Every name a policy's own series may have, each once, in registration order.
         assert_eq!(CcConfig::all_extra_series(), ["reference_rtt", "base_rtt", "diff", "cc_rtt", "echo_rtt"]);
     }

@@ -54,6 +54,8 @@ pub struct CcInfo {
     pub extra_series: &'static [&'static str],
     /// Its default configuration.
     pub default: fn() -> super::CcConfig,
+    /// The names of its parameters (its `Config`'s fields), in declaration order.
+    pub parameters: fn() -> &'static [&'static str],
 }
 
 impl CcInfo {
@@ -67,6 +69,43 @@ impl CcInfo {
     pub fn defaults(&self) -> toml::Table {
         (self.default)().params()
     }
+
+    /// Every parameter with its default; `None` for one unset by default (its meaning
+    /// when unset is documented with the parameter, e.g. Generic's `window`).
+    pub fn parameter_defaults(&self) -> Vec<(&'static str, Option<toml::Value>)> {
+        let mut d = self.defaults();
+        (self.parameters)().iter().map(|&n| (n, d.remove(n))).collect()
+    }
+}
+
+/// The field names of a struct deserialised by serde derive: the list its
+/// `Deserialize` implementation hands to `deserialize_struct`, read by a deserializer
+/// that records it and stops.
+pub(crate) fn field_names<T: DeserializeOwned>() -> &'static [&'static str] {
+    use serde::de::{Error, Visitor};
+    struct Names<'a>(&'a mut &'static [&'static str]);
+    impl<'de> serde::Deserializer<'de> for Names<'_> {
+        type Error = serde::de::value::Error;
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            fields: &'static [&'static str],
+            _visitor: V,
+        ) -> Result<V::Value, Self::Error> {
+            *self.0 = fields;
+            Err(Error::custom("field names read"))
+        }
+        fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Self::Error> {
+            Err(Error::custom("not a struct"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+            unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+        }
+    }
+    let mut fields: &'static [&'static str] = &[];
+    let _ = T::deserialize(Names(&mut fields));
+    fields
 }
 
 /// Reads a policy's parameters as its own `Config` type (so the caller decides how
@@ -118,6 +157,7 @@ macro_rules! registry {
                         description: <$ty as CcPolicy>::DESCRIPTION,
                         extra_series: <$ty as CcPolicy>::EXTRA_SERIES,
                         default: || CcConfig::$ty(Default::default()),
+                        parameters: registry::field_names::<<$ty as CcPolicy>::Config>,
                     },
                 )+
             ];
