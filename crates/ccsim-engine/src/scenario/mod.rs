@@ -411,6 +411,12 @@ mod tests {
             "unknown congestion control 'bbr'; use one of generic, tahoe (jk), reno, newreno, pp (packet_pair), da, \
              vegas, delay_aimd"
         );
+        // A near miss is named: one edit from "vegas", two from "reno", "jk" by alias.
+        for (typo, meant) in [("vegass", "vegas"), ("rneo", "reno"), ("jj", "jk"), ("NewReno", "newreno")] {
+            let e = parse(&text.replace("\"bbr\"", &format!("\"{typo}\"")), "f.toml", &[]).unwrap_err();
+            let want = format!("unknown congestion control '{typo}' (did you mean '{meant}'?); use one of generic,");
+            assert!(e.message.starts_with(&want), "{}", e.message);
+        }
         // Each name and alias of the registry is accepted.
         for info in crate::cc::CcConfig::ALL {
             for n in std::iter::once(&info.name).chain(info.aliases) {

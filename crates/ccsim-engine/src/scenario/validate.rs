@@ -1277,10 +1277,35 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
     }
     let cfg = match CcConfig::from_params(name, &Read { cx, pfield, params }) {
         Some(r) => r.map_err(named)?,
-        None => return Err(cx.err(field, format!("unknown congestion control '{name}'; use one of {}", cc_names()))),
+        None => {
+            let all = CcConfig::ALL.iter().flat_map(|i| std::iter::once(&i.name).chain(i.aliases)).copied();
+            let hint = nearest(name, all).map(|n| format!(" (did you mean '{n}'?)")).unwrap_or_default();
+            return Err(cx.err(field, format!("unknown congestion control '{name}'{hint}; use one of {}", cc_names())));
+        }
     };
     cfg.check().map_err(|(f, m)| cx.err(format!("{pfield}.{f}"), m))?;
     Ok(cfg)
+}
+
+/// The candidate closest to `name` by edit distance (Levenshtein), if it is within 2
+/// edits and fewer edits than `name` has characters (so "bbr" suggests nothing).
+fn nearest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let distance = |a: &str, b: &str| {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut diag = row[0];
+            row[0] = i + 1;
+            for (j, &cb) in b.iter().enumerate() {
+                let next = (diag + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
+                diag = row[j + 1];
+                row[j + 1] = next;
+            }
+        }
+        row[b.len()]
+    };
+    let limit = 2.min(name.chars().count().saturating_sub(1));
+    candidates.map(|c| (distance(name, c), c)).filter(|&(d, _)| d <= limit).min_by_key(|&(d, _)| d).map(|(_, c)| c)
 }
 
 /// The registry's names, with aliases in parentheses: "generic, tahoe (jk), reno, ...".
