@@ -117,6 +117,44 @@ def test_list_names_keshav():
     assert out.splitlines()[0].startswith("keshav-s1 ")
 
 
+def test_list_cc_gives_every_congestion_control_with_its_defaults():
+    out = ok(run_cli("list", "cc"))
+    lines = out.splitlines()
+    heads = [line.split("  ")[0] for line in lines if not line.startswith((" ", "("))]
+    assert heads == [
+        "generic", "tahoe (jk)", "reno", "newreno", "pp (packet_pair)", "da", "vegas",
+        "delay_aimd",
+    ]  # fmt: skip
+    params = {
+        lines[i].split()[0]: lines[i + 1]
+        for i in range(len(lines) - 1)
+        if not lines[i].startswith((" ", "("))
+    }
+    # Generic's defaults (docs/scenario-format.md): beta 2, alpha 0.875, a 3 s first timeout,
+    # the window unset (the flow's maximum window).
+    assert params["generic"] == (
+        '    parameters: window unset, beta = 2.0, alpha = 0.875, initial_rto = "3s"'
+    )
+    assert 'min_rto = "200ms"' in params["delay_aimd"] and 'rto = "linux"' in params["delay_aimd"]
+    assert "    series: base_rtt, diff" in lines
+    assert lines[-1].startswith("(unset: not given by default")
+    # The default listing is still the reproductions.
+    assert ok(run_cli("list", "reproductions")) == ok(run_cli("list"))
+    result = run_cli("list", "qdiscs")
+    assert result.returncode == 2 and "invalid choice: 'qdiscs'" in result.stderr
+
+
+def test_bench_cc_runs_a_registered_policy_and_refuses_others():
+    args = ("bench", "--flows", "2", "--bottleneck", "1Mbps", "--time", "1s", "--json")
+    reno = json.loads(ok(run_cli(*args)))
+    vegas = json.loads(ok(run_cli(*args, "--cc", "vegas")))
+    assert (reno["cc"], vegas["cc"]) == ("reno", "vegas")
+    assert vegas["events"] != reno["events"], "the congestion control must change the run"
+    result = run_cli(*args, "--cc", "bbr")
+    assert result.returncode == 2
+    assert "invalid choice: 'bbr' (choose from 'generic', 'tahoe', 'reno'" in result.stderr
+
+
 @pytest.fixture(scope="module")
 def reproduction(tmp_path_factory):
     """`ccsim reproduce keshav-s1 --json` once for the tests below."""

@@ -41,6 +41,9 @@ DOCS = (
 SKIP_MARK = "# not run by the tests:"
 NOT_RUN = ("", "text")  # output samples and synopses
 RUN = ("python", "sh", "toml")
+# Rust blocks are compiled and run by the engine's doctests (`cargo test -p ccsim-engine
+# --doc`, debug builds), which include these documents (crates/ccsim-engine/src/lib.rs).
+DOCTESTED = {"docs/extending.md": "rust"}
 SHELL_TIMEOUT_S = 300
 
 FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})\s*(?P<lang>[\w+-]*)[^`]*$")
@@ -261,6 +264,32 @@ def readme_sweep_has_real_intervals(namespace: dict) -> None:
 PROMISES = {"README.md": readme_sweep_has_real_intervals}
 
 
+def test_the_engine_doctests_the_rust_of_the_documents_named_so():
+    lib = (REPO / "crates/ccsim-engine/src/lib.rs").read_text(encoding="utf-8")
+    for doc, lang in DOCTESTED.items():
+        assert f'include_str!("../../../{doc}")' in lib
+        blocks = extract_blocks((REPO / doc).read_text(encoding="utf-8"), doc)
+        assert any(b.lang == lang for b in blocks), f"{doc} has no ```{lang} block"
+
+
+def test_the_scenario_format_names_every_congestion_control_and_parameter():
+    """docs/scenario-format.md against the engine's registry (``ccsim list cc``): the
+    flow's ``cc`` comment names every policy and alias, and the ``[flows.params]`` table
+    every parameter."""
+    from ccsim.cli import cc_registry
+
+    text = (REPO / "docs/scenario-format.md").read_text(encoding="utf-8")
+    comment = next(
+        line for line in text.splitlines() if line.startswith('cc = "tahoe"') and "list cc" in line
+    )
+    table = text.split("### Congestion-control parameters")[1].split("\n\n`")[0]
+    for c in cc_registry():
+        for name in [c["name"], *c["aliases"]]:
+            assert f'"{name}"' in comment, name
+        for p in c["parameters"]:
+            assert f"`{p['name']}`" in table, (c["name"], p["name"])
+
+
 @pytest.mark.parametrize("doc", DOCS)
 def test_doc_code_blocks_run_as_written(doc, tmp_path, monkeypatch):
     root = checkout_like(tmp_path)
@@ -268,7 +297,7 @@ def test_doc_code_blocks_run_as_written(doc, tmp_path, monkeypatch):
     namespace: dict = {"__name__": "__main__"}
     timings: list[tuple[str, float]] = []
     for block in extract_blocks((REPO / doc).read_text(encoding="utf-8"), doc):
-        if block.lang in NOT_RUN:
+        if block.lang in NOT_RUN or DOCTESTED.get(doc) == block.lang:
             continue
         assert block.lang in RUN, (
             f"{block.where}: a ```{block.lang} block; the tests run only {RUN} and leave "

@@ -61,6 +61,7 @@ def bench(
     seed: int = 1,
     qdisc: str = "fcfs",
     full_results: Literal[False] = False,
+    cc: str = "reno",
 ) -> str: ...
 @overload
 def bench(
@@ -70,9 +71,16 @@ def bench(
     seed: int,
     qdisc: str,
     full_results: Literal[True],
+    cc: str = "reno",
 ) -> tuple[str, dict[str, Any]]:
-    """Run the dumbbell speed benchmark; return the bench JSON, or with ``full_results``
-    the pair (bench JSON, the run's results as columns, as ``run`` returns them)."""
+    """Run the dumbbell speed benchmark (every flow under the congestion control ``cc``,
+    a name of ``cc_registry()``); return the bench JSON, or with ``full_results`` the
+    pair (bench JSON, the run's results as columns, as ``run`` returns them)."""
+
+def cc_registry() -> str:
+    """The engine's registry of congestion controls as JSON: a list, in registration
+    order, of ``{"name", "aliases", "description", "extra_series", "parameters": [{"name",
+    "default"}]}`` (a ``null`` default: unset by default)."""
 
 def parse_rate(s: str) -> int:
     """Parse a rate such as ``"10Mbps"``; return bits per second."""

@@ -123,7 +123,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser(
-        "list", help="list the built-in reproductions", description="List the reproductions."
+        "list",
+        help="list the built-in reproductions, or with `cc` the congestion controls",
+        description="List the reproductions (the default), or with `cc` every congestion "
+        "control of the engine's registry with its parameters and their defaults.",
+    )
+    p.add_argument(
+        "what",
+        nargs="?",
+        choices=("reproductions", "cc"),
+        default="reproductions",
+        help="reproductions (default) or cc (congestion controls)",
     )
     p.set_defaults(func=cmd_list)
 
@@ -261,9 +271,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "bench",
         help="speed benchmark: N Reno flows over a dumbbell",
-        description="Speed benchmark: N Reno flows over one drop-tail bottleneck (access "
-        "links 10x the bottleneck rate, one bandwidth-delay product of buffer, 100 ms RTT, "
-        "1000 B packets).",
+        description="Speed benchmark: N Reno flows (or --cc) over one drop-tail bottleneck "
+        "(access links 10x the bottleneck rate, one bandwidth-delay product of buffer, "
+        "100 ms RTT, 1000 B packets).",
     )
     p.add_argument(
         "--flows",
@@ -284,6 +294,14 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("fcfs", "fq"),
         default="fcfs",
         help="bottleneck queue discipline: fcfs (drop-tail, default) or fq (Fair Queueing)",
+    )
+    p.add_argument(
+        "--cc",
+        choices=[c["name"] for c in cc_registry()],
+        default="reno",
+        metavar="NAME",
+        help="every flow's congestion control, with its default parameters (default reno; "
+        "`ccsim list cc` lists them): %(choices)s",
     )
     p.add_argument(
         "--results",
@@ -827,12 +845,54 @@ def _sum_flows(entries: list[dict[str, Any]], name: str) -> dict[str, Any]:
 # ccsim list ----------------------------------------------------------------------------
 
 
+def cc_registry() -> list[dict[str, Any]]:
+    """The engine's congestion controls (``_ccsim.cc_registry``), in registration order."""
+    entries: list[dict[str, Any]] = json.loads(_ccsim.cc_registry())
+    return entries
+
+
 def cmd_list(args: argparse.Namespace) -> int:
+    if args.what == "cc":
+        return _list_cc()
     entries = reproduce.all_reproductions()
     width = max(len(r.name) for r in entries)
     for r in entries:
         print(f"{r.name:<{width}}  {r.description}")
     return 0
+
+
+def _list_cc() -> int:
+    """Each congestion control: its name (aliases), its description, its parameters as
+    ``name = default`` in scenario-file syntax (``name unset`` where unset by default) and
+    its own series, if any."""
+    for c in cc_registry():
+        aliases = f" ({', '.join(c['aliases'])})" if c["aliases"] else ""
+        print(f"{c['name']}{aliases}  {c['description']}")
+        params = [
+            f"{p['name']} unset"
+            if p["default"] is None
+            else f"{p['name']} = {_toml_value(p['default'])}"
+            for p in c["parameters"]
+        ]
+        print(f"    parameters: {', '.join(params)}")
+        if c["extra_series"]:
+            print(f"    series: {', '.join(c['extra_series'])}")
+    print(
+        "(unset: not given by default; docs/scenario-format.md says what the policy does "
+        "then, e.g. the flow's maximum window)"
+    )
+    return 0
+
+
+def _toml_value(v: Any) -> str:
+    """A default as a scenario file writes it (strings quoted, booleans lower case)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, (list, dict)):
+        return json.dumps(v)
+    return repr(v)
 
 
 # ccsim reproduce -----------------------------------------------------------------------
@@ -1108,7 +1168,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise CliError(f"--repeat: {args.repeat} is out of range; give 1 to 1000 runs")
     bps = _parse("--bottleneck", args.bottleneck, _ccsim.parse_rate)
     time_s = _parse("--time", args.time, _ccsim.parse_time)
-    what = f"bench: {args.flows} Reno flows, {fmt_rate(bps)} {args.qdisc} bottleneck"
+    what = f"bench: {args.flows} {args.cc} flows, {fmt_rate(bps)} {args.qdisc} bottleneck"
     runs = []
     for k in range(args.repeat):
         if sys.stderr.isatty():
@@ -1210,7 +1270,7 @@ def _bench_summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
 def _bench_once(args: argparse.Namespace, bps: float, time_s: float) -> dict[str, Any]:
     """One benchmark run: the engine's figures, with the results hand-off timed if asked."""
     start = time.perf_counter()
-    out = _ccsim.bench(args.flows, bps, time_s, args.seed, args.qdisc, args.results)
+    out = _ccsim.bench(args.flows, bps, time_s, args.seed, args.qdisc, args.results, cc=args.cc)
     wall = time.perf_counter() - start
     text, columns = out if args.results else (out, None)
     raw: dict[str, Any] = json.loads(text)

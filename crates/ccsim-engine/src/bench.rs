@@ -1,4 +1,5 @@
-//! The benchmark scenario of `ccsim bench`: a dumbbell of N Reno flows.
+//! The benchmark scenario of `ccsim bench`: a dumbbell of N Reno flows (or N flows of
+//! any registered congestion control, `dumbbell_cc` and `ccsim bench --cc NAME`).
 //!
 //! Sender i -- access link -- left router -- bottleneck -- right router -- access link --
 //! receiver i. Access links run at ten times the bottleneck rate; the propagation RTT is
@@ -24,6 +25,17 @@ pub fn dumbbell_with(
     bottleneck_bps: u64,
     time: SimDuration,
     qdisc: QdiscConfig,
+) -> Result<Scenario, ScenarioError> {
+    dumbbell_cc(flows, bottleneck_bps, time, qdisc, CcConfig::Reno(RenoConfig::default()))
+}
+
+/// The dumbbell with `qdisc` on the bottleneck and every flow under `cc`.
+pub fn dumbbell_cc(
+    flows: u32,
+    bottleneck_bps: u64,
+    time: SimDuration,
+    qdisc: QdiscConfig,
+    cc: CcConfig,
 ) -> Result<Scenario, ScenarioError> {
     let err = |f: &str, m: &str| Err(ScenarioError::new("bench", f, m));
     if flows == 0 || flows > 100_000 {
@@ -99,7 +111,7 @@ pub fn dumbbell_with(
             path: vec![2 + i, 0, 1, 2 + n + i],
             ack_path: vec![2 + n + i, 1, 0, 2 + i],
             spec: FlowSpec::Window {
-                cc: CcConfig::Reno(RenoConfig::default()),
+                cc: cc.clone(),
                 data_size: 1000,
                 ack_size: 40,
                 max_window: 1_000_000,
@@ -111,7 +123,8 @@ pub fn dumbbell_with(
     Ok(Scenario {
         name: "bench-dumbbell".into(),
         description: format!(
-            "{flows} Reno flows over a {bottleneck_bps} bps {} dumbbell",
+            "{flows} {} flows over a {bottleneck_bps} bps {} dumbbell",
+            cc.name(),
             qdisc_words(&qdisc),
             flows = n
         ),
@@ -143,6 +156,22 @@ fn qdisc_words(q: &QdiscConfig) -> &'static str {
     }
 }
 
+/// The congestion control of `ccsim bench --cc NAME`: any policy of the registry (a
+/// name or an alias), with its default parameters.
+pub fn cc_by_name(name: &str) -> Result<CcConfig, ScenarioError> {
+    match CcConfig::ALL.iter().find(|i| i.answers_to(name)) {
+        Some(info) => Ok((info.default)()),
+        None => {
+            let names: Vec<&str> = CcConfig::ALL.iter().map(|i| i.name).collect();
+            Err(ScenarioError::new(
+                "bench",
+                "cc",
+                format!("unknown congestion control '{name}'; use one of {}", names.join(", ")),
+            ))
+        }
+    }
+}
+
 /// The bottleneck discipline of `ccsim bench --qdisc NAME` (defaults of each kind).
 pub fn qdisc_by_name(name: &str) -> Result<QdiscConfig, ScenarioError> {
     match name {
@@ -153,5 +182,31 @@ pub fn qdisc_by_name(name: &str) -> Result<QdiscConfig, ScenarioError> {
             "qdisc",
             format!("unknown queue discipline '{other}'; use \"fcfs\" or \"fq\""),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bench_runs_any_registered_policy_by_name_or_alias() {
+        for info in CcConfig::ALL {
+            for n in std::iter::once(&info.name).chain(info.aliases) {
+                assert_eq!(cc_by_name(n).unwrap(), (info.default)(), "{n}");
+            }
+        }
+        let sc =
+            dumbbell_cc(2, 1_000_000, SimDuration::from_secs(1), QdiscConfig::Fcfs, cc_by_name("jk").unwrap()).unwrap();
+        assert_eq!(sc.description, "2 tahoe flows over a 1000000 bps drop-tail dumbbell");
+        for f in &sc.flows {
+            assert!(matches!(&f.spec, FlowSpec::Window { cc: CcConfig::Tahoe(_), .. }));
+        }
+        let e = cc_by_name("bbr").unwrap_err();
+        assert_eq!(e.field, "cc");
+        assert_eq!(
+            e.message,
+            "unknown congestion control 'bbr'; use one of generic, tahoe, reno, newreno, pp, da, vegas, delay_aimd"
+        );
     }
 }

@@ -17,6 +17,13 @@
 //! Time is integer picoseconds (`time`), sizes bytes, rates bits/s.
 
 pub mod bench;
+
+/// The Rust blocks of docs/extending.md (a congestion control defined from the docs'
+/// own text), compiled and run as doctests in debug builds (`debug_profile`, build.rs).
+#[cfg(all(doctest, debug_profile))]
+#[doc = include_str!("../../../docs/extending.md")]
+pub struct ExtendingDocs;
+
 pub mod cc;
 pub mod element;
 pub mod event;

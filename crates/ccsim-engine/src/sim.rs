@@ -488,7 +488,7 @@ impl Simulation {
                     // The policy's own series: every known name requested gets a series
                     // (empty unless this policy produces it), in a fixed order.
                     let own = cc.extra_series();
-                    let mut names: Vec<&str> = CcConfig::ALL_EXTRA_SERIES.to_vec();
+                    let mut names: Vec<&str> = CcConfig::all_extra_series();
                     for n in own {
                         if !names.contains(n) {
                             names.push(n);

@@ -28,7 +28,17 @@ const QDISCS: &[&str] = &[
     "{ kind = \"red\", min_th = \"3000B\", byte_mode = true, max_p = 1.0 }",
 ];
 const BAD_QDISCS: &[&str] = &["\"codel\"", "{ kind = \"red\", w_q = 0.0 }", "{ kind = \"fq\", x = 1 }"];
-const CCS: &[&str] = &["generic", "tahoe", "jk", "reno", "newreno", "vegas", "da", "pp", "packet_pair", "delay_aimd"];
+/// Every name and alias of the congestion-control registry.
+fn ccs() -> &'static [&'static str] {
+    static CCS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+        ccsim_engine::cc::CcConfig::ALL
+            .iter()
+            .flat_map(|i| std::iter::once(&i.name).chain(i.aliases))
+            .copied()
+            .collect()
+    });
+    &CCS
+}
 const BAD_CCS: &[&str] = &["bbr"];
 const PARAMS: &[&str] = &["", "", "", "initial_rto = \"200ms\"", "initial_rto = \"1us\""];
 /// A policy with parameters of its own (valid ones, at their extremes).
@@ -152,7 +162,7 @@ const BAD_OVERRIDES: &[&str] = &[
 /// The window flow's policy and its `[flows.params]` (the lines after `cc = "`): a policy
 /// with common parameters, or one with parameters of its own.
 fn cc_and_params() -> impl Strategy<Value = (String, String)> {
-    let common = (mix(CCS, BAD_CCS), mix(PARAMS, BAD_PARAMS))
+    let common = (mix(ccs(), BAD_CCS), mix(PARAMS, BAD_PARAMS))
         .prop_map(|(cc, p)| (format!("{cc}\""), format!("[flows.params]\n{p}")));
     prop_oneof![3 => common, 1 => pick(CC_PARAMS).prop_map(|c| (c, String::new()))]
 }

@@ -78,7 +78,12 @@ const QDISCS: &[&str] = &[
     "{ kind = \"red\", min_th = \"2pkt\", max_th = \"6pkt\", ecn = true }",
 ];
 const BUFFERS: &[&str] = &["\"4pkt\"", "\"10pkt\"", "\"25pkt\"", "\"6000B\""];
-const CCS: &[&str] = &["generic", "tahoe", "reno", "newreno", "vegas", "da", "pp", "delay_aimd"];
+/// Every policy of the congestion-control registry.
+fn ccs() -> &'static [&'static str] {
+    static CCS: std::sync::LazyLock<Vec<&'static str>> =
+        std::sync::LazyLock::new(|| ccsim_engine::cc::CcConfig::ALL.iter().map(|i| i.name).collect());
+    &CCS
+}
 const KINDS: &[&str] = &["window", "window", "window", "cbr", "poisson", "cadpc", "rap", "tfrc", "tear", "voice"];
 const EXTRAS: &[&str] = &["", "", "sack = true", "ecn = true", "max_window = \"8pkt\""];
 const CHANGES: &[&str] = &["delay = \"5ms\"", "rate = \"2Mbps\"", "delay = \"1ms\""];
@@ -90,7 +95,7 @@ fn case() -> impl Strategy<Value = Case> {
         .prop_flat_map(move |(senders, sinks)| {
             let flow = (
                 prop::sample::select(KINDS),
-                prop::sample::select(CCS),
+                prop::sample::select(ccs()),
                 0..senders,
                 0..sinks,
                 0u32..20,

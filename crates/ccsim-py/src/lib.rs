@@ -335,7 +335,8 @@ impl std::io::Write for CountingSink {
 /// export's time and size (`results_json_time_s`, `results_json_bytes`: written to a
 /// byte counter, not kept).
 #[pyfunction]
-#[pyo3(name = "bench", signature = (flows, bottleneck_bps, time_s, seed=1, qdisc="fcfs", full_results=false))]
+#[pyo3(name = "bench", signature = (flows, bottleneck_bps, time_s, seed=1, qdisc="fcfs", full_results=false, cc="reno"))]
+#[allow(clippy::too_many_arguments)]
 fn bench_dumbbell(
     py: Python<'_>,
     flows: u32,
@@ -344,8 +345,10 @@ fn bench_dumbbell(
     seed: u64,
     qdisc: &str,
     full_results: bool,
+    cc: &str,
 ) -> PyResult<Py<PyAny>> {
     let qdisc = qdisc.to_string();
+    let cc_name = cc.to_string();
     let (mut v, cols) = py.detach(|| {
         guarded(|| {
             if !(time_s > 0.0) || !time_s.is_finite() {
@@ -361,11 +364,13 @@ fn bench_dumbbell(
                 ));
             }
             let q = ccsim_engine::bench::qdisc_by_name(&qdisc)?;
-            let sc = ccsim_engine::bench::dumbbell_with(
+            let cc = ccsim_engine::bench::cc_by_name(&cc_name)?;
+            let sc = ccsim_engine::bench::dumbbell_cc(
                 flows,
                 bottleneck_bps,
                 ccsim_engine::time::SimDuration::from_secs_f64(time_s),
                 q,
+                cc.clone(),
             )?;
             let t0 = Instant::now();
             let mut sim = sim::Simulation::new(sc, Some(seed));
@@ -393,6 +398,7 @@ fn bench_dumbbell(
                 "flows": flows,
                 "bottleneck_bps": bottleneck_bps,
                 "qdisc": qdisc,
+                "cc": cc.name(),
                 "sim_time_s": c.meta.sim_time_s,
                 "wall_time_s": build + run,
                 "build_time_s": build,
@@ -426,6 +432,31 @@ fn bench_dumbbell(
     }
 }
 
+/// The registry of congestion controls as JSON: a list, in registration order, of
+/// `{name, aliases, description, extra_series, parameters: [{name, default}]}` (a
+/// default of `null`: unset by default).
+#[pyfunction]
+fn cc_registry() -> String {
+    let list: Vec<serde_json::Value> = ccsim_engine::cc::CcConfig::ALL
+        .iter()
+        .map(|i| {
+            let params: Vec<serde_json::Value> = i
+                .parameter_defaults()
+                .into_iter()
+                .map(|(n, v)| serde_json::json!({ "name": n, "default": v }))
+                .collect();
+            serde_json::json!({
+                "name": i.name,
+                "aliases": i.aliases,
+                "description": i.description,
+                "extra_series": i.extra_series,
+                "parameters": params,
+            })
+        })
+        .collect();
+    serde_json::Value::from(list).to_string()
+}
+
 fn unit<T>(r: Result<T, String>, what: &str) -> PyResult<T> {
     r.map_err(|m| ScenarioError::new_err(format!("{what}: {m}")))
 }
@@ -455,6 +486,7 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(bench_dumbbell, m)?)?;
+    m.add_function(wrap_pyfunction!(cc_registry, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;

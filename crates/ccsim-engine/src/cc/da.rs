@@ -96,7 +96,7 @@
 //!   is not below W^i (the paper does not say; it calls the offset "a more aggressive
 //!   increase condition").
 
-use super::{at_least_one, AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, SendSample};
+use super::{CcPolicy, RtoStyle, at_least_one, AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, SendSample};
 use crate::time::{SimDuration, SimTime};
 use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
@@ -380,6 +380,25 @@ impl Da {
             }
         };
         next.clamp(self.mss, self.max)
+    }
+}
+
+impl CcPolicy for Da {
+    type Config = DaConfig;
+    const NAME: &'static str = "da";
+    const DESCRIPTION: &'static str = "Dabbous's Delay Algorithm: the window driven by round-trip delays";
+    const EXTRA_SERIES: &'static [&'static str] = &["reference_rtt"];
+    fn build(cfg: &DaConfig, mss: u64, max_window: u32) -> Self {
+        Da::new(cfg, mss, max_window)
+    }
+    fn check(cfg: &DaConfig) -> Result<(), (&'static str, String)> {
+        cfg.check()
+    }
+    fn rto_style(cfg: &DaConfig) -> RtoStyle {
+        cfg.rto().style()
+    }
+    fn initial_rto(cfg: &DaConfig) -> SimDuration {
+        cfg.initial_rto
     }
 }
 

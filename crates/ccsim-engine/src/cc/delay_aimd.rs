@@ -75,7 +75,7 @@
 //! - Linux's timer without its undo and F-RTO machinery (a spurious timeout is not
 //!   undone).
 
-use super::{
+use super::{CcPolicy, 
     at_least_one, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, RecoveryAck, RtoKind,
     RtoStyle, SendSample,
 };
@@ -399,6 +399,25 @@ impl DelayAimd {
         self.guard = Some(self.next_seq);
         self.backed_off = true;
         self.delay_backoffs += 1;
+    }
+}
+
+impl CcPolicy for DelayAimd {
+    type Config = DelayAimdConfig;
+    const NAME: &'static str = "delay_aimd";
+    const DESCRIPTION: &'static str = "Delay-based AIMD (Leith et al.): AIMD with queueing delay as a second congestion signal";
+    const EXTRA_SERIES: &'static [&'static str] = &["cc_rtt", "echo_rtt"];
+    fn build(cfg: &DelayAimdConfig, mss: u64, max_window: u32) -> Self {
+        DelayAimd::new(cfg, mss, max_window)
+    }
+    fn check(cfg: &DelayAimdConfig) -> Result<(), (&'static str, String)> {
+        cfg.check()
+    }
+    fn rto_style(cfg: &DelayAimdConfig) -> RtoStyle {
+        cfg.rto_style()
+    }
+    fn initial_rto(cfg: &DelayAimdConfig) -> SimDuration {
+        cfg.initial_rto
     }
 }
 

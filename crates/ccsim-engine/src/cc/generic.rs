@@ -11,7 +11,7 @@
 //! every ack of new data from the timestamp echo of the packet that triggered it, and we
 //! do not back the timer off.
 
-use super::{AckSample, CcMetrics, CongestionControl, CongestionSample};
+use super::{CcPolicy, RtoStyle, AckSample, CcMetrics, CongestionControl, CongestionSample};
 use crate::time::SimDuration;
 use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
@@ -68,6 +68,24 @@ impl Generic {
     pub fn new(cfg: &GenericConfig, mss: u64, max_window: u32) -> Self {
         let w = cfg.window.unwrap_or(max_window).min(max_window).max(1);
         Generic { cwnd: w as u64 * mss }
+    }
+}
+
+impl CcPolicy for Generic {
+    type Config = GenericConfig;
+    const NAME: &'static str = "generic";
+    const DESCRIPTION: &'static str = "Keshav's \"generic\" source: a fixed window, timeout beta x smoothed RTT";
+    fn build(cfg: &GenericConfig, mss: u64, max_window: u32) -> Self {
+        Generic::new(cfg, mss, max_window)
+    }
+    fn check(cfg: &GenericConfig) -> Result<(), (&'static str, String)> {
+        cfg.check()
+    }
+    fn rto_style(cfg: &GenericConfig) -> RtoStyle {
+        RtoStyle::Generic { alpha: cfg.alpha, beta: cfg.beta }
+    }
+    fn initial_rto(cfg: &GenericConfig) -> SimDuration {
+        cfg.initial_rto
     }
 }
 

@@ -15,28 +15,40 @@
 //! (`Cause::FastRetransmit`, `Timeout`, `Ecn`); typed feedback from the receiver or the
 //! network through `on_feedback`.
 //!
-//! Adding an algorithm: one file here implementing `CongestionControl`, a variant in
-//! `AnyCc` and `CcConfig`, and its parameters in `scenario/validate.rs` (`cc_config`).
-//! docs/extending.md walks through it.
-
-pub mod da;
-pub mod delay_aimd;
-pub mod generic;
-pub mod packet_pair;
-pub mod reno;
-pub mod tahoe;
-pub mod vegas;
+//! Adding an algorithm: one file here with a type implementing `CongestionControl` (the
+//! events) and `CcPolicy` (its name, parameters with their checks and defaults, how to
+//! build it, its timer and its own series), and one line in the `registry!` below. The
+//! `CcConfig` and `AnyCc` enums, their dispatch, the scenario file's names and the
+//! registry table `CcConfig::ALL` (read by validation, `ccsim list cc` and the bench's
+//! `--cc`) all derive from that line. docs/extending.md walks through it.
 
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
-pub use da::{Da, DaConfig, NdgSampling, RuleWindow};
-pub use delay_aimd::{DelayAimd, DelayAimdConfig, DelayedAckMode};
-pub use generic::{Generic, GenericConfig};
-pub use packet_pair::{PacketPair, PacketPairConfig, RateUpdate};
-pub use reno::{Reno, RenoConfig};
-pub use tahoe::{Tahoe, TahoeConfig};
-pub use vegas::{SlowStartExit, Vegas, VegasConfig, VegasRtt};
+#[macro_use]
+mod registry;
+pub use registry::{CcInfo, CcPolicy, ReadParams};
+
+pub use da::{DaConfig, NdgSampling, RuleWindow};
+pub use delay_aimd::{DelayAimdConfig, DelayedAckMode};
+pub use generic::GenericConfig;
+pub use packet_pair::{PacketPairConfig, RateUpdate};
+pub use reno::RenoConfig;
+pub use tahoe::TahoeConfig;
+pub use vegas::{SlowStartExit, VegasConfig, VegasRtt};
+
+registry! {
+    // module :: policy type [in Box: stored boxed in `AnyCc`, so every flow does not pay
+    // for the largest policy]
+    generic::Generic,
+    tahoe::Tahoe,
+    reno::Reno,
+    newreno::NewReno,
+    packet_pair::PacketPair in Box,
+    da::Da in Box,
+    vegas::Vegas in Box,
+    delay_aimd::DelayAimd in Box,
+}
 
 /// What the transport tells a policy about an ack that acknowledged new data.
 #[derive(Clone, Copy, Debug)]
@@ -316,89 +328,6 @@ pub fn ssthresh_after_congestion(
     }
 }
 
-/// Configuration of the built-in policies (serde, so scenario files and Python build it).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "cc", rename_all = "snake_case")]
-pub enum CcConfig {
-    Generic(GenericConfig),
-    Tahoe(TahoeConfig),
-    Reno(RenoConfig),
-    /// Reno with RFC 6582's partial-ack recovery.
-    NewReno(RenoConfig),
-    PacketPair(PacketPairConfig),
-    Da(DaConfig),
-    Vegas(VegasConfig),
-    DelayAimd(DelayAimdConfig),
-}
-
-impl CcConfig {
-    pub fn name(&self) -> &'static str {
-        match self {
-            CcConfig::Generic(_) => "generic",
-            CcConfig::Tahoe(_) => "tahoe",
-            CcConfig::Reno(_) => "reno",
-            CcConfig::NewReno(_) => "newreno",
-            CcConfig::PacketPair(_) => "pp",
-            CcConfig::Da(_) => "da",
-            CcConfig::Vegas(_) => "vegas",
-            CcConfig::DelayAimd(_) => "delay_aimd",
-        }
-    }
-
-    /// Builds the per-flow state for segments of `mss` bytes and a window cap in packets.
-    pub fn build(&self, mss: u64, max_window: u32) -> AnyCc {
-        match self {
-            CcConfig::Generic(c) => AnyCc::Generic(Generic::new(c, mss, max_window)),
-            CcConfig::Tahoe(c) => AnyCc::Tahoe(Tahoe::new(c, mss, max_window)),
-            CcConfig::Reno(c) => AnyCc::Reno(Reno::new(c, mss, max_window)),
-            CcConfig::NewReno(c) => AnyCc::Reno(Reno::new_reno(c, mss, max_window)),
-            CcConfig::PacketPair(c) => AnyCc::PacketPair(Box::new(PacketPair::new(c, mss, max_window))),
-            CcConfig::Da(c) => AnyCc::Da(Box::new(Da::new(c, mss, max_window))),
-            CcConfig::Vegas(c) => AnyCc::Vegas(Box::new(Vegas::new(c, mss, max_window))),
-            CcConfig::DelayAimd(c) => AnyCc::DelayAimd(Box::new(DelayAimd::new(c, mss, max_window))),
-        }
-    }
-
-    pub fn rto_style(&self) -> RtoStyle {
-        match self {
-            CcConfig::Generic(c) => RtoStyle::Generic { alpha: c.alpha, beta: c.beta },
-            CcConfig::Tahoe(c) => c.rto_style(),
-            CcConfig::Reno(c) | CcConfig::NewReno(c) => c.rto_style(),
-            CcConfig::PacketPair(c) => c.rto().style(),
-            CcConfig::Da(c) => c.rto().style(),
-            CcConfig::Vegas(c) => c.rto().style(),
-            CcConfig::DelayAimd(c) => c.rto_style(),
-        }
-    }
-
-    pub fn initial_rto(&self) -> SimDuration {
-        match self {
-            CcConfig::Generic(c) => c.initial_rto,
-            CcConfig::Tahoe(c) => c.initial_rto,
-            CcConfig::Reno(c) | CcConfig::NewReno(c) => c.initial_rto,
-            CcConfig::PacketPair(c) => c.initial_rto,
-            CcConfig::Da(c) => c.initial_rto,
-            CcConfig::Vegas(c) => c.initial_rto,
-            CcConfig::DelayAimd(c) => c.initial_rto,
-        }
-    }
-
-    /// Every name a policy's own series may have (`extra_series` of all policies), so a
-    /// scenario may request one whatever policy an override selects; it stays empty for
-    /// the others.
-    pub const ALL_EXTRA_SERIES: &'static [&'static str] = &["reference_rtt", "base_rtt", "diff", "cc_rtt", "echo_rtt"];
-
-    /// The names of the policy's own series (`CcMetrics::extra`), in slot order.
-    pub fn extra_series(&self) -> &'static [&'static str] {
-        match self {
-            CcConfig::Da(_) => &["reference_rtt"],
-            CcConfig::Vegas(_) => &["base_rtt", "diff"],
-            CcConfig::DelayAimd(_) => &["cc_rtt", "echo_rtt"],
-            _ => &[],
-        }
-    }
-}
-
 /// Jacobson/Karels timer parameters shared by Tahoe and Reno.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JkRtoConfig {
@@ -471,33 +400,6 @@ pub(crate) fn at_least_one(values: &[(&'static str, u32)]) -> Result<(), (&'stat
     Ok(())
 }
 
-impl CcConfig {
-    /// The policy's parameters as the `[flows.params]` table of a scenario file.
-    pub fn params(&self) -> toml::Table {
-        let v = match self {
-            CcConfig::Generic(c) => toml::Table::try_from(c),
-            CcConfig::Tahoe(c) | CcConfig::Reno(c) | CcConfig::NewReno(c) => toml::Table::try_from(c),
-            CcConfig::PacketPair(c) => toml::Table::try_from(c),
-            CcConfig::Da(c) => toml::Table::try_from(c),
-            CcConfig::Vegas(c) => toml::Table::try_from(c),
-            CcConfig::DelayAimd(c) => toml::Table::try_from(c),
-        };
-        v.expect("policy configs serialise to TOML")
-    }
-
-    /// Checks the values; (parameter, message) for the first bad one.
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
-        match self {
-            CcConfig::Generic(c) => c.check(),
-            CcConfig::Tahoe(c) | CcConfig::Reno(c) | CcConfig::NewReno(c) => c.check(),
-            CcConfig::PacketPair(c) => c.check(),
-            CcConfig::Da(c) => c.check(),
-            CcConfig::Vegas(c) => c.check(),
-            CcConfig::DelayAimd(c) => c.check(),
-        }
-    }
-}
-
 /// A policy defined outside the engine (the escape hatch, used by
 /// congestion control written in Python): dynamic dispatch, one box.
 pub struct CustomCc(pub Box<dyn CongestionControl + Send>);
@@ -505,91 +407,6 @@ pub struct CustomCc(pub Box<dyn CongestionControl + Send>);
 impl std::fmt::Debug for CustomCc {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "CustomCc(cwnd {})", self.0.metrics().cwnd)
-    }
-}
-
-/// Enum dispatch of the built-in policies (smoltcp `AnyController`): no vtable, no box;
-/// `Custom` is the boxed escape hatch. Large policies are boxed so every flow does not
-/// pay for the largest.
-#[derive(Debug)]
-pub enum AnyCc {
-    Generic(Generic),
-    Tahoe(Tahoe),
-    Reno(Reno),
-    PacketPair(Box<PacketPair>),
-    Da(Box<Da>),
-    Vegas(Box<Vegas>),
-    DelayAimd(Box<DelayAimd>),
-    Custom(CustomCc),
-}
-
-macro_rules! dispatch_mut {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            AnyCc::Generic($c) => $e,
-            AnyCc::Tahoe($c) => $e,
-            AnyCc::Reno($c) => $e,
-            AnyCc::PacketPair($c) => $e,
-            AnyCc::Da($c) => $e,
-            AnyCc::Vegas($c) => $e,
-            AnyCc::DelayAimd($c) => $e,
-            AnyCc::Custom(x) => {
-                let $c = x.0.as_mut();
-                $e
-            }
-        }
-    };
-}
-
-macro_rules! dispatch_ref {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            AnyCc::Generic($c) => $e,
-            AnyCc::Tahoe($c) => $e,
-            AnyCc::Reno($c) => $e,
-            AnyCc::PacketPair($c) => $e,
-            AnyCc::Da($c) => $e,
-            AnyCc::Vegas($c) => $e,
-            AnyCc::DelayAimd($c) => $e,
-            AnyCc::Custom(x) => {
-                let $c = x.0.as_ref();
-                $e
-            }
-        }
-    };
-}
-
-impl CongestionControl for AnyCc {
-    #[inline]
-    fn on_packet_sent(&mut self, s: &SendSample) {
-        dispatch_mut!(self, c => c.on_packet_sent(s))
-    }
-    #[inline]
-    fn on_ack(&mut self, s: &AckSample) {
-        dispatch_mut!(self, c => c.on_ack(s))
-    }
-    #[inline]
-    fn on_dup_ack(&mut self, now: SimTime) {
-        dispatch_mut!(self, c => c.on_dup_ack(now))
-    }
-    #[inline]
-    fn on_congestion(&mut self, s: &CongestionSample) {
-        dispatch_mut!(self, c => c.on_congestion(s))
-    }
-    fn on_feedback(&mut self, now: SimTime, fb: &Feedback) {
-        dispatch_mut!(self, c => c.on_feedback(now, fb))
-    }
-    #[inline(always)]
-    fn metrics(&self) -> CcMetrics {
-        dispatch_ref!(self, c => c.metrics())
-    }
-    #[inline]
-    fn dupack_threshold(&self) -> Option<u32> {
-        dispatch_ref!(self, c => c.dupack_threshold())
-    }
-    #[inline]
-    fn recovery(&self) -> Recovery {
-        dispatch_ref!(self, c => c.recovery())
     }
 }
 
@@ -629,6 +446,87 @@ pub(crate) mod test_util {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_registry_lists_every_policy_once_by_name_and_alias() {
+        let names: Vec<&str> = CcConfig::ALL.iter().map(|i| i.name).collect();
+        assert_eq!(names, ["generic", "tahoe", "reno", "newreno", "pp", "da", "vegas", "delay_aimd"]);
+        let mut all: Vec<&str> =
+            CcConfig::ALL.iter().flat_map(|i| std::iter::once(&i.name).chain(i.aliases)).copied().collect();
+        assert_eq!(all.len(), 10);
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), 10, "a name or alias is registered twice");
+        assert!(CcConfig::ALL[1].answers_to("jk") && CcConfig::ALL[4].answers_to("packet_pair"));
+        for info in CcConfig::ALL {
+            // The default configuration is the policy's own, and its entry is this one.
+            let cfg = (info.default)();
+            assert_eq!(cfg.name(), info.name);
+            assert_eq!(cfg.info().name, info.name);
+            assert_eq!(cfg.extra_series(), info.extra_series);
+            assert!(!info.description.is_empty());
+            assert_eq!(cfg.check(), Ok(()), "{}: its defaults pass its checks", info.name);
+        }
+    }
+
+    #[test]
+    fn the_registry_gives_each_policys_defaults() {
+        let defaults = |n: &str| CcConfig::ALL.iter().find(|i| i.name == n).unwrap().defaults();
+        // Generic: beta 2, alpha 0.875, 3 s initial timeout; no window (the flow's maximum).
+        let g = defaults("generic");
+        assert_eq!(g.keys().collect::<Vec<_>>(), ["beta", "alpha", "initial_rto"]);
+        assert_eq!(g["beta"].as_float(), Some(2.0));
+        assert_eq!(g["alpha"].as_float(), Some(0.875));
+        assert_eq!(g["initial_rto"].as_str(), Some("3s"));
+        // Tahoe, Reno and NewReno share their parameters: window 1, 3 duplicate acks, the
+        // RFC 6298 timer (1 s to 64 s, k = 4).
+        for n in ["tahoe", "reno", "newreno"] {
+            let t = defaults(n);
+            assert_eq!(t["initial_window"].as_integer(), Some(1), "{n}");
+            assert_eq!(t["dupack_threshold"].as_integer(), Some(3), "{n}");
+            assert_eq!(t["min_rto"].as_str(), Some("1s"), "{n}");
+            assert_eq!(t["max_rto"].as_str(), Some("64s"), "{n}");
+            assert_eq!(t["rto_k"].as_integer(), Some(4), "{n}");
+            assert!(!t.contains_key("initial_ssthresh"), "{n}: unset by default");
+        }
+        // Every parameter, set by default or not, in declaration order.
+        let generic = CcConfig::ALL[0].parameter_defaults();
+        assert_eq!(
+            generic.iter().map(|(n, v)| (*n, v.is_some())).collect::<Vec<_>>(),
+            [("window", false), ("beta", true), ("alpha", true), ("initial_rto", true)]
+        );
+        let tahoe: Vec<&str> = CcConfig::ALL[1].parameter_defaults().iter().map(|p| p.0).collect();
+        assert_eq!(
+            tahoe,
+            [
+                "initial_window",
+                "initial_ssthresh",
+                "dupack_threshold",
+                "initial_rto",
+                "min_rto",
+                "max_rto",
+                "rto_k",
+                "rto",
+                "ssthresh_rule"
+            ]
+        );
+        // Every name a policy's own series may have, each once, in registration order.
+        assert_eq!(CcConfig::all_extra_series(), ["reference_rtt", "base_rtt", "diff", "cc_rtt", "echo_rtt"]);
+    }
+
+    #[test]
+    fn a_name_outside_the_registry_selects_nothing() {
+        struct Defaults;
+        impl ReadParams for Defaults {
+            type Error = ();
+            fn read<T: serde::de::DeserializeOwned>(&self) -> Result<T, ()> {
+                toml::Value::Table(toml::Table::new()).try_into().map_err(|_| ())
+            }
+        }
+        assert!(CcConfig::from_params("bbr", &Defaults).is_none());
+        assert_eq!(CcConfig::from_params("jk", &Defaults), Some(Ok(CcConfig::Tahoe(TahoeConfig::default()))));
+        assert_eq!(CcConfig::from_params("newreno", &Defaults), Some(Ok(CcConfig::NewReno(TahoeConfig::default()))));
+    }
 
     #[test]
     fn open_window_is_one_segment_per_ack_up_to_and_at_ssthresh() {

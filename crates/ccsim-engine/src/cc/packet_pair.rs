@@ -84,7 +84,7 @@
 //!   Keshav's scenarios, so the first pair may be retransmitted once before its acks
 //!   return (as for the window protocols with the same timer).
 
-use super::{at_least_one, AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig};
+use super::{CcPolicy, RtoStyle, at_least_one, AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig};
 use crate::packet::{FLAG_PAIR_FIRST, FLAG_PAIR_SECOND};
 use crate::time::{SimDuration, SimTime};
 use crate::units::serde_units;
@@ -252,6 +252,25 @@ impl PacketPair {
         self.err = ERR_SMOOTHING * self.err + (1.0 - ERR_SMOOTHING) * rel;
         self.alpha = self.fixed_alpha.unwrap_or_else(|| fuzzy_alpha(self.err));
         self.mu = self.alpha * self.mu + (1.0 - self.alpha) * probe;
+    }
+}
+
+impl CcPolicy for PacketPair {
+    type Config = PacketPairConfig;
+    const NAME: &'static str = "pp";
+    const ALIASES: &'static [&'static str] = &["packet_pair"];
+    const DESCRIPTION: &'static str = "Keshav's Packet-Pair: rate-based, paced pairs probe the bottleneck's service rate";
+    fn build(cfg: &PacketPairConfig, mss: u64, max_window: u32) -> Self {
+        PacketPair::new(cfg, mss, max_window)
+    }
+    fn check(cfg: &PacketPairConfig) -> Result<(), (&'static str, String)> {
+        cfg.check()
+    }
+    fn rto_style(cfg: &PacketPairConfig) -> RtoStyle {
+        cfg.rto().style()
+    }
+    fn initial_rto(cfg: &PacketPairConfig) -> SimDuration {
+        cfg.initial_rto
     }
 }
 

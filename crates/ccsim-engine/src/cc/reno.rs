@@ -27,11 +27,11 @@
 //! Deviations: windows are whole packets of the flow's data size (FlightSize/2 is
 //! rounded down to whole segments).
 
-use super::{
+use super::{CcPolicy, RtoStyle, 
     bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample,
     Recovery, RecoveryAck, SsthreshRule, TahoeConfig,
 };
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 
 /// Reno and NewReno take the same parameters as Tahoe (initial window and ssthresh,
 /// duplicate-ack threshold, Jacobson/Karels timer).
@@ -80,6 +80,24 @@ impl Reno {
 
     pub fn in_recovery(&self) -> bool {
         self.recovering
+    }
+}
+
+impl CcPolicy for Reno {
+    type Config = RenoConfig;
+    const NAME: &'static str = "reno";
+    const DESCRIPTION: &'static str = "Tahoe plus fast recovery (4.3BSD-Reno, RFC 5681)";
+    fn build(cfg: &RenoConfig, mss: u64, max_window: u32) -> Self {
+        Reno::new(cfg, mss, max_window)
+    }
+    fn check(cfg: &RenoConfig) -> Result<(), (&'static str, String)> {
+        cfg.check()
+    }
+    fn rto_style(cfg: &RenoConfig) -> RtoStyle {
+        cfg.rto_style()
+    }
+    fn initial_rto(cfg: &RenoConfig) -> SimDuration {
+        cfg.initial_rto
     }
 }
 

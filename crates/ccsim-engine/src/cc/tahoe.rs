@@ -14,7 +14,7 @@
 //! Deviations from the BSD code: no 500 ms timer granularity, no delayed acks, windows
 //! counted in whole packets of the flow's data size.
 
-use super::{
+use super::{CcPolicy, 
     at_least_one, bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl,
     CongestionSample, JkRtoConfig, RtoKind, RtoStyle, SsthreshRule,
 };
@@ -123,6 +123,25 @@ impl Tahoe {
             dupack_threshold: cfg.dupack_threshold,
             ssthresh_rule: cfg.ssthresh_rule.unwrap_or(SsthreshRule::Bsd),
         }
+    }
+}
+
+impl CcPolicy for Tahoe {
+    type Config = TahoeConfig;
+    const NAME: &'static str = "tahoe";
+    const ALIASES: &'static [&'static str] = &["jk"];
+    const DESCRIPTION: &'static str = "Jacobson/Karels as 4.3BSD-Tahoe: slow start, congestion avoidance, window 1 on any loss";
+    fn build(cfg: &TahoeConfig, mss: u64, max_window: u32) -> Self {
+        Tahoe::new(cfg, mss, max_window)
+    }
+    fn check(cfg: &TahoeConfig) -> Result<(), (&'static str, String)> {
+        cfg.check()
+    }
+    fn rto_style(cfg: &TahoeConfig) -> RtoStyle {
+        cfg.rto_style()
+    }
+    fn initial_rto(cfg: &TahoeConfig) -> SimDuration {
+        cfg.initial_rto
     }
 }
 

@@ -83,7 +83,7 @@
 //!   noticed.
 //! - Windows are whole packets of the flow's data size, kept in bytes.
 
-use super::{
+use super::{CcPolicy, RtoStyle, 
     at_least_one, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample,
     JkRtoConfig, RecoveryAck, SendSample, SsthreshRule,
 };
@@ -336,6 +336,25 @@ impl Vegas {
         self.samples = 0;
         self.sum_ps = 0;
         self.min_ps = u64::MAX;
+    }
+}
+
+impl CcPolicy for Vegas {
+    type Config = VegasConfig;
+    const NAME: &'static str = "vegas";
+    const DESCRIPTION: &'static str = "TCP Vegas (Brakmo and Peterson): keeps alpha to beta packets queued at the bottleneck";
+    const EXTRA_SERIES: &'static [&'static str] = &["base_rtt", "diff"];
+    fn build(cfg: &VegasConfig, mss: u64, max_window: u32) -> Self {
+        Vegas::new(cfg, mss, max_window)
+    }
+    fn check(cfg: &VegasConfig) -> Result<(), (&'static str, String)> {
+        cfg.check()
+    }
+    fn rto_style(cfg: &VegasConfig) -> RtoStyle {
+        cfg.rto().style()
+    }
+    fn initial_rto(cfg: &VegasConfig) -> SimDuration {
+        cfg.initial_rto
     }
 }
 

@@ -1278,21 +1278,57 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
         }
         e
     };
-    let cfg = match name {
-        "generic" => CcConfig::Generic(cx.from_table(pfield, params).map_err(named)?),
-        "tahoe" | "jk" => CcConfig::Tahoe(cx.from_table(pfield, params).map_err(named)?),
-        "reno" => CcConfig::Reno(cx.from_table(pfield, params).map_err(named)?),
-        "newreno" => CcConfig::NewReno(cx.from_table(pfield, params).map_err(named)?),
-        "da" => CcConfig::Da(cx.from_table(pfield, params).map_err(named)?),
-        "pp" | "packet_pair" => CcConfig::PacketPair(cx.from_table(pfield, params).map_err(named)?),
-        "vegas" => CcConfig::Vegas(cx.from_table(pfield, params).map_err(named)?),
-        "delay_aimd" => CcConfig::DelayAimd(cx.from_table(pfield, params).map_err(named)?),
-        _ => {
-            return Err(cx.err(field, format!("unknown congestion control '{name}'; use one of generic, tahoe (jk), reno, newreno, vegas, da, pp, delay_aimd")))
+    struct Read<'a> {
+        cx: &'a Ctx<'a>,
+        pfield: &'a str,
+        params: &'a toml::Table,
+    }
+    impl crate::cc::ReadParams for Read<'_> {
+        type Error = ScenarioError;
+        fn read<T: serde::de::DeserializeOwned>(&self) -> Result<T, ScenarioError> {
+            self.cx.from_table(self.pfield, self.params)
+        }
+    }
+    let cfg = match CcConfig::from_params(name, &Read { cx, pfield, params }) {
+        Some(r) => r.map_err(named)?,
+        None => {
+            let all = CcConfig::ALL.iter().flat_map(|i| std::iter::once(&i.name).chain(i.aliases)).copied();
+            let hint = nearest(name, all).map(|n| format!(" (did you mean '{n}'?)")).unwrap_or_default();
+            return Err(cx.err(field, format!("unknown congestion control '{name}'{hint}; use one of {}", cc_names())));
         }
     };
     cfg.check().map_err(|(f, m)| cx.err(format!("{pfield}.{f}"), m))?;
     Ok(cfg)
+}
+
+/// The candidate closest to `name` by edit distance (Levenshtein), if it is within 2
+/// edits and fewer edits than `name` has characters (so "bbr" suggests nothing).
+fn nearest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let distance = |a: &str, b: &str| {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut diag = row[0];
+            row[0] = i + 1;
+            for (j, &cb) in b.iter().enumerate() {
+                let next = (diag + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
+                diag = row[j + 1];
+                row[j + 1] = next;
+            }
+        }
+        row[b.len()]
+    };
+    let limit = 2.min(name.chars().count().saturating_sub(1));
+    candidates.map(|c| (distance(name, c), c)).filter(|&(d, _)| d <= limit).min_by_key(|&(d, _)| d).map(|(_, c)| c)
+}
+
+/// The registry's names, with aliases in parentheses: "generic, tahoe (jk), reno, ...".
+fn cc_names() -> String {
+    let name = |i: &crate::cc::CcInfo| match i.aliases {
+        [] => i.name.to_string(),
+        a => format!("{} ({})", i.name, a.join(", ")),
+    };
+    CcConfig::ALL.iter().map(name).collect::<Vec<_>>().join(", ")
 }
 
 fn cc_extra(f: &Flow) -> String {
@@ -1319,7 +1355,7 @@ fn check_series(
             FlowSpec::Window { cc, .. } => {
                 ["cwnd", "ssthresh", "outstanding", "rtt", "rate"].contains(&metric)
                     || cc.extra_series().contains(&metric)
-                    || CcConfig::ALL_EXTRA_SERIES.contains(&metric)
+                    || CcConfig::all_extra_series().contains(&metric)
             }
             _ => false,
         };

@@ -1,0 +1,303 @@
+//! The registry of built-in congestion-control policies: the `CcPolicy` trait each
+//! policy implements in its own file, the `CcInfo` table entry, and the `registry!`
+//! macro that turns one line per policy (in `cc/mod.rs`) into the `CcConfig` and
+//! `AnyCc` enums, their enum dispatch (a `match`, no vtable: the per-ack cost of the
+//! built-in policies stays that of a hand-written enum) and the table `CcConfig::ALL`.
+
+use super::{CongestionControl, JkRtoConfig, RtoStyle};
+use crate::time::SimDuration;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// What the registry needs to know of a built-in policy, besides its events
+/// (`CongestionControl`).
+pub trait CcPolicy: CongestionControl + Sized {
+    /// Its parameters, `[flows.params]` of a scenario file: serde by field name (unknown
+    /// names refused with `#[serde(deny_unknown_fields)]`), `Default` gives every default.
+    type Config: Clone + std::fmt::Debug + PartialEq + Serialize + DeserializeOwned + Default;
+    /// The name a scenario file gives in `cc = "..."`.
+    const NAME: &'static str;
+    /// Other names accepted for it.
+    const ALIASES: &'static [&'static str] = &[];
+    /// One line for `ccsim list cc` and the docs.
+    const DESCRIPTION: &'static str;
+    /// The names of its own series (`CcMetrics::extra`), in slot order.
+    const EXTRA_SERIES: &'static [&'static str] = &[];
+    /// The per-flow state for segments of `mss` bytes and a window cap in packets.
+    fn build(cfg: &Self::Config, mss: u64, max_window: u32) -> Self;
+    /// Checks the values; (parameter, message naming the value and the fix) for the
+    /// first bad one. Default: every value accepted.
+    fn check(_cfg: &Self::Config) -> Result<(), (&'static str, String)> {
+        Ok(())
+    }
+    /// The transport's retransmission timer. Default: Jacobson/Karels with RFC 6298's
+    /// constants (`JkRtoConfig::DEFAULT`).
+    fn rto_style(_cfg: &Self::Config) -> RtoStyle {
+        JkRtoConfig::DEFAULT.style()
+    }
+    /// The timeout before the first RTT sample. Default 3 s (RFC 1122).
+    fn initial_rto(_cfg: &Self::Config) -> SimDuration {
+        JkRtoConfig::DEFAULT.initial_rto
+    }
+}
+
+/// One policy of the registry (`CcConfig::ALL`).
+#[derive(Clone, Copy, Debug)]
+pub struct CcInfo {
+    /// `CcPolicy::NAME`.
+    pub name: &'static str,
+    /// `CcPolicy::ALIASES`.
+    pub aliases: &'static [&'static str],
+    /// `CcPolicy::DESCRIPTION`.
+    pub description: &'static str,
+    /// `CcPolicy::EXTRA_SERIES`.
+    pub extra_series: &'static [&'static str],
+    /// Its default configuration.
+    pub default: fn() -> super::CcConfig,
+    /// The names of its parameters (its `Config`'s fields), in declaration order.
+    pub parameters: fn() -> &'static [&'static str],
+}
+
+impl CcInfo {
+    /// Whether `name` selects this policy (its name or an alias).
+    pub fn answers_to(&self, name: &str) -> bool {
+        self.name == name || self.aliases.contains(&name)
+    }
+
+    /// The default parameters as a `[flows.params]` table (parameters whose default is
+    /// "unset" are absent).
+    pub fn defaults(&self) -> toml::Table {
+        (self.default)().params()
+    }
+
+    /// Every parameter with its default; `None` for one unset by default (its meaning
+    /// when unset is documented with the parameter, e.g. Generic's `window`).
+    pub fn parameter_defaults(&self) -> Vec<(&'static str, Option<toml::Value>)> {
+        let mut d = self.defaults();
+        (self.parameters)().iter().map(|&n| (n, d.remove(n))).collect()
+    }
+}
+
+/// The field names of a struct deserialised by serde derive: the list its
+/// `Deserialize` implementation hands to `deserialize_struct`, read by a deserializer
+/// that records it and stops.
+pub(crate) fn field_names<T: DeserializeOwned>() -> &'static [&'static str] {
+    use serde::de::{Error, Visitor};
+    struct Names<'a>(&'a mut &'static [&'static str]);
+    impl<'de> serde::Deserializer<'de> for Names<'_> {
+        type Error = serde::de::value::Error;
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            fields: &'static [&'static str],
+            _visitor: V,
+        ) -> Result<V::Value, Self::Error> {
+            *self.0 = fields;
+            Err(Error::custom("field names read"))
+        }
+        fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Self::Error> {
+            Err(Error::custom("not a struct"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+            unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+        }
+    }
+    let mut fields: &'static [&'static str] = &[];
+    let _ = T::deserialize(Names(&mut fields));
+    fields
+}
+
+/// Reads a policy's parameters as its own `Config` type (so the caller decides how
+/// errors are reported; `CcConfig::from_params`).
+pub trait ReadParams {
+    type Error;
+    fn read<T: DeserializeOwned>(&self) -> Result<T, Self::Error>;
+}
+
+/// The storage of a policy in `AnyCc`: inline, or boxed (`in Box`).
+macro_rules! cc_stored {
+    ($t:ident) => { $t };
+    ($t:ident Box) => { Box<$t> };
+}
+
+/// Declares the built-in policies, one `module::Type` per line (`in Box` to store it
+/// boxed in `AnyCc`). Generates the modules and re-exports, `CcConfig` (serde, tagged
+/// by `cc`), `AnyCc` with its enum dispatch of `CongestionControl`, and `CcConfig::ALL`.
+macro_rules! registry {
+    ($( $module:ident :: $ty:ident $(in $boxed:ident)? ),+ $(,)?) => {
+        $(
+            pub mod $module;
+            pub use $module::$ty;
+        )+
+
+        /// Configuration of the built-in policies (serde, so scenario files and Python
+        /// build it): one variant per registered policy.
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "cc", rename_all = "snake_case")]
+        pub enum CcConfig {
+            $( $ty(<$ty as CcPolicy>::Config), )+
+        }
+
+        /// Enum dispatch of the built-in policies (smoltcp `AnyController`): no vtable;
+        /// `Custom` is the boxed escape hatch.
+        #[derive(Debug)]
+        pub enum AnyCc {
+            $( $ty(cc_stored!($ty $($boxed)?)), )+
+            Custom(CustomCc),
+        }
+
+        impl CcConfig {
+            /// Every registered policy, in registration order.
+            pub const ALL: &'static [CcInfo] = &[
+                $(
+                    CcInfo {
+                        name: <$ty as CcPolicy>::NAME,
+                        aliases: <$ty as CcPolicy>::ALIASES,
+                        description: <$ty as CcPolicy>::DESCRIPTION,
+                        extra_series: <$ty as CcPolicy>::EXTRA_SERIES,
+                        default: || CcConfig::$ty(Default::default()),
+                        parameters: registry::field_names::<<$ty as CcPolicy>::Config>,
+                    },
+                )+
+            ];
+
+            /// The registry entry of this configuration's policy.
+            pub fn info(&self) -> &'static CcInfo {
+                let name = self.name();
+                Self::ALL.iter().find(|i| i.name == name).expect("every policy has an entry")
+            }
+
+            /// The name a scenario file gives (`cc = "..."`).
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( CcConfig::$ty(_) => <$ty as CcPolicy>::NAME, )+
+                }
+            }
+
+            /// The policy named `name` (or an alias) with the parameters `read` gives;
+            /// `None` if no policy has that name.
+            pub fn from_params<R: ReadParams>(name: &str, read: &R) -> Option<Result<CcConfig, R::Error>> {
+                $(
+                    if name == <$ty as CcPolicy>::NAME || <$ty as CcPolicy>::ALIASES.contains(&name) {
+                        return Some(read.read().map(CcConfig::$ty));
+                    }
+                )+
+                None
+            }
+
+            /// Builds the per-flow state for segments of `mss` bytes and a window cap in
+            /// packets.
+            pub fn build(&self, mss: u64, max_window: u32) -> AnyCc {
+                match self {
+                    $( CcConfig::$ty(c) => AnyCc::$ty(From::from(<$ty as CcPolicy>::build(c, mss, max_window))), )+
+                }
+            }
+
+            pub fn rto_style(&self) -> RtoStyle {
+                match self {
+                    $( CcConfig::$ty(c) => <$ty as CcPolicy>::rto_style(c), )+
+                }
+            }
+
+            pub fn initial_rto(&self) -> SimDuration {
+                match self {
+                    $( CcConfig::$ty(c) => <$ty as CcPolicy>::initial_rto(c), )+
+                }
+            }
+
+            /// Every name a policy's own series may have (`extra_series` of all policies,
+            /// in registration order, each once), so a scenario may request one whatever
+            /// policy an override selects; it stays empty for the others.
+            pub fn all_extra_series() -> Vec<&'static str> {
+                let mut names: Vec<&'static str> = Vec::new();
+                for n in Self::ALL.iter().flat_map(|i| i.extra_series) {
+                    if !names.contains(n) {
+                        names.push(n);
+                    }
+                }
+                names
+            }
+
+            /// The names of the policy's own series (`CcMetrics::extra`), in slot order.
+            pub fn extra_series(&self) -> &'static [&'static str] {
+                match self {
+                    $( CcConfig::$ty(_) => <$ty as CcPolicy>::EXTRA_SERIES, )+
+                }
+            }
+
+            /// The policy's parameters as the `[flows.params]` table of a scenario file.
+            pub fn params(&self) -> toml::Table {
+                let v = match self {
+                    $( CcConfig::$ty(c) => toml::Table::try_from(c), )+
+                };
+                v.expect("policy configs serialise to TOML")
+            }
+
+            /// Checks the values; (parameter, message) for the first bad one.
+            pub fn check(&self) -> Result<(), (&'static str, String)> {
+                match self {
+                    $( CcConfig::$ty(c) => <$ty as CcPolicy>::check(c), )+
+                }
+            }
+        }
+
+        impl CongestionControl for AnyCc {
+            #[inline]
+            fn on_packet_sent(&mut self, s: &SendSample) {
+                match self {
+                    $( AnyCc::$ty(c) => c.on_packet_sent(s), )+
+                    AnyCc::Custom(x) => x.0.as_mut().on_packet_sent(s),
+                }
+            }
+            #[inline]
+            fn on_ack(&mut self, s: &AckSample) {
+                match self {
+                    $( AnyCc::$ty(c) => c.on_ack(s), )+
+                    AnyCc::Custom(x) => x.0.as_mut().on_ack(s),
+                }
+            }
+            #[inline]
+            fn on_dup_ack(&mut self, now: SimTime) {
+                match self {
+                    $( AnyCc::$ty(c) => c.on_dup_ack(now), )+
+                    AnyCc::Custom(x) => x.0.as_mut().on_dup_ack(now),
+                }
+            }
+            #[inline]
+            fn on_congestion(&mut self, s: &CongestionSample) {
+                match self {
+                    $( AnyCc::$ty(c) => c.on_congestion(s), )+
+                    AnyCc::Custom(x) => x.0.as_mut().on_congestion(s),
+                }
+            }
+            fn on_feedback(&mut self, now: SimTime, fb: &Feedback) {
+                match self {
+                    $( AnyCc::$ty(c) => c.on_feedback(now, fb), )+
+                    AnyCc::Custom(x) => x.0.as_mut().on_feedback(now, fb),
+                }
+            }
+            #[inline(always)]
+            fn metrics(&self) -> CcMetrics {
+                match self {
+                    $( AnyCc::$ty(c) => c.metrics(), )+
+                    AnyCc::Custom(x) => x.0.as_ref().metrics(),
+                }
+            }
+            #[inline]
+            fn dupack_threshold(&self) -> Option<u32> {
+                match self {
+                    $( AnyCc::$ty(c) => c.dupack_threshold(), )+
+                    AnyCc::Custom(x) => x.0.as_ref().dupack_threshold(),
+                }
+            }
+            #[inline]
+            fn recovery(&self) -> Recovery {
+                match self {
+                    $( AnyCc::$ty(c) => c.recovery(), )+
+                    AnyCc::Custom(x) => x.0.as_ref().recovery(),
+                }
+            }
+        }
+    };
+}
