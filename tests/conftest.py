@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,13 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 KESHAV = REPO / "scenarios" / "keshav-s1.toml"
+
+# A shell that starts a job in the background without job control starts it with SIGINT
+# ignored, and every process started from it inherits that: the Ctrl-C tests' children
+# would ignore the SIGINT they are sent. Python's own handler here makes the children
+# start with SIGINT at its default, whatever started the tests.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # The keys the issue promises (other tools depend on them); the engine may add more.
 FLOW_KEYS = {
