@@ -23,6 +23,10 @@ fn check_conservation(r: &Results) {
     }
 }
 
+fn flow_result<'a>(r: &'a Results, name: &str) -> &'a ccsim_engine::results::FlowResult {
+    r.flows.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no flow {name}"))
+}
+
 fn phase_goodput(r: &Results, phase: &str, flow: &str) -> f64 {
     let p = r.phases.iter().find(|p| p.name == phase).unwrap();
     p.flows.iter().find(|f| f.name == flow).unwrap().goodput_pps
@@ -480,7 +484,7 @@ fn fair_queueing_numbers_a_packet_that_finds_the_line_idle() {
     // sink by 2.1 s; a1 waits. Before the fix a0 skipped the discipline: a1 got F = 8000
     // (R = 0 with no active conversation), b0 F = 10000, and a1 went first.
     let r = run(FQ_IDLE_LINE, &[], None);
-    let delivered = |name: &str| r.flows.iter().find(|f| f.name == name).unwrap().delivered_pkts;
+    let delivered = |name: &str| flow_result(&r, name).delivered_pkts;
     assert_eq!((delivered("a"), delivered("b")), (1, 1));
 }
 
@@ -535,7 +539,7 @@ fn fair_queueing_classifies_by_flow_by_default() {
         let got = phase_goodput(&r, "steady", flow);
         assert!((got - want).abs() / want < 0.01, "{flow}: {got} pkt/s, want {want} within 1%");
     }
-    let one = r.flows.iter().find(|f| f.name == "one").unwrap();
+    let one = flow_result(&r, "one");
     assert_eq!(one.dropped_pkts, 0);
 }
 
@@ -558,7 +562,7 @@ fn fair_queueing_by_host_pair_puts_flows_between_the_same_hosts_in_one_queue() {
     }
     // The same arrivals by flow: "one" (1 unit, below its 2-unit share) loses nothing.
     let r = run(&text, &[], None);
-    let one = r.flows.iter().find(|f| f.name == "one").unwrap();
+    let one = flow_result(&r, "one");
     assert_eq!(one.dropped_pkts, 0);
     assert!(one.sent_pkts > 1500, "{}", one.sent_pkts);
 }
@@ -614,7 +618,7 @@ fn fair_queueing_gives_a_flows_acks_a_conversation_of_their_own() {
         let got = phase_goodput(&r, "steady", flow);
         assert!((got - want).abs() / want < 0.01, "{flow}: {got} pkt/s, want {want} within 1%");
     }
-    let win = r.flows.iter().find(|f| f.name == "win").unwrap();
+    let win = flow_result(&r, "win");
     assert_eq!(win.dropped_pkts, 0);
     // By host pair the acks (sink -> a) share the conversation of "back" (sink -> a): one
     // queue overloaded twice over, kept full with about 60 packets of 1000 B, so every

@@ -1,5 +1,5 @@
 //! The cases of `cost_growth` (also run, without valgrind, by
-//! `tests/cost_growth_structure.rs`): small scenarios that together use every queue
+//! `crates/ccsim-engine/tests/cost_growth_structure.rs`): small scenarios that together use every queue
 //! discipline, element, congestion control and sender kind.
 
 /// One scenario.
@@ -112,9 +112,19 @@ start = "{start}ms"
         .collect()
 }
 
-/// Unresponsive or rate-based flows of `kind` from s3 to d3 with the given lines.
+/// An unresponsive or rate-based flow of `kind` from s3 to d3 with the given lines.
 fn flow(name: &str, kind: &str, lines: &str) -> String {
-    format!("\n[[flows]]\nname = \"{name}\"\nkind = \"{kind}\"\nfrom = \"s3\"\nto = \"d3\"\n{lines}\n")
+    flow_between(name, kind, 3, lines)
+}
+
+/// The same from s`host` to d`host`.
+fn flow_between(name: &str, kind: &str, host: u32, lines: &str) -> String {
+    format!("\n[[flows]]\nname = \"{name}\"\nkind = \"{kind}\"\nfrom = \"s{host}\"\nto = \"d{host}\"\n{lines}\n")
+}
+
+/// Two flows of `kind` named `a` (from s3) and `b` (from s2).
+fn two_flows(kind: &str, a: &str, b: &str) -> String {
+    flow_between(a, kind, 3, "") + &flow_between(b, kind, 2, "")
 }
 
 /// The two constant-rate sources into Fair Queueing (8 Mbps of 1500 B and 8 Mbps of
@@ -126,7 +136,7 @@ fn two_cbr_fq(rule: &str) -> String {
         &format!(
             "{}{}",
             flow("big", "cbr", "rate = \"8Mbps\"\npacket_size = \"1500B\""),
-            flow("small", "cbr", "rate = \"8Mbps\"\npacket_size = \"500B\"").replace("s3", "s2").replace("d3", "d2")
+            flow_between("small", "cbr", 2, "rate = \"8Mbps\"\npacket_size = \"500B\"")
         ),
     )
 }
@@ -275,9 +285,8 @@ pub fn cases() -> Vec<Case> {
                 "",
                 "",
                 &format!(
-                    "{}{}\n[[elements]]\nkind = \"ptp\"\nat = [\"r1->r2\", \"r2->d3\", \"r2->d2\"]\n",
-                    flow("c1", "cadpc", ""),
-                    flow("c2", "cadpc", "").replace("s3", "s2").replace("d3", "d2")
+                    "{}\n[[elements]]\nkind = \"ptp\"\nat = [\"r1->r2\", \"r2->d3\", \"r2->d2\"]\n",
+                    two_flows("cadpc", "c1", "c2")
                 ),
             ),
             every_10s: None,
@@ -286,15 +295,7 @@ pub fn cases() -> Vec<Case> {
             name: "src-rap",
             covers: "rap",
             t: 40.0,
-            toml: dumbbell(
-                "",
-                "",
-                &format!(
-                    "{reno1}{}{}",
-                    flow("r1", "rap", ""),
-                    flow("r2", "rap", "").replace("s3", "s2").replace("d3", "d2")
-                ),
-            ),
+            toml: dumbbell("", "", &format!("{reno1}{}", two_flows("rap", "r1", "r2"))),
             every_10s: None,
         },
         Case {
@@ -308,30 +309,14 @@ pub fn cases() -> Vec<Case> {
             name: "src-tfrc",
             covers: "tfrc",
             t: 40.0,
-            toml: dumbbell(
-                "",
-                "",
-                &format!(
-                    "{reno1}{}{}",
-                    flow("t1", "tfrc", ""),
-                    flow("t2", "tfrc", "").replace("s3", "s2").replace("d3", "d2")
-                ),
-            ),
+            toml: dumbbell("", "", &format!("{reno1}{}", two_flows("tfrc", "t1", "t2"))),
             every_10s: None,
         },
         Case {
             name: "src-tear",
             covers: "tear",
             t: 40.0,
-            toml: dumbbell(
-                "",
-                "",
-                &format!(
-                    "{reno1}{}{}",
-                    flow("t1", "tear", ""),
-                    flow("t2", "tear", "").replace("s3", "s2").replace("d3", "d2")
-                ),
-            ),
+            toml: dumbbell("", "", &format!("{reno1}{}", two_flows("tear", "t1", "t2"))),
             every_10s: None,
         },
         Case {

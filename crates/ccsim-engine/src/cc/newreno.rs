@@ -18,14 +18,15 @@ impl CcPolicy for NewReno {
     fn build(cfg: &RenoConfig, mss: u64, max_window: u32) -> Self {
         NewReno(super::Reno::new_reno(cfg, mss, max_window))
     }
+    // Parameters, checks and timer are Reno's.
     fn check(cfg: &RenoConfig) -> Result<(), (&'static str, String)> {
-        cfg.check()
+        <super::Reno as CcPolicy>::check(cfg)
     }
     fn rto_style(cfg: &RenoConfig) -> RtoStyle {
-        cfg.rto_style()
+        <super::Reno as CcPolicy>::rto_style(cfg)
     }
     fn initial_rto(cfg: &RenoConfig) -> SimDuration {
-        cfg.initial_rto
+        <super::Reno as CcPolicy>::initial_rto(cfg)
     }
 }
 
