@@ -3,8 +3,9 @@
 #   make demo    set up .venv, build ccsim (release) and run the keshav-s1 reproduction
 #   make test    set up, then cargo test (engine, optimised and debug) and pytest
 #   make lint    the gates CI runs first: cargo fmt --check, clippy (warnings are errors),
-#                ruff, the stub check of _ccsim.pyi, and the comment gate (docs/testing.md)
-#   make bench   the speed benchmark of issue 2
+#                ruff, the stub check of _ccsim.pyi, the comment gate and the import gate
+#                (docs/testing.md)
+#   make bench   the speed benchmark (docs/performance.md)
 #   make bench-growth   whether any component's cost per event grows over a run:
 #                instructions per event (valgrind's callgrind) early and late in runs of
 #                4T for every qdisc, element, congestion control and sender kind;
@@ -98,6 +99,7 @@ lint: $(BUILD_STAMP)
 	$(BIN)/ruff check python tests validation
 	$(BIN)/python -m mypy.stubtest ccsim._ccsim --allowlist tests/lint/stubtest-allowlist.txt
 	$(BIN)/python tests/lint/comments.py
+	$(BIN)/python tests/lint/imports.py
 
 reproductions: $(BUILD_STAMP)
 	$(BIN)/python -m ccsim.reproduce.regenerate

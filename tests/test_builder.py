@@ -1,4 +1,4 @@
-"""Building scenarios in Python (ccsim/_builder.py): the builder writes the scenario-file
+"""Building scenarios in Python (ccsim/_scenario.py): the builder writes the scenario-file
 schema, the engine validates it, and a built dumbbell is the same scenario as the
 equivalent file."""
 

@@ -33,8 +33,7 @@ except ImportError as exc:  # pragma: no cover - only without a build
 
 from typing import TYPE_CHECKING, Any
 
-from ccsim._builder import ScenarioBuilder
-from ccsim._scenario import Interrupted, Scenario, load, loads, run
+from ccsim._scenario import Interrupted, Scenario, ScenarioBuilder, load, loads, run
 from ccsim.results import Results
 
 if TYPE_CHECKING:

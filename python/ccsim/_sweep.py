@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ccsim import _ccsim
-from ccsim._builder import ScenarioBuilder
-from ccsim._scenario import Scenario, _override_value, _toml_item, load
+from ccsim._scenario import Scenario, ScenarioBuilder, _override_value, _toml_item, load
+from ccsim._sweepcase import SweepError, Task, run_case
 
 if TYPE_CHECKING:
 
@@ -44,10 +44,6 @@ INLINE_BATCH_S = 0.25
 # Cases handed to Dask ahead: per worker thread, and at least.
 DASK_IN_FLIGHT_PER_THREAD = 4
 DASK_MIN_IN_FLIGHT = 64
-
-
-class SweepError(ValueError):
-    """A bad sweep definition or database; the message names the field and the fix."""
 
 
 @dataclass(frozen=True)
@@ -455,23 +451,6 @@ def make_plan(
 
 
 # Running one case (in a worker) -------------------------------------------------
-
-
-def run_case(task: tuple[int, str, str, list[str], int]) -> dict[str, Any]:
-    """Run one case; return its results JSON text or its error (never raises for a
-    scenario error or an engine panic, so one bad case does not stop the sweep)."""
-    case_id, text, source, overrides, seed = task
-    start = time.perf_counter()
-    try:
-        # JSON text: what the sweep database splits into its tables, and what travels
-        # from a worker process (pickled) to the parent.
-        out = _ccsim.run(text, source, list(overrides), seed, out="json")
-    except Exception as exc:  # ScenarioError, or RuntimeError for an engine panic
-        return {"case_id": case_id, "error": f"{type(exc).__name__}: {exc}"}
-    return {"case_id": case_id, "results": out, "wall_time_s": time.perf_counter() - start}
-
-
-Task = tuple[int, str, str, list[str], int]
 
 
 def _inline_batches(tasks: list[Task]) -> Iterator[list[dict[str, Any]]]:

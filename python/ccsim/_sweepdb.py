@@ -42,7 +42,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from ccsim._sweep import SweepError
+from ccsim._sweepcase import SweepError
 
 FORMAT = 1  # version of this layout; stored in the sweep table
 

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ccsim._sweep import SweepError
+from ccsim._sweepcase import SweepError
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -2,7 +2,7 @@
 
 Each worker is a fresh interpreter that runs the cases it reads from one pipe and writes
 their results to another (``multiprocessing.connection`` framing: pickled task tuples
-and result dicts, see ``ccsim._sweep.run_case``). Unlike a ``multiprocessing`` pool this
+and result dicts, see ``ccsim._sweepcase.run_case``). Unlike a ``multiprocessing`` pool this
 never re-runs the user's ``__main__`` (a script without an ``if __name__ ==
 "__main__"`` guard works), never forks a process that has threads, and isolates a
 worker that dies: only the case it was running fails, and a new worker takes its place.
@@ -179,7 +179,7 @@ def main(argv: list[str]) -> None:
     # Ctrl-C reaches the whole process group; it is the parent's to handle.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
-    from ccsim._sweep import run_case
+    from ccsim._sweepcase import run_case
 
     tasks = Connection(int(argv[0]), writable=False)
     results = Connection(int(argv[1]), readable=False)

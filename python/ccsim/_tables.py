@@ -175,6 +175,28 @@ def _split(columns: list[Column], rows: list[list[str] | None], width: int) -> l
     return greedy
 
 
+def rate(bps: float | None) -> str:
+    """A rate in bits/s with its unit (``12.5 Mbps``); ``-`` for a missing value."""
+    if bps is None:
+        return "-"
+    for unit, scale in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
+        if abs(bps) >= scale:
+            return f"{bps / scale:.4g} {unit}"
+    return f"{bps:.4g} bps"
+
+
+def seconds(s: float | None) -> str:
+    """A duration in seconds with its unit (``s``, ``ms`` or ``us``); ``-`` for a missing
+    value."""
+    if s is None:
+        return "-"
+    if s == 0 or abs(s) >= 1:
+        return f"{s:.4g} s"
+    if abs(s) >= 1e-3:
+        return f"{s * 1e3:.4g} ms"
+    return f"{s * 1e6:.4g} us"
+
+
 def number(x: float | int | None, digits: int = 2) -> str:
     """A count as an integer (``741``), anything else with ``digits`` decimals; ``-``
     for a missing value."""

@@ -463,27 +463,10 @@ def _stderr() -> Console:
     return Console(stderr=True, highlight=False)
 
 
-def fmt_rate(bps: float | None) -> str:
-    if bps is None:
-        return "-"
-    for unit, scale in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
-        if abs(bps) >= scale:
-            return f"{bps / scale:.4g} {unit}"
-    return f"{bps:.4g} bps"
-
-
-def fmt_time(s: float | None) -> str:
-    if s is None:
-        return "-"
-    if s == 0 or abs(s) >= 1:
-        return f"{s:.4g} s"
-    if abs(s) >= 1e-3:
-        return f"{s * 1e3:.4g} ms"
-    return f"{s * 1e6:.4g} us"
-
-
-def fmt_num(x: Any, digits: int = 2) -> str:
-    return _tables.number(x, digits)
+# The formats of numbers with units, shared with the HTML report (ccsim/_tables.py).
+fmt_rate = _tables.rate
+fmt_time = _tables.seconds
+fmt_num = _tables.number
 
 
 def _table(title: str, headers: list[str]) -> Table:

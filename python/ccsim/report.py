@@ -390,9 +390,9 @@ double-click to reset, click a legend entry to hide it.</p>
 
 
 def _fmt():
-    from ccsim.cli import fmt_num, fmt_rate, fmt_time
+    from ccsim import _tables
 
-    return fmt_num, fmt_rate, fmt_time
+    return _tables.number, _tables.rate, _tables.seconds
 
 
 def _quantity(metric: str) -> tuple[str, str]:
