@@ -59,6 +59,7 @@ fn has_control(name: &str) -> bool {
     name.chars().any(char::is_control)
 }
 
+#[derive(Clone, Copy)]
 struct Ctx<'a> {
     source: &'a str,
 }
@@ -171,7 +172,67 @@ impl Ctx<'_> {
 
 pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     let cx = Ctx { source };
+    let duration = header(cx, &f)?;
+    let mut defs = defaults(cx, &f)?;
+    let (nodes, node_idx) = nodes(cx, &f)?;
+    // Read after [nodes]: a file with errors in both reports the node error.
+    let d = &f.defaults;
+    let def_jitter = match &d.start_jitter {
+        Some(v) => cx.time("defaults.start_jitter", v)?,
+        None => SimDuration::ZERO,
+    };
+    defs.jitter = def_jitter;
+    let net = links(cx, &f, &defs, nodes, node_idx)?;
+    let (flows, flow_names) = flows(cx, &f, &defs, &net, duration)?;
+    let phases = phases(cx, &f, duration)?;
+    let measured = measure(cx, &f, duration, &phases, &flows, &flow_names, &net)?;
+    let changes = changes(cx, &f, duration, &net)?;
+    let elements = elements(cx, &f, &net)?;
+    let Net { nodes, links, .. } = net;
 
+    Ok(Scenario {
+        name: f.scenario.name,
+        description: f.scenario.description,
+        duration,
+        seed: f.scenario.seed.unwrap_or(1),
+        max_events: match f.scenario.max_events {
+            Some(0) => return Err(cx.err("scenario.max_events", "must be at least 1")),
+            m => m,
+        },
+        max_wall: match &f.scenario.max_wall {
+            Some(v) => Some(positive_time(&cx, "scenario.max_wall", v)?),
+            None => None,
+        },
+        conversations: match f.scenario.conversations.as_deref() {
+            None | Some("flow") => Conversations::Flow,
+            Some("host_pair") => Conversations::HostPair,
+            Some(v) => {
+                return Err(cx.err(
+                    "scenario.conversations",
+                    format!(
+                        "unknown value '{v}'; use \"flow\" (a flow's data and its acks are two conversations, \
+                         the default) or \"host_pair\" (one conversation per source-destination host pair)"
+                    ),
+                ))
+            }
+        },
+        nodes,
+        links,
+        flows,
+        phases,
+        interval: measured.interval,
+        series: f.measure.series,
+        sampling: measured.sampling,
+        delays: measured.delays,
+        windows: measured.windows,
+        measure_start: measured.measure_start,
+        changes,
+        elements,
+    })
+}
+
+/// `[scenario]`: the name and the duration (the other header fields are read last).
+fn header(cx: Ctx, f: &raw::File) -> Result<SimDuration, ScenarioError> {
     // [scenario]
     if f.scenario.name.trim().is_empty() {
         return Err(cx.err("scenario.name", "must not be empty"));
@@ -180,7 +241,28 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     if duration == SimDuration::ZERO {
         return Err(cx.err("scenario.duration", "must be positive, e.g. \"100s\""));
     }
+    Ok(duration)
+}
 
+/// `[defaults]`, read: what links and flows take when they do not say.
+struct Defaults {
+    qdisc: QdiscConfig,
+    buffer: Limit,
+    cc: String,
+    data_size: u32,
+    ack_size: u32,
+    max_window: u32,
+    out_of_order: bool,
+    ack_delay: Option<SimDuration>,
+    rtt_sample: RttSample,
+    ack_delay_min: Option<SimDuration>,
+    tso: Option<Tso>,
+    fast_retransmit: FastRetransmit,
+    /// `start_jitter` (read after `[nodes]`, in `validate`).
+    jitter: SimDuration,
+}
+
+fn defaults(cx: Ctx, f: &raw::File) -> Result<Defaults, ScenarioError> {
     // [defaults]
     let d = &f.defaults;
     let def_qdisc = match &d.qdisc {
@@ -234,7 +316,25 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         Some(v) => fast_retransmit(&cx, "defaults.fast_retransmit", v)?,
         None => FastRetransmit::Bsd,
     };
+    Ok(Defaults {
+        qdisc: def_qdisc,
+        buffer: def_buffer,
+        cc: def_cc,
+        data_size: def_data,
+        ack_size: def_ack,
+        max_window: def_maxw,
+        out_of_order: def_ooo,
+        ack_delay: def_ack_delay,
+        rtt_sample: def_rtt_sample,
+        ack_delay_min: def_ack_delay_min,
+        tso: def_tso,
+        fast_retransmit: def_fast_retransmit,
+        jitter: SimDuration::ZERO,
+    })
+}
 
+/// The nodes and their index by name.
+fn nodes(cx: Ctx, f: &raw::File) -> Result<(Vec<Node>, HashMap<String, usize>), ScenarioError> {
     // [nodes]
     let mut nodes: Vec<Node> = Vec::new();
     let mut node_idx: HashMap<String, usize> = HashMap::with_capacity(f.nodes.hosts.len() + f.nodes.routers.len());
@@ -260,16 +360,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     }
     // Name -> index maps are hash maps (constant-time lookups at 10^5 nodes, links and
     // flows); they are only looked up, and listed sorted, so hash order reaches nothing.
-    let known = |names: &HashMap<String, usize>| {
-        let mut v: Vec<&str> = names.keys().map(String::as_str).collect();
-        v.sort_unstable();
-        v.join(", ")
-    };
-    let find_node = |field: &str, n: &str| -> Result<usize, ScenarioError> {
-        node_idx.get(n).copied().ok_or_else(|| {
-            cx.err(field, format!("unknown node '{n}'; declare it in [nodes] (known: {})", known(&node_idx)))
-        })
-    };
+    let find_node = |field: &str, n: &str| lookup_node(cx, &node_idx, field, n);
     for (n, v) in &f.nodes.processing_delay {
         let field = format!("nodes.processing_delay.{n}");
         let i = find_node(&field, n)?;
@@ -280,10 +371,46 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         let i = find_node(&field, n)?;
         nodes[i].processing_jitter = cx.time(&field, v)?;
     }
-    let def_jitter = match &d.start_jitter {
-        Some(v) => cx.time("defaults.start_jitter", v)?,
-        None => SimDuration::ZERO,
-    };
+    Ok((nodes, node_idx))
+}
+
+/// Name -> index maps are hash maps (constant-time lookups at 10^5 nodes, links and
+/// flows); they are only looked up, and listed sorted, so hash order reaches nothing.
+fn known(names: &HashMap<String, usize>) -> String {
+    let mut v: Vec<&str> = names.keys().map(String::as_str).collect();
+    v.sort_unstable();
+    v.join(", ")
+}
+
+/// The index of node `n`, or an error at `field` listing the nodes declared.
+fn lookup_node(cx: Ctx, node_idx: &HashMap<String, usize>, field: &str, n: &str) -> Result<usize, ScenarioError> {
+    node_idx
+        .get(n)
+        .copied()
+        .ok_or_else(|| cx.err(field, format!("unknown node '{n}'; declare it in [nodes] (known: {})", known(node_idx))))
+}
+
+/// The network the sections after `[[links]]` look names up in.
+struct Net {
+    nodes: Vec<Node>,
+    node_idx: HashMap<String, usize>,
+    links: Vec<Link>,
+    link_names: HashMap<String, usize>,
+    /// Link index by its (lower, higher) node pair.
+    pairs: HashMap<(usize, usize), usize>,
+    /// Neighbours of each node, in link-declaration order.
+    adj: Vec<Vec<usize>>,
+}
+
+fn links(
+    cx: Ctx,
+    f: &raw::File,
+    defs: &Defaults,
+    nodes: Vec<Node>,
+    node_idx: HashMap<String, usize>,
+) -> Result<Net, ScenarioError> {
+    let (def_buffer, def_qdisc) = (defs.buffer, &defs.qdisc);
+    let find_node = |field: &str, n: &str| lookup_node(cx, &node_idx, field, n);
 
     // [[links]]
     let mut links: Vec<Link> = Vec::new();
@@ -349,6 +476,24 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         adj[l.a].push(l.b);
         adj[l.b].push(l.a);
     }
+    Ok(Net { nodes, node_idx, links, link_names, pairs, adj })
+}
+
+/// The flows (copies of `count` expanded, voice partners resolved) and their index by name.
+fn flows(
+    cx: Ctx,
+    f: &raw::File,
+    defs: &Defaults,
+    net: &Net,
+    duration: SimDuration,
+) -> Result<(Vec<Flow>, HashMap<String, usize>), ScenarioError> {
+    let d = &f.defaults;
+    let Net { nodes, node_idx, pairs, adj, .. } = net;
+    let find_node = |field: &str, n: &str| lookup_node(cx, node_idx, field, n);
+    let (def_data, def_ack, def_maxw, def_ooo) = (defs.data_size, defs.ack_size, defs.max_window, defs.out_of_order);
+    let (def_ack_delay, def_ack_delay_min, def_tso) = (defs.ack_delay, defs.ack_delay_min, defs.tso);
+    let (def_rtt_sample, def_fast_retransmit, def_jitter, def_cc) =
+        (defs.rtt_sample, defs.fast_retransmit, defs.jitter, &defs.cc);
 
     // [[flows]]
     let mut flows: Vec<Flow> = Vec::new();
@@ -414,8 +559,8 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             None => None,
         };
         let path = match &fl.path {
-            Some(names) => explicit_path(&cx, &cat(&p, ".path"), names, from, to, &node_idx, &nodes, &pairs)?,
-            None => routes.path(from, to, &nodes, &adj).ok_or_else(|| {
+            Some(names) => explicit_path(&cx, &cat(&p, ".path"), names, from, to, node_idx, nodes, pairs)?,
+            None => routes.path(from, to, nodes, adj).ok_or_else(|| {
                 cx.err(
                     cat(&p, ".to"),
                     format!(
@@ -614,7 +759,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             }
         };
         let ack_path = match &fl.ack_path {
-            Some(names) => explicit_path(&cx, &cat(&p, ".ack_path"), names, to, from, &node_idx, &nodes, &pairs)?,
+            Some(names) => explicit_path(&cx, &cat(&p, ".ack_path"), names, to, from, node_idx, nodes, pairs)?,
             None => path.iter().rev().copied().collect(),
         };
         flows.push(Flow { name: fl.name.clone(), from, to, start, stop, start_jitter, path, ack_path, spec });
@@ -644,7 +789,10 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             *partner = j;
         }
     }
+    Ok((flows, flow_names))
+}
 
+fn phases(cx: Ctx, f: &raw::File, duration: SimDuration) -> Result<Vec<Phase>, ScenarioError> {
     // [[phases]]
     let mut phases = Vec::new();
     // A set, not a scan of the phases so far: 100000 phases took 26 s to check.
@@ -670,7 +818,28 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         }
         phases.push(Phase { name: ph.name.clone(), start, end });
     }
+    Ok(phases)
+}
 
+/// `[measure]`, read (its `series` are checked here and taken as written).
+struct Measure {
+    interval: Option<SimDuration>,
+    sampling: Option<Sampling>,
+    delays: Vec<usize>,
+    windows: Vec<usize>,
+    measure_start: SimDuration,
+}
+
+fn measure(
+    cx: Ctx,
+    f: &raw::File,
+    duration: SimDuration,
+    phases: &[Phase],
+    flows: &[Flow],
+    flow_names: &HashMap<String, usize>,
+    net: &Net,
+) -> Result<Measure, ScenarioError> {
+    let Net { node_idx, pairs, links, .. } = net;
     // [measure]
     let interval = match &f.measure.interval {
         Some(v) => {
@@ -701,7 +870,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         return Err(cx.err("phases", format!("{np} phases of {nf} flows and {nc} channels are {} rows of results, more than {MAX_PERIOD_ROWS}; give fewer phases", np as u64 * per_period)));
     }
     for s in &f.measure.series {
-        check_series(&cx, s, &flows, &flow_names, &node_idx, &pairs)?;
+        check_series(&cx, s, flows, flow_names, node_idx, pairs)?;
     }
     let sampling =
         match (&f.measure.sample, &f.measure.max_points) {
@@ -757,7 +926,11 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         }
         None => SimDuration::ZERO,
     };
+    Ok(Measure { interval, sampling, delays, windows, measure_start })
+}
 
+fn changes(cx: Ctx, f: &raw::File, duration: SimDuration, net: &Net) -> Result<Vec<Change>, ScenarioError> {
+    let Net { node_idx, pairs, links, link_names, .. } = net;
     // [[changes]]
     let mut changes = Vec::new();
     for (i, c) in f.changes.iter().enumerate() {
@@ -770,7 +943,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 })?;
                 vec![2 * l, 2 * l + 1]
             }
-            (None, Some(ch)) => match channels_named(&link_names, &node_idx, &pairs, &links, ch) {
+            (None, Some(ch)) => match channels_named(link_names, node_idx, pairs, links, ch) {
                 Some(v) if ch.contains("->") => v,
                 _ => {
                     return Err(cx.err(
@@ -799,7 +972,12 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         }
         changes.push(Change { at, channels, rate_bps, delay });
     }
+    Ok(changes)
+}
 
+fn elements(cx: Ctx, f: &raw::File, net: &Net) -> Result<Vec<ElementSpec>, ScenarioError> {
+    let Net { nodes, node_idx, pairs, links, link_names, adj } = net;
+    let find_node = |field: &str, n: &str| lookup_node(cx, node_idx, field, n);
     // [[elements]]
     let mut elements = Vec::new();
     let mut per_channel: BTreeMap<usize, usize> = BTreeMap::new();
@@ -866,7 +1044,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             let Some(name) = v.as_str() else {
                 return Err(cx.err(cat(&p, ".at"), format!("expected a channel or link name, found {v}")));
             };
-            for ch in channels_named(&link_names, &node_idx, &pairs, &links, name).ok_or_else(|| {
+            for ch in channels_named(link_names, node_idx, pairs, links, name).ok_or_else(|| {
                 cx.err(
                     cat(&p, ".at"),
                     format!("no channel or link named '{name}'; write a channel as \"a->b\" or give a link's name"),
@@ -874,7 +1052,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             })? {
                 if let ElementConfig::Beacon(c) = &config {
                     let from = if ch % 2 == 0 { links[ch / 2].a } else { links[ch / 2].b };
-                    if shortest_path(from, to.unwrap(), &nodes, &adj).is_none() {
+                    if shortest_path(from, to.unwrap(), nodes, adj).is_none() {
                         return Err(
                             cx.err(cat(&p, ".to"), format!("no route from '{}' to '{}'", nodes[from].name, c.to))
                         );
@@ -894,46 +1072,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             }
         }
     }
-
-    Ok(Scenario {
-        name: f.scenario.name,
-        description: f.scenario.description,
-        duration,
-        seed: f.scenario.seed.unwrap_or(1),
-        max_events: match f.scenario.max_events {
-            Some(0) => return Err(cx.err("scenario.max_events", "must be at least 1")),
-            m => m,
-        },
-        max_wall: match &f.scenario.max_wall {
-            Some(v) => Some(positive_time(&cx, "scenario.max_wall", v)?),
-            None => None,
-        },
-        conversations: match f.scenario.conversations.as_deref() {
-            None | Some("flow") => Conversations::Flow,
-            Some("host_pair") => Conversations::HostPair,
-            Some(v) => {
-                return Err(cx.err(
-                    "scenario.conversations",
-                    format!(
-                        "unknown value '{v}'; use \"flow\" (a flow's data and its acks are two conversations, \
-                         the default) or \"host_pair\" (one conversation per source-destination host pair)"
-                    ),
-                ))
-            }
-        },
-        nodes,
-        links,
-        flows,
-        phases,
-        interval,
-        series: f.measure.series,
-        sampling,
-        delays,
-        windows,
-        measure_start,
-        changes,
-        elements,
-    })
+    Ok(elements)
 }
 
 /// The channels a name stands for: "a->b" is one channel, a link's name both.
