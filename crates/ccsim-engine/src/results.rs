@@ -124,7 +124,7 @@ pub struct DropsByReason {
 
 impl DropsByReason {
     fn from(c: &[u64; crate::qdisc::N_DROP_REASONS]) -> Self {
-        let n = |r: DropReason| c[r as usize];
+        let n = |r: DropReason| c[r.index()];
         DropsByReason {
             overflow: n(DropReason::Overflow),
             pushed_out: n(DropReason::PushedOut),

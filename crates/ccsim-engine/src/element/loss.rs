@@ -17,6 +17,16 @@ use crate::qdisc::DropReason;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
+/// The drop reasons of the random-loss element.
+pub const DROP_REASONS: &[&str] = &["random_loss"];
+
+// Named like the enum variants they stand beside (`DropReason::Overflow`).
+#[allow(non_upper_case_globals)]
+impl DropReason {
+    /// A random-loss element.
+    pub const RandomLoss: DropReason = DropReason::named("random_loss");
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LossConfig {

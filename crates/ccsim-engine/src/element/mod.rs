@@ -37,6 +37,10 @@ pub use loss::{LossConfig, RandomLoss};
 pub use ptp::{PtpConfig, PtpStamp};
 pub use smart_link::{SmartLink, SmartLinkConfig};
 
+/// The drop reasons of the elements, in the order of `ElementConfig`'s variants (the
+/// order of the results' columns).
+pub(crate) const ELEMENT_DROP_REASONS: &[&[&str]] = &[loss::DROP_REASONS];
+
 /// A packet an element wants sent: from the channel's sending node to host `to`.
 #[derive(Clone, Copy, Debug)]
 pub struct Emit {

@@ -110,45 +110,54 @@ impl Ctx<'_> {
     fn limit(&self, field: &str, v: &Value) -> Result<Limit, ScenarioError> {
         units::parse_limit(self.text(field, v, "40pkt")?).map_err(|m| self.err(field, m))
     }
-    /// A queue discipline: a name ("fcfs", "fq", "red") or a table with `kind` and the
-    /// discipline's parameters.
+    /// A queue discipline: a name (or alias) of the registry, or a table with `kind` and
+    /// the discipline's parameters.
     fn qdisc(&self, field: &str, v: &Value) -> Result<QdiscConfig, ScenarioError> {
-        const KNOWN: &str = "use \"fcfs\" (drop-tail), \"fq\" (Fair Queueing) or \"red\"";
-        let table = match v {
-            // The common case, without a table: "fcfs" takes no parameters.
-            Value::String(s) if s == "fcfs" || s == "droptail" => return Ok(QdiscConfig::Fcfs),
-            Value::String(s) => {
-                let mut t = toml::Table::new();
-                t.insert("kind".into(), Value::String(if s == "droptail" { "fcfs".into() } else { s.clone() }));
-                t
-            }
-            Value::Table(t) => t.clone(),
-            _ => return Err(self.err(field, format!("expected a discipline name or table, found {v}; {KNOWN}"))),
-        };
-        match table.get("kind").and_then(Value::as_str) {
-            Some("fcfs" | "fq" | "red") => {}
-            Some(k) => {
-                return Err(self.err(format!("{field}.kind"), format!("unknown queue discipline '{k}'; {KNOWN}")))
-            }
-            None => return Err(self.err(format!("{field}.kind"), format!("missing; {KNOWN}"))),
-        }
-        let mut table = table;
-        let kind = table.remove("kind");
-        let q = match kind.as_ref().and_then(Value::as_str) {
-            Some("red") => QdiscConfig::Red(Box::new(self.from_table(field, &table)?)),
-            Some("fq") => QdiscConfig::Fq(self.from_table(field, &table)?),
-            other => {
-                if let Some(k) = table.keys().next() {
-                    return Err(
-                        self.err(format!("{field}.{k}"), format!("'{}' takes no parameters", other.unwrap_or("")))
-                    );
+        let kind_field = cat(field, ".kind");
+        let (name, table) = match v {
+            Value::String(s) => (s.clone(), toml::Table::new()),
+            Value::Table(t) => {
+                let mut t = t.clone();
+                match t.remove("kind") {
+                    Some(Value::String(k)) => (k, t),
+                    Some(k) => {
+                        return Err(
+                            self.err(kind_field, format!("expected a discipline name, found {k}; {}", qdisc_names()))
+                        )
+                    }
+                    None => return Err(self.err(kind_field, format!("missing; {}", qdisc_names()))),
                 }
-                QdiscConfig::Fcfs
+            }
+            _ => {
+                return Err(
+                    self.err(field, format!("expected a discipline name or table, found {v}; {}", qdisc_names()))
+                )
             }
         };
-        if let QdiscConfig::Red(r) = &q {
-            r.check().map_err(|(f, m)| self.err(format!("{field}.{f}"), m))?;
+        let Some(info) = QdiscConfig::ALL.iter().find(|i| i.answers_to(&name)) else {
+            let all = QdiscConfig::ALL.iter().flat_map(|i| std::iter::once(&i.name).chain(i.aliases)).copied();
+            let hint = nearest(&name, all).map(|n| format!(" (did you mean '{n}'?)")).unwrap_or_default();
+            return Err(self.err(kind_field, format!("unknown queue discipline '{name}'{hint}; {}", qdisc_names())));
+        };
+        if (info.parameters)().is_empty() {
+            if let Some(k) = table.keys().next() {
+                return Err(self.err(format!("{field}.{k}"), format!("'{}' takes no parameters", info.name)));
+            }
         }
+        struct Read<'a> {
+            cx: &'a Ctx<'a>,
+            field: &'a str,
+            table: &'a toml::Table,
+        }
+        impl crate::qdisc::ReadParams for Read<'_> {
+            type Error = ScenarioError;
+            fn read<T: serde::de::DeserializeOwned>(&self) -> Result<T, ScenarioError> {
+                self.cx.from_table(self.field, self.table)
+            }
+        }
+        let q = QdiscConfig::from_params(&name, &Read { cx: self, field, table: &table })
+            .expect("the name was found in the registry")?;
+        q.check().map_err(|(f, m)| self.err(format!("{field}.{f}"), m))?;
         Ok(q)
     }
 
@@ -267,7 +276,7 @@ fn defaults(cx: Ctx, f: &raw::File) -> Result<Defaults, ScenarioError> {
     let d = &f.defaults;
     let def_qdisc = match &d.qdisc {
         Some(q) => cx.qdisc("defaults.qdisc", q)?,
-        None => QdiscConfig::Fcfs,
+        None => QdiscConfig::Fcfs(Default::default()),
     };
     let def_buffer = match &d.buffer {
         Some(v) => cx.limit("defaults.buffer", v)?,
@@ -1459,6 +1468,17 @@ fn nearest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<
     };
     let limit = 2.min(name.chars().count().saturating_sub(1));
     candidates.map(|c| (distance(name, c), c)).filter(|&(d, _)| d <= limit).min_by_key(|&(d, _)| d).map(|(_, c)| c)
+}
+
+/// The disciplines of the registry for an error message: "use "fcfs" (drop-tail), "fq"
+/// (Fair Queueing) or "red" (RED)".
+fn qdisc_names() -> String {
+    let all: Vec<String> = QdiscConfig::ALL.iter().map(|i| format!("\"{}\" ({})", i.name, i.title)).collect();
+    match all.split_last() {
+        Some((last, [])) => format!("use {last}"),
+        Some((last, rest)) => format!("use {} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 /// The registry's names, with aliases in parentheses: "generic, tahoe (jk), reno, ...".
