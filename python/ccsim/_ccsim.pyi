@@ -82,6 +82,11 @@ def cc_registry() -> str:
     order, of ``{"name", "aliases", "description", "extra_series", "parameters": [{"name",
     "default"}]}`` (a ``null`` default: unset by default)."""
 
+def qdisc_registry() -> str:
+    """The engine's registry of queue disciplines as JSON: a list, in registration order,
+    of ``{"name", "aliases", "description", "drop_reasons", "parameters": [{"name",
+    "default"}]}``."""
+
 def parse_rate(s: str) -> int:
     """Parse a rate such as ``"10Mbps"``; return bits per second."""
 
