@@ -200,6 +200,13 @@ fn element_and_red_errors_name_the_field() {
     assert!(e.contains("elements.0.p") && e.contains("probability"), "{e}");
     let e = err("[[elements]]\nkind = \"teleport\"\nat = \"r->b\"\n");
     assert!(e.contains("elements.0.kind") && e.contains("unknown element 'teleport'"), "{e}");
+    assert!(e.contains("use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link"), "{e}");
+    let e = err("[[elements]]\nkind = \"countr\"\nat = \"r->b\"\n");
+    assert!(e.contains("unknown element 'countr' (did you mean 'counter'?)"), "{e}");
+    let e = err("[[elements]]\nkind = \"flow_stats\"\nat = \"r->b\"\nflows = 3\n");
+    assert!(e.contains("elements.0.flows") && e.contains("'flow_stats' takes no parameters"), "{e}");
+    let e = err("[[elements]]\nkind = \"beacon\"\nat = \"r->b\"\nto = \"a\"\nperiod = \"0s\"\n");
+    assert!(e.contains("elements.0.period") && e.contains("at least 1us"), "{e}");
     let e = err("[[elements]]\nkind = \"counter\"\nat = \"r->x\"\n");
     assert!(e.contains("elements.0.at") && e.contains("'r->x'"), "{e}");
     let e = err("[[elements]]\nkind = \"counter\"\n");

@@ -998,53 +998,50 @@ fn elements(cx: Ctx, f: &raw::File, net: &Net) -> Result<Vec<ElementSpec>, Scena
             cx.err(cat(&p, ".at"), "missing; name a channel (\"a->b\"), a link (both directions) or a list of them")
         })?;
         table.remove("kind");
-        let config: ElementConfig = match kind {
-            "counter" | "flow_stats" => {
-                if let Some(k) = table.keys().next() {
-                    return Err(cx.err(format!("{p}.{k}"), format!("'{kind}' takes no parameters")));
-                }
-                if kind == "counter" {
-                    ElementConfig::Counter
-                } else {
-                    ElementConfig::FlowStats
-                }
-            }
-            "random_loss" => ElementConfig::RandomLoss(cx.from_table(&p, &table)?),
-            "capture" => ElementConfig::Capture(cx.from_table(&p, &table)?),
-            "beacon" => ElementConfig::Beacon(cx.from_table(&p, &table)?),
-            "ptp" => ElementConfig::Ptp(cx.from_table(&p, &table)?),
-            "smart_link" => ElementConfig::SmartLink(cx.from_table(&p, &table)?),
-            "" => {
-                return Err(cx.err(
-                    cat(&p, ".kind"),
-                    "missing; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link",
-                ))
-            }
-            k => {
-                return Err(cx.err(
-                    cat(&p, ".kind"),
-                    format!(
-                    "unknown element '{k}'; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link"
-                ),
-                ))
+        let known = || {
+            let names: Vec<&str> = ElementConfig::ALL.iter().map(|i| i.name).collect();
+            match names.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("use {} or {last}", rest.join(", ")),
+                _ => format!("use {}", names.join(", ")),
             }
         };
-        let mut to = None;
-        match &config {
-            ElementConfig::RandomLoss(c) => c.check().map_err(|(f, m)| cx.err(format!("{p}.{f}"), m))?,
-            ElementConfig::SmartLink(c) => c.check().map_err(|(f, m)| cx.err(format!("{p}.{f}"), m))?,
-            ElementConfig::Beacon(c) => {
-                let n = find_node(&cat(&p, ".to"), &c.to)?;
-                if nodes[n].router {
-                    return Err(cx.err(cat(&p, ".to"), format!("'{}' is a router; packets are sent to hosts", c.to)));
-                }
-                if c.period < SimDuration::from_micros(1) {
-                    return Err(cx.err(cat(&p, ".period"), "must be at least 1us"));
-                }
-                to = Some(n);
+        let Some(info) = ElementConfig::ALL.iter().find(|i| i.name == kind) else {
+            if kind.is_empty() {
+                return Err(cx.err(cat(&p, ".kind"), format!("missing; {}", known())));
             }
-            _ => {}
+            let hint = nearest(kind, ElementConfig::ALL.iter().map(|i| i.name))
+                .map(|n| format!(" (did you mean '{n}'?)"))
+                .unwrap_or_default();
+            return Err(cx.err(cat(&p, ".kind"), format!("unknown element '{kind}'{hint}; {}", known())));
+        };
+        if (info.parameters)().is_empty() {
+            if let Some(k) = table.keys().next() {
+                return Err(cx.err(format!("{p}.{k}"), format!("'{kind}' takes no parameters")));
+            }
         }
+        struct Read<'a> {
+            cx: Ctx<'a>,
+            field: &'a str,
+            table: &'a toml::Table,
+        }
+        impl crate::element::ReadParams for Read<'_> {
+            type Error = ScenarioError;
+            fn read<T: serde::de::DeserializeOwned>(&self) -> Result<T, ScenarioError> {
+                self.cx.from_table(self.field, self.table)
+            }
+        }
+        let config = ElementConfig::from_params(kind, &Read { cx, field: &p, table: &table })
+            .expect("the kind was found in the registry")?;
+        // An element that sends packets: its destination must be a host.
+        let mut to = None;
+        if let Some(host) = config.destination() {
+            let n = find_node(&cat(&p, ".to"), host)?;
+            if nodes[n].router {
+                return Err(cx.err(cat(&p, ".to"), format!("'{host}' is a router; packets are sent to hosts")));
+            }
+            to = Some(n);
+        }
+        config.check().map_err(|(f, m)| cx.err(format!("{p}.{f}"), m))?;
         let names: Vec<&Value> = match &at {
             Value::Array(a) => a.iter().collect(),
             v => vec![v],
@@ -1059,12 +1056,10 @@ fn elements(cx: Ctx, f: &raw::File, net: &Net) -> Result<Vec<ElementSpec>, Scena
                     format!("no channel or link named '{name}'; write a channel as \"a->b\" or give a link's name"),
                 )
             })? {
-                if let ElementConfig::Beacon(c) = &config {
+                if let (Some(n), Some(host)) = (to, config.destination()) {
                     let from = if ch % 2 == 0 { links[ch / 2].a } else { links[ch / 2].b };
-                    if shortest_path(from, to.unwrap(), nodes, adj).is_none() {
-                        return Err(
-                            cx.err(cat(&p, ".to"), format!("no route from '{}' to '{}'", nodes[from].name, c.to))
-                        );
+                    if shortest_path(from, n, nodes, adj).is_none() {
+                        return Err(cx.err(cat(&p, ".to"), format!("no route from '{}' to '{host}'", nodes[from].name)));
                     }
                 }
                 let n = per_channel.entry(ch).or_insert(0usize);
@@ -1073,10 +1068,7 @@ fn elements(cx: Ctx, f: &raw::File, net: &Net) -> Result<Vec<ElementSpec>, Scena
                 }
                 *n += 1;
                 let mut config = config.clone();
-                if let ElementConfig::SmartLink(c) = &mut config {
-                    // C_j defaults to the rate of the channel the link is on.
-                    c.capacity.get_or_insert(links[ch / 2].dirs[ch % 2].rate_bps);
-                }
+                config.on_channel(links[ch / 2].dirs[ch % 2].rate_bps);
                 elements.push(ElementSpec { channel: ch, config, to });
             }
         }
