@@ -124,17 +124,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "list",
-        help="list the built-in reproductions, or the congestion controls or queue disciplines",
+        help="list the built-in reproductions, or the congestion controls, queue "
+        "disciplines or network elements",
         description="List the reproductions (the default), or every congestion control "
-        "(`cc`) or queue discipline (`qdisc`) of the engine's registries with its parameters "
-        "and their defaults.",
+        "(`cc`), queue discipline (`qdisc`) or network element (`element`) of the engine's "
+        "registries with its parameters and their defaults.",
     )
     p.add_argument(
         "what",
         nargs="?",
-        choices=("reproductions", "cc", "qdisc"),
+        choices=("reproductions", "cc", "qdisc", "element"),
         default="reproductions",
-        help="reproductions (default), cc (congestion controls) or qdisc (queue disciplines)",
+        help="reproductions (default), cc (congestion controls), qdisc (queue disciplines) "
+        "or element (network elements)",
     )
     p.set_defaults(func=cmd_list)
 
@@ -860,6 +862,12 @@ def qdisc_registry() -> list[dict[str, Any]]:
     return entries
 
 
+def element_registry() -> list[dict[str, Any]]:
+    """The engine's network elements (``_ccsim.element_registry``), in registration order."""
+    entries: list[dict[str, Any]] = json.loads(_ccsim.element_registry())
+    return entries
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     if args.what == "cc":
         return _list_cc()
@@ -868,6 +876,13 @@ def cmd_list(args: argparse.Namespace) -> int:
             qdisc_registry(),
             '(a link or [defaults] gives qdisc = "NAME", or a table { kind = "NAME", '
             "<parameter> = ... }; docs/scenario-format.md)",
+        )
+    if args.what == "element":
+        return _list_components(
+            element_registry(),
+            '([[elements]] gives kind = "NAME", at = a channel "a->b", a link or a list of them, '
+            "and the parameters; required: no default, the value shown is an example; "
+            "unset: not given by default; docs/scenario-format.md)",
         )
     entries = reproduce.all_reproductions()
     width = max(len(r.name) for r in entries)
@@ -900,9 +915,10 @@ def _list_cc() -> int:
 
 
 def _list_components(entries: list[dict[str, Any]], note: str) -> int:
-    """Each queue discipline: its name (aliases), its description and its
+    """Each queue discipline or element: its name (aliases), its description, its
     parameters as ``name = default`` in scenario-file syntax (``name unset`` where unset
-    by default; ``none`` for one without parameters)."""
+    by default, ``name = value (required)`` with an example value where required;
+    ``none`` for one without parameters) and its own drop reasons."""
     for c in entries:
         aliases = f" ({', '.join(c['aliases'])})" if c.get("aliases") else ""
         print(f"{c['name']}{aliases}  {c['description']}")
@@ -910,6 +926,7 @@ def _list_components(entries: list[dict[str, Any]], note: str) -> int:
             f"{p['name']} unset"
             if p["default"] is None
             else f"{p['name']} = {_toml_value(p['default'])}"
+            + (" (required)" if p.get("required") else "")
             for p in c["parameters"]
         ]
         print(f"    parameters: {', '.join(params) if params else 'none'}")
