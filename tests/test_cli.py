@@ -155,6 +155,66 @@ def test_bench_cc_runs_a_registered_policy_and_refuses_others():
     assert "invalid choice: 'bbr' (choose from 'generic', 'tahoe', 'reno'" in result.stderr
 
 
+def test_list_qdisc_gives_every_discipline_with_its_defaults():
+    out = ok(run_cli("list", "qdisc"))
+    lines = out.splitlines()
+    heads = [line.split("  ")[0] for line in lines if not line.startswith((" ", "("))]
+    assert heads == ["fcfs (droptail)", "fq", "red"]
+    block = {
+        lines[i].split()[0]: [x for x in lines[i + 1 : i + 3] if x.startswith(" ")]
+        for i in range(len(lines) - 1)
+        if not lines[i].startswith((" ", "("))
+    }
+    assert block["fcfs"] == ["    parameters: none"]
+    assert block["fq"] == ['    parameters: drop_rule = "dks"', "    drop reasons: pushed_out"]
+    # RED's defaults (FJ93's simulation values, docs/scenario-format.md).
+    red_params, red_reasons = block["red"]
+    assert red_params.startswith('    parameters: w_q = 0.002, min_th = "5pkt", max_th = "15pkt"')
+    assert red_reasons == "    drop reasons: red_early, red_forced"
+    assert lines[-1].startswith('(a link or [defaults] gives qdisc = "NAME"')
+    result = run_cli("list", "qdiscs")
+    assert result.returncode == 2
+    assert "invalid choice: 'qdiscs' (choose from" in result.stderr and "qdisc" in result.stderr
+
+
+def test_list_element_gives_every_element_with_required_and_default_parameters():
+    out = ok(run_cli("list", "element"))
+    lines = out.splitlines()
+    heads = [line.split("  ")[0] for line in lines if not line.startswith((" ", "("))]
+    assert heads == [
+        "counter", "flow_stats", "random_loss", "beacon", "capture", "ptp", "smart_link",
+    ]  # fmt: skip
+    params = {
+        lines[i].split()[0]: lines[i + 1]
+        for i in range(len(lines) - 1)
+        if not lines[i].startswith((" ", "("))
+    }
+    assert params["counter"] == "    parameters: none"
+    # A beacon needs a destination host and a period; its packets are 40 B by default.
+    assert params["beacon"] == (
+        '    parameters: to = "sink" (required), period = "1s" (required), start unset, '
+        'size = "40B"'
+    )
+    assert params["capture"] == "    parameters: max_packets = 1000000"
+    i = lines.index(next(x for x in lines if x.startswith("random_loss ")))
+    assert lines[i + 2] == "    drop reasons: random_loss"
+    assert lines[-1].startswith('([[elements]] gives kind = "NAME"')
+    result = run_cli("list", "elements")
+    assert result.returncode == 2
+    assert "invalid choice: 'elements' (choose from" in result.stderr and "'element'" in result.stderr
+
+
+def test_bench_qdisc_runs_a_registered_discipline_and_refuses_others():
+    args = ("bench", "--flows", "4", "--bottleneck", "1Mbps", "--time", "2s", "--json")
+    fcfs = json.loads(ok(run_cli(*args)))
+    red = json.loads(ok(run_cli(*args, "--qdisc", "red")))
+    assert (fcfs["qdisc"], red["qdisc"]) == ("fcfs", "red")
+    assert red["events"] != fcfs["events"], "the discipline must change the run"
+    result = run_cli(*args, "--qdisc", "codel")
+    assert result.returncode == 2
+    assert "invalid choice: 'codel' (choose from 'fcfs', 'fq', 'red')" in result.stderr
+
+
 @pytest.fixture(scope="module")
 def reproduction(tmp_path_factory):
     """`ccsim reproduce keshav-s1 --json` once for the tests below."""

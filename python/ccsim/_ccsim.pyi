@@ -82,6 +82,16 @@ def cc_registry() -> str:
     order, of ``{"name", "aliases", "description", "extra_series", "parameters": [{"name",
     "default"}]}`` (a ``null`` default: unset by default)."""
 
+def qdisc_registry() -> str:
+    """The engine's registry of queue disciplines as JSON: a list, in registration order,
+    of ``{"name", "aliases", "description", "drop_reasons", "parameters": [{"name",
+    "default"}]}``."""
+
+def element_registry() -> str:
+    """The engine's registry of network elements as JSON: a list, in registration order,
+    of ``{"name", "description", "drop_reasons", "parameters": [{"name", "required",
+    "default"}]}`` (a required parameter's ``default`` is an example value)."""
+
 def parse_rate(s: str) -> int:
     """Parse a rate such as ``"10Mbps"``; return bits per second."""
 

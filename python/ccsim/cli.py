@@ -124,16 +124,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "list",
-        help="list the built-in reproductions, or with `cc` the congestion controls",
-        description="List the reproductions (the default), or with `cc` every congestion "
-        "control of the engine's registry with its parameters and their defaults.",
+        help="list the built-in reproductions, or the congestion controls, queue "
+        "disciplines or network elements",
+        description="List the reproductions (the default), or every congestion control "
+        "(`cc`), queue discipline (`qdisc`) or network element (`element`) of the engine's "
+        "registries with its parameters and their defaults.",
     )
     p.add_argument(
         "what",
         nargs="?",
-        choices=("reproductions", "cc"),
+        choices=("reproductions", "cc", "qdisc", "element"),
         default="reproductions",
-        help="reproductions (default) or cc (congestion controls)",
+        help="reproductions (default), cc (congestion controls), qdisc (queue disciplines) "
+        "or element (network elements)",
     )
     p.set_defaults(func=cmd_list)
 
@@ -291,9 +294,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--qdisc",
-        choices=("fcfs", "fq"),
+        choices=[q["name"] for q in qdisc_registry()],
         default="fcfs",
-        help="bottleneck queue discipline: fcfs (drop-tail, default) or fq (Fair Queueing)",
+        metavar="NAME",
+        help="bottleneck queue discipline, with its default parameters (default fcfs, "
+        "drop-tail; `ccsim list qdisc` lists them): %(choices)s",
     )
     p.add_argument(
         "--cc",
@@ -834,9 +839,34 @@ def cc_registry() -> list[dict[str, Any]]:
     return entries
 
 
+def qdisc_registry() -> list[dict[str, Any]]:
+    """The engine's queue disciplines (``_ccsim.qdisc_registry``), in registration order."""
+    entries: list[dict[str, Any]] = json.loads(_ccsim.qdisc_registry())
+    return entries
+
+
+def element_registry() -> list[dict[str, Any]]:
+    """The engine's network elements (``_ccsim.element_registry``), in registration order."""
+    entries: list[dict[str, Any]] = json.loads(_ccsim.element_registry())
+    return entries
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     if args.what == "cc":
         return _list_cc()
+    if args.what == "qdisc":
+        return _list_components(
+            qdisc_registry(),
+            '(a link or [defaults] gives qdisc = "NAME", or a table { kind = "NAME", '
+            "<parameter> = ... }; docs/scenario-format.md)",
+        )
+    if args.what == "element":
+        return _list_components(
+            element_registry(),
+            '([[elements]] gives kind = "NAME", at = a channel "a->b", a link or a list of them, '
+            "and the parameters; required: no default, the value shown is an example; "
+            "unset: not given by default; docs/scenario-format.md)",
+        )
     entries = reproduce.all_reproductions()
     width = max(len(r.name) for r in entries)
     for r in entries:
@@ -864,6 +894,28 @@ def _list_cc() -> int:
         "(unset: not given by default; docs/scenario-format.md says what the policy does "
         "then, e.g. the flow's maximum window)"
     )
+    return 0
+
+
+def _list_components(entries: list[dict[str, Any]], note: str) -> int:
+    """Each queue discipline or element: its name (aliases), its description, its
+    parameters as ``name = default`` in scenario-file syntax (``name unset`` where unset
+    by default, ``name = value (required)`` with an example value where required;
+    ``none`` for one without parameters) and its own drop reasons."""
+    for c in entries:
+        aliases = f" ({', '.join(c['aliases'])})" if c.get("aliases") else ""
+        print(f"{c['name']}{aliases}  {c['description']}")
+        params = [
+            f"{p['name']} unset"
+            if p["default"] is None
+            else f"{p['name']} = {_toml_value(p['default'])}"
+            + (" (required)" if p.get("required") else "")
+            for p in c["parameters"]
+        ]
+        print(f"    parameters: {', '.join(params) if params else 'none'}")
+        if c.get("drop_reasons"):
+            print(f"    drop reasons: {', '.join(c['drop_reasons'])}")
+    print(note)
     return 0
 
 

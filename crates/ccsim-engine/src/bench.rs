@@ -15,7 +15,7 @@ use crate::time::SimDuration;
 use crate::units::Limit;
 
 pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Scenario, ScenarioError> {
-    dumbbell_with(flows, bottleneck_bps, time, QdiscConfig::Fcfs)
+    dumbbell_with(flows, bottleneck_bps, time, QdiscConfig::Fcfs(Default::default()))
 }
 
 /// The dumbbell with `qdisc` on both directions of the bottleneck (access links stay
@@ -96,7 +96,12 @@ pub fn dumbbell_cc(
                 name: format!("{}-{}", nodes[host].name, nodes[router].name),
                 a: host,
                 b: router,
-                dirs: both(access, SimDuration::from_millis(5), Limit::Packets(bdp_pkts.max(100)), QdiscConfig::Fcfs),
+                dirs: both(
+                    access,
+                    SimDuration::from_millis(5),
+                    Limit::Packets(bdp_pkts.max(100)),
+                    QdiscConfig::Fcfs(Default::default()),
+                ),
             });
         }
     }
@@ -125,7 +130,7 @@ pub fn dumbbell_cc(
         description: format!(
             "{flows} {} flows over a {bottleneck_bps} bps {} dumbbell",
             cc.name(),
-            qdisc_words(&qdisc),
+            qdisc.info().title,
             flows = n
         ),
         duration: time,
@@ -148,14 +153,6 @@ pub fn dumbbell_cc(
     })
 }
 
-fn qdisc_words(q: &QdiscConfig) -> &'static str {
-    match q {
-        QdiscConfig::Fcfs => "drop-tail",
-        QdiscConfig::Fq(_) => "Fair Queueing",
-        QdiscConfig::Red(_) => "RED",
-    }
-}
-
 /// The congestion control of `ccsim bench --cc NAME`: any policy of the registry (a
 /// name or an alias), with its default parameters.
 pub fn cc_by_name(name: &str) -> Result<CcConfig, ScenarioError> {
@@ -172,16 +169,19 @@ pub fn cc_by_name(name: &str) -> Result<CcConfig, ScenarioError> {
     }
 }
 
-/// The bottleneck discipline of `ccsim bench --qdisc NAME` (defaults of each kind).
+/// The bottleneck discipline of `ccsim bench --qdisc NAME`: any discipline of the
+/// registry (a name or an alias), with its default parameters.
 pub fn qdisc_by_name(name: &str) -> Result<QdiscConfig, ScenarioError> {
-    match name {
-        "fcfs" => Ok(QdiscConfig::Fcfs),
-        "fq" => Ok(QdiscConfig::Fq(Default::default())),
-        other => Err(ScenarioError::new(
-            "bench",
-            "qdisc",
-            format!("unknown queue discipline '{other}'; use \"fcfs\" or \"fq\""),
-        )),
+    match QdiscConfig::ALL.iter().find(|i| i.answers_to(name)) {
+        Some(info) => Ok((info.default)()),
+        None => {
+            let names: Vec<&str> = QdiscConfig::ALL.iter().map(|i| i.name).collect();
+            Err(ScenarioError::new(
+                "bench",
+                "qdisc",
+                format!("unknown queue discipline '{name}'; use one of {}", names.join(", ")),
+            ))
+        }
     }
 }
 
@@ -196,8 +196,14 @@ mod tests {
                 assert_eq!(cc_by_name(n).unwrap(), (info.default)(), "{n}");
             }
         }
-        let sc =
-            dumbbell_cc(2, 1_000_000, SimDuration::from_secs(1), QdiscConfig::Fcfs, cc_by_name("jk").unwrap()).unwrap();
+        let sc = dumbbell_cc(
+            2,
+            1_000_000,
+            SimDuration::from_secs(1),
+            QdiscConfig::Fcfs(Default::default()),
+            cc_by_name("jk").unwrap(),
+        )
+        .unwrap();
         assert_eq!(sc.description, "2 tahoe flows over a 1000000 bps drop-tail dumbbell");
         for f in &sc.flows {
             assert!(matches!(&f.spec, FlowSpec::Window { cc: CcConfig::Tahoe(_), .. }));

@@ -27,6 +27,7 @@ pub struct ExtendingDocs;
 pub mod cc;
 pub mod element;
 pub mod event;
+pub(crate) mod fields;
 pub mod link;
 pub mod merge;
 pub mod meta;

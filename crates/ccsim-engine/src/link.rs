@@ -501,7 +501,7 @@ impl Channel {
         debug_assert!(self.counters.offered == 0, "set_timed after the run started");
         self.timed = on
             && self.plain
-            && matches!(self.qdisc, AnyQdisc::Fcfs(_))
+            && self.qdisc.fifo()
             && self.trace_queue().is_none()
             && self.trace_sojourn().is_none()
             && !changes;
@@ -804,7 +804,7 @@ impl Channel {
     #[cold]
     #[inline(never)]
     fn drop_pkt(&mut self, id: u32, now: SimTime, pkt: Packet, reason: DropReason, cx: &mut Net) {
-        self.counters.drops_by_reason[reason as usize] += 1;
+        self.counters.drops_by_reason[reason.index()] += 1;
         self.queue_event(id, now, &pkt, QueueEvent::Dropped(reason), cx);
         cx.drops.push((pkt, reason));
         cx.pending = true;
@@ -898,7 +898,7 @@ impl Channel {
     fn evicted(&mut self, id: u32, now: SimTime, from: usize, cx: &mut Net) {
         for i in from..cx.drops.len() {
             let (p, reason) = cx.drops[i];
-            self.counters.drops_by_reason[reason as usize] += 1;
+            self.counters.drops_by_reason[reason.index()] += 1;
             self.queue_event(id, now, &p, QueueEvent::Dropped(reason), cx);
         }
     }

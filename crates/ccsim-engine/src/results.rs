@@ -14,7 +14,6 @@ use crate::trace::Series;
 use crate::transport::FlowCounters;
 use crate::units::Limit;
 use serde::Serialize;
-use serde_json::json;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowResult {
@@ -124,7 +123,7 @@ pub struct DropsByReason {
 
 impl DropsByReason {
     fn from(c: &[u64; crate::qdisc::N_DROP_REASONS]) -> Self {
-        let n = |r: DropReason| c[r as usize];
+        let n = |r: DropReason| c[r.index()];
         DropsByReason {
             overflow: n(DropReason::Overflow),
             pushed_out: n(DropReason::PushedOut),
@@ -501,59 +500,9 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
     }
 }
 
-/// What an element measured, as JSON (`kind` plus its counters).
+/// What an element measured, as JSON (`kind` plus its report).
 fn element_result(e: &AnyElement, sc: &Scenario) -> serde_json::Value {
-    let kinds = |a: &[u64; 3]| json!({"data": a[0], "ack": a[1], "control": a[2]});
-    match e {
-        AnyElement::Counter(c) => json!({
-            "kind": "counter",
-            "arrived": kinds(&c.arrived),
-            "transmitted": kinds(&c.transmitted),
-            "tx_bits": c.tx_bits,
-        }),
-        AnyElement::FlowStats(s) => {
-            let flows: Vec<serde_json::Value> = s
-                .rows
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| r.forwarded + r.dropped + r.marked > 0)
-                .map(|(i, r)| {
-                    json!({"flow": sc.flows[i].name, "forwarded_pkts": r.forwarded, "forwarded_bits": r.forwarded_bits,
-                           "dropped_pkts": r.dropped, "marked_pkts": r.marked})
-                })
-                .collect();
-            json!({"kind": "flow_stats", "flows": flows})
-        }
-        AnyElement::RandomLoss(l) => json!({"kind": "random_loss", "lost_pkts": l.lost}),
-        AnyElement::Beacon(b) => json!({"kind": "beacon", "sent_pkts": b.sent}),
-        AnyElement::Ptp(p) => json!({"kind": "ptp", "stamped_pkts": p.stamped}),
-        AnyElement::Capture(c) => json!({
-            "kind": "capture",
-            "packets": c.t_ps.len(),
-            "truncated": c.truncated,
-            "t_ps": c.t_ps,
-            "flow": c.flow,
-            "seq": c.seq,
-            "bits": c.bits,
-            "packet_kind": c.kind,
-            "flags": c.flags,
-        }),
-        AnyElement::SmartLink(l) => {
-            let mut v = json!({
-                "kind": "smart_link",
-                "control_bps": l.control_bps,
-                "flows": l.flows(),
-                "attempts": l.attempts,
-                "updates": l.updates,
-                "queue_max_after_pkts": l.queue_max_after,
-            });
-            if let Some(t) = l.trace.as_deref() {
-                v["trace"] = json!({"t_s": t.t_s, "flows": t.flows, "control_bps": t.control_bps,
-                                    "bits_per_100ms": t.bits_per_100ms});
-            }
-            v
-        }
-    }
+    e.report(sc)
 }
 
 /// Writes the results JSON to `w` one row at a time: the same text as

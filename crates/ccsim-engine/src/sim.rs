@@ -22,10 +22,9 @@ use crate::link::{end_counted, Channel, ChannelCounters, EndCut, Handover, Net, 
 use crate::meta::MetaSlab;
 use crate::packet::{Packet, PacketKind, FLAG_GHOST, NO_FLOW};
 use crate::pipe::PipePool;
-use crate::qdisc::{AnyQdisc, FairQueueing, Fcfs, Red};
 use crate::results::{self, Results};
 use crate::rng::{stream, Rng};
-use crate::scenario::{Conversations, FlowSpec, QdiscConfig, Scenario};
+use crate::scenario::{Conversations, FlowSpec, Scenario};
 use crate::stats::DelayStats;
 use crate::time::{tx_time, SimDuration, SimTime};
 use crate::trace::Recorder;
@@ -369,16 +368,7 @@ impl Simulation {
         for l in &scenario.links {
             for (d, (from, to)) in l.dirs.iter().zip([(l.a, l.b), (l.b, l.a)]) {
                 let id = channels.len();
-                let q = match &d.qdisc {
-                    QdiscConfig::Fcfs => AnyQdisc::Fcfs(Fcfs::new(d.buffer)),
-                    QdiscConfig::Fq(c) => AnyQdisc::Fq(Box::new(FairQueueing::with_config(*c, d.buffer, d.rate_bps))),
-                    QdiscConfig::Red(c) => AnyQdisc::Red(Box::new(Red::new(
-                        (**c).clone(),
-                        d.buffer,
-                        d.rate_bps,
-                        Rng::new(seed, stream::qdisc(id)),
-                    ))),
-                };
+                let q = d.qdisc.build(d.buffer, d.rate_bps, Rng::new(seed, stream::qdisc(id)));
                 let delay = d.delay + scenario.nodes[to].processing_delay;
                 let mut ch = Channel::new(from as u32, to as u32, d.rate_bps, delay, q);
                 let jitter = scenario.nodes[to].processing_jitter;

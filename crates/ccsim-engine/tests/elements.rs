@@ -200,6 +200,13 @@ fn element_and_red_errors_name_the_field() {
     assert!(e.contains("elements.0.p") && e.contains("probability"), "{e}");
     let e = err("[[elements]]\nkind = \"teleport\"\nat = \"r->b\"\n");
     assert!(e.contains("elements.0.kind") && e.contains("unknown element 'teleport'"), "{e}");
+    assert!(e.contains("use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link"), "{e}");
+    let e = err("[[elements]]\nkind = \"countr\"\nat = \"r->b\"\n");
+    assert!(e.contains("unknown element 'countr' (did you mean 'counter'?)"), "{e}");
+    let e = err("[[elements]]\nkind = \"flow_stats\"\nat = \"r->b\"\nflows = 3\n");
+    assert!(e.contains("elements.0.flows") && e.contains("'flow_stats' takes no parameters"), "{e}");
+    let e = err("[[elements]]\nkind = \"beacon\"\nat = \"r->b\"\nto = \"a\"\nperiod = \"0s\"\n");
+    assert!(e.contains("elements.0.period") && e.contains("at least 1us"), "{e}");
     let e = err("[[elements]]\nkind = \"counter\"\nat = \"r->x\"\n");
     assert!(e.contains("elements.0.at") && e.contains("'r->x'"), "{e}");
     let e = err("[[elements]]\nkind = \"counter\"\n");
@@ -216,6 +223,17 @@ fn element_and_red_errors_name_the_field() {
     assert!(e.contains("defaults.qdisc.min_tresh") && e.contains("unknown field"), "{e}");
     let e = err("[defaults]\nqdisc = \"codel\"\n");
     assert!(e.contains("unknown queue discipline 'codel'"), "{e}");
+    assert!(e.contains(r#"use "fcfs" (drop-tail), "fq" (Fair Queueing) or "red" (RED)"#), "{e}");
+    let e = err("[defaults]\nqdisc = \"fqq\"\n");
+    assert!(e.contains("defaults.qdisc.kind") && e.contains("'fqq' (did you mean 'fq'?)"), "{e}");
+    let e = err("[defaults.qdisc]\nkind = \"fcfs\"\nlimit = \"3pkt\"\n");
+    assert!(e.contains("defaults.qdisc.limit") && e.contains("'fcfs' takes no parameters"), "{e}");
+    let e = err("[defaults.qdisc]\nmax_p = 0.1\n");
+    assert!(e.contains("defaults.qdisc.kind") && e.contains("missing"), "{e}");
+    // An alias names the same discipline as a string or as a table's kind.
+    for q in ["qdisc = \"droptail\"\n", "qdisc = { kind = \"droptail\" }\n"] {
+        assert!(run_text(&format!("{LINE}[defaults]\n{q}"), "t.toml", &[], None).is_ok(), "{q}");
+    }
 }
 
 /// A Poisson source of 1000 B packets at half the rate of a 1 Mbps link (8 ms per

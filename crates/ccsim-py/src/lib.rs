@@ -457,6 +457,59 @@ fn cc_registry() -> String {
     serde_json::Value::from(list).to_string()
 }
 
+/// The registry of queue disciplines as JSON: a list, in registration order, of
+/// `{name, aliases, description, drop_reasons, parameters: [{name, default}]}`.
+#[pyfunction]
+fn qdisc_registry() -> String {
+    let list: Vec<serde_json::Value> = ccsim_engine::qdisc::QdiscConfig::ALL
+        .iter()
+        .map(|i| {
+            let params: Vec<serde_json::Value> = i
+                .parameter_defaults()
+                .into_iter()
+                .map(|(n, v)| serde_json::json!({ "name": n, "default": v }))
+                .collect();
+            serde_json::json!({
+                "name": i.name,
+                "aliases": i.aliases,
+                "description": i.description,
+                "drop_reasons": i.drop_reasons,
+                "parameters": params,
+            })
+        })
+        .collect();
+    serde_json::Value::from(list).to_string()
+}
+
+/// The registry of network elements as JSON: a list, in registration order, of
+/// `{name, description, drop_reasons, parameters: [{name, required, default}]}` (a
+/// required parameter's `default` is an example value; `null`: unset by default).
+#[pyfunction]
+fn element_registry() -> String {
+    use ccsim_engine::element::ParamDefault;
+    let list: Vec<serde_json::Value> = ccsim_engine::element::ElementConfig::ALL
+        .iter()
+        .map(|i| {
+            let params: Vec<serde_json::Value> = i
+                .parameter_defaults()
+                .into_iter()
+                .map(|(n, d)| match d {
+                    ParamDefault::Required(v) => serde_json::json!({ "name": n, "required": true, "default": v }),
+                    ParamDefault::Default(v) => serde_json::json!({ "name": n, "required": false, "default": v }),
+                    ParamDefault::Unset => serde_json::json!({ "name": n, "required": false, "default": null }),
+                })
+                .collect();
+            serde_json::json!({
+                "name": i.name,
+                "description": i.description,
+                "drop_reasons": i.drop_reasons,
+                "parameters": params,
+            })
+        })
+        .collect();
+    serde_json::Value::from(list).to_string()
+}
+
 fn unit<T>(r: Result<T, String>, what: &str) -> PyResult<T> {
     r.map_err(|m| ScenarioError::new_err(format!("{what}: {m}")))
 }
@@ -487,6 +540,8 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(bench_dumbbell, m)?)?;
     m.add_function(wrap_pyfunction!(cc_registry, m)?)?;
+    m.add_function(wrap_pyfunction!(qdisc_registry, m)?)?;
+    m.add_function(wrap_pyfunction!(element_registry, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;

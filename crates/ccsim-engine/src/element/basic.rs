@@ -1,12 +1,58 @@
 //! Measuring and signalling elements: a packet counter, per-flow channel statistics and
 //! a beacon that emits periodic control packets.
 
-use super::{ChannelView, ElemCx, ElemVerdict, Element, QueueEvent};
+use super::{ChannelView, ElemCx, ElemVerdict, Element, ElementPolicy, QueueEvent};
 use crate::meta::Control;
 use crate::packet::{Packet, PacketKind, FLAG_CE, NO_FLOW};
+use crate::rng::Rng;
+use crate::scenario::Scenario;
 use crate::time::{SimDuration, SimTime};
 use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
+
+/// The counter takes no parameters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CounterConfig {}
+
+/// Packets by kind, in a report.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct KindCounts {
+    pub data: u64,
+    pub ack: u64,
+    pub control: u64,
+}
+
+impl KindCounts {
+    fn of(a: &[u64; 3]) -> Self {
+        KindCounts { data: a[0], ack: a[1], control: a[2] }
+    }
+}
+
+/// What a counter reports.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct CounterReport {
+    pub arrived: KindCounts,
+    pub transmitted: KindCounts,
+    pub tx_bits: u64,
+}
+
+impl ElementPolicy for Counter {
+    type Config = CounterConfig;
+    type Report<'a> = CounterReport;
+    const NAME: &'static str = "counter";
+    const DESCRIPTION: &'static str = "counts the packets that arrive at and leave the channel, by kind";
+    fn build(_cfg: &CounterConfig, _rng: Rng, _to: Option<u32>) -> Self {
+        Counter::default()
+    }
+    fn report(&self, _sc: &Scenario) -> CounterReport {
+        CounterReport {
+            arrived: KindCounts::of(&self.arrived),
+            transmitted: KindCounts::of(&self.transmitted),
+            tx_bits: self.tx_bits,
+        }
+    }
+}
 
 /// Counts packets arriving at and leaving the channel, by kind (data, ack, control).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -49,6 +95,53 @@ pub struct FlowStatsRow {
 #[derive(Clone, Debug, Default)]
 pub struct FlowStats {
     pub rows: Vec<FlowStatsRow>,
+}
+
+/// Per-flow statistics take no parameters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowStatsConfig {}
+
+/// One flow's row in a report (flows that crossed the channel).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct FlowStatsReportRow<'a> {
+    pub flow: &'a str,
+    pub forwarded_pkts: u64,
+    pub forwarded_bits: u64,
+    pub dropped_pkts: u64,
+    pub marked_pkts: u64,
+}
+
+/// What per-flow statistics report.
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowStatsReport<'a> {
+    pub flows: Vec<FlowStatsReportRow<'a>>,
+}
+
+impl ElementPolicy for FlowStats {
+    type Config = FlowStatsConfig;
+    type Report<'a> = FlowStatsReport<'a>;
+    const NAME: &'static str = "flow_stats";
+    const DESCRIPTION: &'static str = "per-flow forwarded, dropped and marked packets of the channel";
+    fn build(_cfg: &FlowStatsConfig, _rng: Rng, _to: Option<u32>) -> Self {
+        FlowStats::default()
+    }
+    fn report<'a>(&'a self, sc: &'a Scenario) -> FlowStatsReport<'a> {
+        let flows = self
+            .rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.forwarded + r.dropped + r.marked > 0)
+            .map(|(i, r)| FlowStatsReportRow {
+                flow: &sc.flows[i].name,
+                forwarded_pkts: r.forwarded,
+                forwarded_bits: r.forwarded_bits,
+                dropped_pkts: r.dropped,
+                marked_pkts: r.marked,
+            })
+            .collect();
+        FlowStatsReport { flows }
+    }
 }
 
 impl FlowStats {
@@ -117,6 +210,35 @@ pub struct Beacon {
 impl Beacon {
     pub fn new(cfg: BeaconConfig, to: u32) -> Self {
         Beacon { cfg, to, sent: 0 }
+    }
+}
+
+/// What a beacon reports.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct BeaconReport {
+    pub sent_pkts: u64,
+}
+
+impl ElementPolicy for Beacon {
+    type Config = BeaconConfig;
+    type Report<'a> = BeaconReport;
+    const NAME: &'static str = "beacon";
+    const DESCRIPTION: &'static str = "periodic control packets from the channel's sending node to a host";
+    const REQUIRED: &'static str = "to = \"sink\"\nperiod = \"1s\"";
+    fn build(cfg: &BeaconConfig, _rng: Rng, to: Option<u32>) -> Self {
+        Beacon::new(cfg.clone(), to.expect("beacon destination resolved"))
+    }
+    fn check(cfg: &BeaconConfig) -> Result<(), (&'static str, String)> {
+        if cfg.period < SimDuration::from_micros(1) {
+            return Err(("period", "must be at least 1us".into()));
+        }
+        Ok(())
+    }
+    fn destination(cfg: &BeaconConfig) -> Option<&str> {
+        Some(&cfg.to)
+    }
+    fn report(&self, _sc: &Scenario) -> BeaconReport {
+        BeaconReport { sent_pkts: self.sent }
     }
 }
 

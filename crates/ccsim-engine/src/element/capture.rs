@@ -3,8 +3,10 @@
 //! engine writes no files: the records go out with the results, and the front end writes
 //! them as libpcap files with synthetic IPv4/TCP/UDP headers (`ccsim run --pcap DIR`).
 
-use super::{ChannelView, ElemCx, Element};
+use super::{ChannelView, ElemCx, Element, ElementPolicy};
 use crate::packet::Packet;
+use crate::rng::Rng;
+use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -45,6 +47,41 @@ pub struct Capture {
 impl Capture {
     pub fn new(cfg: &CaptureConfig) -> Self {
         Capture { max_packets: cfg.max_packets, ..Capture::default() }
+    }
+}
+
+/// What a capture reports: every record, one column per field.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct CaptureReport<'a> {
+    pub packets: usize,
+    pub truncated: u64,
+    pub t_ps: &'a [u64],
+    pub flow: &'a [u32],
+    pub seq: &'a [u32],
+    pub bits: &'a [u32],
+    pub packet_kind: &'a [u8],
+    pub flags: &'a [u8],
+}
+
+impl ElementPolicy for Capture {
+    type Config = CaptureConfig;
+    type Report<'a> = CaptureReport<'a>;
+    const NAME: &'static str = "capture";
+    const DESCRIPTION: &'static str = "records every packet transmitted on the channel (for pcap files)";
+    fn build(cfg: &CaptureConfig, _rng: Rng, _to: Option<u32>) -> Self {
+        Capture::new(cfg)
+    }
+    fn report<'a>(&'a self, _sc: &'a Scenario) -> CaptureReport<'a> {
+        CaptureReport {
+            packets: self.t_ps.len(),
+            truncated: self.truncated,
+            t_ps: &self.t_ps,
+            flow: &self.flow,
+            seq: &self.seq,
+            bits: &self.bits,
+            packet_kind: &self.kind,
+            flags: &self.flags,
+        }
     }
 }
 

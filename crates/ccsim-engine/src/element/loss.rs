@@ -11,11 +11,19 @@
 //! i.e. the loss models a corrupting line in front of the interface. Which kinds of
 //! packets it applies to is a parameter (all by default).
 
-use super::{ElemCx, ElemVerdict, Element};
+use super::{ElemCx, ElemVerdict, Element, ElementPolicy};
 use crate::packet::{Packet, PacketKind};
 use crate::qdisc::DropReason;
 use crate::rng::Rng;
+use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
+
+// Named like the enum variants they stand beside (`DropReason::Overflow`).
+#[allow(non_upper_case_globals)]
+impl DropReason {
+    /// A random-loss element.
+    pub const RandomLoss: DropReason = DropReason::named("random_loss");
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -102,6 +110,30 @@ pub struct RandomLoss {
     bad: bool,
     /// Packets this element dropped.
     pub lost: u64,
+}
+
+/// What random loss reports.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct LossReport {
+    pub lost_pkts: u64,
+}
+
+impl ElementPolicy for RandomLoss {
+    type Config = LossConfig;
+    type Report<'a> = LossReport;
+    const NAME: &'static str = "random_loss";
+    const DESCRIPTION: &'static str =
+        "random loss of arriving packets, Bernoulli or Gilbert-Elliott, from the element's own stream";
+    const DROP_REASONS: &'static [&'static str] = &["random_loss"];
+    fn build(cfg: &LossConfig, rng: Rng, _to: Option<u32>) -> Self {
+        RandomLoss::new(cfg.clone(), rng)
+    }
+    fn check(cfg: &LossConfig) -> Result<(), (&'static str, String)> {
+        cfg.check()
+    }
+    fn report(&self, _sc: &Scenario) -> LossReport {
+        LossReport { lost_pkts: self.lost }
+    }
 }
 
 impl RandomLoss {

@@ -15,8 +15,12 @@
 //! routes each one from the channel's sending node to the host named, on the shortest
 //! path. A channel with no elements pays one length check per packet.
 //!
-//! Adding an element is one file here (config + state + `Element` impl), a variant in
-//! `AnyElement` and `ElementConfig` (with its `dispatch!` arm). See docs/extending.md.
+//! Adding an element is one file here with a type implementing `Element` (the hooks) and
+//! `ElementPolicy` (its name, parameters with their checks, how to build it, its drop
+//! reasons and its report), and one line in the `registry!` below. The `ElementConfig`
+//! and `AnyElement` enums, their dispatch, the scenario file's kinds and the registry
+//! table `ElementConfig::ALL` (read by validation and `ccsim list element`) all derive
+//! from that line. See docs/extending.md.
 
 pub mod basic;
 pub mod capture;
@@ -28,10 +32,15 @@ use crate::meta::MetaSlab;
 use crate::packet::Packet;
 use crate::qdisc::DropReason;
 use crate::rng::Rng;
+use crate::scenario::Scenario;
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 
-pub use basic::{Beacon, BeaconConfig, Counter, FlowStats, FlowStatsRow};
+#[macro_use]
+mod registry;
+pub use registry::{ElementConfigOf, ElementInfo, ElementPolicy, ParamDefault, ReadParams};
+
+pub use basic::{Beacon, BeaconConfig, Counter, CounterConfig, FlowStats, FlowStatsConfig, FlowStatsRow};
 pub use capture::{Capture, CaptureConfig};
 pub use loss::{LossConfig, RandomLoss};
 pub use ptp::{PtpConfig, PtpStamp};
@@ -113,101 +122,63 @@ pub trait Element {
     }
 }
 
-/// Configuration of the built-in elements (`[[elements]]` in a scenario, tagged by `kind`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ElementConfig {
-    /// Counts the packets that arrive at and leave the channel, by kind.
-    Counter,
-    /// Per-flow forwarded / dropped / marked counters of the channel.
-    FlowStats,
-    /// Random loss of arriving packets (Bernoulli or Gilbert-Elliott).
-    RandomLoss(LossConfig),
-    /// Periodic control packets from the channel's sending node to a host.
-    Beacon(BeaconConfig),
-    /// Records every packet transmitted (for pcap files).
-    Capture(CaptureConfig),
-    /// PTP forward packet stamping (Welzl): appends a record to PTP requests.
-    Ptp(PtpConfig),
-    /// Heybey's smart link: per-flow rate table and control value for voice users.
-    SmartLink(SmartLinkConfig),
+registry! {
+    // Variant: module :: element type [, state in Box: its state boxed in `AnyElement`]
+    Counter: basic::Counter;
+    FlowStats: basic::FlowStats, state in Box;
+    RandomLoss: loss::RandomLoss;
+    Beacon: basic::Beacon;
+    Capture: capture::Capture, state in Box;
+    Ptp: ptp::PtpStamp;
+    SmartLink: smart_link::SmartLink, state in Box;
 }
 
-impl ElementConfig {
-    pub fn name(&self) -> &'static str {
-        match self {
-            ElementConfig::Counter => "counter",
-            ElementConfig::FlowStats => "flow_stats",
-            ElementConfig::RandomLoss(_) => "random_loss",
-            ElementConfig::Beacon(_) => "beacon",
-            ElementConfig::Capture(_) => "capture",
-            ElementConfig::Ptp(_) => "ptp",
-            ElementConfig::SmartLink(_) => "smart_link",
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_registered_element_is_named_as_its_scenario_kind() {
+        let names: Vec<&str> = ElementConfig::ALL.iter().map(|i| i.name).collect();
+        assert_eq!(names, ["counter", "flow_stats", "random_loss", "beacon", "capture", "ptp", "smart_link"]);
+        for info in ElementConfig::ALL {
+            let cfg = (info.example)().unwrap();
+            assert_eq!(cfg.name(), info.name);
+            // The serde tag (the variant's name in snake case) is the element's name.
+            let t = toml::Table::try_from(&cfg).unwrap();
+            assert_eq!(t.get("kind").and_then(|v| v.as_str()), Some(info.name));
+            assert_eq!(cfg.check(), Ok(()), "{}: the example passes the checks", info.name);
         }
     }
 
-    /// Builds the element; `rng` is its own stream, `to` the resolved destination node
-    /// of elements that send packets.
-    pub fn build(&self, rng: Rng, to: Option<u32>) -> AnyElement {
-        match self {
-            ElementConfig::Counter => AnyElement::Counter(Counter::default()),
-            ElementConfig::FlowStats => AnyElement::FlowStats(Box::default()),
-            ElementConfig::RandomLoss(c) => AnyElement::RandomLoss(RandomLoss::new(c.clone(), rng)),
-            ElementConfig::Beacon(c) => {
-                AnyElement::Beacon(Beacon::new(c.clone(), to.expect("beacon destination resolved")))
-            }
-            ElementConfig::Capture(c) => AnyElement::Capture(Box::new(Capture::new(c))),
-            ElementConfig::Ptp(c) => AnyElement::Ptp(PtpStamp::new(c)),
-            ElementConfig::SmartLink(c) => AnyElement::SmartLink(Box::new(SmartLink::new(
-                c.clone(),
-                c.capacity.expect("smart link capacity filled in by validation"),
-            ))),
-        }
+    #[test]
+    fn parameters_list_the_required_ones_with_the_example_and_the_others_with_their_defaults() {
+        let beacon = ElementConfig::ALL.iter().find(|i| i.name == "beacon").unwrap();
+        let s = |v: &str| toml::Value::String(v.into());
+        assert_eq!(
+            beacon.parameter_defaults(),
+            [
+                ("to", ParamDefault::Required(s("sink"))),
+                ("period", ParamDefault::Required(s("1s"))),
+                ("start", ParamDefault::Unset),
+                ("size", ParamDefault::Default(s("40B"))),
+            ]
+        );
+        let counter = &ElementConfig::ALL[0];
+        assert!(counter.parameter_defaults().is_empty());
+        let loss = ElementConfig::ALL.iter().find(|i| i.name == "random_loss").unwrap();
+        assert_eq!(loss.drop_reasons, ["random_loss"]);
     }
-}
 
-/// Enum dispatch of the built-in elements.
-#[derive(Clone, Debug)]
-pub enum AnyElement {
-    Counter(Counter),
-    FlowStats(Box<FlowStats>),
-    RandomLoss(RandomLoss),
-    Beacon(Beacon),
-    Capture(Box<Capture>),
-    Ptp(PtpStamp),
-    SmartLink(Box<SmartLink>),
-}
-
-macro_rules! dispatch {
-    ($self:ident, $e:ident => $body:expr) => {
-        match $self {
-            AnyElement::Counter($e) => $body,
-            AnyElement::FlowStats($e) => $body,
-            AnyElement::RandomLoss($e) => $body,
-            AnyElement::Beacon($e) => $body,
-            AnyElement::Capture($e) => $body,
-            AnyElement::Ptp($e) => $body,
-            AnyElement::SmartLink($e) => $body,
-        }
-    };
-}
-
-impl Element for AnyElement {
-    #[inline]
-    fn on_arrival(&mut self, cx: &mut ElemCx, pkt: &mut Packet) -> ElemVerdict {
-        dispatch!(self, e => e.on_arrival(cx, pkt))
-    }
-    #[inline]
-    fn on_transmit(&mut self, cx: &mut ElemCx, pkt: &mut Packet, ch: &ChannelView) {
-        dispatch!(self, e => e.on_transmit(cx, pkt, ch))
-    }
-    fn on_queue_event(&mut self, cx: &mut ElemCx, pkt: &Packet, ev: QueueEvent) {
-        dispatch!(self, e => e.on_queue_event(cx, pkt, ev))
-    }
-    fn first_timer(&self) -> Option<SimTime> {
-        dispatch!(self, e => e.first_timer())
-    }
-    fn on_timer(&mut self, cx: &mut ElemCx) -> Option<SimTime> {
-        dispatch!(self, e => e.on_timer(cx))
+    #[test]
+    fn a_smart_link_takes_the_channel_s_rate_unless_given_a_capacity() {
+        let mut cfg: ElementConfig = toml::from_str("kind = \"smart_link\"\nalgorithm = \"hayden\"\na = 1.0").unwrap();
+        assert_eq!(cfg.destination(), None);
+        cfg.on_channel(2_000_000);
+        let ElementConfig::SmartLink(c) = &cfg else { panic!("a smart link") };
+        assert_eq!(c.capacity, Some(2_000_000));
+        cfg.on_channel(5_000_000);
+        let ElementConfig::SmartLink(c) = &cfg else { panic!("a smart link") };
+        assert_eq!(c.capacity, Some(2_000_000), "a capacity already set stays");
     }
 }

@@ -5,9 +5,11 @@
 //! packet). The packet grows by `record_size` bytes (the paper's mode: 16) before it is
 //! serialised, so the records take real space on the wire. Other packets pass untouched.
 
-use super::{ChannelView, ElemCx, Element};
+use super::{ChannelView, ElemCx, Element, ElementPolicy};
 use crate::meta::{Control, Stamp};
 use crate::packet::{Packet, PacketKind};
+use crate::rng::Rng;
+use crate::scenario::Scenario;
 use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
@@ -39,6 +41,25 @@ pub struct PtpStamp {
 impl PtpStamp {
     pub fn new(cfg: &PtpConfig) -> Self {
         PtpStamp { record_bits: cfg.record_size * 8, stamped: 0 }
+    }
+}
+
+/// What PTP stamping reports.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct PtpReport {
+    pub stamped_pkts: u64,
+}
+
+impl ElementPolicy for PtpStamp {
+    type Config = PtpConfig;
+    type Report<'a> = PtpReport;
+    const NAME: &'static str = "ptp";
+    const DESCRIPTION: &'static str = "PTP forward packet stamping (Welzl): appends a router record to PTP requests";
+    fn build(cfg: &PtpConfig, _rng: Rng, _to: Option<u32>) -> Self {
+        PtpStamp::new(cfg)
+    }
+    fn report(&self, _sc: &Scenario) -> PtpReport {
+        PtpReport { stamped_pkts: self.stamped }
     }
 }
 

@@ -23,9 +23,11 @@
 //!
 //! The initial control value is c_j (a choice: the paper does not say).
 
-use super::{ChannelView, ElemCx, ElemVerdict, Element};
+use super::{ChannelView, ElemCx, ElemVerdict, Element, ElementPolicy};
 use crate::meta::{Control, NO_META};
 use crate::packet::{Packet, NO_FLOW};
+use crate::rng::Rng;
+use crate::scenario::Scenario;
 use crate::time::{SimDuration, SimTime};
 use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
@@ -158,6 +160,61 @@ pub struct SmartLink {
     /// Largest number of packets waiting when a transmission started, from `queue_after`.
     pub queue_max_after: u64,
     pub trace: Option<Box<SmartTrace>>,
+}
+
+/// The trace of a recording smart link, in a report.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct SmartTraceReport<'a> {
+    pub t_s: &'a [f64],
+    pub flows: &'a [u32],
+    pub control_bps: &'a [f64],
+    pub bits_per_100ms: &'a [u64],
+}
+
+/// What a smart link reports.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct SmartLinkReport<'a> {
+    pub control_bps: f64,
+    /// W_j at the end of the run.
+    pub flows: usize,
+    pub attempts: u64,
+    pub updates: u64,
+    pub queue_max_after_pkts: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<SmartTraceReport<'a>>,
+}
+
+impl ElementPolicy for SmartLink {
+    type Config = SmartLinkConfig;
+    type Report<'a> = SmartLinkReport<'a>;
+    const NAME: &'static str = "smart_link";
+    const DESCRIPTION: &'static str = "Heybey's smart link: per-flow rate table and a control value for voice users";
+    const REQUIRED: &'static str = "algorithm = \"hayden\"\na = 1.0";
+    fn build(cfg: &SmartLinkConfig, _rng: Rng, _to: Option<u32>) -> Self {
+        SmartLink::new(cfg.clone(), cfg.capacity.expect("smart link capacity filled in by validation"))
+    }
+    fn check(cfg: &SmartLinkConfig) -> Result<(), (&'static str, String)> {
+        cfg.check()
+    }
+    /// C_j defaults to the rate of the channel the link is on.
+    fn on_channel(cfg: &mut SmartLinkConfig, rate_bps: u64) {
+        cfg.capacity.get_or_insert(rate_bps);
+    }
+    fn report<'a>(&'a self, _sc: &'a Scenario) -> SmartLinkReport<'a> {
+        SmartLinkReport {
+            control_bps: self.control_bps,
+            flows: self.flows(),
+            attempts: self.attempts,
+            updates: self.updates,
+            queue_max_after_pkts: self.queue_max_after,
+            trace: self.trace.as_deref().map(|t| SmartTraceReport {
+                t_s: &t.t_s,
+                flows: &t.flows,
+                control_bps: &t.control_bps,
+                bits_per_100ms: &t.bits_per_100ms,
+            }),
+        }
+    }
 }
 
 impl SmartLink {

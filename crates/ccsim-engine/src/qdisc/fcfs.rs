@@ -2,11 +2,18 @@
 //! buffer (in packets or bytes) is dropped (`DropReason::Overflow`); nothing queued is
 //! ever dropped.
 
-use super::{fits, DropReason, Qdisc, Verdict};
+use super::{fits, DropReason, Qdisc, QdiscPolicy, Verdict};
 use crate::packet::Packet;
+use crate::rng::Rng;
 use crate::time::SimTime;
 use crate::units::Limit;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+/// First-come first-served takes no parameters (`qdisc = "fcfs"`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FcfsConfig {}
 
 #[derive(Debug, Clone)]
 pub struct Fcfs {
@@ -22,10 +29,21 @@ impl Fcfs {
     pub fn new(limit: Limit) -> Self {
         Fcfs { limit, queue: VecDeque::new(), bits: 0 }
     }
+}
 
-    /// The buffer limit.
+impl QdiscPolicy for Fcfs {
+    type Config = FcfsConfig;
+    const NAME: &'static str = "fcfs";
+    const ALIASES: &'static [&'static str] = &["droptail"];
+    const DESCRIPTION: &'static str = "first-come first-served with drop-tail: an arrival that does not fit the buffer is dropped";
+    const TITLE: &'static str = "drop-tail";
+    const IDLE_BYPASS: bool = true;
+    const FIFO: bool = true;
+    fn build(_cfg: &FcfsConfig, limit: Limit, _rate_bps: u64, _rng: Rng) -> Self {
+        Fcfs::new(limit)
+    }
     #[inline]
-    pub fn limit(&self) -> Limit {
+    fn limit(&self) -> Limit {
         self.limit
     }
 }

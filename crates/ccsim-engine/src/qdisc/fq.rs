@@ -52,7 +52,8 @@
 //! Keshav simulates); the round number is exact rather than approximated; `rollback`
 //! (not the default) is a deviation kept for comparison.
 
-use super::{DropReason, Qdisc, Verdict};
+use super::{DropReason, Qdisc, QdiscPolicy, Verdict};
+use crate::rng::Rng;
 use crate::packet::Packet;
 use crate::time::{SimTime, PS_PER_S};
 use crate::units::Limit;
@@ -184,12 +185,29 @@ pub struct FairQueueing {
     next_uid: u64,
 }
 
-impl FairQueueing {
-    /// The buffer limit.
-    pub fn limit(&self) -> Limit {
+// Named like the enum variants they stand beside (`DropReason::Overflow`).
+#[allow(non_upper_case_globals)]
+impl DropReason {
+    /// Evicted from a full buffer to make room for another conversation.
+    pub const PushedOut: DropReason = DropReason::named("pushed_out");
+}
+
+impl QdiscPolicy for FairQueueing {
+    type Config = FqConfig;
+    const NAME: &'static str = "fq";
+    const DESCRIPTION: &'static str =
+        "Fair Queueing (Demers, Keshav and Shenker): packets served in order of their conversation's finish number";
+    const TITLE: &'static str = "Fair Queueing";
+    const DROP_REASONS: &'static [&'static str] = &["pushed_out"];
+    fn build(cfg: &FqConfig, limit: Limit, rate_bps: u64, _rng: Rng) -> Self {
+        FairQueueing::with_config(*cfg, limit, rate_bps)
+    }
+    fn limit(&self) -> Limit {
         self.limit
     }
+}
 
+impl FairQueueing {
     pub fn new(limit: Limit, rate_bps: u64) -> Self {
         Self::with_config(FqConfig::default(), limit, rate_bps)
     }

@@ -14,59 +14,152 @@
 //! - A discipline that needs randomness owns its RNG stream (`rng::Rng`, seeded from the
 //!   run seed and the channel id), so adding one never perturbs another.
 //!
-//! Adding a discipline is one file here, a variant of `AnyQdisc` (with its `dispatch!`
-//! arm) and of `QdiscConfig` (scenario). See docs/extending.md.
-
-pub mod fcfs;
-pub mod fq;
-pub mod red;
+//! Adding a discipline is one file here with a type implementing `Qdisc` (the packet
+//! operations) and `QdiscPolicy` (its name, parameters with their checks and defaults,
+//! how to build it, its drop reasons and capabilities), and one line in the
+//! `registry!` below. The `QdiscConfig` and `AnyQdisc` enums, their dispatch, the
+//! scenario file's names and the registry table `QdiscConfig::ALL` (read by
+//! validation, export, `ccsim list qdisc` and the bench's `--qdisc`) all derive from
+//! that line. docs/extending.md walks through it.
 
 use crate::packet::Packet;
+use crate::rng::Rng;
 use crate::time::SimTime;
 use crate::units::Limit;
+use serde::{Deserialize, Serialize};
 
-pub use fcfs::Fcfs;
-pub use fq::{DropRule, FairQueueing, FqConfig, FqSizes};
-pub use red::{Red, RedConfig};
+#[macro_use]
+mod registry;
+pub use registry::{QdiscInfo, QdiscPolicy, ReadParams};
 
-/// Why a packet was dropped (counted per reason on each channel).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum DropReason {
-    /// The buffer was full (drop-tail).
-    Overflow = 0,
-    /// Evicted from a full buffer to make room for another conversation (Fair Queueing).
-    PushedOut = 1,
-    /// RED's probabilistic early drop (average queue between the thresholds).
-    RedEarly = 2,
-    /// RED's forced drop (average queue above max_th, or the hard limit).
-    RedForced = 3,
-    /// A random-loss element.
-    RandomLoss = 4,
-    /// Dropped by another element.
-    Element = 5,
+pub use fcfs::FcfsConfig;
+pub use fq::{DropRule, FqConfig, FqSizes};
+pub use red::RedConfig;
+
+registry! {
+    // Variant: module :: discipline type [, config in Box: its parameters boxed in
+    // every channel's spec] [, state in Box: its state boxed, so that a channel's hot
+    // fields stay on few cache lines]
+    Fcfs: fcfs::Fcfs;
+    Fq: fq::FairQueueing, state in Box;
+    Red: red::Red, config in Box, state in Box;
 }
 
-pub const N_DROP_REASONS: usize = 6;
+/// Why a packet was dropped (counted per reason on each channel): an index into the
+/// table of every reason's name. Each discipline and element declares the reasons it
+/// drops for in its own file (`QdiscPolicy::DROP_REASONS`, an element's
+/// `DROP_REASONS`) and names each as a constant of `DropReason` there
+/// (`DropReason::named`); the table, and so the results' `drops_by_reason` columns, is
+/// `overflow` (every channel's buffer), the disciplines' reasons in registration order,
+/// the elements', and `element` (any other element's drop).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DropReason(u8);
 
-impl DropReason {
-    pub const ALL: [DropReason; N_DROP_REASONS] = [
-        DropReason::Overflow,
-        DropReason::PushedOut,
-        DropReason::RedEarly,
-        DropReason::RedForced,
-        DropReason::RandomLoss,
-        DropReason::Element,
-    ];
-    pub fn name(self) -> &'static str {
-        match self {
-            DropReason::Overflow => "overflow",
-            DropReason::PushedOut => "pushed_out",
-            DropReason::RedEarly => "red_early",
-            DropReason::RedForced => "red_forced",
-            DropReason::RandomLoss => "random_loss",
-            DropReason::Element => "element",
+/// The reasons by owner, in table order.
+const DROP_REASON_GROUPS: [&[&[&str]]; 4] =
+    [&[&["overflow"]], QDISC_DROP_REASONS, crate::element::ELEMENT_DROP_REASONS, &[&["element"]]];
+
+/// The number of drop reasons.
+pub const N_DROP_REASONS: usize = {
+    let mut n = 0;
+    let mut g = 0;
+    while g < DROP_REASON_GROUPS.len() {
+        let mut l = 0;
+        while l < DROP_REASON_GROUPS[g].len() {
+            n += DROP_REASON_GROUPS[g][l].len();
+            l += 1;
         }
+        g += 1;
+    }
+    assert!(n <= u8::MAX as usize, "more drop reasons than a DropReason holds");
+    n
+};
+
+/// Every drop reason's name, in table order (each once: checked at compile time).
+const DROP_REASON_NAMES: [&str; N_DROP_REASONS] = {
+    let mut out = [""; N_DROP_REASONS];
+    let mut n = 0;
+    let mut g = 0;
+    while g < DROP_REASON_GROUPS.len() {
+        let mut l = 0;
+        while l < DROP_REASON_GROUPS[g].len() {
+            let mut i = 0;
+            while i < DROP_REASON_GROUPS[g][l].len() {
+                let name = DROP_REASON_GROUPS[g][l][i];
+                let mut k = 0;
+                while k < n {
+                    assert!(!same(out[k], name), "a drop reason is declared twice");
+                    k += 1;
+                }
+                out[n] = name;
+                n += 1;
+                i += 1;
+            }
+            l += 1;
+        }
+        g += 1;
+    }
+    out
+};
+
+/// String equality at compile time.
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+// The reasons are named like enum variants: they are the cases of one closed set, and
+// read as such in `match`.
+#[allow(non_upper_case_globals)]
+impl DropReason {
+    /// The buffer was full (drop-tail).
+    pub const Overflow: DropReason = DropReason::named("overflow");
+    /// Dropped by an element that declares no reason of its own.
+    pub const Element: DropReason = DropReason::named("element");
+
+    /// Every reason, in table order (the order of the results' columns).
+    pub const ALL: [DropReason; N_DROP_REASONS] = {
+        let mut out = [DropReason(0); N_DROP_REASONS];
+        let mut i = 0;
+        while i < N_DROP_REASONS {
+            out[i] = DropReason(i as u8);
+            i += 1;
+        }
+        out
+    };
+
+    /// The reason declared as `name`; a name no discipline or element declares fails
+    /// the build (the constant is evaluated at compile time).
+    pub const fn named(name: &str) -> DropReason {
+        let mut i = 0;
+        while i < N_DROP_REASONS {
+            if same(DROP_REASON_NAMES[i], name) {
+                return DropReason(i as u8);
+            }
+            i += 1;
+        }
+        panic!("no discipline or element declares this drop reason")
+    }
+
+    /// Its name (the results' column `drops_by_reason.<name>`).
+    pub fn name(self) -> &'static str {
+        DROP_REASON_NAMES[self.0 as usize]
+    }
+
+    /// Its position in `ALL` (a channel's counter index).
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
     }
 }
 
@@ -107,74 +200,45 @@ pub fn fits(limit: Limit, pkts: usize, bits_q: u64, bits: u32) -> bool {
     }
 }
 
-/// Enum dispatch of the built-in disciplines: no vtable on the per-packet path. Large
-/// disciplines are boxed so that a channel's hot fields stay on few cache lines.
-#[derive(Debug, Clone)]
-pub enum AnyQdisc {
-    Fcfs(Fcfs),
-    Fq(Box<FairQueueing>),
-    Red(Box<Red>),
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl AnyQdisc {
-    /// Whether a packet that finds the line idle and the queue empty may skip the
-    /// discipline (the channel's shortcut). Not for RED (its average must see every
-    /// arrival) nor FQ (every packet needs its finish number, DKS).
-    pub fn idle_bypass(&self) -> bool {
-        matches!(self, AnyQdisc::Fcfs(_))
+    #[test]
+    fn drop_reasons_are_the_channel_s_then_each_discipline_s_then_the_elements_in_order() {
+        let names: Vec<&str> = DropReason::ALL.iter().map(|r| r.name()).collect();
+        assert_eq!(names, ["overflow", "pushed_out", "red_early", "red_forced", "random_loss", "element"]);
+        let declared = [
+            DropReason::Overflow,
+            DropReason::PushedOut,
+            DropReason::RedEarly,
+            DropReason::RedForced,
+            DropReason::RandomLoss,
+            DropReason::Element,
+        ];
+        assert_eq!(declared, DropReason::ALL);
+        assert_eq!(declared.map(DropReason::index), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(N_DROP_REASONS, 6);
     }
 
-    /// The buffer limit (the link's buffer).
-    #[inline]
-    pub fn limit(&self) -> Limit {
-        match self {
-            AnyQdisc::Fcfs(q) => q.limit(),
-            AnyQdisc::Fq(q) => q.limit(),
-            AnyQdisc::Red(q) => q.limit(),
+    #[test]
+    fn the_registry_builds_each_discipline_with_its_name_limit_and_capabilities() {
+        let names: Vec<&str> = QdiscConfig::ALL.iter().map(|i| i.name).collect();
+        assert_eq!(names, ["fcfs", "fq", "red"]);
+        let limit = Limit::Packets(7);
+        for info in QdiscConfig::ALL {
+            let cfg = (info.default)();
+            assert_eq!((cfg.name(), cfg.info().name), (info.name, info.name));
+            assert_eq!(cfg.check(), Ok(()), "{}: the defaults pass the checks", info.name);
+            let q = cfg.build(limit, 1_000_000, Rng::new(1, 0));
+            assert_eq!((q.name(), q.limit(), q.len_pkts()), (info.name, limit, 0));
+            // Only drop-tail may be skipped by an idle channel and timed at enqueue.
+            assert_eq!((q.idle_bypass(), q.fifo()), (info.name == "fcfs", info.name == "fcfs"), "{}", info.name);
         }
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            AnyQdisc::Fcfs(_) => "fcfs",
-            AnyQdisc::Fq(_) => "fq",
-            AnyQdisc::Red(_) => "red",
-        }
-    }
-}
-
-macro_rules! dispatch {
-    ($self:ident, $q:ident => $e:expr) => {
-        match $self {
-            AnyQdisc::Fcfs($q) => $e,
-            AnyQdisc::Fq($q) => $e,
-            AnyQdisc::Red($q) => $e,
-        }
-    };
-}
-
-impl Qdisc for AnyQdisc {
-    #[inline(always)]
-    fn enqueue(&mut self, now: SimTime, pkt: Packet, conv: u32, drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
-        dispatch!(self, q => q.enqueue(now, pkt, conv, drops))
-    }
-    #[inline(always)]
-    fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
-        dispatch!(self, q => q.dequeue(now, drops))
-    }
-    #[inline(always)]
-    fn len_pkts(&self) -> usize {
-        dispatch!(self, q => q.len_pkts())
-    }
-    #[inline]
-    fn len_bits(&self) -> u64 {
-        dispatch!(self, q => q.len_bits())
-    }
-    fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        dispatch!(self, q => q.for_each(f))
-    }
-    fn set_rate(&mut self, now: SimTime, rate_bps: u64) {
-        dispatch!(self, q => q.set_rate(now, rate_bps))
+        assert!(QdiscConfig::ALL[0].answers_to("droptail"));
+        assert_eq!((QdiscConfig::ALL[1].parameters)(), ["drop_rule"]);
+        assert_eq!(QdiscConfig::ALL[1].parameter_defaults(), [("drop_rule", Some(toml::Value::String("dks".into())))]);
+        assert!((QdiscConfig::ALL[0].parameters)().is_empty());
     }
 }
 

@@ -33,7 +33,7 @@
 //! Deviations: `count` is kept as in FJ93's Figure 2 (not ns-2's "wait" option); the
 //! uniform draw compares `u < p_a` with u in [0, 1) from the channel's own RNG stream.
 
-use super::{fits, DropReason, Qdisc, Verdict};
+use super::{fits, DropReason, Qdisc, QdiscPolicy, Verdict};
 use crate::packet::{Packet, FLAG_CE, FLAG_ECT};
 use crate::rng::Rng;
 use crate::time::{tx_time, SimTime};
@@ -133,12 +133,35 @@ pub struct Red {
     rng: Rng,
 }
 
-impl Red {
+// Named like the enum variants they stand beside (`DropReason::Overflow`).
+#[allow(non_upper_case_globals)]
+impl DropReason {
+    /// RED's probabilistic early drop (average queue between the thresholds).
+    pub const RedEarly: DropReason = DropReason::named("red_early");
+    /// RED's forced drop (average queue above max_th, or the hard limit).
+    pub const RedForced: DropReason = DropReason::named("red_forced");
+}
+
+impl QdiscPolicy for Red {
+    type Config = RedConfig;
+    const NAME: &'static str = "red";
+    const DESCRIPTION: &'static str =
+        "Random Early Detection (Floyd and Jacobson 1993): early drop or ECN mark with a probability rising with the average queue";
+    const TITLE: &'static str = "RED";
+    const DROP_REASONS: &'static [&'static str] = &["red_early", "red_forced"];
+    fn build(cfg: &RedConfig, limit: Limit, rate_bps: u64, rng: Rng) -> Self {
+        Red::new(cfg.clone(), limit, rate_bps, rng)
+    }
+    fn check(cfg: &RedConfig) -> Result<(), (&'static str, String)> {
+        cfg.check()
+    }
     /// The hard buffer limit.
-    pub fn limit(&self) -> Limit {
+    fn limit(&self) -> Limit {
         self.limit
     }
+}
 
+impl Red {
     pub fn new(cfg: RedConfig, limit: Limit, rate_bps: u64, rng: Rng) -> Self {
         let s = tx_time(cfg.mean_packet_size.saturating_mul(8), rate_bps).as_secs_f64();
         Red {

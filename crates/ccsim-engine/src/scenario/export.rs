@@ -79,19 +79,12 @@ impl Serialize for Qdisc {
 }
 
 fn qdisc(q: &QdiscConfig) -> Qdisc {
-    match q {
-        QdiscConfig::Fcfs => Qdisc::Name("fcfs"),
-        QdiscConfig::Fq(c) => {
-            let mut t = Table::try_from(c).expect("FQ config serialises");
-            t.insert("kind".into(), Value::String("fq".into()));
-            Qdisc::Table(t)
-        }
-        QdiscConfig::Red(c) => {
-            let mut t = Table::try_from(c).expect("RED config serialises");
-            t.insert("kind".into(), Value::String("red".into()));
-            Qdisc::Table(t)
-        }
+    let mut t = q.params();
+    if t.is_empty() {
+        return Qdisc::Name(q.name());
     }
+    t.insert("kind".into(), Value::String(q.name().into()));
+    Qdisc::Table(t)
 }
 
 struct LinkOut<'a>(&'a Scenario, &'a Link);

@@ -12,7 +12,7 @@ mod validate;
 
 use crate::cc::CcConfig;
 use crate::element::ElementConfig;
-use crate::qdisc::{FqConfig, RedConfig};
+pub use crate::qdisc::QdiscConfig;
 use crate::time::SimDuration;
 use crate::transport::receiver::ReceiverConfig;
 use crate::transport::sender::SenderConfig;
@@ -59,27 +59,6 @@ impl fmt::Display for ScenarioError {
 }
 
 impl std::error::Error for ScenarioError {}
-
-/// A queue discipline and its parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum QdiscConfig {
-    Fcfs,
-    Fq(FqConfig),
-    /// Boxed: RED's parameters would otherwise widen every channel of every link
-    /// (the drop-tail access links of 10^5 flows included).
-    Red(Box<RedConfig>),
-}
-
-impl QdiscConfig {
-    pub fn name(&self) -> &'static str {
-        match self {
-            QdiscConfig::Fcfs => "fcfs",
-            QdiscConfig::Fq(_) => "fq",
-            QdiscConfig::Red(_) => "red",
-        }
-    }
-}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Node {

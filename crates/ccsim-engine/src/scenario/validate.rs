@@ -59,6 +59,7 @@ fn has_control(name: &str) -> bool {
     name.chars().any(char::is_control)
 }
 
+#[derive(Clone, Copy)]
 struct Ctx<'a> {
     source: &'a str,
 }
@@ -109,45 +110,54 @@ impl Ctx<'_> {
     fn limit(&self, field: &str, v: &Value) -> Result<Limit, ScenarioError> {
         units::parse_limit(self.text(field, v, "40pkt")?).map_err(|m| self.err(field, m))
     }
-    /// A queue discipline: a name ("fcfs", "fq", "red") or a table with `kind` and the
-    /// discipline's parameters.
+    /// A queue discipline: a name (or alias) of the registry, or a table with `kind` and
+    /// the discipline's parameters.
     fn qdisc(&self, field: &str, v: &Value) -> Result<QdiscConfig, ScenarioError> {
-        const KNOWN: &str = "use \"fcfs\" (drop-tail), \"fq\" (Fair Queueing) or \"red\"";
-        let table = match v {
-            // The common case, without a table: "fcfs" takes no parameters.
-            Value::String(s) if s == "fcfs" || s == "droptail" => return Ok(QdiscConfig::Fcfs),
-            Value::String(s) => {
-                let mut t = toml::Table::new();
-                t.insert("kind".into(), Value::String(if s == "droptail" { "fcfs".into() } else { s.clone() }));
-                t
-            }
-            Value::Table(t) => t.clone(),
-            _ => return Err(self.err(field, format!("expected a discipline name or table, found {v}; {KNOWN}"))),
-        };
-        match table.get("kind").and_then(Value::as_str) {
-            Some("fcfs" | "fq" | "red") => {}
-            Some(k) => {
-                return Err(self.err(format!("{field}.kind"), format!("unknown queue discipline '{k}'; {KNOWN}")))
-            }
-            None => return Err(self.err(format!("{field}.kind"), format!("missing; {KNOWN}"))),
-        }
-        let mut table = table;
-        let kind = table.remove("kind");
-        let q = match kind.as_ref().and_then(Value::as_str) {
-            Some("red") => QdiscConfig::Red(Box::new(self.from_table(field, &table)?)),
-            Some("fq") => QdiscConfig::Fq(self.from_table(field, &table)?),
-            other => {
-                if let Some(k) = table.keys().next() {
-                    return Err(
-                        self.err(format!("{field}.{k}"), format!("'{}' takes no parameters", other.unwrap_or("")))
-                    );
+        let kind_field = cat(field, ".kind");
+        let (name, table) = match v {
+            Value::String(s) => (s.clone(), toml::Table::new()),
+            Value::Table(t) => {
+                let mut t = t.clone();
+                match t.remove("kind") {
+                    Some(Value::String(k)) => (k, t),
+                    Some(k) => {
+                        return Err(
+                            self.err(kind_field, format!("expected a discipline name, found {k}; {}", qdisc_names()))
+                        )
+                    }
+                    None => return Err(self.err(kind_field, format!("missing; {}", qdisc_names()))),
                 }
-                QdiscConfig::Fcfs
+            }
+            _ => {
+                return Err(
+                    self.err(field, format!("expected a discipline name or table, found {v}; {}", qdisc_names()))
+                )
             }
         };
-        if let QdiscConfig::Red(r) = &q {
-            r.check().map_err(|(f, m)| self.err(format!("{field}.{f}"), m))?;
+        let Some(info) = QdiscConfig::ALL.iter().find(|i| i.answers_to(&name)) else {
+            let all = QdiscConfig::ALL.iter().flat_map(|i| std::iter::once(&i.name).chain(i.aliases)).copied();
+            let hint = nearest(&name, all).map(|n| format!(" (did you mean '{n}'?)")).unwrap_or_default();
+            return Err(self.err(kind_field, format!("unknown queue discipline '{name}'{hint}; {}", qdisc_names())));
+        };
+        if (info.parameters)().is_empty() {
+            if let Some(k) = table.keys().next() {
+                return Err(self.err(format!("{field}.{k}"), format!("'{}' takes no parameters", info.name)));
+            }
         }
+        struct Read<'a> {
+            cx: &'a Ctx<'a>,
+            field: &'a str,
+            table: &'a toml::Table,
+        }
+        impl crate::qdisc::ReadParams for Read<'_> {
+            type Error = ScenarioError;
+            fn read<T: serde::de::DeserializeOwned>(&self) -> Result<T, ScenarioError> {
+                self.cx.from_table(self.field, self.table)
+            }
+        }
+        let q = QdiscConfig::from_params(&name, &Read { cx: self, field, table: &table })
+            .expect("the name was found in the registry")?;
+        q.check().map_err(|(f, m)| self.err(format!("{field}.{f}"), m))?;
         Ok(q)
     }
 
@@ -171,7 +181,67 @@ impl Ctx<'_> {
 
 pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     let cx = Ctx { source };
+    let duration = header(cx, &f)?;
+    let mut defs = defaults(cx, &f)?;
+    let (nodes, node_idx) = nodes(cx, &f)?;
+    // Read after [nodes]: a file with errors in both reports the node error.
+    let d = &f.defaults;
+    let def_jitter = match &d.start_jitter {
+        Some(v) => cx.time("defaults.start_jitter", v)?,
+        None => SimDuration::ZERO,
+    };
+    defs.jitter = def_jitter;
+    let net = links(cx, &f, &defs, nodes, node_idx)?;
+    let (flows, flow_names) = flows(cx, &f, &defs, &net, duration)?;
+    let phases = phases(cx, &f, duration)?;
+    let measured = measure(cx, &f, duration, &phases, &flows, &flow_names, &net)?;
+    let changes = changes(cx, &f, duration, &net)?;
+    let elements = elements(cx, &f, &net)?;
+    let Net { nodes, links, .. } = net;
 
+    Ok(Scenario {
+        name: f.scenario.name,
+        description: f.scenario.description,
+        duration,
+        seed: f.scenario.seed.unwrap_or(1),
+        max_events: match f.scenario.max_events {
+            Some(0) => return Err(cx.err("scenario.max_events", "must be at least 1")),
+            m => m,
+        },
+        max_wall: match &f.scenario.max_wall {
+            Some(v) => Some(positive_time(&cx, "scenario.max_wall", v)?),
+            None => None,
+        },
+        conversations: match f.scenario.conversations.as_deref() {
+            None | Some("flow") => Conversations::Flow,
+            Some("host_pair") => Conversations::HostPair,
+            Some(v) => {
+                return Err(cx.err(
+                    "scenario.conversations",
+                    format!(
+                        "unknown value '{v}'; use \"flow\" (a flow's data and its acks are two conversations, \
+                         the default) or \"host_pair\" (one conversation per source-destination host pair)"
+                    ),
+                ))
+            }
+        },
+        nodes,
+        links,
+        flows,
+        phases,
+        interval: measured.interval,
+        series: f.measure.series,
+        sampling: measured.sampling,
+        delays: measured.delays,
+        windows: measured.windows,
+        measure_start: measured.measure_start,
+        changes,
+        elements,
+    })
+}
+
+/// `[scenario]`: the name and the duration (the other header fields are read last).
+fn header(cx: Ctx, f: &raw::File) -> Result<SimDuration, ScenarioError> {
     // [scenario]
     if f.scenario.name.trim().is_empty() {
         return Err(cx.err("scenario.name", "must not be empty"));
@@ -180,12 +250,33 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     if duration == SimDuration::ZERO {
         return Err(cx.err("scenario.duration", "must be positive, e.g. \"100s\""));
     }
+    Ok(duration)
+}
 
+/// `[defaults]`, read: what links and flows take when they do not say.
+struct Defaults {
+    qdisc: QdiscConfig,
+    buffer: Limit,
+    cc: String,
+    data_size: u32,
+    ack_size: u32,
+    max_window: u32,
+    out_of_order: bool,
+    ack_delay: Option<SimDuration>,
+    rtt_sample: RttSample,
+    ack_delay_min: Option<SimDuration>,
+    tso: Option<Tso>,
+    fast_retransmit: FastRetransmit,
+    /// `start_jitter` (read after `[nodes]`, in `validate`).
+    jitter: SimDuration,
+}
+
+fn defaults(cx: Ctx, f: &raw::File) -> Result<Defaults, ScenarioError> {
     // [defaults]
     let d = &f.defaults;
     let def_qdisc = match &d.qdisc {
         Some(q) => cx.qdisc("defaults.qdisc", q)?,
-        None => QdiscConfig::Fcfs,
+        None => QdiscConfig::Fcfs(Default::default()),
     };
     let def_buffer = match &d.buffer {
         Some(v) => cx.limit("defaults.buffer", v)?,
@@ -234,7 +325,25 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         Some(v) => fast_retransmit(&cx, "defaults.fast_retransmit", v)?,
         None => FastRetransmit::Bsd,
     };
+    Ok(Defaults {
+        qdisc: def_qdisc,
+        buffer: def_buffer,
+        cc: def_cc,
+        data_size: def_data,
+        ack_size: def_ack,
+        max_window: def_maxw,
+        out_of_order: def_ooo,
+        ack_delay: def_ack_delay,
+        rtt_sample: def_rtt_sample,
+        ack_delay_min: def_ack_delay_min,
+        tso: def_tso,
+        fast_retransmit: def_fast_retransmit,
+        jitter: SimDuration::ZERO,
+    })
+}
 
+/// The nodes and their index by name.
+fn nodes(cx: Ctx, f: &raw::File) -> Result<(Vec<Node>, HashMap<String, usize>), ScenarioError> {
     // [nodes]
     let mut nodes: Vec<Node> = Vec::new();
     let mut node_idx: HashMap<String, usize> = HashMap::with_capacity(f.nodes.hosts.len() + f.nodes.routers.len());
@@ -260,16 +369,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     }
     // Name -> index maps are hash maps (constant-time lookups at 10^5 nodes, links and
     // flows); they are only looked up, and listed sorted, so hash order reaches nothing.
-    let known = |names: &HashMap<String, usize>| {
-        let mut v: Vec<&str> = names.keys().map(String::as_str).collect();
-        v.sort_unstable();
-        v.join(", ")
-    };
-    let find_node = |field: &str, n: &str| -> Result<usize, ScenarioError> {
-        node_idx.get(n).copied().ok_or_else(|| {
-            cx.err(field, format!("unknown node '{n}'; declare it in [nodes] (known: {})", known(&node_idx)))
-        })
-    };
+    let find_node = |field: &str, n: &str| lookup_node(cx, &node_idx, field, n);
     for (n, v) in &f.nodes.processing_delay {
         let field = format!("nodes.processing_delay.{n}");
         let i = find_node(&field, n)?;
@@ -280,10 +380,46 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         let i = find_node(&field, n)?;
         nodes[i].processing_jitter = cx.time(&field, v)?;
     }
-    let def_jitter = match &d.start_jitter {
-        Some(v) => cx.time("defaults.start_jitter", v)?,
-        None => SimDuration::ZERO,
-    };
+    Ok((nodes, node_idx))
+}
+
+/// Name -> index maps are hash maps (constant-time lookups at 10^5 nodes, links and
+/// flows); they are only looked up, and listed sorted, so hash order reaches nothing.
+fn known(names: &HashMap<String, usize>) -> String {
+    let mut v: Vec<&str> = names.keys().map(String::as_str).collect();
+    v.sort_unstable();
+    v.join(", ")
+}
+
+/// The index of node `n`, or an error at `field` listing the nodes declared.
+fn lookup_node(cx: Ctx, node_idx: &HashMap<String, usize>, field: &str, n: &str) -> Result<usize, ScenarioError> {
+    node_idx
+        .get(n)
+        .copied()
+        .ok_or_else(|| cx.err(field, format!("unknown node '{n}'; declare it in [nodes] (known: {})", known(node_idx))))
+}
+
+/// The network the sections after `[[links]]` look names up in.
+struct Net {
+    nodes: Vec<Node>,
+    node_idx: HashMap<String, usize>,
+    links: Vec<Link>,
+    link_names: HashMap<String, usize>,
+    /// Link index by its (lower, higher) node pair.
+    pairs: HashMap<(usize, usize), usize>,
+    /// Neighbours of each node, in link-declaration order.
+    adj: Vec<Vec<usize>>,
+}
+
+fn links(
+    cx: Ctx,
+    f: &raw::File,
+    defs: &Defaults,
+    nodes: Vec<Node>,
+    node_idx: HashMap<String, usize>,
+) -> Result<Net, ScenarioError> {
+    let (def_buffer, def_qdisc) = (defs.buffer, &defs.qdisc);
+    let find_node = |field: &str, n: &str| lookup_node(cx, &node_idx, field, n);
 
     // [[links]]
     let mut links: Vec<Link> = Vec::new();
@@ -349,6 +485,24 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         adj[l.a].push(l.b);
         adj[l.b].push(l.a);
     }
+    Ok(Net { nodes, node_idx, links, link_names, pairs, adj })
+}
+
+/// The flows (copies of `count` expanded, voice partners resolved) and their index by name.
+fn flows(
+    cx: Ctx,
+    f: &raw::File,
+    defs: &Defaults,
+    net: &Net,
+    duration: SimDuration,
+) -> Result<(Vec<Flow>, HashMap<String, usize>), ScenarioError> {
+    let d = &f.defaults;
+    let Net { nodes, node_idx, pairs, adj, .. } = net;
+    let find_node = |field: &str, n: &str| lookup_node(cx, node_idx, field, n);
+    let (def_data, def_ack, def_maxw, def_ooo) = (defs.data_size, defs.ack_size, defs.max_window, defs.out_of_order);
+    let (def_ack_delay, def_ack_delay_min, def_tso) = (defs.ack_delay, defs.ack_delay_min, defs.tso);
+    let (def_rtt_sample, def_fast_retransmit, def_jitter, def_cc) =
+        (defs.rtt_sample, defs.fast_retransmit, defs.jitter, &defs.cc);
 
     // [[flows]]
     let mut flows: Vec<Flow> = Vec::new();
@@ -414,8 +568,8 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             None => None,
         };
         let path = match &fl.path {
-            Some(names) => explicit_path(&cx, &cat(&p, ".path"), names, from, to, &node_idx, &nodes, &pairs)?,
-            None => routes.path(from, to, &nodes, &adj).ok_or_else(|| {
+            Some(names) => explicit_path(&cx, &cat(&p, ".path"), names, from, to, node_idx, nodes, pairs)?,
+            None => routes.path(from, to, nodes, adj).ok_or_else(|| {
                 cx.err(
                     cat(&p, ".to"),
                     format!(
@@ -614,7 +768,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             }
         };
         let ack_path = match &fl.ack_path {
-            Some(names) => explicit_path(&cx, &cat(&p, ".ack_path"), names, to, from, &node_idx, &nodes, &pairs)?,
+            Some(names) => explicit_path(&cx, &cat(&p, ".ack_path"), names, to, from, node_idx, nodes, pairs)?,
             None => path.iter().rev().copied().collect(),
         };
         flows.push(Flow { name: fl.name.clone(), from, to, start, stop, start_jitter, path, ack_path, spec });
@@ -644,7 +798,10 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             *partner = j;
         }
     }
+    Ok((flows, flow_names))
+}
 
+fn phases(cx: Ctx, f: &raw::File, duration: SimDuration) -> Result<Vec<Phase>, ScenarioError> {
     // [[phases]]
     let mut phases = Vec::new();
     // A set, not a scan of the phases so far: 100000 phases took 26 s to check.
@@ -670,7 +827,28 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         }
         phases.push(Phase { name: ph.name.clone(), start, end });
     }
+    Ok(phases)
+}
 
+/// `[measure]`, read (its `series` are checked here and taken as written).
+struct Measure {
+    interval: Option<SimDuration>,
+    sampling: Option<Sampling>,
+    delays: Vec<usize>,
+    windows: Vec<usize>,
+    measure_start: SimDuration,
+}
+
+fn measure(
+    cx: Ctx,
+    f: &raw::File,
+    duration: SimDuration,
+    phases: &[Phase],
+    flows: &[Flow],
+    flow_names: &HashMap<String, usize>,
+    net: &Net,
+) -> Result<Measure, ScenarioError> {
+    let Net { node_idx, pairs, links, .. } = net;
     // [measure]
     let interval = match &f.measure.interval {
         Some(v) => {
@@ -701,7 +879,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         return Err(cx.err("phases", format!("{np} phases of {nf} flows and {nc} channels are {} rows of results, more than {MAX_PERIOD_ROWS}; give fewer phases", np as u64 * per_period)));
     }
     for s in &f.measure.series {
-        check_series(&cx, s, &flows, &flow_names, &node_idx, &pairs)?;
+        check_series(&cx, s, flows, flow_names, node_idx, pairs)?;
     }
     let sampling =
         match (&f.measure.sample, &f.measure.max_points) {
@@ -757,7 +935,11 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         }
         None => SimDuration::ZERO,
     };
+    Ok(Measure { interval, sampling, delays, windows, measure_start })
+}
 
+fn changes(cx: Ctx, f: &raw::File, duration: SimDuration, net: &Net) -> Result<Vec<Change>, ScenarioError> {
+    let Net { node_idx, pairs, links, link_names, .. } = net;
     // [[changes]]
     let mut changes = Vec::new();
     for (i, c) in f.changes.iter().enumerate() {
@@ -770,7 +952,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 })?;
                 vec![2 * l, 2 * l + 1]
             }
-            (None, Some(ch)) => match channels_named(&link_names, &node_idx, &pairs, &links, ch) {
+            (None, Some(ch)) => match channels_named(link_names, node_idx, pairs, links, ch) {
                 Some(v) if ch.contains("->") => v,
                 _ => {
                     return Err(cx.err(
@@ -799,7 +981,12 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         }
         changes.push(Change { at, channels, rate_bps, delay });
     }
+    Ok(changes)
+}
 
+fn elements(cx: Ctx, f: &raw::File, net: &Net) -> Result<Vec<ElementSpec>, ScenarioError> {
+    let Net { nodes, node_idx, pairs, links, link_names, adj } = net;
+    let find_node = |field: &str, n: &str| lookup_node(cx, node_idx, field, n);
     // [[elements]]
     let mut elements = Vec::new();
     let mut per_channel: BTreeMap<usize, usize> = BTreeMap::new();
@@ -811,53 +998,50 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             cx.err(cat(&p, ".at"), "missing; name a channel (\"a->b\"), a link (both directions) or a list of them")
         })?;
         table.remove("kind");
-        let config: ElementConfig = match kind {
-            "counter" | "flow_stats" => {
-                if let Some(k) = table.keys().next() {
-                    return Err(cx.err(format!("{p}.{k}"), format!("'{kind}' takes no parameters")));
-                }
-                if kind == "counter" {
-                    ElementConfig::Counter
-                } else {
-                    ElementConfig::FlowStats
-                }
-            }
-            "random_loss" => ElementConfig::RandomLoss(cx.from_table(&p, &table)?),
-            "capture" => ElementConfig::Capture(cx.from_table(&p, &table)?),
-            "beacon" => ElementConfig::Beacon(cx.from_table(&p, &table)?),
-            "ptp" => ElementConfig::Ptp(cx.from_table(&p, &table)?),
-            "smart_link" => ElementConfig::SmartLink(cx.from_table(&p, &table)?),
-            "" => {
-                return Err(cx.err(
-                    cat(&p, ".kind"),
-                    "missing; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link",
-                ))
-            }
-            k => {
-                return Err(cx.err(
-                    cat(&p, ".kind"),
-                    format!(
-                    "unknown element '{k}'; use counter, flow_stats, random_loss, beacon, capture, ptp or smart_link"
-                ),
-                ))
+        let known = || {
+            let names: Vec<&str> = ElementConfig::ALL.iter().map(|i| i.name).collect();
+            match names.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("use {} or {last}", rest.join(", ")),
+                _ => format!("use {}", names.join(", ")),
             }
         };
-        let mut to = None;
-        match &config {
-            ElementConfig::RandomLoss(c) => c.check().map_err(|(f, m)| cx.err(format!("{p}.{f}"), m))?,
-            ElementConfig::SmartLink(c) => c.check().map_err(|(f, m)| cx.err(format!("{p}.{f}"), m))?,
-            ElementConfig::Beacon(c) => {
-                let n = find_node(&cat(&p, ".to"), &c.to)?;
-                if nodes[n].router {
-                    return Err(cx.err(cat(&p, ".to"), format!("'{}' is a router; packets are sent to hosts", c.to)));
-                }
-                if c.period < SimDuration::from_micros(1) {
-                    return Err(cx.err(cat(&p, ".period"), "must be at least 1us"));
-                }
-                to = Some(n);
+        let Some(info) = ElementConfig::ALL.iter().find(|i| i.name == kind) else {
+            if kind.is_empty() {
+                return Err(cx.err(cat(&p, ".kind"), format!("missing; {}", known())));
             }
-            _ => {}
+            let hint = nearest(kind, ElementConfig::ALL.iter().map(|i| i.name))
+                .map(|n| format!(" (did you mean '{n}'?)"))
+                .unwrap_or_default();
+            return Err(cx.err(cat(&p, ".kind"), format!("unknown element '{kind}'{hint}; {}", known())));
+        };
+        if (info.parameters)().is_empty() {
+            if let Some(k) = table.keys().next() {
+                return Err(cx.err(format!("{p}.{k}"), format!("'{kind}' takes no parameters")));
+            }
         }
+        struct Read<'a> {
+            cx: Ctx<'a>,
+            field: &'a str,
+            table: &'a toml::Table,
+        }
+        impl crate::element::ReadParams for Read<'_> {
+            type Error = ScenarioError;
+            fn read<T: serde::de::DeserializeOwned>(&self) -> Result<T, ScenarioError> {
+                self.cx.from_table(self.field, self.table)
+            }
+        }
+        let config = ElementConfig::from_params(kind, &Read { cx, field: &p, table: &table })
+            .expect("the kind was found in the registry")?;
+        // An element that sends packets: its destination must be a host.
+        let mut to = None;
+        if let Some(host) = config.destination() {
+            let n = find_node(&cat(&p, ".to"), host)?;
+            if nodes[n].router {
+                return Err(cx.err(cat(&p, ".to"), format!("'{host}' is a router; packets are sent to hosts")));
+            }
+            to = Some(n);
+        }
+        config.check().map_err(|(f, m)| cx.err(format!("{p}.{f}"), m))?;
         let names: Vec<&Value> = match &at {
             Value::Array(a) => a.iter().collect(),
             v => vec![v],
@@ -866,18 +1050,16 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
             let Some(name) = v.as_str() else {
                 return Err(cx.err(cat(&p, ".at"), format!("expected a channel or link name, found {v}")));
             };
-            for ch in channels_named(&link_names, &node_idx, &pairs, &links, name).ok_or_else(|| {
+            for ch in channels_named(link_names, node_idx, pairs, links, name).ok_or_else(|| {
                 cx.err(
                     cat(&p, ".at"),
                     format!("no channel or link named '{name}'; write a channel as \"a->b\" or give a link's name"),
                 )
             })? {
-                if let ElementConfig::Beacon(c) = &config {
+                if let (Some(n), Some(host)) = (to, config.destination()) {
                     let from = if ch % 2 == 0 { links[ch / 2].a } else { links[ch / 2].b };
-                    if shortest_path(from, to.unwrap(), &nodes, &adj).is_none() {
-                        return Err(
-                            cx.err(cat(&p, ".to"), format!("no route from '{}' to '{}'", nodes[from].name, c.to))
-                        );
+                    if shortest_path(from, n, nodes, adj).is_none() {
+                        return Err(cx.err(cat(&p, ".to"), format!("no route from '{}' to '{host}'", nodes[from].name)));
                     }
                 }
                 let n = per_channel.entry(ch).or_insert(0usize);
@@ -886,54 +1068,12 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 }
                 *n += 1;
                 let mut config = config.clone();
-                if let ElementConfig::SmartLink(c) = &mut config {
-                    // C_j defaults to the rate of the channel the link is on.
-                    c.capacity.get_or_insert(links[ch / 2].dirs[ch % 2].rate_bps);
-                }
+                config.on_channel(links[ch / 2].dirs[ch % 2].rate_bps);
                 elements.push(ElementSpec { channel: ch, config, to });
             }
         }
     }
-
-    Ok(Scenario {
-        name: f.scenario.name,
-        description: f.scenario.description,
-        duration,
-        seed: f.scenario.seed.unwrap_or(1),
-        max_events: match f.scenario.max_events {
-            Some(0) => return Err(cx.err("scenario.max_events", "must be at least 1")),
-            m => m,
-        },
-        max_wall: match &f.scenario.max_wall {
-            Some(v) => Some(positive_time(&cx, "scenario.max_wall", v)?),
-            None => None,
-        },
-        conversations: match f.scenario.conversations.as_deref() {
-            None | Some("flow") => Conversations::Flow,
-            Some("host_pair") => Conversations::HostPair,
-            Some(v) => {
-                return Err(cx.err(
-                    "scenario.conversations",
-                    format!(
-                        "unknown value '{v}'; use \"flow\" (a flow's data and its acks are two conversations, \
-                         the default) or \"host_pair\" (one conversation per source-destination host pair)"
-                    ),
-                ))
-            }
-        },
-        nodes,
-        links,
-        flows,
-        phases,
-        interval,
-        series: f.measure.series,
-        sampling,
-        delays,
-        windows,
-        measure_start,
-        changes,
-        elements,
-    })
+    Ok(elements)
 }
 
 /// The channels a name stands for: "a->b" is one channel, a link's name both.
@@ -1320,6 +1460,17 @@ fn nearest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<
     };
     let limit = 2.min(name.chars().count().saturating_sub(1));
     candidates.map(|c| (distance(name, c), c)).filter(|&(d, _)| d <= limit).min_by_key(|&(d, _)| d).map(|(_, c)| c)
+}
+
+/// The disciplines of the registry for an error message: "use "fcfs" (drop-tail), "fq"
+/// (Fair Queueing) or "red" (RED)".
+fn qdisc_names() -> String {
+    let all: Vec<String> = QdiscConfig::ALL.iter().map(|i| format!("\"{}\" ({})", i.name, i.title)).collect();
+    match all.split_last() {
+        Some((last, [])) => format!("use {last}"),
+        Some((last, rest)) => format!("use {} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 /// The registry's names, with aliases in parentheses: "generic, tahoe (jk), reno, ...".
