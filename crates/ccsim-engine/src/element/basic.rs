@@ -1,11 +1,11 @@
 //! Measuring and signalling elements: a packet counter, per-flow channel statistics and
 //! a beacon that emits periodic control packets.
 
+use super::Names;
 use super::{ChannelView, ElemCx, ElemVerdict, Element, ElementPolicy, QueueEvent};
 use crate::meta::Control;
 use crate::packet::{Packet, PacketKind, FLAG_CE, NO_FLOW};
 use crate::rng::Rng;
-use crate::scenario::Scenario;
 use crate::time::{SimDuration, SimTime};
 use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
@@ -45,7 +45,7 @@ impl ElementPolicy for Counter {
     fn build(_cfg: &CounterConfig, _rng: Rng, _to: Option<u32>) -> Self {
         Counter::default()
     }
-    fn report(&self, _sc: &Scenario) -> CounterReport {
+    fn report(&self, _names: &dyn Names) -> CounterReport {
         CounterReport {
             arrived: KindCounts::of(&self.arrived),
             transmitted: KindCounts::of(&self.transmitted),
@@ -126,14 +126,14 @@ impl ElementPolicy for FlowStats {
     fn build(_cfg: &FlowStatsConfig, _rng: Rng, _to: Option<u32>) -> Self {
         FlowStats::default()
     }
-    fn report<'a>(&'a self, sc: &'a Scenario) -> FlowStatsReport<'a> {
+    fn report<'a>(&'a self, names: &'a dyn Names) -> FlowStatsReport<'a> {
         let flows = self
             .rows
             .iter()
             .enumerate()
             .filter(|(_, r)| r.forwarded + r.dropped + r.marked > 0)
             .map(|(i, r)| FlowStatsReportRow {
-                flow: &sc.flows[i].name,
+                flow: names.flow(i),
                 forwarded_pkts: r.forwarded,
                 forwarded_bits: r.forwarded_bits,
                 dropped_pkts: r.dropped,
@@ -237,7 +237,7 @@ impl ElementPolicy for Beacon {
     fn destination(cfg: &BeaconConfig) -> Option<&str> {
         Some(&cfg.to)
     }
-    fn report(&self, _sc: &Scenario) -> BeaconReport {
+    fn report(&self, _names: &dyn Names) -> BeaconReport {
         BeaconReport { sent_pkts: self.sent }
     }
 }

@@ -3,10 +3,10 @@
 //! engine writes no files: the records go out with the results, and the front end writes
 //! them as libpcap files with synthetic IPv4/TCP/UDP headers (`ccsim run --pcap DIR`).
 
+use super::Names;
 use super::{ChannelView, ElemCx, Element, ElementPolicy};
 use crate::packet::Packet;
 use crate::rng::Rng;
-use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -71,7 +71,7 @@ impl ElementPolicy for Capture {
     fn build(cfg: &CaptureConfig, _rng: Rng, _to: Option<u32>) -> Self {
         Capture::new(cfg)
     }
-    fn report<'a>(&'a self, _sc: &'a Scenario) -> CaptureReport<'a> {
+    fn report<'a>(&'a self, _names: &'a dyn Names) -> CaptureReport<'a> {
         CaptureReport {
             packets: self.t_ps.len(),
             truncated: self.truncated,

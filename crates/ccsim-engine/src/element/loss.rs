@@ -11,11 +11,11 @@
 //! i.e. the loss models a corrupting line in front of the interface. Which kinds of
 //! packets it applies to is a parameter (all by default).
 
+use super::Names;
 use super::{ElemCx, ElemVerdict, Element, ElementPolicy};
 use crate::packet::{Packet, PacketKind};
 use crate::qdisc::DropReason;
 use crate::rng::Rng;
-use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
 // Named like the enum variants they stand beside (`DropReason::Overflow`).
@@ -131,7 +131,7 @@ impl ElementPolicy for RandomLoss {
     fn check(cfg: &LossConfig) -> Result<(), (&'static str, String)> {
         cfg.check()
     }
-    fn report(&self, _sc: &Scenario) -> LossReport {
+    fn report(&self, _names: &dyn Names) -> LossReport {
         LossReport { lost_pkts: self.lost }
     }
 }

@@ -32,13 +32,12 @@ use crate::meta::MetaSlab;
 use crate::packet::Packet;
 use crate::qdisc::DropReason;
 use crate::rng::Rng;
-use crate::scenario::Scenario;
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 
 #[macro_use]
 mod registry;
-pub use registry::{ElementConfigOf, ElementInfo, ElementPolicy, ParamDefault, ReadParams};
+pub use registry::{ElementConfigOf, ElementInfo, ElementPolicy, Names, ParamDefault, ReadParams};
 
 pub use basic::{Beacon, BeaconConfig, Counter, CounterConfig, FlowStats, FlowStatsConfig, FlowStatsRow};
 pub use capture::{Capture, CaptureConfig};

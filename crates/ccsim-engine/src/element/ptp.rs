@@ -5,11 +5,11 @@
 //! packet). The packet grows by `record_size` bytes (the paper's mode: 16) before it is
 //! serialised, so the records take real space on the wire. Other packets pass untouched.
 
+use super::Names;
 use super::{ChannelView, ElemCx, Element, ElementPolicy};
 use crate::meta::{Control, Stamp};
 use crate::packet::{Packet, PacketKind};
 use crate::rng::Rng;
-use crate::scenario::Scenario;
 use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
@@ -58,7 +58,7 @@ impl ElementPolicy for PtpStamp {
     fn build(cfg: &PtpConfig, _rng: Rng, _to: Option<u32>) -> Self {
         PtpStamp::new(cfg)
     }
-    fn report(&self, _sc: &Scenario) -> PtpReport {
+    fn report(&self, _names: &dyn Names) -> PtpReport {
         PtpReport { stamped_pkts: self.stamped }
     }
 }

@@ -6,7 +6,6 @@
 
 use super::Element;
 use crate::rng::Rng;
-use crate::scenario::Scenario;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -48,7 +47,14 @@ pub trait ElementPolicy: Element + Sized {
     /// is on (its rate, bits/s).
     fn on_channel(_cfg: &mut Self::Config, _rate_bps: u64) {}
     /// What it measured over the run.
-    fn report<'a>(&'a self, sc: &'a Scenario) -> Self::Report<'a>;
+    fn report<'a>(&'a self, names: &'a dyn Names) -> Self::Report<'a>;
+}
+
+/// What an element's report may name besides its own state: the scenario's names
+/// (`Scenario` implements it), so that elements do not depend on the scenario module.
+pub trait Names {
+    /// The name of flow `i` (its index in the scenario).
+    fn flow(&self, i: usize) -> &str;
 }
 
 /// One element of the registry (`ElementConfig::ALL`).
@@ -124,8 +130,8 @@ struct Tagged<R> {
 }
 
 /// `ElementPolicy::report` of `e` as a results entry (`kind` and the report's fields).
-pub(crate) fn tagged<E: ElementPolicy>(e: &E, sc: &Scenario) -> serde_json::Value {
-    serde_json::to_value(Tagged { kind: E::NAME, report: e.report(sc) }).expect("element reports serialise")
+pub(crate) fn tagged<E: ElementPolicy>(e: &E, names: &dyn Names) -> serde_json::Value {
+    serde_json::to_value(Tagged { kind: E::NAME, report: e.report(names) }).expect("element reports serialise")
 }
 
 /// Declares the built-in elements, one `Variant: module::Type` per line (`, state in
@@ -225,9 +231,9 @@ macro_rules! registry {
 
         impl AnyElement {
             /// What the element measured, as the results' JSON (`kind` and its report).
-            pub fn report(&self, sc: &Scenario) -> serde_json::Value {
+            pub fn report(&self, names: &dyn Names) -> serde_json::Value {
                 match self {
-                    $( AnyElement::$v(e) => registry::tagged::<$ty>(e, sc), )+
+                    $( AnyElement::$v(e) => registry::tagged::<$ty>(e, names), )+
                 }
             }
         }

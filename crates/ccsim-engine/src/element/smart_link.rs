@@ -23,11 +23,11 @@
 //!
 //! The initial control value is c_j (a choice: the paper does not say).
 
+use super::Names;
 use super::{ChannelView, ElemCx, ElemVerdict, Element, ElementPolicy};
 use crate::meta::{Control, NO_META};
 use crate::packet::{Packet, NO_FLOW};
 use crate::rng::Rng;
-use crate::scenario::Scenario;
 use crate::time::{SimDuration, SimTime};
 use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
@@ -200,7 +200,7 @@ impl ElementPolicy for SmartLink {
     fn on_channel(cfg: &mut SmartLinkConfig, rate_bps: u64) {
         cfg.capacity.get_or_insert(rate_bps);
     }
-    fn report<'a>(&'a self, _sc: &'a Scenario) -> SmartLinkReport<'a> {
+    fn report<'a>(&'a self, _names: &'a dyn Names) -> SmartLinkReport<'a> {
         SmartLinkReport {
             control_bps: self.control_bps,
             flows: self.flows(),

@@ -41,6 +41,12 @@ impl ScenarioError {
     }
 }
 
+impl crate::element::Names for Scenario {
+    fn flow(&self, i: usize) -> &str {
+        &self.flows[i].name
+    }
+}
+
 impl Scenario {
     /// The scenario as TOML text in the scenario-file schema (`to_file`).
     pub fn to_toml(&self) -> String {
