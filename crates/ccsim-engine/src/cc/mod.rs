@@ -27,6 +27,8 @@ use serde::{Deserialize, Serialize};
 
 #[macro_use]
 mod registry;
+/// Defined with the packet metadata that carries it (`meta::Control::Feedback`).
+pub use crate::meta::Feedback;
 pub use registry::{CcInfo, CcPolicy, ReadParams};
 
 pub use da::{DaConfig, NdgSampling, RuleWindow};
@@ -119,19 +121,6 @@ pub struct CongestionSample {
     /// unacknowledged packet once (RFC 5681 section 3.1 sets ssthresh from equation 4
     /// only on the first).
     pub rto_repeat: bool,
-}
-
-/// Typed feedback from the receiver or the network, delivered to the flow's sender by
-/// a control packet (`meta::Control::Feedback`) and passed to `on_feedback`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Feedback {
-    /// An explicit rate, bits/s (a router's control rate, a receiver's computed rate).
-    Rate { bps: f64 },
-    /// A bottleneck report: its nominal capacity and the traffic measured on it over an
-    /// interval (Welzl's PTP: B, lambda and the time between the two stamped packets).
-    Bandwidth { capacity_bps: f64, traffic_bps: f64, interval: SimDuration },
-    /// A TFRC receiver's report (RFC 3448 6.2): receive rate, bits/s, and loss event rate.
-    LossRate { recv_bps: f64, p: f64 },
 }
 
 /// How the transport recovers from a fast retransmit (without SACK).

@@ -36,21 +36,8 @@ use crate::time::{SimDuration, SimTime};
 use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
-/// What a voice packet carries (in `meta::Control::Voice`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct VoiceStamp {
-    /// Control rate, bits/s: infinity when created, min'ed by each smart link.
-    pub control_bps: f64,
-    /// Feedback rate, bits/s: the sender's last received control rate (its partner's
-    /// next rate); infinity if it has received none.
-    pub feedback_bps: f64,
-    /// The sender's current transmission rate, bits/s (data packets; 0 in control packets).
-    pub rate_bps: f64,
-    /// A data packet (false: a control packet).
-    pub data: bool,
-    /// Last packet of a talk spurt.
-    pub end_of_spurt: bool,
-}
+/// Defined with the packet metadata that carries it (`meta::Control::Voice`).
+pub use crate::meta::VoiceStamp;
 
 /// `voice = { ... }` of a voice flow (scenario-file schema).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
