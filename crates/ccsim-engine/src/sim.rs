@@ -15,7 +15,6 @@
 //! the host they reach. Either way their metadata slot is given back, as it is for every
 //! dropped packet.
 
-use crate::cc::{CcConfig, CongestionControl};
 use crate::element::Element;
 use crate::event::{Event, EventQueue};
 use crate::link::{end_counted, Channel, ChannelCounters, EndCut, Handover, Net, NOT_CUT, RX_CUT, TX_CUT};
@@ -25,20 +24,15 @@ use crate::pipe::PipePool;
 use crate::qdisc::{AnyQdisc, FairQueueing, Fcfs, Red};
 use crate::results::{self, Results};
 use crate::rng::{stream, Rng};
-use crate::scenario::{Conversations, FlowSpec, QdiscConfig, Scenario};
+use crate::scenario::{Conversations, QdiscConfig, Scenario};
 use crate::stats::DelayStats;
 use crate::time::{tx_time, SimDuration, SimTime};
 use crate::trace::Recorder;
-use crate::transport::cadpc::{CadpcSender, PtpReceiver};
-use crate::transport::rap::{AckEach, RapSender};
-use crate::transport::receiver::{AckReceiver, Sink};
-use crate::transport::sender::{FlowTrace, WindowSender};
-use crate::transport::source::{Gaps, Source};
-use crate::transport::tear::{TearReceiver, TearSender};
-use crate::transport::tfrc::{TfrcReceiver, TfrcSender};
-use crate::transport::timer::{Fired, LazyTimer};
-use crate::transport::voice::VoiceUser;
-use crate::transport::FlowCounters;
+use crate::transport::endpoint::{self, BuildCx};
+use crate::transport::sender::WindowSender;
+use crate::transport::timer::Fired;
+use crate::transport::{First, FlowCounters, Io, Pass};
+pub use crate::transport::{Receiver, Sender};
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 
@@ -167,58 +161,6 @@ pub struct FlowDelay {
     from: SimTime,
 }
 
-/// Sender policies.
-#[derive(Debug)]
-pub enum Sender {
-    /// The window transport with a congestion-control policy.
-    Window(WindowSender),
-    /// An unresponsive source (CBR, Poisson).
-    Source(Source),
-    /// Welzl's CADPC rate sender (PTP feedback).
-    Cadpc(Box<CadpcSender>),
-    /// RAP / GAIMD rate sender.
-    Rap(Box<RapSender>),
-    /// TEAR rate sender.
-    Tear(Box<TearSender>),
-    /// TFRC rate sender.
-    Tfrc(Box<TfrcSender>),
-    /// A packet-voice user (Heybey): its partner is another flow.
-    Voice(Box<VoiceUser>),
-}
-
-impl Sender {
-    /// The sender's two lazy timers: the one `Event::FlowTimer` fires (retransmission,
-    /// no feedback, rate step, PTP request) and the one `Event::PaceTimer` fires.
-    #[inline(always)]
-    fn timers(&mut self) -> (Option<&mut LazyTimer>, Option<&mut LazyTimer>) {
-        match self {
-            Sender::Window(w) => (Some(&mut w.timer), Some(&mut w.pace)),
-            Sender::Cadpc(s) => (Some(&mut s.ptp_timer), Some(&mut s.pace)),
-            Sender::Rap(s) => (Some(&mut s.step), Some(&mut s.pace)),
-            Sender::Tear(s) => (None, Some(&mut s.pace)),
-            Sender::Tfrc(s) => (Some(&mut s.nofeedback), Some(&mut s.pace)),
-            Sender::Source(_) | Sender::Voice(_) => (None, None),
-        }
-    }
-}
-
-/// Receiver policies.
-#[derive(Debug)]
-pub enum Receiver {
-    /// Acknowledges data (every packet or delayed; SACK, ECN echo).
-    Ack(AckReceiver),
-    /// Counts what arrives.
-    Sink(Sink),
-    /// Counts data and answers PTP requests with feedback (CADPC).
-    Ptp(Box<PtpReceiver>),
-    /// Acknowledges every data packet with its own sequence number (RAP).
-    AckEach(AckEach),
-    /// TEAR's receiver (feedback once per RTT).
-    Tear(Box<TearReceiver>),
-    /// TFRC's receiver (feedback once per RTT).
-    Tfrc(Box<TfrcReceiver>),
-}
-
 impl Endpoint {
     pub fn counters(&self) -> &FlowCounters {
         &self.counters
@@ -226,15 +168,7 @@ impl Endpoint {
 
     /// The window sender, if this flow has one.
     pub fn window(&self) -> Option<&WindowSender> {
-        match &self.sender {
-            Sender::Window(w) => Some(w),
-            Sender::Source(_)
-            | Sender::Cadpc(_)
-            | Sender::Rap(_)
-            | Sender::Tear(_)
-            | Sender::Tfrc(_)
-            | Sender::Voice(_) => None,
-        }
+        self.sender.window()
     }
 }
 
@@ -347,6 +281,20 @@ impl ChannelIndex {
     }
 }
 
+/// The `Io` of an endpoint callback of `ep` (borrowed from `$sim.flows`) at `$now`:
+/// its counters, the simulation's output buffer, metadata and recorder.
+macro_rules! io {
+    ($sim:ident, $ep:ident, $now:expr) => {
+        Io {
+            now: $now,
+            counters: &mut $ep.counters,
+            out: &mut $sim.out,
+            meta: &mut $sim.net.meta,
+            rec: &mut $sim.net.rec,
+        }
+    };
+}
+
 impl Simulation {
     /// Name of channel `i` ("from->to"), built on demand: channels keep no strings.
     pub fn channel_name(&self, i: usize) -> String {
@@ -442,6 +390,7 @@ impl Simulation {
         }
         // Ack routes of flows that send no acks get their conversation after all others.
         let mut unnumbered: Vec<(usize, usize, usize)> = Vec::new();
+        let mut starts = Vec::with_capacity(scenario.flows.len());
         for (fi, f) in scenario.flows.iter().enumerate() {
             route_chans.push(ROUTE_END); // the data route's conversation, set below
             let data_route = route_chans.len() as u32;
@@ -461,146 +410,43 @@ impl Simulation {
                 SimDuration::ZERO
             };
             let start = SimTime::ZERO + f.start + offset;
-            let data = |bits: u32| {
-                let mut p = Packet::new(PacketKind::Data, fi as u32, 0);
-                p.bits = bits;
-                p.route = data_route;
-                p
-            };
-            let (sender, receiver) = match &f.spec {
-                FlowSpec::Window { cc, data_size, ack_size, max_window, receiver, sender } => {
-                    route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
-                    let d = data(*data_size * 8);
-                    let mut a = d;
-                    a.bits = *ack_size * 8;
-                    a.kind = PacketKind::Ack;
-                    a.route = ack_route;
-                    let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
-                    let mut w = WindowSender::new(cc, *sender, d, *max_window, stop);
-                    let mut trace = FlowTrace {
-                        cwnd: series(&mut rec, &mut wanted, &f.name, "cwnd", "pkts", false),
-                        ssthresh: series(&mut rec, &mut wanted, &f.name, "ssthresh", "pkts", false),
-                        outstanding: series(&mut rec, &mut wanted, &f.name, "outstanding", "pkts", false),
-                        rtt: series(&mut rec, &mut wanted, &f.name, "rtt", "s", true),
-                        rate: series(&mut rec, &mut wanted, &f.name, "rate", "pkts/s", false),
-                        extra: [None, None],
-                    };
-                    // The policy's own series: every known name requested gets a series
-                    // (empty unless this policy produces it), in a fixed order.
-                    let own = cc.extra_series();
-                    let mut names: Vec<&str> = CcConfig::all_extra_series();
-                    for n in own {
-                        if !names.contains(n) {
-                            names.push(n);
-                        }
-                    }
-                    for m in names {
-                        let id = series(&mut rec, &mut wanted, &f.name, m, extra_unit(m), false);
-                        if let Some(slot) = own.iter().position(|n| *n == m) {
-                            trace.extra[slot] = id;
-                        }
-                    }
-                    w.set_trace(trace);
-                    if measured[fi].1 {
-                        w.set_window_hist(SimTime::ZERO + scenario.measure_start);
-                    }
-                    events.schedule(start, Event::FlowStart(fi as u32));
-                    // The receiver's record of out-of-order packets starts small and grows
-                    // to the largest window seen.
-                    let r = AckReceiver::new(*receiver, a, 64);
-                    (Sender::Window(w), Receiver::Ack(r))
-                }
-                FlowSpec::Cbr { rate_bps, packet_bits, on } => {
-                    unnumbered.push((ack_route as usize - 1, f.to, f.from));
-                    let d = data(*packet_bits);
-                    let gap = tx_time(*packet_bits, *rate_bps);
-                    (Sender::Source(Source::new(d, Gaps::Constant(gap), periods(on, offset))), Receiver::Sink(Sink))
-                }
-                FlowSpec::Poisson { mean_gap, packet_bits, on } => {
-                    unnumbered.push((ack_route as usize - 1, f.to, f.from));
-                    let d = data(*packet_bits);
-                    let rng = Rng::new(seed, stream::flow(fi));
-                    (
-                        Sender::Source(Source::new(d, Gaps::Exponential { mean: *mean_gap, rng }, periods(on, offset))),
-                        Receiver::Sink(Sink),
-                    )
-                }
-                FlowSpec::Cadpc { packet_bits, cfg } => {
-                    route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
-                    let d = data(*packet_bits);
-                    let mut fb = d;
-                    fb.kind = PacketKind::Control;
-                    fb.bits = cfg.feedback_size * 8;
-                    fb.route = ack_route;
-                    let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
-                    events.schedule(start, Event::FlowStart(fi as u32));
-                    (
-                        Sender::Cadpc(Box::new(CadpcSender::new(cfg.clone(), d, stop))),
-                        Receiver::Ptp(Box::new(PtpReceiver::new(fb))),
-                    )
-                }
-                FlowSpec::Rap { packet_bits, cfg } => {
-                    route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
-                    let d = data(*packet_bits);
-                    let mut a = d;
-                    a.kind = PacketKind::Ack;
-                    a.bits = cfg.ack_size * 8;
-                    a.route = ack_route;
-                    let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
-                    events.schedule(start, Event::FlowStart(fi as u32));
-                    (Sender::Rap(Box::new(RapSender::new(cfg.clone(), d, stop))), Receiver::AckEach(AckEach::new(a)))
-                }
-                FlowSpec::Tear { packet_bits, cfg } => {
-                    route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
-                    let d = data(*packet_bits);
-                    let mut fb = d;
-                    fb.kind = PacketKind::Control;
-                    fb.bits = cfg.feedback_size * 8;
-                    fb.route = ack_route;
-                    let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
-                    events.schedule(start, Event::FlowStart(fi as u32));
-                    (
-                        Sender::Tear(Box::new(TearSender::new(cfg.clone(), d, stop))),
-                        Receiver::Tear(Box::new(TearReceiver::new(fb, cfg))),
-                    )
-                }
-                FlowSpec::Tfrc { packet_bits, cfg } => {
-                    route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
-                    let d = data(*packet_bits);
-                    let mut fb = d;
-                    fb.kind = PacketKind::Control;
-                    fb.bits = cfg.feedback_size * 8;
-                    fb.route = ack_route;
-                    let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
-                    events.schedule(start, Event::FlowStart(fi as u32));
-                    (
-                        Sender::Tfrc(Box::new(TfrcSender::new(cfg.clone(), d, stop))),
-                        Receiver::Tfrc(Box::new(TfrcReceiver::new(fb))),
-                    )
-                }
-                FlowSpec::Voice { voice, partner } => {
-                    // Data and control packets both go on the data route (to the partner).
-                    unnumbered.push((ack_route as usize - 1, f.to, f.from));
-                    let rng = Rng::new(seed, stream::flow(fi));
-                    let u = VoiceUser::new(voice.clone(), data(1), *partner as u32, start, rng);
-                    (Sender::Voice(Box::new(u)), Receiver::Sink(Sink))
-                }
-            };
-            let from = SimTime::ZERO + scenario.measure_start;
+            let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
+            let name = f.name.as_str();
+            let mut series = |m: &str, unit: &str, every: bool| series(&mut rec, &mut wanted, name, m, unit, every);
+            let built = endpoint::build(
+                &f.spec,
+                BuildCx {
+                    flow: fi,
+                    seed,
+                    start,
+                    offset,
+                    stop,
+                    data_route,
+                    ack_route,
+                    series: &mut series,
+                    window_hist: measured[fi].1.then_some(SimTime::ZERO + scenario.measure_start),
+                },
+            );
+            if built.answers {
+                route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
+            } else {
+                unnumbered.push((ack_route as usize - 1, f.to, f.from));
+            }
+            starts.push(start);
+            let (sender, receiver) = (built.sender, built.receiver);
+            // (A kind whose data is not measured keeps empty statistics.)
+            let from = if built.measures_delay { SimTime::ZERO + scenario.measure_start } else { SimTime::MAX };
             let delay = measured[fi].0.then(|| Box::new(FlowDelay { key: (u32::MAX, 0), from, ..Default::default() }));
             flows.push(Endpoint { counters: FlowCounters::default(), delay, src: f.from as u32, sender, receiver });
         }
         for (slot, a, b) in unnumbered {
             route_chans[slot] = conv(&mut convs, a, b);
         }
-        for (fi, ep) in flows.iter_mut().enumerate() {
-            let first = match &mut ep.sender {
-                Sender::Source(s) => s.first(),
-                Sender::Voice(v) => v.first(),
-                Sender::Window(_) | Sender::Cadpc(_) | Sender::Rap(_) | Sender::Tfrc(_) | Sender::Tear(_) => None,
-            };
-            if let Some(t) = first {
-                events.schedule(t, Event::SourceTick(fi as u32));
+        for (fi, (ep, &start)) in flows.iter_mut().zip(&starts).enumerate() {
+            match ep.sender.first(start) {
+                First::Start(t) => events.schedule(t, Event::FlowStart(fi as u32)),
+                First::Tick(t) => events.schedule(t, Event::SourceTick(fi as u32)),
+                First::Never => {}
             }
         }
 
@@ -863,9 +709,11 @@ impl Simulation {
         // first channel is never a cut-through channel: its feeder is `HOP_HOST` or `HOP_MANY`.)
         let mut early = Vec::new();
         for (f, ep) in self.flows.iter().enumerate() {
-            let (Receiver::Ack(r), Sender::Window(w)) = (&ep.receiver, &ep.sender) else { continue };
-            let ack_first = routes[r.ack_route() as usize];
-            let data_route = w.data_route() as usize;
+            let (Some(ack_route), Some(data_route)) = (ep.receiver.ack_route(), ep.sender.early_data_route()) else {
+                continue;
+            };
+            let ack_first = routes[ack_route as usize];
+            let data_route = data_route as usize;
             let mut last = data_route;
             while routes[last + 1] != ROUTE_END {
                 last += 1;
@@ -873,7 +721,7 @@ impl Simulation {
             // (Delay statistics read the rates in force when the packet arrives: not early
             // if scheduled changes may move them.)
             let changes = !self.scenario.changes.is_empty() && ep.delay.is_some();
-            if !r.timerless() || changes || ack_first == ROUTE_END || routes[data_route] == ROUTE_END {
+            if !ep.receiver.takes_data_early() || changes || ack_first == ROUTE_END || routes[data_route] == ROUTE_END {
                 continue;
             }
             let (a, c) = (ack_first as usize, routes[last] as usize);
@@ -899,8 +747,10 @@ impl Simulation {
         };
         let mut early = Vec::new();
         for (f, ep) in self.flows.iter().enumerate() {
-            let (Receiver::Ack(r), Sender::Window(w)) = (&ep.receiver, &ep.sender) else { continue };
-            let (ack_route, data_route) = (r.ack_route() as usize, w.data_route() as usize);
+            let (Some(ack_route), Some(data_route)) = (ep.receiver.ack_route(), ep.sender.early_data_route()) else {
+                continue;
+            };
+            let (ack_route, data_route) = (ack_route as usize, data_route as usize);
             if routes[ack_route] == ROUTE_END || routes[data_route] == ROUTE_END {
                 continue;
             }
@@ -1171,13 +1021,7 @@ impl Simulation {
                     Fired::Ignore => {}
                     Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::FlowTimer(f, g)),
                     Fired::Expire => {
-                        match &mut ep.sender {
-                            Sender::Window(w) => w.on_timeout(now, &mut ep.counters, &mut self.out, &mut self.net.rec),
-                            Sender::Tfrc(s) => s.on_nofeedback(now),
-                            Sender::Rap(s) => s.on_step(now),
-                            Sender::Cadpc(s) => s.on_ptp_timer(now, &mut self.out, &mut self.net.meta),
-                            _ => {} // not reached: the timer above belongs to one of these
-                        }
+                        ep.sender.on_timer(io!(self, ep, now));
                         self.flush(f, now);
                     }
                 }
@@ -1189,58 +1033,31 @@ impl Simulation {
                     Fired::Ignore => {}
                     Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::PaceTimer(f, g)),
                     Fired::Expire => {
-                        let (c, out, meta) = (&mut ep.counters, &mut self.out, &mut self.net.meta);
-                        match &mut ep.sender {
-                            Sender::Window(w) => w.on_pace(now, c, out, &mut self.net.rec),
-                            Sender::Tear(s) => s.on_pace(now, c, out, meta),
-                            Sender::Tfrc(s) => s.on_pace(now, c, out, meta),
-                            Sender::Rap(s) => s.on_pace(now, c, out),
-                            Sender::Cadpc(s) => s.on_pace(now, c, out),
-                            _ => {} // not reached: the timer above belongs to one of these
-                        }
+                        ep.sender.on_pace(io!(self, ep, now));
                         self.flush(f, now);
                     }
                 }
             }
             Event::RecvTimer(f, gen) => {
                 let ep = &mut self.flows[f as usize];
-                let Receiver::Ack(r) = &mut ep.receiver else { return };
-                match r.timer.fire(gen, now) {
+                let Some(timer) = ep.receiver.timer() else { return };
+                match timer.fire(gen, now) {
                     Fired::Ignore => {}
                     Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::RecvTimer(f, g)),
                     Fired::Expire => {
-                        r.on_timer(now, &mut ep.counters, &mut self.out, &mut self.net.meta);
+                        ep.receiver.on_timer(io!(self, ep, now));
                         self.flush(f, now);
                     }
                 }
             }
             Event::FlowStart(f) => {
                 let ep = &mut self.flows[f as usize];
-                if let Sender::Window(w) = &mut ep.sender {
-                    w.start(now, &mut ep.counters, &mut self.out, &mut self.net.rec);
-                    self.flush(f, now);
-                } else if let Sender::Cadpc(s) = &mut ep.sender {
-                    s.start(now, &mut ep.counters, &mut self.out, &mut self.net.meta);
-                    self.flush(f, now);
-                } else if let Sender::Rap(s) = &mut ep.sender {
-                    s.start(now, &mut ep.counters, &mut self.out);
-                    self.flush(f, now);
-                } else if let Sender::Tear(s) = &mut ep.sender {
-                    s.start(now, &mut ep.counters, &mut self.out, &mut self.net.meta);
-                    self.flush(f, now);
-                } else if let Sender::Tfrc(s) = &mut ep.sender {
-                    s.start(now, &mut ep.counters, &mut self.out, &mut self.net.meta);
-                    self.flush(f, now);
-                }
+                ep.sender.start(io!(self, ep, now));
+                self.flush(f, now);
             }
             Event::SourceTick(f) => {
                 let ep = &mut self.flows[f as usize];
-                let next = match &mut ep.sender {
-                    Sender::Source(s) => s.tick(now, &mut ep.counters, &mut self.out),
-                    Sender::Voice(v) => v.tick(now, &mut ep.counters, &mut self.out, &mut self.net.meta),
-                    Sender::Window(_) | Sender::Cadpc(_) | Sender::Rap(_) | Sender::Tfrc(_) | Sender::Tear(_) => return,
-                };
-                if let Some(t) = next {
+                if let Some(t) = ep.sender.on_tick(io!(self, ep, now)) {
                     self.net.ev.schedule(t, Event::SourceTick(f));
                 }
                 self.flush(f, now);
@@ -1292,76 +1109,38 @@ impl Simulation {
             return;
         }
         let ep = &mut self.flows[f as usize];
-        // The common cases first, touching only the side of the endpoint they concern
-        // (at 10^4 flows and more each cache line of an endpoint is a miss): data to an
-        // acknowledging receiver (a voice user's receiver is a sink), an ack to a window
-        // sender. Only that side's timers can have changed.
+        // Each packet touches only the side of the endpoint it concerns (at 10^4 flows
+        // and more each cache line of an endpoint is a miss), and only that side's
+        // timers can have changed: data to the receiver, an ack to the sender.
         if p.kind == PacketKind::Data {
-            if let Receiver::Ack(r) = &mut ep.receiver {
-                if let Some(d) = ep.delay.as_deref_mut() {
-                    Self::measure_delay(
-                        d,
-                        &mut ep.counters,
-                        &self.channels,
-                        &self.net.routes,
-                        self.changes_applied,
-                        now,
-                        &p,
-                    );
-                }
-                r.on_data(now, &p, &mut ep.counters, &mut self.out, &mut self.net.meta);
-                self.net.meta.free(p.meta);
-                self.send_out(now);
-                if let Receiver::Ack(r) = &mut self.flows[f as usize].receiver {
-                    if let Some((t, g)) = r.timer.needs_event() {
-                        self.net.ev.schedule(t, Event::RecvTimer(f, g));
-                    }
-                }
-                return;
+            if let Some(d) = ep.delay.as_deref_mut() {
+                Self::measure_delay(
+                    d,
+                    &mut ep.counters,
+                    &self.channels,
+                    &self.net.routes,
+                    self.changes_applied,
+                    now,
+                    &p,
+                );
+            }
+            let pass = ep.receiver.on_data(io!(self, ep, now), &p);
+            self.net.meta.free(p.meta);
+            self.send_out(now);
+            self.receiver_timer(f);
+            if let Some(x) = pass {
+                self.pass(now, x);
             }
         } else if p.kind == PacketKind::Ack {
-            if let Sender::Window(w) = &mut ep.sender {
-                w.on_ack(now, &p, &mut ep.counters, &mut self.out, &mut self.net.rec, &self.net.meta);
-                self.net.meta.free(p.meta);
-                self.send_out(now);
-                self.sender_timers(f);
-                return;
-            }
-        }
-        if matches!(self.flows[f as usize].sender, Sender::Voice(_)) {
-            self.voice_arrive(now, &p);
-        } else if p.kind == PacketKind::Control {
-            self.control(c, now, &p);
+            ep.sender.on_ack(io!(self, ep, now), &p);
+            self.net.meta.free(p.meta);
+            self.send_out(now);
+            self.sender_timers(f);
         } else {
-            let ep = &mut self.flows[f as usize];
-            if p.kind == PacketKind::Data {
-                if let Some(d) = ep.delay.as_deref_mut() {
-                    Self::measure_delay(
-                        d,
-                        &mut ep.counters,
-                        &self.channels,
-                        &self.net.routes,
-                        self.changes_applied,
-                        now,
-                        &p,
-                    );
-                }
-                match &mut ep.receiver {
-                    Receiver::Ack(_) => {} // not reached: taken first, above
-                    Receiver::Sink(s) => s.on_data(&mut ep.counters),
-                    Receiver::Ptp(r) => r.on_data(&mut ep.counters),
-                    Receiver::AckEach(r) => r.on_data(&p, &mut ep.counters, &mut self.out),
-                    Receiver::Tear(r) => r.on_data(now, &p, &mut ep.counters, &mut self.out, &mut self.net.meta),
-                    Receiver::Tfrc(r) => r.on_data(now, &p, &mut ep.counters, &mut self.out, &mut self.net.meta),
-                }
-            } else if let Sender::Rap(s) = &mut ep.sender {
-                // (An ack to a window sender is taken first, above.)
-                ep.counters.acks_arrived += 1;
-                s.on_ack(now, p.seq, p.ts);
-            }
+            self.control(c, now, &p);
+            self.net.meta.free(p.meta);
+            self.flush(f, now);
         }
-        self.net.meta.free(p.meta);
-        self.flush(f, now);
     }
 
     #[inline(always)]
@@ -1442,16 +1221,20 @@ impl Simulation {
         let f = p.flow as usize;
         let d = self.net.ends[f].tx as usize;
         let ep = &mut self.flows[f];
-        let Sender::Window(w) = &mut ep.sender else { unreachable!("ends names window senders") };
         // The sender's state now reflects every ack before this one, unless one is parked
         // (then this one waits behind it). A timer of its due first, or at the same
         // time, sends the ack to an event after all, ordered with the timer's.
-        let due = |t: &crate::transport::timer::LazyTimer| t.deadline.is_some_and(|d| d <= at);
-        if due(&w.timer) || due(&w.pace) || self.net.held[d] != 0 {
+        let io = Io {
+            now: at,
+            counters: &mut ep.counters,
+            out: &mut self.rx_out,
+            meta: &mut self.net.meta,
+            rec: &mut self.net.rec,
+        };
+        if self.net.held[d] != 0 || !ep.sender.on_ack_early(io, &p) {
             self.park(d, at, p);
             return;
         }
-        w.on_ack(at, &p, &mut ep.counters, &mut self.rx_out, &mut self.net.rec, &self.net.meta);
         self.net.meta.free(p.meta);
         self.early_out(at);
         self.sender_timers(f as u32);
@@ -1503,12 +1286,22 @@ impl Simulation {
     fn receive_early(&mut self, at: SimTime, p: Packet) {
         let f = p.flow as usize;
         let ep = &mut self.flows[f];
-        let Receiver::Ack(r) = &mut ep.receiver else { unreachable!("ends names acknowledging receivers") };
         if let Some(d) = ep.delay.as_deref_mut() {
             Self::measure_delay(d, &mut ep.counters, &self.channels, &self.net.routes, self.changes_applied, at, &p);
         }
-        r.on_data(at, &p, &mut ep.counters, &mut self.rx_out, &mut self.net.meta);
-        debug_assert!(r.timer.deadline.is_none(), "a receiver taking packets early has no timer");
+        let io = Io {
+            now: at,
+            counters: &mut ep.counters,
+            out: &mut self.rx_out,
+            meta: &mut self.net.meta,
+            rec: &mut self.net.rec,
+        };
+        let pass = ep.receiver.on_data(io, &p);
+        debug_assert!(pass.is_none(), "a receiver taking packets early hands nothing over");
+        debug_assert!(
+            ep.receiver.timer().is_none_or(|t| t.deadline.is_none()),
+            "a receiver taking packets early has no timer"
+        );
         self.net.meta.free(p.meta);
         self.early_out(at);
     }
@@ -1613,65 +1406,30 @@ impl Simulation {
     }
 
     /// A control packet of flow `p.flow` reached the end of channel `c`: its feedback
-    /// goes to the flow's sender if it arrived at the flow's source.
+    /// goes to the flow's sender if it arrived at the flow's source, anything else to
+    /// the flow's receiver.
     #[cold]
     fn control(&mut self, c: u32, now: SimTime, p: &Packet) {
         let at = self.channels[c as usize].to;
         let ep = &mut self.flows[p.flow as usize];
         ep.counters.control_arrived += 1;
         if at == ep.src {
-            match (&mut ep.sender, self.net.meta.get(p.meta)) {
-                (Sender::Window(w), Some(m)) => {
-                    if let crate::meta::Control::Feedback(fb) = m.control {
-                        w.cc.on_feedback(now, &fb);
-                    }
-                }
-                (Sender::Cadpc(s), Some(m)) => {
-                    if let crate::meta::Control::Feedback(fb) = m.control {
-                        s.on_feedback(now, &fb, p.ts);
-                    }
-                }
-                (Sender::Tear(s), Some(m)) => {
-                    if let crate::meta::Control::Feedback(crate::cc::Feedback::Rate { bps }) = m.control {
-                        s.on_feedback(now, bps, p.ts);
-                    }
-                }
-                (Sender::Tfrc(s), Some(m)) => {
-                    if let crate::meta::Control::Feedback(crate::cc::Feedback::LossRate { recv_bps, p: loss }) =
-                        m.control
-                    {
-                        s.on_feedback(now, recv_bps / 8.0, loss, p.ts);
-                    }
-                }
-                _ => {}
+            if let Some(crate::meta::Control::Feedback(fb)) = self.net.meta.get(p.meta).map(|m| m.control) {
+                ep.sender.on_feedback(now, &fb, p.ts);
             }
-        } else if let Receiver::Ptp(r) = &mut ep.receiver {
-            if matches!(self.net.meta.get(p.meta).map(|m| m.control), Some(crate::meta::Control::PtpRequest)) {
-                r.on_ptp(p, &mut self.out, &mut self.net.meta);
-            }
+        } else if let Some(x) = ep.receiver.on_control(io!(self, ep, now), p) {
+            self.pass(now, x);
         }
     }
 
-    /// A packet of voice user `p.flow` reached its partner: counted for the sender, its
-    /// rates handed to the partner (who may start a talk spurt).
+    /// A receiver handed a payload to the sender of flow `x.flow` (a voice user's
+    /// partner), who may schedule a tick.
     #[cold]
-    fn voice_arrive(&mut self, now: SimTime, p: &Packet) {
-        let ep = &mut self.flows[p.flow as usize];
-        let Sender::Voice(v) = &mut ep.sender else { return };
-        let partner = v.partner;
-        if p.kind == PacketKind::Data {
-            ep.counters.arrived += 1;
-            ep.counters.delivered += 1;
-            v.delivered_bits += p.bits as u64;
-        } else {
-            ep.counters.control_arrived += 1;
+    fn pass(&mut self, now: SimTime, x: Pass) {
+        if let Some(t) = self.flows[x.flow as usize].sender.on_pass(now, &x.control) {
+            self.net.ev.schedule(t, Event::SourceTick(x.flow));
         }
-        let Some(crate::meta::Control::Voice(stamp)) = self.net.meta.get(p.meta).map(|m| m.control) else { return };
-        if let Sender::Voice(u) = &mut self.flows[partner as usize].sender {
-            if let Some(t) = u.on_receive(now, &stamp) {
-                self.net.ev.schedule(t, Event::SourceTick(partner));
-            }
-        }
+        self.sender_timers(x.flow);
     }
 
     /// Injects the packets flow `f` just emitted and (re)schedules its timers.
@@ -1679,10 +1437,14 @@ impl Simulation {
     fn flush(&mut self, f: u32, now: SimTime) {
         self.send_out(now);
         self.sender_timers(f);
-        if let Receiver::Ack(r) = &mut self.flows[f as usize].receiver {
-            if let Some((t, g)) = r.timer.needs_event() {
-                self.net.ev.schedule(t, Event::RecvTimer(f, g));
-            }
+        self.receiver_timer(f);
+    }
+
+    /// (Re)schedules flow `f`'s receiver timer if it moved.
+    #[inline(always)]
+    fn receiver_timer(&mut self, f: u32) {
+        if let Some((t, g)) = self.flows[f as usize].receiver.timer().and_then(|t| t.needs_event()) {
+            self.net.ev.schedule(t, Event::RecvTimer(f, g));
         }
     }
 
@@ -1770,21 +1532,6 @@ impl Simulation {
     }
 }
 
-/// On periods as instants, each start delayed by `offset` (start jitter); periods that
-/// the offset empties are left out.
-fn periods(on: &[(SimDuration, SimDuration)], offset: SimDuration) -> Vec<(SimTime, SimTime)> {
-    on.iter().map(|&(a, b)| (SimTime::ZERO + a + offset, SimTime::ZERO + b)).filter(|(a, b)| a < b).collect()
-}
-
-/// Unit of a policy's own series.
-fn extra_unit(name: &str) -> &'static str {
-    if name.ends_with("rtt") {
-        "s"
-    } else {
-        "pkts"
-    }
-}
-
 fn series(rec: &mut Recorder, wanted: &mut Wanted, entity: &str, metric: &str, unit: &str, every: bool) -> Option<u32> {
     wanted.has(entity, metric).then(|| rec.add(entity, metric, unit, every))
 }
@@ -1829,7 +1576,7 @@ pub fn run_scenario(scenario: Scenario, seed: Option<u64>) -> Simulation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{AckSample, AnyCc, CcMetrics, CongestionSample, CustomCc, Feedback};
+    use crate::cc::{AckSample, AnyCc, CcMetrics, CongestionControl, CongestionSample, CustomCc, Feedback};
     use crate::meta::Control;
     use std::sync::{Arc, Mutex};
 

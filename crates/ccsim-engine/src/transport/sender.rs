@@ -83,6 +83,7 @@
 //! reneging detection; after an ECN reduction with cwnd at one packet the sender does not
 //! wait for the timer (RFC 3168 6.1.2's last rule).
 
+use super::endpoint::{Io, SenderMetrics, SenderPolicy};
 use super::rtt::RtoEstimator;
 use super::scoreboard::Scoreboard;
 use super::timer::LazyTimer;
@@ -91,6 +92,7 @@ use crate::cc::{
     AckSample, AnyCc, Cause, CcConfig, CcMetrics, CongestionControl, CongestionSample, Recovery, RecoveryAck,
     SendSample,
 };
+use crate::meta::Feedback;
 use crate::meta::MetaSlab;
 use crate::packet::{Packet, FLAG_CWR, FLAG_ECE, FLAG_ECT, FLAG_PAIR_FIRST, FLAG_PAIR_SECOND, FLAG_RETX};
 use crate::time::{tx_time, SimDuration, SimTime};
@@ -865,6 +867,37 @@ impl WindowSender {
     /// Retransmission timeout currently in force.
     pub fn rto(&self) -> SimDuration {
         self.rto.rto()
+    }
+}
+
+impl SenderPolicy for WindowSender {
+    const DESCRIPTION: &'static str =
+        "the window transport (sequence numbers, retransmission timer, fast retransmit and recovery, SACK, ECN, pacing) with a congestion-control policy";
+    fn start(&mut self, io: Io<'_>) {
+        WindowSender::start(self, io.now, io.counters, io.out, io.rec)
+    }
+    #[inline(always)]
+    fn on_ack(&mut self, io: Io<'_>, ack: &Packet) {
+        WindowSender::on_ack(self, io.now, ack, io.counters, io.out, io.rec, io.meta)
+    }
+    fn on_feedback(&mut self, now: SimTime, fb: &Feedback, _echo: SimTime) {
+        self.cc.on_feedback(now, fb)
+    }
+    #[inline(always)]
+    fn timers(&mut self) -> (Option<&mut LazyTimer>, Option<&mut LazyTimer>) {
+        (Some(&mut self.timer), Some(&mut self.pace))
+    }
+    fn on_timer(&mut self, io: Io<'_>) {
+        self.on_timeout(io.now, io.counters, io.out, io.rec)
+    }
+    fn on_pace(&mut self, io: Io<'_>) {
+        WindowSender::on_pace(self, io.now, io.counters, io.out, io.rec)
+    }
+    fn early_data_route(&self) -> Option<u32> {
+        Some(self.data_route())
+    }
+    fn metrics(&self) -> SenderMetrics {
+        SenderMetrics { srtt: self.rto.srtt(), rate_bps: self.cc.pacing_rate().map(|r| r as f64) }
     }
 }
 
