@@ -7,7 +7,7 @@
 //! Freed slots keep their buffers' capacity, so once the slab has grown to the number
 //! of packets carrying metadata at once, the steady state allocates nothing.
 
-use crate::cc::Feedback;
+use crate::time::SimDuration;
 
 /// The handle of "no metadata".
 pub const NO_META: u32 = u32::MAX;
@@ -49,6 +49,35 @@ pub struct Stamp {
     pub out_bytes: u64,
 }
 
+/// Typed feedback from the receiver or the network, delivered to the flow's sender by
+/// a control packet (`meta::Control::Feedback`) and passed to the sender's `on_feedback` (the congestion control's for a window sender).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Feedback {
+    /// An explicit rate, bits/s (a router's control rate, a receiver's computed rate).
+    Rate { bps: f64 },
+    /// A bottleneck report: its nominal capacity and the traffic measured on it over an
+    /// interval (Welzl's PTP: B, lambda and the time between the two stamped packets).
+    Bandwidth { capacity_bps: f64, traffic_bps: f64, interval: SimDuration },
+    /// A TFRC receiver's report (RFC 3448 6.2): receive rate, bits/s, and loss event rate.
+    LossRate { recv_bps: f64, p: f64 },
+}
+
+/// What a voice packet carries (in `meta::Control::Voice`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VoiceStamp {
+    /// Control rate, bits/s: infinity when created, min'ed by each smart link.
+    pub control_bps: f64,
+    /// Feedback rate, bits/s: the sender's last received control rate (its partner's
+    /// next rate); infinity if it has received none.
+    pub feedback_bps: f64,
+    /// The sender's current transmission rate, bits/s (data packets; 0 in control packets).
+    pub rate_bps: f64,
+    /// A data packet (false: a control packet).
+    pub data: bool,
+    /// Last packet of a talk spurt.
+    pub end_of_spurt: bool,
+}
+
 /// The payload of a control packet (or a typed value attached to a data packet).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum Control {
@@ -61,7 +90,7 @@ pub enum Control {
     /// A PTP request (Welzl's forward packet stamping): `ptp` elements append a `Stamp`.
     PtpRequest,
     /// A voice user's rates and flags (Heybey; `transport::voice`, `element::smart_link`).
-    Voice(crate::transport::voice::VoiceStamp),
+    Voice(VoiceStamp),
 }
 
 /// One slot of the slab.

@@ -351,9 +351,9 @@ pub(crate) fn flow_numbers(sc: &Scenario, ep: &Endpoint, i: usize, now: SimTime,
         ecn_reductions: c.ecn_reductions,
         timeouts: c.timeouts,
         fast_retransmits: c.fast_retransmits,
-        goodput_bps: match &ep.sender {
-            crate::sim::Sender::Voice(v) => rate(v.delivered_bits),
-            _ => rate(c.delivered) * size * 8.0,
+        goodput_bps: match ep.receiver.metrics().delivered_bits {
+            Some(bits) => rate(bits),
+            None => rate(c.delivered) * size * 8.0,
         },
         goodput_pps: rate(c.delivered),
         rtt_min_s: rtt.map(|r| r.min_ps as f64 / PS_PER_S as f64),

@@ -96,7 +96,8 @@
 //!   is not below W^i (the paper does not say; it calls the offset "a more aggressive
 //!   increase condition").
 
-use super::{CcPolicy, RtoStyle, at_least_one, AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, SendSample};
+use super::LossRecovery;
+use super::{CcPolicy, at_least_one, AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, SendSample};
 use crate::time::{SimDuration, SimTime};
 use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
@@ -238,7 +239,6 @@ pub struct Da {
     /// Minimal-buffer offset, bytes.
     min_buffer: u64,
     optimistic: bool,
-    dupack_threshold: u32,
     /// Reference delay D_t, ps; `None` before the first sample.
     d_t: Option<u64>,
     /// Last head RTTs (ps) for the min-of-last-M reference; allocated once.
@@ -283,7 +283,6 @@ impl Da {
             max_reduce: cfg.max_reduce,
             min_buffer: cfg.min_buffer as u64 * mss,
             optimistic: cfg.optimistic,
-            dupack_threshold: cfg.dupack_threshold,
             d_t: None,
             recent: Vec::new(),
             recent_cap: m,
@@ -394,11 +393,8 @@ impl CcPolicy for Da {
     fn check(cfg: &DaConfig) -> Result<(), (&'static str, String)> {
         cfg.check()
     }
-    fn rto_style(cfg: &DaConfig) -> RtoStyle {
-        cfg.rto().style()
-    }
-    fn initial_rto(cfg: &DaConfig) -> SimDuration {
-        cfg.initial_rto
+    fn loss_recovery(cfg: &DaConfig) -> LossRecovery {
+        LossRecovery::jk(cfg.rto(), cfg.dupack_threshold)
     }
 }
 
@@ -482,10 +478,6 @@ impl CongestionControl for Da {
             Some(d) => m.with_extra(0, "reference_rtt", d as f64 / 1e12),
             None => m,
         }
-    }
-
-    fn dupack_threshold(&self) -> Option<u32> {
-        Some(self.dupack_threshold)
     }
 }
 
@@ -805,7 +797,7 @@ mod tests {
         assert_eq!(da.cwnd(), 1000);
         assert!(!da.in_avoidance());
         assert_eq!(da.reference_rtt(), Some(SimDuration::from_millis(200)));
-        assert_eq!(da.dupack_threshold(), Some(3));
+        assert_eq!(<Da as CcPolicy>::loss_recovery(&DaConfig::default()).dupack_threshold, Some(3));
     }
 
     #[test]

@@ -75,6 +75,7 @@
 //! - Linux's timer without its undo and F-RTO machinery (a spurious timeout is not
 //!   undone).
 
+use super::{LossRecovery, Recovery};
 use super::{CcPolicy, 
     at_least_one, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, RecoveryAck, RtoKind,
     RtoStyle, SendSample,
@@ -413,11 +414,13 @@ impl CcPolicy for DelayAimd {
     fn check(cfg: &DelayAimdConfig) -> Result<(), (&'static str, String)> {
         cfg.check()
     }
-    fn rto_style(cfg: &DelayAimdConfig) -> RtoStyle {
-        cfg.rto_style()
-    }
-    fn initial_rto(cfg: &DelayAimdConfig) -> SimDuration {
-        cfg.initial_rto
+    fn loss_recovery(cfg: &DelayAimdConfig) -> LossRecovery {
+        LossRecovery {
+            rto: cfg.rto_style(),
+            initial_rto: cfg.initial_rto,
+            dupack_threshold: Some(cfg.dupack_threshold),
+            recovery: Recovery::Reno,
+        }
     }
 }
 
@@ -512,9 +515,6 @@ impl CongestionControl for DelayAimd {
         m
     }
 
-    fn dupack_threshold(&self) -> Option<u32> {
-        Some(self.dupack_threshold)
-    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! every ack of new data from the timestamp echo of the packet that triggered it, and we
 //! do not back the timer off.
 
+use super::LossRecovery;
 use super::{CcPolicy, RtoStyle, AckSample, CcMetrics, CongestionControl, CongestionSample};
 use crate::time::SimDuration;
 use crate::units::serde_units;
@@ -81,11 +82,12 @@ impl CcPolicy for Generic {
     fn check(cfg: &GenericConfig) -> Result<(), (&'static str, String)> {
         cfg.check()
     }
-    fn rto_style(cfg: &GenericConfig) -> RtoStyle {
-        RtoStyle::Generic { alpha: cfg.alpha, beta: cfg.beta }
-    }
-    fn initial_rto(cfg: &GenericConfig) -> SimDuration {
-        cfg.initial_rto
+    fn loss_recovery(cfg: &GenericConfig) -> LossRecovery {
+        LossRecovery {
+            rto: RtoStyle::Generic { alpha: cfg.alpha, beta: cfg.beta },
+            initial_rto: cfg.initial_rto,
+            ..LossRecovery::DEFAULT
+        }
     }
 }
 
@@ -112,7 +114,7 @@ mod tests {
         loss(&mut g, Cause::Timeout);
         loss(&mut g, Cause::Ecn);
         assert_eq!(g.cwnd(), 40_000);
-        assert_eq!(g.dupack_threshold(), None);
+        assert_eq!(<Generic as CcPolicy>::loss_recovery(&GenericConfig::default()).dupack_threshold, None);
     }
 
     #[test]

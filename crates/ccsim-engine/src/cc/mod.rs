@@ -27,6 +27,8 @@ use serde::{Deserialize, Serialize};
 
 #[macro_use]
 mod registry;
+/// Defined with the packet metadata that carries it (`meta::Control::Feedback`).
+pub use crate::meta::Feedback;
 pub use registry::{CcInfo, CcPolicy, ReadParams};
 
 pub use da::{DaConfig, NdgSampling, RuleWindow};
@@ -121,19 +123,6 @@ pub struct CongestionSample {
     pub rto_repeat: bool,
 }
 
-/// Typed feedback from the receiver or the network, delivered to the flow's sender by
-/// a control packet (`meta::Control::Feedback`) and passed to `on_feedback`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Feedback {
-    /// An explicit rate, bits/s (a router's control rate, a receiver's computed rate).
-    Rate { bps: f64 },
-    /// A bottleneck report: its nominal capacity and the traffic measured on it over an
-    /// interval (Welzl's PTP: B, lambda and the time between the two stamped packets).
-    Bandwidth { capacity_bps: f64, traffic_bps: f64, interval: SimDuration },
-    /// A TFRC receiver's report (RFC 3448 6.2): receive rate, bits/s, and loss event rate.
-    LossRate { recv_bps: f64, p: f64 },
-}
-
 /// How the transport recovers from a fast retransmit (without SACK).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Recovery {
@@ -203,6 +192,45 @@ pub enum RtoStyle {
     Linux { min_rto: SimDuration, max_rto: SimDuration },
 }
 
+/// The window transport's retransmission timer and loss recovery: the transport's own
+/// settings, kept in the window sender (`transport::sender::WindowSender`), which a
+/// scenario file gives among a policy's parameters (`[flows.params]`: `initial_rto`,
+/// `min_rto`, `max_rto`, `rto_k`, `rto`, `dupack_threshold`, as each policy's `Config`
+/// lists them) and the policy reads out of them (`CcPolicy::loss_recovery`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LossRecovery {
+    /// How the retransmission timeout is computed.
+    pub rto: RtoStyle,
+    /// The timeout before the first RTT sample.
+    pub initial_rto: SimDuration,
+    /// Duplicate acks that trigger fast retransmit (RFC 5681 section 3.2); `None`
+    /// disables it.
+    pub dupack_threshold: Option<u32>,
+    /// How a fast retransmit recovers (without SACK).
+    pub recovery: Recovery,
+}
+
+impl LossRecovery {
+    /// Jacobson/Karels with RFC 6298's constants, no fast retransmit.
+    pub const DEFAULT: LossRecovery = LossRecovery {
+        rto: JkRtoConfig::DEFAULT.style(),
+        initial_rto: JkRtoConfig::DEFAULT.initial_rto,
+        dupack_threshold: None,
+        recovery: Recovery::Reno,
+    };
+
+    /// Jacobson/Karels (`rto`) with fast retransmit at `dupack_threshold` duplicate acks
+    /// and Reno's recovery.
+    pub const fn jk(rto: JkRtoConfig, dupack_threshold: u32) -> Self {
+        LossRecovery {
+            rto: rto.style(),
+            initial_rto: rto.initial_rto,
+            dupack_threshold: Some(dupack_threshold),
+            recovery: Recovery::Reno,
+        }
+    }
+}
+
 /// Which retransmission timer a Reno-family or delay-based policy uses (parameter `rto`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -238,14 +266,6 @@ pub trait CongestionControl {
     fn on_feedback(&mut self, _now: SimTime, _fb: &Feedback) {}
     /// The policy's outputs.
     fn metrics(&self) -> CcMetrics;
-    /// Duplicate acks that trigger fast retransmit; `None` disables it.
-    fn dupack_threshold(&self) -> Option<u32> {
-        None
-    }
-    /// How the transport recovers after a fast retransmit (without SACK).
-    fn recovery(&self) -> Recovery {
-        Recovery::Reno
-    }
     /// Congestion window, bytes (`metrics().cwnd`).
     #[inline]
     fn cwnd(&self) -> u64 {
@@ -356,7 +376,7 @@ impl JkRtoConfig {
         k: 4,
     };
 
-    pub fn style(&self) -> RtoStyle {
+    pub const fn style(&self) -> RtoStyle {
         RtoStyle::JacobsonKarels { k: self.k, min_rto: self.min_rto, max_rto: self.max_rto }
     }
 

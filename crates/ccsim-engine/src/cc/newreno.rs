@@ -1,12 +1,14 @@
 //! NewReno (RFC 6582): Reno (`reno.rs`) with partial-ack recovery. The same state and
-//! parameters as Reno, built with `Reno::new_reno`; this wrapper gives it its own entry
-//! in the registry.
+//! parameters as Reno; the transport recovers from partial acks (RFC 6582 section 3.2,
+//! `LossRecovery::recovery`) and Reno deflates on them. This wrapper gives it its own
+//! entry in the registry.
 
+use super::LossRecovery;
 use super::{
-    AckSample, CcMetrics, CcPolicy, CongestionControl, CongestionSample, Feedback, Recovery, RenoConfig, RtoStyle,
+    AckSample, CcMetrics, CcPolicy, CongestionControl, CongestionSample, Feedback, Recovery, RenoConfig,
     SendSample,
 };
-use crate::time::{SimDuration, SimTime};
+use crate::time::SimTime;
 
 #[derive(Clone, Debug)]
 pub struct NewReno(pub super::Reno);
@@ -16,17 +18,14 @@ impl CcPolicy for NewReno {
     const NAME: &'static str = "newreno";
     const DESCRIPTION: &'static str = "Reno with RFC 6582's partial-ack recovery";
     fn build(cfg: &RenoConfig, mss: u64, max_window: u32) -> Self {
-        NewReno(super::Reno::new_reno(cfg, mss, max_window))
+        NewReno(super::Reno::new(cfg, mss, max_window))
     }
-    // Parameters, checks and timer are Reno's.
+    // Parameters, checks and timer are Reno's; the transport recovers by RFC 6582.
     fn check(cfg: &RenoConfig) -> Result<(), (&'static str, String)> {
         <super::Reno as CcPolicy>::check(cfg)
     }
-    fn rto_style(cfg: &RenoConfig) -> RtoStyle {
-        <super::Reno as CcPolicy>::rto_style(cfg)
-    }
-    fn initial_rto(cfg: &RenoConfig) -> SimDuration {
-        <super::Reno as CcPolicy>::initial_rto(cfg)
+    fn loss_recovery(cfg: &RenoConfig) -> LossRecovery {
+        LossRecovery { recovery: Recovery::NewReno, ..<super::Reno as CcPolicy>::loss_recovery(cfg) }
     }
 }
 
@@ -54,14 +53,6 @@ impl CongestionControl for NewReno {
     #[inline]
     fn metrics(&self) -> CcMetrics {
         self.0.metrics()
-    }
-    #[inline]
-    fn dupack_threshold(&self) -> Option<u32> {
-        self.0.dupack_threshold()
-    }
-    #[inline]
-    fn recovery(&self) -> Recovery {
-        self.0.recovery()
     }
     #[inline]
     fn cwnd(&self) -> u64 {

@@ -84,7 +84,8 @@
 //!   Keshav's scenarios, so the first pair may be retransmitted once before its acks
 //!   return (as for the window protocols with the same timer).
 
-use super::{CcPolicy, RtoStyle, at_least_one, AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig};
+use super::LossRecovery;
+use super::{CcPolicy, at_least_one, AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig};
 use crate::packet::{FLAG_PAIR_FIRST, FLAG_PAIR_SECOND};
 use crate::time::{SimDuration, SimTime};
 use crate::units::serde_units;
@@ -266,11 +267,8 @@ impl CcPolicy for PacketPair {
     fn check(cfg: &PacketPairConfig) -> Result<(), (&'static str, String)> {
         cfg.check()
     }
-    fn rto_style(cfg: &PacketPairConfig) -> RtoStyle {
-        cfg.rto().style()
-    }
-    fn initial_rto(cfg: &PacketPairConfig) -> SimDuration {
-        cfg.initial_rto
+    fn loss_recovery(cfg: &PacketPairConfig) -> LossRecovery {
+        LossRecovery { rto: cfg.rto().style(), initial_rto: cfg.initial_rto, ..LossRecovery::DEFAULT }
     }
 }
 

@@ -4,8 +4,7 @@
 //! `AnyCc` enums, their enum dispatch (a `match`, no vtable: the per-ack cost of the
 //! built-in policies stays that of a hand-written enum) and the table `CcConfig::ALL`.
 
-use super::{CongestionControl, JkRtoConfig, RtoStyle};
-use crate::time::SimDuration;
+use super::{CongestionControl, LossRecovery};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -30,14 +29,12 @@ pub trait CcPolicy: CongestionControl + Sized {
     fn check(_cfg: &Self::Config) -> Result<(), (&'static str, String)> {
         Ok(())
     }
-    /// The transport's retransmission timer. Default: Jacobson/Karels with RFC 6298's
-    /// constants (`JkRtoConfig::DEFAULT`).
-    fn rto_style(_cfg: &Self::Config) -> RtoStyle {
-        JkRtoConfig::DEFAULT.style()
-    }
-    /// The timeout before the first RTT sample. Default 3 s (RFC 1122).
-    fn initial_rto(_cfg: &Self::Config) -> SimDuration {
-        JkRtoConfig::DEFAULT.initial_rto
+    /// The window transport's timer and loss recovery its parameters give (a scenario
+    /// file sets them among the policy's). Default: Jacobson/Karels with RFC 6298's
+    /// constants and a 3 s initial timeout, no fast retransmit
+    /// (`LossRecovery::DEFAULT`).
+    fn loss_recovery(_cfg: &Self::Config) -> LossRecovery {
+        LossRecovery::DEFAULT
     }
 }
 
@@ -194,15 +191,10 @@ macro_rules! registry {
                 }
             }
 
-            pub fn rto_style(&self) -> RtoStyle {
+            /// The window transport's timer and loss recovery these parameters give.
+            pub fn loss_recovery(&self) -> LossRecovery {
                 match self {
-                    $( CcConfig::$ty(c) => <$ty as CcPolicy>::rto_style(c), )+
-                }
-            }
-
-            pub fn initial_rto(&self) -> SimDuration {
-                match self {
-                    $( CcConfig::$ty(c) => <$ty as CcPolicy>::initial_rto(c), )+
+                    $( CcConfig::$ty(c) => <$ty as CcPolicy>::loss_recovery(c), )+
                 }
             }
 
@@ -282,20 +274,6 @@ macro_rules! registry {
                 match self {
                     $( AnyCc::$ty(c) => c.metrics(), )+
                     AnyCc::Custom(x) => x.0.as_ref().metrics(),
-                }
-            }
-            #[inline]
-            fn dupack_threshold(&self) -> Option<u32> {
-                match self {
-                    $( AnyCc::$ty(c) => c.dupack_threshold(), )+
-                    AnyCc::Custom(x) => x.0.as_ref().dupack_threshold(),
-                }
-            }
-            #[inline]
-            fn recovery(&self) -> Recovery {
-                match self {
-                    $( AnyCc::$ty(c) => c.recovery(), )+
-                    AnyCc::Custom(x) => x.0.as_ref().recovery(),
                 }
             }
         }

@@ -27,11 +27,12 @@
 //! Deviations: windows are whole packets of the flow's data size (FlightSize/2 is
 //! rounded down to whole segments).
 
-use super::{CcPolicy, RtoStyle, 
+use super::LossRecovery;
+use super::{CcPolicy, 
     bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample,
     Recovery, RecoveryAck, SsthreshRule, TahoeConfig,
 };
-use crate::time::{SimDuration, SimTime};
+use crate::time::SimTime;
 
 /// Reno and NewReno take the same parameters as Tahoe (initial window and ssthresh,
 /// duplicate-ack threshold, Jacobson/Karels timer).
@@ -52,8 +53,6 @@ pub struct Reno {
     recovering: bool,
     /// The current recovery uses SACK's pipe (no inflation, no deflation).
     pipe: bool,
-    /// RFC 6582 partial-ack handling.
-    newreno: bool,
     ssthresh_rule: SsthreshRule,
 }
 
@@ -68,14 +67,8 @@ impl Reno {
             dupack_threshold: cfg.dupack_threshold,
             recovering: false,
             pipe: false,
-            newreno: false,
             ssthresh_rule: cfg.ssthresh_rule.unwrap_or(SsthreshRule::Rfc5681),
         }
-    }
-
-    /// NewReno (RFC 6582).
-    pub fn new_reno(cfg: &RenoConfig, mss: u64, max_window: u32) -> Self {
-        Reno { newreno: true, ..Reno::new(cfg, mss, max_window) }
     }
 
     pub fn in_recovery(&self) -> bool {
@@ -93,11 +86,8 @@ impl CcPolicy for Reno {
     fn check(cfg: &RenoConfig) -> Result<(), (&'static str, String)> {
         cfg.check()
     }
-    fn rto_style(cfg: &RenoConfig) -> RtoStyle {
-        cfg.rto_style()
-    }
-    fn initial_rto(cfg: &RenoConfig) -> SimDuration {
-        cfg.initial_rto
+    fn loss_recovery(cfg: &RenoConfig) -> LossRecovery {
+        cfg.loss_recovery(Recovery::Reno)
     }
 }
 
@@ -153,16 +143,6 @@ impl CongestionControl for Reno {
     #[inline]
     fn metrics(&self) -> CcMetrics {
         CcMetrics::window(self.cwnd).with_ssthresh(self.ssthresh)
-    }
-    fn dupack_threshold(&self) -> Option<u32> {
-        Some(self.dupack_threshold)
-    }
-    fn recovery(&self) -> Recovery {
-        if self.newreno {
-            Recovery::NewReno
-        } else {
-            Recovery::Reno
-        }
     }
 }
 
@@ -291,7 +271,7 @@ mod tests {
 
     #[test]
     fn newreno_partial_ack_deflates_by_the_amount_acked_plus_one_and_stays_in_recovery() {
-        let mut r = Reno::new_reno(&RenoConfig::default(), 1000, 64);
+        let mut r = Reno::new(&RenoConfig::default(), 1000, 64);
         for _ in 1..20 {
             ack(&mut r, 0);
         }
@@ -305,7 +285,8 @@ mod tests {
         ack_with(&mut r, 3, RecoveryAck::Exit);
         assert_eq!(r.cwnd(), 10_000, "the full ack deflates to ssthresh");
         assert!(!r.in_recovery());
-        assert_eq!(r.recovery(), Recovery::NewReno);
+        let loss = <crate::cc::NewReno as CcPolicy>::loss_recovery(&RenoConfig::default());
+        assert_eq!(loss.recovery, Recovery::NewReno);
     }
 
     #[test]

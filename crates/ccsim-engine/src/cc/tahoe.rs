@@ -14,6 +14,7 @@
 //! Deviations from the BSD code: no 500 ms timer granularity, no delayed acks, windows
 //! counted in whole packets of the flow's data size.
 
+use super::{LossRecovery, Recovery};
 use super::{CcPolicy, 
     at_least_one, bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl,
     CongestionSample, JkRtoConfig, RtoKind, RtoStyle, SsthreshRule,
@@ -76,6 +77,17 @@ impl TahoeConfig {
         JkRtoConfig { initial_rto: self.initial_rto, min_rto: self.min_rto, max_rto: self.max_rto, k: self.rto_k }
     }
 
+    /// The window transport's timer and loss recovery: these parameters' timer and
+    /// fast retransmit, with `recovery`.
+    pub fn loss_recovery(&self, recovery: Recovery) -> LossRecovery {
+        LossRecovery {
+            rto: self.rto_style(),
+            initial_rto: self.initial_rto,
+            dupack_threshold: Some(self.dupack_threshold),
+            recovery,
+        }
+    }
+
     /// The retransmission timer's style.
     pub fn rto_style(&self) -> RtoStyle {
         match self.rto {
@@ -108,7 +120,6 @@ pub struct Tahoe {
     ssthresh: u64,
     /// Maximum window, bytes.
     max: u64,
-    dupack_threshold: u32,
     ssthresh_rule: SsthreshRule,
 }
 
@@ -120,7 +131,6 @@ impl Tahoe {
             cwnd: (cfg.initial_window.max(1) as u64 * mss).min(max),
             ssthresh: cfg.initial_ssthresh.unwrap_or(max_window) as u64 * mss,
             max,
-            dupack_threshold: cfg.dupack_threshold,
             ssthresh_rule: cfg.ssthresh_rule.unwrap_or(SsthreshRule::Bsd),
         }
     }
@@ -137,11 +147,8 @@ impl CcPolicy for Tahoe {
     fn check(cfg: &TahoeConfig) -> Result<(), (&'static str, String)> {
         cfg.check()
     }
-    fn rto_style(cfg: &TahoeConfig) -> RtoStyle {
-        cfg.rto_style()
-    }
-    fn initial_rto(cfg: &TahoeConfig) -> SimDuration {
-        cfg.initial_rto
+    fn loss_recovery(cfg: &TahoeConfig) -> LossRecovery {
+        cfg.loss_recovery(Recovery::Reno)
     }
 }
 
@@ -158,9 +165,6 @@ impl CongestionControl for Tahoe {
     #[inline]
     fn metrics(&self) -> CcMetrics {
         CcMetrics::window(self.cwnd).with_ssthresh(self.ssthresh)
-    }
-    fn dupack_threshold(&self) -> Option<u32> {
-        Some(self.dupack_threshold)
     }
 }
 

@@ -83,7 +83,8 @@
 //!   noticed.
 //! - Windows are whole packets of the flow's data size, kept in bytes.
 
-use super::{CcPolicy, RtoStyle, 
+use super::LossRecovery;
+use super::{CcPolicy, 
     at_least_one, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample,
     JkRtoConfig, RecoveryAck, SendSample, SsthreshRule,
 };
@@ -350,11 +351,8 @@ impl CcPolicy for Vegas {
     fn check(cfg: &VegasConfig) -> Result<(), (&'static str, String)> {
         cfg.check()
     }
-    fn rto_style(cfg: &VegasConfig) -> RtoStyle {
-        cfg.rto().style()
-    }
-    fn initial_rto(cfg: &VegasConfig) -> SimDuration {
-        cfg.initial_rto
+    fn loss_recovery(cfg: &VegasConfig) -> LossRecovery {
+        LossRecovery::jk(cfg.rto(), cfg.dupack_threshold)
     }
 }
 
@@ -435,9 +433,6 @@ impl CongestionControl for Vegas {
         m
     }
 
-    fn dupack_threshold(&self) -> Option<u32> {
-        Some(self.dupack_threshold)
-    }
 }
 
 #[cfg(test)]
@@ -538,7 +533,7 @@ mod tests {
         let c = VegasConfig::default();
         assert_eq!((c.alpha_pkts, c.beta_pkts, c.gamma_pkts), (1.0, 3.0, 1.0));
         assert_eq!(c.rtt, VegasRtt::Mean);
-        assert_eq!(Vegas::new(&c, MSS, 64).dupack_threshold(), Some(3));
+        assert_eq!(<Vegas as CcPolicy>::loss_recovery(&c).dupack_threshold, Some(3));
     }
 
     #[test]

@@ -30,6 +30,7 @@
 //!
 //! CADPC does not acknowledge data packets: the receiver counts them (like a sink).
 
+use super::endpoint::{Io, Pass, ReceiverMetrics, ReceiverPolicy, SenderMetrics, SenderPolicy};
 use super::timer::LazyTimer;
 use super::FlowCounters;
 use crate::cc::Feedback;
@@ -323,6 +324,45 @@ impl PtpReceiver {
     pub fn on_data(&mut self, c: &mut FlowCounters) {
         c.arrived += 1;
         c.delivered += 1;
+    }
+}
+
+impl SenderPolicy for CadpcSender {
+    const DESCRIPTION: &'static str = "Welzl's CADPC rate sender, fed by PTP bottleneck reports";
+    fn start(&mut self, io: Io<'_>) {
+        CadpcSender::start(self, io.now, io.counters, io.out, io.meta)
+    }
+    fn on_feedback(&mut self, now: SimTime, fb: &Feedback, echo: SimTime) {
+        CadpcSender::on_feedback(self, now, fb, echo)
+    }
+    fn timers(&mut self) -> (Option<&mut LazyTimer>, Option<&mut LazyTimer>) {
+        (Some(&mut self.ptp_timer), Some(&mut self.pace))
+    }
+    fn on_timer(&mut self, io: Io<'_>) {
+        self.on_ptp_timer(io.now, io.out, io.meta)
+    }
+    fn on_pace(&mut self, io: Io<'_>) {
+        CadpcSender::on_pace(self, io.now, io.counters, io.out)
+    }
+    fn metrics(&self) -> SenderMetrics {
+        SenderMetrics { srtt: self.rtt, rate_bps: Some(self.rate_bps) }
+    }
+}
+
+impl ReceiverPolicy for PtpReceiver {
+    const DESCRIPTION: &'static str = "counts data and answers PTP requests with bottleneck feedback (CADPC)";
+    fn on_data(&mut self, io: Io<'_>, _p: &Packet) -> Option<Pass> {
+        PtpReceiver::on_data(self, io.counters);
+        None
+    }
+    fn on_control(&mut self, io: Io<'_>, p: &Packet) -> Option<Pass> {
+        if matches!(io.meta.get(p.meta).map(|m| m.control), Some(Control::PtpRequest)) {
+            self.on_ptp(p, io.out, io.meta);
+        }
+        None
+    }
+    fn metrics(&self) -> ReceiverMetrics {
+        ReceiverMetrics::default()
     }
 }
 

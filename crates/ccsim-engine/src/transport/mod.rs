@@ -6,8 +6,16 @@
 //!
 //! Endpoints are sans-IO state machines: they are given the time and an arriving packet
 //! and push the packets they send into an output buffer owned by the simulation, and
-//! expose timer deadlines that the simulation schedules (lazily).
+//! expose timer deadlines that the simulation schedules (lazily). Their interface is
+//! `SenderPolicy` and `ReceiverPolicy` (`endpoint`).
+//!
+//! Adding a sender or receiver: a type implementing `SenderPolicy` or `ReceiverPolicy`
+//! (in its own file here) and one line in `endpoints!` below, which generates the
+//! `Sender` and `Receiver` enums with their dispatch and the tables `Sender::ALL` and
+//! `Receiver::ALL`; the flow kind that pairs them is built in `endpoint::build`.
 
+#[macro_use]
+pub mod endpoint;
 pub mod cadpc;
 pub mod rap;
 pub mod receiver;
@@ -20,6 +28,38 @@ pub mod tear;
 pub mod tfrc;
 pub mod timer;
 pub mod voice;
+
+use crate::meta::{Control, Feedback, MetaSlab};
+use crate::packet::Packet;
+use crate::time::SimTime;
+use crate::trace::Recorder;
+pub use endpoint::{
+    First, Io, Pass, ReceiverInfo, ReceiverMetrics, ReceiverPolicy, SenderInfo, SenderMetrics, SenderPolicy,
+};
+use timer::LazyTimer;
+
+endpoints! {
+    // Variant: module::Type [in Box: stored boxed, so every flow does not pay for the
+    // largest]; `hot`: the kind tested first per packet
+    senders (hot Window) {
+        Window: sender::WindowSender,
+        Source: source::Source,
+        Cadpc: cadpc::CadpcSender in Box,
+        Rap: rap::RapSender in Box,
+        Tear: tear::TearSender in Box,
+        Tfrc: tfrc::TfrcSender in Box,
+        Voice: voice::VoiceUser in Box,
+    }
+    receivers (hot Ack) {
+        Ack: receiver::AckReceiver,
+        Sink: receiver::Sink,
+        Ptp: cadpc::PtpReceiver in Box,
+        AckEach: rap::AckEach,
+        Tear: tear::TearReceiver in Box,
+        Tfrc: tfrc::TfrcReceiver in Box,
+        Voice: voice::VoiceReceiver,
+    }
+}
 
 /// The shortest gap a rate sender (CADPC, RAP, TFRC, TEAR) leaves between packets, as a
 /// CBR source: at a rate above one packet per picosecond the gap rounded to zero and
@@ -151,3 +191,13 @@ impl RttStats {
 
 #[cfg(test)]
 mod sizes;
+
+impl Sender {
+    /// The window sender, if this is one.
+    pub fn window(&self) -> Option<&sender::WindowSender> {
+        match self {
+            Sender::Window(w) => Some(w),
+            _ => None,
+        }
+    }
+}

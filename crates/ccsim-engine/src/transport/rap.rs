@@ -17,6 +17,7 @@
 //! - RAP does not retransmit; the initial rate is one packet per `initial_rtt` (1 s
 //!   before the first sample; assumption).
 
+use super::endpoint::{Io, Pass, ReceiverMetrics, ReceiverPolicy, SenderMetrics, SenderPolicy};
 use super::timer::LazyTimer;
 use super::FlowCounters;
 use crate::packet::Packet;
@@ -236,6 +237,41 @@ impl RapSender {
         if now < self.stop {
             self.step.deadline = Some(now + self.srtt_or_initial());
         }
+    }
+}
+
+impl SenderPolicy for RapSender {
+    const DESCRIPTION: &'static str =
+        "RAP / GAIMD rate sender (additive increase per step, multiplicative decrease per loss)";
+    fn start(&mut self, io: Io<'_>) {
+        RapSender::start(self, io.now, io.counters, io.out)
+    }
+    fn on_ack(&mut self, io: Io<'_>, ack: &Packet) {
+        io.counters.acks_arrived += 1;
+        RapSender::on_ack(self, io.now, ack.seq, ack.ts)
+    }
+    fn timers(&mut self) -> (Option<&mut LazyTimer>, Option<&mut LazyTimer>) {
+        (Some(&mut self.step), Some(&mut self.pace))
+    }
+    fn on_timer(&mut self, io: Io<'_>) {
+        self.on_step(io.now)
+    }
+    fn on_pace(&mut self, io: Io<'_>) {
+        RapSender::on_pace(self, io.now, io.counters, io.out)
+    }
+    fn metrics(&self) -> SenderMetrics {
+        SenderMetrics { srtt: self.srtt, rate_bps: Some(self.rate_pps * self.data.bits as f64) }
+    }
+}
+
+impl ReceiverPolicy for AckEach {
+    const DESCRIPTION: &'static str = "acknowledges every data packet with its own sequence number (RAP)";
+    fn on_data(&mut self, io: Io<'_>, p: &Packet) -> Option<Pass> {
+        AckEach::on_data(self, p, io.counters, io.out);
+        None
+    }
+    fn metrics(&self) -> ReceiverMetrics {
+        ReceiverMetrics::default()
     }
 }
 

@@ -29,6 +29,7 @@
 //! - **ECN echo** (RFC 3168 section 6.1.3): after a packet marked CE arrives, every ack
 //!   carries ECE until a data packet with CWR arrives.
 
+use super::endpoint::{Io, Pass, ReceiverMetrics, ReceiverPolicy};
 use super::seqmap::SeqBitmap;
 use super::timer::LazyTimer;
 use super::FlowCounters;
@@ -294,6 +295,44 @@ impl Sink {
     pub fn on_data(&mut self, c: &mut FlowCounters) {
         c.arrived += 1;
         c.delivered += 1;
+    }
+}
+
+impl ReceiverPolicy for AckReceiver {
+    const DESCRIPTION: &'static str =
+        "acknowledges data (every packet or delayed; SACK blocks, ECN echo, out-of-order handling)";
+    #[inline(always)]
+    fn on_data(&mut self, io: Io<'_>, p: &Packet) -> Option<Pass> {
+        AckReceiver::on_data(self, io.now, p, io.counters, io.out, io.meta);
+        None
+    }
+    #[inline(always)]
+    fn timer(&mut self) -> Option<&mut LazyTimer> {
+        Some(&mut self.timer)
+    }
+    fn on_timer(&mut self, io: Io<'_>) {
+        AckReceiver::on_timer(self, io.now, io.counters, io.out, io.meta)
+    }
+    fn ack_route(&self) -> Option<u32> {
+        Some(AckReceiver::ack_route(self))
+    }
+    fn takes_data_early(&self) -> bool {
+        self.timerless()
+    }
+    fn metrics(&self) -> ReceiverMetrics {
+        ReceiverMetrics::default()
+    }
+}
+
+impl ReceiverPolicy for Sink {
+    const DESCRIPTION: &'static str = "counts what arrives";
+    #[inline]
+    fn on_data(&mut self, io: Io<'_>, _p: &Packet) -> Option<Pass> {
+        Sink::on_data(self, io.counters);
+        None
+    }
+    fn metrics(&self) -> ReceiverMetrics {
+        ReceiverMetrics::default()
     }
 }
 

@@ -83,6 +83,7 @@
 //! reneging detection; after an ECN reduction with cwnd at one packet the sender does not
 //! wait for the timer (RFC 3168 6.1.2's last rule).
 
+use super::endpoint::{Io, SenderMetrics, SenderPolicy};
 use super::rtt::RtoEstimator;
 use super::scoreboard::Scoreboard;
 use super::timer::LazyTimer;
@@ -91,12 +92,14 @@ use crate::cc::{
     AckSample, AnyCc, Cause, CcConfig, CcMetrics, CongestionControl, CongestionSample, Recovery, RecoveryAck,
     SendSample,
 };
+use crate::meta::Feedback;
 use crate::meta::MetaSlab;
 use crate::packet::{Packet, FLAG_CWR, FLAG_ECE, FLAG_ECT, FLAG_PAIR_FIRST, FLAG_PAIR_SECOND, FLAG_RETX};
 use crate::time::{tx_time, SimDuration, SimTime};
 use crate::trace::{Recorder, SeriesId};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+use std::num::NonZeroU32;
 
 /// Which RTT the policy sees in `AckSample::rtt`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -259,6 +262,11 @@ pub struct WindowSender {
     /// TSO: since when new data has been held back (`None`: not deferring).
     tso_since: Option<SimTime>,
     cfg: SenderConfig,
+    /// Duplicate acks that trigger fast retransmit (`None`: none) and how a fast
+    /// retransmit recovers without SACK: the transport's settings, given with the
+    /// policy's parameters (`CcConfig::loss_recovery`; a threshold of 0, which checks
+    /// refuse, would be none).
+    dupack_threshold: Option<NonZeroU32>,
     recovery_mode: Recovery,
     /// The next new data packet carries CWR.
     cwr_pending: bool,
@@ -268,15 +276,17 @@ impl WindowSender {
     pub fn new(cc: &CcConfig, cfg: SenderConfig, data: Packet, max_window: u32, stop: SimTime) -> Self {
         let mss = (data.bits / 8) as u64;
         let cc_state = cc.build(mss, max_window);
-        let recovery_mode = cc_state.recovery();
+        let loss = cc.loss_recovery();
+        let recovery_mode = loss.recovery;
         WindowSender {
             mss,
             max_window,
             stop,
+            dupack_threshold: loss.dupack_threshold.and_then(NonZeroU32::new),
             recovery_mode,
             cc: cc_state,
             cfg,
-            rto: RtoEstimator::new(cc.rto_style(), cc.initial_rto()),
+            rto: RtoEstimator::new(loss.rto, loss.initial_rto),
             timer: LazyTimer::default(),
             pace: LazyTimer::default(),
             next_send: SimTime::ZERO,
@@ -542,7 +552,7 @@ impl WindowSender {
     /// SACK recovery's sending loop (RFC 6675 step 4.5 / 5): while pipe < cwnd, send
     /// NextSeg.
     fn sack_send(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
-        let th = self.cc.dupack_threshold().unwrap_or(3);
+        let th = self.dupack_threshold.map_or(3, NonZeroU32::get);
         let window = self.window_pkts();
         let sb = self.sb.as_deref().expect("SACK recovery has a scoreboard");
         let mut pipe = sb.pipe(self.snd_max, self.high_rxt, th);
@@ -723,7 +733,7 @@ impl WindowSender {
                 self.sack_dup_ack(now, c, out, rec);
                 return;
             }
-            let Some(th) = self.cc.dupack_threshold() else { return };
+            let Some(th) = self.dupack_threshold.map(NonZeroU32::get) else { return };
             match if PLAIN { Recovery::Reno } else { self.recovery_mode } {
                 Recovery::Reno => {
                     if !PLAIN && self.go_back_n && self.guard.is_some_and(|g| ack.seq <= g) {
@@ -799,7 +809,7 @@ impl WindowSender {
     /// A duplicate ack with SACK: enter recovery at the threshold or when the first
     /// unacknowledged packet is lost (RFC 6675 step 4); in recovery, send by the pipe.
     fn sack_dup_ack(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
-        let Some(th) = self.cc.dupack_threshold() else { return };
+        let Some(th) = self.dupack_threshold.map(NonZeroU32::get) else { return };
         if self.recover.is_some() {
             self.sack_send(now, c, out, rec);
             return;
@@ -865,6 +875,37 @@ impl WindowSender {
     /// Retransmission timeout currently in force.
     pub fn rto(&self) -> SimDuration {
         self.rto.rto()
+    }
+}
+
+impl SenderPolicy for WindowSender {
+    const DESCRIPTION: &'static str =
+        "the window transport (sequence numbers, retransmission timer, fast retransmit and recovery, SACK, ECN, pacing) with a congestion-control policy";
+    fn start(&mut self, io: Io<'_>) {
+        WindowSender::start(self, io.now, io.counters, io.out, io.rec)
+    }
+    #[inline(always)]
+    fn on_ack(&mut self, io: Io<'_>, ack: &Packet) {
+        WindowSender::on_ack(self, io.now, ack, io.counters, io.out, io.rec, io.meta)
+    }
+    fn on_feedback(&mut self, now: SimTime, fb: &Feedback, _echo: SimTime) {
+        self.cc.on_feedback(now, fb)
+    }
+    #[inline(always)]
+    fn timers(&mut self) -> (Option<&mut LazyTimer>, Option<&mut LazyTimer>) {
+        (Some(&mut self.timer), Some(&mut self.pace))
+    }
+    fn on_timer(&mut self, io: Io<'_>) {
+        self.on_timeout(io.now, io.counters, io.out, io.rec)
+    }
+    fn on_pace(&mut self, io: Io<'_>) {
+        WindowSender::on_pace(self, io.now, io.counters, io.out, io.rec)
+    }
+    fn early_data_route(&self) -> Option<u32> {
+        Some(self.data_route())
+    }
+    fn metrics(&self) -> SenderMetrics {
+        SenderMetrics { srtt: self.rto.srtt(), rate_bps: self.cc.pacing_rate().map(|r| r as f64) }
     }
 }
 

@@ -9,6 +9,7 @@
 //!
 //! Neither reacts to loss; the receiving host counts arrivals.
 
+use super::endpoint::{First, Io, SenderMetrics, SenderPolicy};
 use super::FlowCounters;
 use crate::packet::Packet;
 use crate::rng::Rng;
@@ -86,6 +87,20 @@ impl Source {
         out.push(p);
         c.sent += 1;
         self.next_from(Some(now))
+    }
+}
+
+impl SenderPolicy for Source {
+    const DESCRIPTION: &'static str =
+        "an unresponsive source: constant (CBR) or exponential (Poisson) gaps within its on periods";
+    fn first(&mut self, _start: SimTime) -> First {
+        Source::first(self).map_or(First::Never, First::Tick)
+    }
+    fn on_tick(&mut self, io: Io<'_>) -> Option<SimTime> {
+        self.tick(io.now, io.counters, io.out)
+    }
+    fn metrics(&self) -> SenderMetrics {
+        SenderMetrics::default()
     }
 }
 

@@ -26,6 +26,7 @@
 //!   start). Its R is the EWMA (q = 0.9) of the feedback round trips. No nofeedback
 //!   timer (assumption: the paper describes none).
 
+use super::endpoint::{Io, Pass, ReceiverMetrics, ReceiverPolicy, SenderMetrics, SenderPolicy};
 use super::tfrc::{carried_rtt, carry_rtt, weighted_mean, LossEvents, WEIGHTS};
 use super::timer::LazyTimer;
 use super::FlowCounters;
@@ -264,6 +265,39 @@ impl TearReceiver {
             out.push(f);
             self.feedbacks += 1;
         }
+    }
+}
+
+impl SenderPolicy for TearSender {
+    const DESCRIPTION: &'static str = "TEAR rate sender: sends at the rate its receiver computes";
+    fn start(&mut self, io: Io<'_>) {
+        TearSender::start(self, io.now, io.counters, io.out, io.meta)
+    }
+    fn on_feedback(&mut self, now: SimTime, fb: &Feedback, echo: SimTime) {
+        if let Feedback::Rate { bps } = *fb {
+            TearSender::on_feedback(self, now, bps, echo)
+        }
+    }
+    fn timers(&mut self) -> (Option<&mut LazyTimer>, Option<&mut LazyTimer>) {
+        (None, Some(&mut self.pace))
+    }
+    fn on_pace(&mut self, io: Io<'_>) {
+        TearSender::on_pace(self, io.now, io.counters, io.out, io.meta)
+    }
+    fn metrics(&self) -> SenderMetrics {
+        SenderMetrics { srtt: self.rtt, rate_bps: Some(self.x * 8.0) }
+    }
+}
+
+impl ReceiverPolicy for TearReceiver {
+    const DESCRIPTION: &'static str =
+        "TEAR's receiver: emulates TCP's window per round and reports a rate once per RTT";
+    fn on_data(&mut self, io: Io<'_>, p: &Packet) -> Option<Pass> {
+        TearReceiver::on_data(self, io.now, p, io.counters, io.out, io.meta);
+        None
+    }
+    fn metrics(&self) -> ReceiverMetrics {
+        ReceiverMetrics::default()
     }
 }
 

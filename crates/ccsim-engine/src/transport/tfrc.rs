@@ -32,6 +32,7 @@
 //! - History discounting (5.5 optional) and oscillation prevention (4.5 optional) are not
 //!   implemented; there is no retransmission (TFRC has none).
 
+use super::endpoint::{Io, Pass, ReceiverMetrics, ReceiverPolicy, SenderMetrics, SenderPolicy};
 use super::timer::LazyTimer;
 use super::FlowCounters;
 use crate::cc::Feedback;
@@ -435,6 +436,44 @@ impl TfrcReceiver {
             out.push(f);
             self.feedbacks += 1;
         }
+    }
+}
+
+impl SenderPolicy for TfrcSender {
+    const DESCRIPTION: &'static str =
+        "TFRC rate sender (RFC 3448): the TCP throughput equation fed by loss event rates";
+    fn start(&mut self, io: Io<'_>) {
+        TfrcSender::start(self, io.now, io.counters, io.out, io.meta)
+    }
+    /// The report's receive rate is in bits/s; the sender works in bytes/s (RFC 3448's
+    /// X_recv).
+    fn on_feedback(&mut self, now: SimTime, fb: &Feedback, echo: SimTime) {
+        if let Feedback::LossRate { recv_bps, p } = *fb {
+            TfrcSender::on_feedback(self, now, recv_bps / 8.0, p, echo)
+        }
+    }
+    fn timers(&mut self) -> (Option<&mut LazyTimer>, Option<&mut LazyTimer>) {
+        (Some(&mut self.nofeedback), Some(&mut self.pace))
+    }
+    fn on_timer(&mut self, io: Io<'_>) {
+        self.on_nofeedback(io.now)
+    }
+    fn on_pace(&mut self, io: Io<'_>) {
+        TfrcSender::on_pace(self, io.now, io.counters, io.out, io.meta)
+    }
+    fn metrics(&self) -> SenderMetrics {
+        SenderMetrics { srtt: self.rtt, rate_bps: Some(self.x * 8.0) }
+    }
+}
+
+impl ReceiverPolicy for TfrcReceiver {
+    const DESCRIPTION: &'static str = "TFRC's receiver: loss intervals, reports once per RTT (RFC 3448 section 6)";
+    fn on_data(&mut self, io: Io<'_>, p: &Packet) -> Option<Pass> {
+        TfrcReceiver::on_data(self, io.now, p, io.counters, io.out, io.meta);
+        None
+    }
+    fn metrics(&self) -> ReceiverMetrics {
+        ReceiverMetrics::default()
     }
 }
 

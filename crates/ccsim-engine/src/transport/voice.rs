@@ -28,6 +28,7 @@
 //! it starts inactive); a user that becomes active sends its first data packet at once;
 //! packet lengths are rounded to whole bits (at least one); the rate field stays exact.
 
+use super::endpoint::{First, Io, Pass, ReceiverMetrics, ReceiverPolicy, SenderMetrics, SenderPolicy};
 use super::FlowCounters;
 use crate::meta::{Control, MetaSlab};
 use crate::packet::{Packet, PacketKind};
@@ -36,21 +37,8 @@ use crate::time::{SimDuration, SimTime};
 use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
-/// What a voice packet carries (in `meta::Control::Voice`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct VoiceStamp {
-    /// Control rate, bits/s: infinity when created, min'ed by each smart link.
-    pub control_bps: f64,
-    /// Feedback rate, bits/s: the sender's last received control rate (its partner's
-    /// next rate); infinity if it has received none.
-    pub feedback_bps: f64,
-    /// The sender's current transmission rate, bits/s (data packets; 0 in control packets).
-    pub rate_bps: f64,
-    /// A data packet (false: a control packet).
-    pub data: bool,
-    /// Last packet of a talk spurt.
-    pub end_of_spurt: bool,
-}
+/// Defined with the packet metadata that carries it (`meta::Control::Voice`).
+pub use crate::meta::VoiceStamp;
 
 /// `voice = { ... }` of a voice flow (scenario-file schema).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -137,8 +125,6 @@ pub struct VoiceUser {
     cfg: VoiceConfig,
     /// Data packet template (flow and route set).
     template: Packet,
-    /// The partner's flow index.
-    pub partner: u32,
     start: SimTime,
     gap: SimDuration,
     rng: Rng,
@@ -156,18 +142,15 @@ pub struct VoiceUser {
     pub spurts: u64,
     /// Control packets sent.
     pub control_sent: u64,
-    /// Bits of this user's data packets that reached the partner.
-    pub delivered_bits: u64,
 }
 
 impl VoiceUser {
-    pub fn new(cfg: VoiceConfig, template: Packet, partner: u32, start: SimTime, rng: Rng) -> Self {
+    pub fn new(cfg: VoiceConfig, template: Packet, start: SimTime, rng: Rng) -> Self {
         let gap = SimDuration::from_secs_f64(1.0 / cfg.packet_rate);
         let rate_bps = cfg.initial_rate as f64;
         VoiceUser {
             cfg,
             template,
-            partner,
             start,
             gap,
             rng,
@@ -179,7 +162,6 @@ impl VoiceUser {
             seq: 0,
             spurts: 0,
             control_sent: 0,
-            delivered_bits: 0,
         }
     }
 
@@ -277,6 +259,68 @@ impl VoiceUser {
     }
 }
 
+impl SenderPolicy for VoiceUser {
+    const DESCRIPTION: &'static str =
+        "a packet-voice user (Heybey): talk spurts and silences, rates fed back by its partner";
+    fn first(&mut self, _start: SimTime) -> First {
+        VoiceUser::first(self).map_or(First::Never, First::Tick)
+    }
+    fn on_tick(&mut self, io: Io<'_>) -> Option<SimTime> {
+        self.tick(io.now, io.counters, io.out, io.meta)
+    }
+    /// A packet of the partner's reached this user (`VoiceReceiver`).
+    fn on_pass(&mut self, now: SimTime, c: &Control) -> Option<SimTime> {
+        match c {
+            Control::Voice(s) => self.on_receive(now, s),
+            _ => None,
+        }
+    }
+    fn metrics(&self) -> SenderMetrics {
+        SenderMetrics { srtt: None, rate_bps: Some(self.rate_bps) }
+    }
+}
+
+/// The receiving end of a voice flow, at its partner's host: counts the user's packets
+/// and hands each one's stamp to the partner (`Pass`), who adopts its rates and may
+/// start a talk spurt.
+#[derive(Clone, Copy, Debug)]
+pub struct VoiceReceiver {
+    /// The partner's flow index.
+    pub partner: u32,
+    /// Bits of the user's data packets that reached the partner.
+    pub delivered_bits: u64,
+}
+
+impl VoiceReceiver {
+    pub fn new(partner: u32) -> Self {
+        VoiceReceiver { partner, delivered_bits: 0 }
+    }
+
+    /// The packet's stamp, for the partner.
+    fn pass(&self, p: &Packet, meta: &MetaSlab) -> Option<Pass> {
+        match meta.get(p.meta).map(|m| m.control) {
+            Some(c @ Control::Voice(_)) => Some(Pass { flow: self.partner, control: c }),
+            _ => None,
+        }
+    }
+}
+
+impl ReceiverPolicy for VoiceReceiver {
+    const DESCRIPTION: &'static str = "a voice user's partner: counts the user's packets and hands their stamps over";
+    fn on_data(&mut self, io: Io<'_>, p: &Packet) -> Option<Pass> {
+        io.counters.arrived += 1;
+        io.counters.delivered += 1;
+        self.delivered_bits += p.bits as u64;
+        self.pass(p, io.meta)
+    }
+    fn on_control(&mut self, io: Io<'_>, p: &Packet) -> Option<Pass> {
+        self.pass(p, io.meta)
+    }
+    fn metrics(&self) -> ReceiverMetrics {
+        ReceiverMetrics { delivered_bits: Some(self.delivered_bits) }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,7 +351,7 @@ mod tests {
     fn active_user_sends_rate_over_fifty_bits_every_20ms() {
         let mut c = cfg();
         c.endless = true;
-        let mut u = VoiceUser::new(c, Packet::new(PacketKind::Data, 0, 0), 1, SimTime::ZERO, Rng::new(1, 0));
+        let mut u = VoiceUser::new(c, Packet::new(PacketKind::Data, 0, 0), SimTime::ZERO, Rng::new(1, 0));
         let (mut m, mut out, mut k) = (MetaSlab::default(), Vec::new(), FlowCounters::default());
         let mut t = u.first().unwrap();
         for _ in 0..3 {
@@ -329,7 +373,7 @@ mod tests {
         let mut c = cfg();
         c.starts_active = false;
         c.slow_start = true;
-        let mut u = VoiceUser::new(c, Packet::new(PacketKind::Data, 0, 0), 1, SimTime::ZERO, Rng::new(1, 0));
+        let mut u = VoiceUser::new(c, Packet::new(PacketKind::Data, 0, 0), SimTime::ZERO, Rng::new(1, 0));
         let (mut m, mut out, mut k) = (MetaSlab::default(), Vec::new(), FlowCounters::default());
         let t0 = u.first().unwrap();
         // Inactive: a 10-bit control packet, the next one 100 ms later, carrying the
@@ -371,7 +415,7 @@ mod tests {
 
     #[test]
     fn spurts_are_geometric_with_mean_60_packets() {
-        let mut u = VoiceUser::new(cfg(), Packet::new(PacketKind::Data, 0, 0), 1, SimTime::ZERO, Rng::new(9, 3));
+        let mut u = VoiceUser::new(cfg(), Packet::new(PacketKind::Data, 0, 0), SimTime::ZERO, Rng::new(9, 3));
         let (mut m, mut out, mut k) = (MetaSlab::default(), Vec::new(), FlowCounters::default());
         let mut t = u.first().unwrap();
         let mut spurts = 0u64;
