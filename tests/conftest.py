@@ -33,7 +33,7 @@ LINK_KEYS = {
     "utilization", "queue_mean_pkts", "queue_max_pkts",
 }  # fmt: skip
 TOP_KEYS = {
-    "ccsim_version", "scenario", "seed", "sim_time_s", "wall_time_s", "events", "flows",
+    "schema_version", "ccsim_version", "scenario", "seed", "sim_time_s", "wall_time_s", "events", "flows",
     "links", "phases", "intervals", "series",
 }  # fmt: skip
 

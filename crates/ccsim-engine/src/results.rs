@@ -21,6 +21,11 @@ use crate::units::Limit;
 use serde::Serialize;
 use serde_json::json;
 
+/// The version of the results schema (the JSON below and its columns), written as
+/// `schema_version`. It goes up when a key is renamed or removed or its meaning or
+/// unit changes; keys added leave it.
+pub const SCHEMA_VERSION: u32 = 1;
+
 /// Declares a result row once: the struct (its serde derive gives the JSON object) and
 /// its columns (`columns::Record`: one per field, through the field type's
 /// `columns::ColumnValue`), in the order the fields are written.
@@ -218,6 +223,8 @@ pub struct PhaseResult {
 /// The results JSON's scalars, in its key order.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Meta {
+    /// `SCHEMA_VERSION`.
+    pub schema_version: u32,
     pub ccsim_version: String,
     pub scenario: String,
     pub seed: u64,
@@ -233,6 +240,7 @@ pub struct Meta {
 impl Meta {
     pub(crate) fn of(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Meta {
         Meta {
+            schema_version: SCHEMA_VERSION,
             ccsim_version: crate::VERSION.to_string(),
             scenario: sim.scenario.name.clone(),
             seed: sim.seed,
