@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -98,10 +97,10 @@ def golden_recording() -> tuple[dict, dict, dict[str, str]]:
     import golden
     import snapshots
 
-    baseline = json.loads(golden.GOLDEN.read_text(encoding="utf-8"))
+    baseline = golden.load()
     texts: dict[str, str] = {}
 
     def reproduce(name: str, out_dir: Path) -> None:
         texts[name] = snapshots.take(name, out_dir)
 
-    return baseline, golden.record(baseline, reproduce), texts
+    return baseline, golden.record(reproduce), texts
