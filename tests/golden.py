@@ -2,8 +2,9 @@
 
 Every reproduction (at its regression-snapshot size: tests/snapshots.py; leith, welzl
 and heybey reduced) and every scenario file is run; each native ``run`` call made in
-this process is recorded under (scenario file name, overrides, seed; for a scenario
-given as text or a dict, also a digest of that text) with, per results section
+this process (sweeps run their cases here too, ``jobs=1``) is recorded under
+(scenario file name, overrides, seed; for a scenario given as text or a dict, also a
+digest of that text) with, per results section
 (``flows``, ``links``, ``phases``, ``intervals``, ``series``) and per key of its rows,
 a digest of that key's values over all rows, plus the leading characters of those
 values to show in a failure. A nested list of rows (a period's ``flows``, a channel's
@@ -142,7 +143,15 @@ def record(reproduce: Callable[[str, Path], Any] = _reproduce) -> dict[str, Any]
         runs[key] = rec
         return out
 
+    # Sweeps run their cases in this process, where the recording sees them (worker
+    # processes would not record).
+    sweep = ccsim.sweep
+
+    def inline_sweep(*args: Any, **kwargs: Any) -> Any:
+        return sweep(*args, **{**kwargs, "jobs": 1})
+
     _ccsim.run = recording_run  # type: ignore[assignment]
+    ccsim.sweep = inline_sweep  # type: ignore[assignment]
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for name in REPRODUCTIONS:
@@ -153,6 +162,7 @@ def record(reproduce: Callable[[str, Path], Any] = _reproduce) -> dict[str, Any]
         runs["bench 20 flows 10Mbps 10s"] = {k: bench[k] for k in ("events", "delivered_pkts", "bottleneck_utilization")}
     finally:
         _ccsim.run = original  # type: ignore[assignment]
+        ccsim.sweep = sweep  # type: ignore[assignment]
     return runs
 
 
