@@ -528,16 +528,19 @@ pub(crate) fn periods(sim: &Simulation) -> (Vec<PhaseResult>, Vec<PhaseResult>) 
 }
 
 pub(crate) fn node_results(sim: &Simulation) -> Vec<NodeResult> {
-    sim.scenario
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| NodeResult {
-            name: n.name.clone(),
-            router: n.router,
-            control_received_pkts: sim.node_control_rx[i],
-        })
+    (0..sim.scenario.nodes.len())
+        .map(|i| NodeResult { name: sim.scenario.nodes[i].name.clone(), ..node_numbers(sim, i) })
         .collect()
+}
+
+/// The result row of node `i` without its name (empty: the columns encode it;
+/// `node_results` fills it in).
+pub(crate) fn node_numbers(sim: &Simulation, i: usize) -> NodeResult {
+    NodeResult {
+        name: String::new(),
+        router: sim.scenario.nodes[i].router,
+        control_received_pkts: sim.node_control_rx[i],
+    }
 }
 
 pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Results {

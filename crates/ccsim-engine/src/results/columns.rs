@@ -26,8 +26,8 @@
 
 pub use super::Meta;
 use super::{
-    flow_cc, flow_numbers, link_numbers, DropsByReason, FlowResult, LinkResult, PhaseFlow, PhaseLink, PhaseResult,
-    RateChange, Results,
+    flow_cc, flow_numbers, link_numbers, node_numbers, DropsByReason, FlowResult, LinkResult, NodeResult, PhaseFlow,
+    PhaseLink, PhaseResult, RateChange, Results,
 };
 use crate::link::Channel;
 use crate::qdisc::DropReason;
@@ -247,15 +247,6 @@ pub struct Table {
 impl Table {
     fn new(rows: usize) -> Self {
         Table { rows, columns: Vec::new() }
-    }
-    fn push(&mut self, name: &str, c: Column) {
-        debug_assert!(
-            matches!(c, Column::Json { .. }) || c.len() == self.rows,
-            "column {name}: {} rows, table {}",
-            c.len(),
-            self.rows
-        );
-        self.columns.push((name.to_string(), c));
     }
     /// A writer that adds whole columns of `rows` rows after the table's columns.
     fn writer(&mut self) -> Writer<'_> {
@@ -685,12 +676,9 @@ fn flow_columns(sc: &crate::scenario::Scenario, eps: &[crate::sim::Endpoint], no
 
 /// The node table, names coded (no copy of a name).
 fn node_columns(sim: &Simulation) -> Table {
-    let nodes = &sim.scenario.nodes;
-    let mut t = Table::new(nodes.len());
-    t.push("name", Column::Ref { dict: NODE_NAMES, codes: (0..nodes.len() as u32).collect() });
-    let mut w = t.writer();
-    w.bool("router", nodes.iter().map(|n| n.router));
-    w.u64("control_received_pkts", sim.node_control_rx.iter().copied());
+    let n = sim.scenario.nodes.len();
+    let mut t = chunked(n, &["name"], |i| node_numbers(sim, i), NodeResult::write_columns);
+    t.set("name", Column::Ref { dict: NODE_NAMES, codes: (0..n as u32).collect() });
     t
 }
 
