@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -33,7 +32,7 @@ LINK_KEYS = {
     "utilization", "queue_mean_pkts", "queue_max_pkts",
 }  # fmt: skip
 TOP_KEYS = {
-    "ccsim_version", "scenario", "seed", "sim_time_s", "wall_time_s", "events", "flows",
+    "schema_version", "ccsim_version", "scenario", "seed", "sim_time_s", "wall_time_s", "events", "flows",
     "links", "phases", "intervals", "series",
 }  # fmt: skip
 
@@ -98,10 +97,10 @@ def golden_recording() -> tuple[dict, dict, dict[str, str]]:
     import golden
     import snapshots
 
-    baseline = json.loads(golden.GOLDEN.read_text(encoding="utf-8"))
+    baseline = golden.load()
     texts: dict[str, str] = {}
 
     def reproduce(name: str, out_dir: Path) -> None:
         texts[name] = snapshots.take(name, out_dir)
 
-    return baseline, golden.record(baseline, reproduce), texts
+    return baseline, golden.record(reproduce), texts

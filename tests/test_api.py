@@ -86,6 +86,19 @@ def test_results_json_has_the_documented_top_level_keys(tiny_results):
     assert tiny_results.wall_time_s > 0
 
 
+def test_results_carry_the_schema_version_python_reads(tiny_results):
+    assert tiny_results.raw["schema_version"] == ccsim.results.SCHEMA_VERSION == 1
+    assert list(tiny_results.raw)[0] == "schema_version"
+    assert tiny_results.schema_version == 1
+    again = ccsim.Results.from_json(tiny_results.to_json())
+    assert again.schema_version == 1 and again.seed == tiny_results.seed
+    # JSON written before the version was recorded reads as version 1.
+    old = {k: v for k, v in tiny_results.raw.items() if k != "schema_version"}
+    assert ccsim.Results(old).schema_version == 1
+    with pytest.raises(ValueError, match="schema_version 2; this ccsim reads version 1"):
+        ccsim.Results({**tiny_results.raw, "schema_version": 2})
+
+
 def test_seed_argument_overrides_the_file(tiny):
     assert ccsim.run(tiny, seed=11).seed == 11
 

@@ -215,6 +215,17 @@ def test_report_is_a_command():
     assert "--no-report" in ok(run_cli("reproduce", "--help"))
 
 
+def test_report_of_results_from_a_newer_schema_names_the_file(run_dir, tmp_path):
+    doc = json.loads((run_dir / "summary.json").read_text())
+    assert doc["schema_version"] == 1
+    doc["schema_version"] = 99
+    (tmp_path / "summary.json").write_text(json.dumps(doc))
+    result = run_cli("report", tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert str(tmp_path / "summary.json") in result.stderr
+    assert "schema_version 99" in result.stderr
+
+
 def test_report_errors_name_the_path_and_the_fix(tmp_path):
     result = run_cli("report", tmp_path)
     assert result.returncode == 2

@@ -426,8 +426,16 @@ def _phase_shapes(raw: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[
 # A run ---------------------------------------------------------------------------------
 
 
+def _read_results(path: Path) -> Results:
+    """A results JSON file (a run's summary.json, a reproduction's runs/*.json)."""
+    try:
+        return Results.from_json(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ReportError(f"{path}: {exc}") from exc
+
+
 def render_run(page: Page, directory: Path) -> None:
-    results = Results.from_json((directory / "summary.json").read_text(encoding="utf-8"))
+    results = _read_results(directory / "summary.json")
     raw = results.raw
     page.title = f"ccsim run: {raw['scenario']}"
     partial = " (partial results: stopped early)" if raw.get("partial") else ""
@@ -754,7 +762,7 @@ def render_reproduction(page: Page, directory: Path) -> None:
             "note",
         )
         for path in runs:
-            results = Results.from_json(path.read_text(encoding="utf-8"))
+            results = _read_results(path)
             page.add(f"<details><summary>{esc(path.stem)}: {esc(results.scenario)}, seed "
                      f"{results.seed}, {results.sim_time_s:g} s</summary>")  # fmt: skip
             run_sections(page, results, level=4, prefix=f"{path.stem}: ")

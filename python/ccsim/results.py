@@ -29,6 +29,11 @@ if TYPE_CHECKING:
 # numpy and pandas are imported where used, so `import ccsim` (and so every CLI command)
 # starts quickly.
 
+# The results schema this ccsim writes and reads (``schema_version`` in the JSON; the
+# engine's ``results::SCHEMA_VERSION``, docs/architecture.md). JSON without it predates
+# the versioning and is read as version 1; a newer version is refused.
+SCHEMA_VERSION = 1
+
 # Leading columns of the long phase/interval tables (before the counters).
 PERIOD_COLUMNS = ["phase", "start_s", "end_s", "name"]
 SERIES_INFO = ["name", "entity", "metric", "unit"]
@@ -52,6 +57,12 @@ class Results:
     """
 
     def __init__(self, raw: dict[str, Any]) -> None:
+        version = raw.get("schema_version", 1)
+        if not isinstance(version, int) or version > SCHEMA_VERSION:
+            raise ValueError(
+                f"results JSON has schema_version {version!r}; this ccsim reads version "
+                f"{SCHEMA_VERSION} and older: read it with the ccsim that wrote it or a newer one"
+            )
         self._raw: dict[str, Any] | None = raw
         self._cols: _Columns | None = None
 
@@ -101,6 +112,14 @@ class Results:
         if self._cols is not None:
             return self._cols.meta[key]
         return self.raw[key]
+
+    @property
+    def schema_version(self) -> int:
+        """The results schema version (``SCHEMA_VERSION``; 1 for JSON written before
+        the version was recorded)."""
+        if self._cols is not None:
+            return self._cols.meta.get("schema_version", 1)
+        return self.raw.get("schema_version", 1)
 
     @property
     def scenario(self) -> str:

@@ -1,11 +1,16 @@
 //! Results of a run: plain serde data, the JSON of `docs/architecture.md`; `columns`
 //! gives the same results as columns for the Python binding.
+//!
+//! Each table's row (flow, channel, node, and the flow and channel rows of a period) is
+//! declared once, with `record!`: the struct, whose serde derive gives its JSON object,
+//! and its columns (`columns::Record`), both in the order the fields are written. A
+//! channel's drops by reason come from the drop-reason table (`DropReason::ALL`).
 
 pub mod columns;
 
 use crate::element::AnyElement;
 use crate::link::{Channel, ChannelCounters};
-use crate::qdisc::DropReason;
+use crate::qdisc::{DropReason, N_DROP_REASONS};
 use crate::scenario::FlowSpec;
 use crate::scenario::Scenario;
 use crate::sim::{Endpoint, Simulation};
@@ -15,7 +20,31 @@ use crate::transport::FlowCounters;
 use crate::units::Limit;
 use serde::Serialize;
 
-#[derive(Clone, Debug, Serialize)]
+/// The version of the results schema (the JSON below and its columns), written as
+/// `schema_version`. It goes up when a key is renamed or removed or its meaning or
+/// unit changes; keys added leave it.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Declares a result row once: the struct (its serde derive gives the JSON object) and
+/// its columns (`columns::Record`: one per field, through the field type's
+/// `columns::ColumnValue`), in the order the fields are written.
+macro_rules! record {
+    ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $field:ident: $ty:ty,)* }) => {
+        $(#[$m])*
+        #[derive(Clone, Debug, Serialize)]
+        pub struct $name {
+            $($(#[$fm])* pub $field: $ty,)*
+        }
+
+        impl columns::Record for $name {
+            fn write_columns(w: &mut columns::Writer, rows: &mut [Self]) {
+                $(<$ty as columns::ColumnValue>::write(w, stringify!($field), rows, |r| &mut r.$field);)*
+            }
+        }
+    };
+}
+
+record! {
 pub struct FlowResult {
     pub name: String,
     pub kind: String,
@@ -64,8 +93,9 @@ pub struct FlowResult {
     /// window flows listed in `[measure].windows`.
     pub window_time_s: Option<Vec<f64>>,
 }
+}
 
-#[derive(Clone, Debug, Serialize)]
+record! {
 pub struct LinkResult {
     pub name: String,
     pub link: String,
@@ -100,6 +130,7 @@ pub struct LinkResult {
     /// changes; `rate_bps` above is the rate at the end).
     pub rate_history: Vec<RateChange>,
 }
+}
 
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct RateChange {
@@ -107,47 +138,46 @@ pub struct RateChange {
     pub rate_bps: u64,
 }
 
-/// A channel's drops by `DropReason`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct DropsByReason {
-    /// The buffer was full (drop-tail).
-    pub overflow: u64,
-    /// Evicted by Fair Queueing to make room for another conversation.
-    pub pushed_out: u64,
-    pub red_early: u64,
-    pub red_forced: u64,
-    pub random_loss: u64,
-    /// Dropped by another element.
-    pub element: u64,
-}
+/// A channel's drops by `DropReason`: in the JSON an object with one key per reason
+/// (`DropReason::name`, in the order of `DropReason::ALL`); in the columns one column
+/// per reason, `drops_by_reason.<name>`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DropsByReason(pub [u64; N_DROP_REASONS]);
 
 impl DropsByReason {
-    fn from(c: &[u64; crate::qdisc::N_DROP_REASONS]) -> Self {
-        let n = |r: DropReason| c[r.index()];
-        DropsByReason {
-            overflow: n(DropReason::Overflow),
-            pushed_out: n(DropReason::PushedOut),
-            red_early: n(DropReason::RedEarly),
-            red_forced: n(DropReason::RedForced),
-            random_loss: n(DropReason::RandomLoss),
-            element: n(DropReason::Element),
-        }
-    }
-
     pub fn total(&self) -> u64 {
-        self.overflow + self.pushed_out + self.red_early + self.red_forced + self.random_loss + self.element
+        self.0.iter().sum()
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+impl std::ops::Index<DropReason> for DropsByReason {
+    type Output = u64;
+    fn index(&self, r: DropReason) -> &u64 {
+        &self.0[r.index()]
+    }
+}
+
+impl Serialize for DropsByReason {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("DropsByReason", N_DROP_REASONS)?;
+        for r in DropReason::ALL {
+            st.serialize_field(r.name(), &self[r])?;
+        }
+        st.end()
+    }
+}
+
+record! {
 pub struct NodeResult {
     pub name: String,
     pub router: bool,
     /// Control packets of no flow that reached this node (emitted by elements).
     pub control_received_pkts: u64,
 }
+}
 
-#[derive(Clone, Debug, Serialize)]
+record! {
 pub struct PhaseFlow {
     pub name: String,
     pub sent_pkts: u64,
@@ -165,8 +195,9 @@ pub struct PhaseFlow {
     pub owd_mean_s: Option<f64>,
     pub qdelay_mean_s: Option<f64>,
 }
+}
 
-#[derive(Clone, Debug, Serialize)]
+record! {
 pub struct PhaseLink {
     pub name: String,
     pub tx_pkts: u64,
@@ -176,6 +207,7 @@ pub struct PhaseLink {
     pub utilization: f64,
     pub queue_mean_pkts: f64,
     pub sojourn_mean_s: Option<f64>,
+}
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -187,8 +219,11 @@ pub struct PhaseResult {
     pub links: Vec<PhaseLink>,
 }
 
-#[derive(Clone, Debug, Serialize)]
-pub struct Results {
+/// The results JSON's scalars, in its key order.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Meta {
+    /// `SCHEMA_VERSION`.
+    pub schema_version: u32,
     pub ccsim_version: String,
     pub scenario: String,
     pub seed: u64,
@@ -199,13 +234,41 @@ pub struct Results {
     pub partial: bool,
     pub stop_reason: Option<crate::sim::StopReason>,
     pub events: u64,
-    pub flows: Vec<FlowResult>,
-    pub links: Vec<LinkResult>,
+}
+
+impl Meta {
+    pub(crate) fn of(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Meta {
+        Meta {
+            schema_version: SCHEMA_VERSION,
+            ccsim_version: crate::VERSION.to_string(),
+            scenario: sim.scenario.name.clone(),
+            seed: sim.seed,
+            sim_time_s: now.as_secs_f64(),
+            wall_time_s,
+            partial: sim.stop_reason().is_some(),
+            stop_reason: sim.stop_reason(),
+            events: sim.events_processed(),
+        }
+    }
+}
+
+/// The results JSON: the scalars, then the tables. `Results` holds every row; the JSON
+/// written a row at a time (`write_json`) is the same object with rows made as they are
+/// written.
+#[derive(Clone, Debug, Serialize)]
+pub struct ResultsOf<F, L, S> {
+    #[serde(flatten)]
+    pub meta: Meta,
+    pub flows: F,
+    pub links: L,
     pub nodes: Vec<NodeResult>,
     pub phases: Vec<PhaseResult>,
     pub intervals: Vec<PhaseResult>,
-    pub series: Vec<Series>,
+    pub series: S,
 }
+
+/// The results of a run, every row held.
+pub type Results = ResultsOf<Vec<FlowResult>, Vec<LinkResult>, Vec<Series>>;
 
 impl Results {
     pub fn to_json(&self) -> String {
@@ -414,7 +477,7 @@ pub(crate) fn link_numbers(sc: &Scenario, ch: &Channel, merged: usize, now: SimT
         tx_bytes: c.tx_bytes(),
         tx_bits: c.tx_bits,
         drops: c.drops(),
-        drops_by_reason: DropsByReason::from(&c.drops_by_reason),
+        drops_by_reason: DropsByReason(c.drops_by_reason),
         marks: c.marks,
         queued_pkts: ch.queued_pkts() as u64,
         in_pipe_pkts: ch.in_pipe(merged) as u64,
@@ -464,16 +527,19 @@ pub(crate) fn periods(sim: &Simulation) -> (Vec<PhaseResult>, Vec<PhaseResult>) 
 }
 
 pub(crate) fn node_results(sim: &Simulation) -> Vec<NodeResult> {
-    sim.scenario
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| NodeResult {
-            name: n.name.clone(),
-            router: n.router,
-            control_received_pkts: sim.node_control_rx[i],
-        })
+    (0..sim.scenario.nodes.len())
+        .map(|i| NodeResult { name: sim.scenario.nodes[i].name.clone(), ..node_numbers(sim, i) })
         .collect()
+}
+
+/// The result row of node `i` without its name (empty: the columns encode it;
+/// `node_results` fills it in).
+pub(crate) fn node_numbers(sim: &Simulation, i: usize) -> NodeResult {
+    NodeResult {
+        name: String::new(),
+        router: sim.scenario.nodes[i].router,
+        control_received_pkts: sim.node_control_rx[i],
+    }
 }
 
 pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Results {
@@ -483,14 +549,7 @@ pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Res
     let links = (0..sim.channels.len()).map(|i| link_result(sim, i, &merged, now)).collect();
     let (phases, intervals) = periods(sim);
     Results {
-        ccsim_version: crate::VERSION.to_string(),
-        scenario: sim.scenario.name.clone(),
-        seed: sim.seed,
-        sim_time_s: now.as_secs_f64(),
-        wall_time_s,
-        partial: sim.stop_reason().is_some(),
-        stop_reason: sim.stop_reason(),
-        events: sim.events_processed(),
+        meta: Meta::of(sim, now, wall_time_s),
         flows,
         links,
         nodes: node_results(sim),
@@ -515,13 +574,19 @@ pub(crate) fn write_json<W: std::io::Write>(
     wall_time_s: f64,
     w: W,
 ) -> serde_json::Result<()> {
-    serde_json::to_writer(w, &Streamed { sim, now, wall_time_s })
-}
-
-struct Streamed<'a> {
-    sim: &'a Simulation,
-    now: SimTime,
-    wall_time_s: f64,
+    let in_net = sim.in_network();
+    let merged = sim.merged_per_channel();
+    let (phases, intervals) = periods(sim);
+    let streamed = ResultsOf {
+        meta: Meta::of(sim, now, wall_time_s),
+        flows: Rows(sim.scenario.flows.len(), |i| flow_result(sim, i, now, &in_net)),
+        links: Rows(sim.channels.len(), |i| link_result(sim, i, &merged, now)),
+        nodes: node_results(sim),
+        phases,
+        intervals,
+        series: &sim.net.rec.series,
+    };
+    serde_json::to_writer(w, &streamed)
 }
 
 /// `n` rows made one at a time by a function of the row index: a JSON array.
@@ -535,32 +600,5 @@ impl<R: Serialize, F: Fn(usize) -> R> Serialize for Rows<F> {
             seq.serialize_element(&(self.1)(i))?;
         }
         seq.end()
-    }
-}
-
-impl Serialize for Streamed<'_> {
-    /// The fields of `Results`, in its order.
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let (sim, now) = (self.sim, self.now);
-        let in_net = sim.in_network();
-        let (phases, intervals) = periods(sim);
-        let mut st = s.serialize_struct("Results", 14)?;
-        st.serialize_field("ccsim_version", crate::VERSION)?;
-        st.serialize_field("scenario", &sim.scenario.name)?;
-        st.serialize_field("seed", &sim.seed)?;
-        st.serialize_field("sim_time_s", &now.as_secs_f64())?;
-        st.serialize_field("wall_time_s", &self.wall_time_s)?;
-        st.serialize_field("partial", &sim.stop_reason().is_some())?;
-        st.serialize_field("stop_reason", &sim.stop_reason())?;
-        st.serialize_field("events", &sim.events_processed())?;
-        st.serialize_field("flows", &Rows(sim.scenario.flows.len(), |i| flow_result(sim, i, now, &in_net)))?;
-        let merged = sim.merged_per_channel();
-        st.serialize_field("links", &Rows(sim.channels.len(), |i| link_result(sim, i, &merged, now)))?;
-        st.serialize_field("nodes", &node_results(sim))?;
-        st.serialize_field("phases", &phases)?;
-        st.serialize_field("intervals", &intervals)?;
-        st.serialize_field("series", &sim.net.rec.series)?;
-        st.end()
     }
 }

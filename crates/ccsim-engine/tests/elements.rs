@@ -2,6 +2,7 @@
 //! random loss, per-flow statistics, emitted control packets), RED, drop reasons and
 //! sojourn times. Expected values are derived by hand in the comments.
 
+use ccsim_engine::qdisc::DropReason;
 use ccsim_engine::results::LinkResult;
 use ccsim_engine::{run_text, Results};
 
@@ -91,7 +92,7 @@ fn an_element_on_a_channel_costs_no_change_to_the_results() {
     };
     let plain = reference(LINE);
     let counted = reference(&format!("{LINE}[[elements]]\nkind = \"counter\"\nat = \"r->b\"\n"));
-    assert_eq!(plain.events, counted.events);
+    assert_eq!(plain.meta.events, counted.meta.events);
     for (a, b) in plain.flows.iter().zip(&counted.flows) {
         assert_eq!((a.sent_pkts, a.delivered_pkts, a.dropped_pkts), (b.sent_pkts, b.delivered_pkts, b.dropped_pkts));
     }
@@ -127,7 +128,7 @@ fn a_lossy_channel_loses_a_fraction_p_within_a_binomial_bound() {
     for seed in [1u64, 2, 3] {
         let r = run(&text, &[], Some(seed));
         let ar = link(&r, "a->r");
-        let lost = ar.drops_by_reason.random_loss;
+        let lost = ar.drops_by_reason[DropReason::RandomLoss];
         assert_eq!(lost, ar.drops, "all drops on a->r are the element's");
         assert_eq!(ar.elements[0]["lost_pkts"].as_u64().unwrap(), lost);
         let n = ar.offered_pkts as f64;
@@ -168,8 +169,8 @@ fn red_drops_early_and_keeps_the_average_queue_between_its_thresholds() {
     let r = run(&text, &["flows.cbr.rate=1.2Mbps", "links.bottleneck.buffer=100pkt", "flows.tcp.start=19s"], None);
     let ch = link(&r, "r->b");
     assert_eq!(ch.qdisc, "red");
-    assert_eq!(ch.drops_by_reason.overflow, 0);
-    let red = ch.drops_by_reason.red_early + ch.drops_by_reason.red_forced;
+    assert_eq!(ch.drops_by_reason[DropReason::Overflow], 0);
+    let red = ch.drops_by_reason[DropReason::RedEarly] + ch.drops_by_reason[DropReason::RedForced];
     assert!(red > 0 && red == ch.drops);
     let frac = ch.drops as f64 / ch.offered_pkts as f64;
     assert!((frac - 1.0 / 6.0).abs() < 0.02, "{frac}");

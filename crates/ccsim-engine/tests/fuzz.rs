@@ -201,7 +201,7 @@ fn check(r: &Results) {
         assert_eq!(l.offered_pkts, l.tx_pkts + l.drops + l.queued_pkts, "channel {}", l.name);
         assert_eq!(l.drops, l.drops_by_reason.total());
     }
-    assert!(r.events <= 20_000);
+    assert!(r.meta.events <= 20_000);
 }
 
 #[test]
@@ -328,6 +328,6 @@ fn rate_senders_faster_than_a_packet_per_picosecond_still_advance_time() {
     ] {
         let mut sim = run_text(&format!("{base}{flow}\n"), "x.toml", &[], None).unwrap();
         let r = sim.results(0.0);
-        assert!(r.sim_time_s > 5e-8, "{flow}: {} s after {} events", r.sim_time_s, r.events);
+        assert!(r.meta.sim_time_s > 5e-8, "{flow}: {} s after {} events", r.meta.sim_time_s, r.meta.events);
     }
 }

@@ -17,15 +17,23 @@
 //! and channel names ("from->to", written straight into one NUL-joined text). Built from
 //! a simulation, the columns allocate no string per row.
 //!
+//! The columns of each row type come from its one declaration in `results.rs`
+//! (`record!`): `Record::write_columns` writes one column per field in field order, each
+//! through its type's `ColumnValue`.
+//!
 //! Null: serde_json writes a non-finite `f64` and `None` both as `null`, so an `F64`
 //! column holds `NaN` for both; integers that may be absent carry a validity mask.
 
-use super::{flow_cc, flow_numbers, link_numbers, FlowResult, LinkResult, NodeResult, PhaseResult, Results};
+pub use super::Meta;
+use super::{
+    flow_cc, flow_numbers, link_numbers, node_numbers, DropsByReason, FlowResult, LinkResult, NodeResult, PhaseFlow,
+    PhaseLink, PhaseResult, RateChange, Results,
+};
 use crate::link::Channel;
+use crate::qdisc::DropReason;
 use crate::sim::Simulation;
 use crate::time::SimTime;
 use crate::trace::Series;
-use serde::Serialize;
 use std::mem::take;
 
 /// One column of a table; every column of a table has the table's number of rows.
@@ -240,15 +248,6 @@ impl Table {
     fn new(rows: usize) -> Self {
         Table { rows, columns: Vec::new() }
     }
-    fn push(&mut self, name: &str, c: Column) {
-        debug_assert!(
-            matches!(c, Column::Json { .. }) || c.len() == self.rows,
-            "column {name}: {} rows, table {}",
-            c.len(),
-            self.rows
-        );
-        self.columns.push((name.to_string(), c));
-    }
     /// A writer that adds whole columns of `rows` rows after the table's columns.
     fn writer(&mut self) -> Writer<'_> {
         self.writer_leaving(&[])
@@ -285,7 +284,7 @@ impl Table {
 /// columns, no table per chunk to copy from). Columns named in `later` are left empty:
 /// their caller sets them whole afterwards (`Table::set`), so the chunks do not encode
 /// strings that would be thrown away.
-struct Writer<'a> {
+pub(crate) struct Writer<'a> {
     t: &'a mut Table,
     /// The index of the next column written.
     next: usize,
@@ -446,19 +445,6 @@ pub struct SeriesColumns {
     pub max: Vec<f64>,
 }
 
-/// The results JSON's scalars, in its key order.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Meta {
-    pub ccsim_version: String,
-    pub scenario: String,
-    pub seed: u64,
-    pub sim_time_s: f64,
-    pub wall_time_s: f64,
-    pub partial: bool,
-    pub stop_reason: Option<crate::sim::StopReason>,
-    pub events: u64,
-}
-
 /// The results of a run as columns (see the module comment).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Columns {
@@ -550,19 +536,6 @@ fn chunked<R>(n: usize, later: &[&str], row: impl Fn(usize) -> R, fill: impl Fn(
     t
 }
 
-fn meta(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Meta {
-    Meta {
-        ccsim_version: crate::VERSION.to_string(),
-        scenario: sim.scenario.name.clone(),
-        seed: sim.seed,
-        sim_time_s: now.as_secs_f64(),
-        wall_time_s,
-        partial: sim.stop_reason().is_some(),
-        stop_reason: sim.stop_reason(),
-        events: sim.events_processed(),
-    }
-}
-
 impl Simulation {
     /// The results as columns, built straight from the simulation (no whole table of
     /// rows in between, no string per row): the same values as
@@ -638,7 +611,7 @@ impl Simulation {
             p
         };
         let c = Columns {
-            meta: meta(sim, now, wall_time_s),
+            meta: Meta::of(sim, now, wall_time_s),
             flows: Table::default(),
             links: Table::default(),
             nodes: node_columns(sim),
@@ -683,8 +656,12 @@ fn release_free_heap() {
 /// The flow table from the endpoints (`in_net`: `Simulation::in_network`).
 fn flow_columns(sc: &crate::scenario::Scenario, eps: &[crate::sim::Endpoint], now: SimTime, in_net: &[u64]) -> Table {
     let n = sc.flows.len();
-    let mut t =
-        chunked(n, &["name", "kind", "cc", "from", "to"], |i| flow_numbers(sc, &eps[i], i, now, in_net[i]), flow_rows);
+    let mut t = chunked(
+        n,
+        &["name", "kind", "cc", "from", "to"],
+        |i| flow_numbers(sc, &eps[i], i, now, in_net[i]),
+        FlowResult::write_columns,
+    );
     let node = |f: fn(&crate::scenario::Flow) -> usize| Column::Ref {
         dict: NODE_NAMES,
         codes: sc.flows.iter().map(|x| f(x) as u32).collect(),
@@ -699,12 +676,9 @@ fn flow_columns(sc: &crate::scenario::Scenario, eps: &[crate::sim::Endpoint], no
 
 /// The node table, names coded (no copy of a name).
 fn node_columns(sim: &Simulation) -> Table {
-    let nodes = &sim.scenario.nodes;
-    let mut t = Table::new(nodes.len());
-    t.push("name", Column::Ref { dict: NODE_NAMES, codes: (0..nodes.len() as u32).collect() });
-    let mut w = t.writer();
-    w.bool("router", nodes.iter().map(|n| n.router));
-    w.u64("control_received_pkts", sim.node_control_rx.iter().copied());
+    let n = sim.scenario.nodes.len();
+    let mut t = chunked(n, &["name"], |i| node_numbers(sim, i), NodeResult::write_columns);
+    t.set("name", Column::Ref { dict: NODE_NAMES, codes: (0..n as u32).collect() });
     t
 }
 
@@ -722,7 +696,7 @@ fn link_columns(
         n,
         &["name", "link", "from", "to", "qdisc"],
         |i| link_numbers(sc, &chans[i], merged[i] as usize, now),
-        link_rows,
+        LinkResult::write_columns,
     );
     let node = |f: fn(&(u32, u32)) -> u32| Column::Ref { dict: NODE_NAMES, codes: ends.iter().map(f).collect() };
     t.set("name", Column::Ref { dict: CHANNEL_NAMES, codes: (0..n as u32).collect() });
@@ -737,25 +711,15 @@ impl Results {
     /// The results as columns, consuming the rows (each table's rows are freed once
     /// its columns are built).
     pub fn into_columns(mut self) -> Columns {
-        let meta = Meta {
-            ccsim_version: self.ccsim_version,
-            scenario: self.scenario,
-            seed: self.seed,
-            sim_time_s: self.sim_time_s,
-            wall_time_s: self.wall_time_s,
-            partial: self.partial,
-            stop_reason: self.stop_reason,
-            events: self.events,
-        };
-        let flows = flow_table(&mut self.flows);
+        let flows = table(&mut self.flows);
         drop(self.flows);
-        let links = link_table(&mut self.links);
+        let links = table(&mut self.links);
         drop(self.links);
         Columns {
-            meta,
+            meta: self.meta,
             flows,
             links,
-            nodes: node_table(&mut self.nodes),
+            nodes: table(&mut self.nodes),
             phases: periods(&mut self.phases, &[]),
             intervals: periods(&mut self.intervals, &[]),
             series: series(self.series),
@@ -764,117 +728,116 @@ impl Results {
     }
 }
 
-/// The flow table; columns in `FlowResult`'s field order (its JSON key order).
-pub fn flow_table(f: &mut [FlowResult]) -> Table {
-    let mut t = Table::new(f.len());
-    flow_rows(&mut t.writer(), f);
-    t
+/// A row type of the results: a struct declared with `record!` in `results.rs`.
+pub(crate) trait Record: Sized {
+    /// The columns of the rows `rows`, one per field in field order (the JSON's key
+    /// order); strings are moved out of the rows.
+    fn write_columns(w: &mut Writer, rows: &mut [Self]);
 }
 
-/// The flow table's columns for the rows `f`.
-fn flow_rows(t: &mut Writer, f: &mut [FlowResult]) {
-    t.str("name", f.iter_mut().map(|x| Some(take(&mut x.name))));
-    t.str("kind", f.iter_mut().map(|x| Some(take(&mut x.kind))));
-    t.u64("packet_bits", f.iter().map(|x| x.packet_bits as u64));
-    t.str("cc", f.iter_mut().map(|x| x.cc.take()));
-    t.str("from", f.iter_mut().map(|x| Some(take(&mut x.from))));
-    t.str("to", f.iter_mut().map(|x| Some(take(&mut x.to))));
-    t.u64("sent_pkts", f.iter().map(|x| x.sent_pkts));
-    t.u64("delivered_pkts", f.iter().map(|x| x.delivered_pkts));
-    t.u64("retransmitted_pkts", f.iter().map(|x| x.retransmitted_pkts));
-    t.u64("dropped_pkts", f.iter().map(|x| x.dropped_pkts));
-    t.u64("arrived_pkts", f.iter().map(|x| x.arrived_pkts));
-    t.u64("in_network_pkts", f.iter().map(|x| x.in_network_pkts));
-    t.u64("acks_sent", f.iter().map(|x| x.acks_sent));
-    t.u64("acks_arrived", f.iter().map(|x| x.acks_arrived));
-    t.u64("acks_dropped", f.iter().map(|x| x.acks_dropped));
-    t.u64("control_pkts", f.iter().map(|x| x.control_pkts));
-    t.u64("control_dropped", f.iter().map(|x| x.control_dropped));
-    t.u64("ce_marked_pkts", f.iter().map(|x| x.ce_marked_pkts));
-    t.u64("ecn_reductions", f.iter().map(|x| x.ecn_reductions));
-    t.u64("timeouts", f.iter().map(|x| x.timeouts));
-    t.u64("fast_retransmits", f.iter().map(|x| x.fast_retransmits));
-    t.f64("goodput_bps", f.iter().map(|x| x.goodput_bps));
-    t.f64("goodput_pps", f.iter().map(|x| x.goodput_pps));
-    t.opt_f64("rtt_min_s", f.iter().map(|x| x.rtt_min_s));
-    t.opt_f64("rtt_mean_s", f.iter().map(|x| x.rtt_mean_s));
-    t.opt_f64("rtt_max_s", f.iter().map(|x| x.rtt_max_s));
-    t.opt_f64("rtt_std_s", f.iter().map(|x| x.rtt_std_s));
-    t.opt_f64("owd_mean_s", f.iter().map(|x| x.owd_mean_s));
-    t.opt_f64("owd_p50_s", f.iter().map(|x| x.owd_p50_s));
-    t.opt_f64("owd_p95_s", f.iter().map(|x| x.owd_p95_s));
-    t.opt_f64("owd_p99_s", f.iter().map(|x| x.owd_p99_s));
-    t.opt_f64("owd_max_s", f.iter().map(|x| x.owd_max_s));
-    t.opt_f64("qdelay_mean_s", f.iter().map(|x| x.qdelay_mean_s));
-    t.opt_f64("qdelay_p50_s", f.iter().map(|x| x.qdelay_p50_s));
-    t.opt_f64("qdelay_p95_s", f.iter().map(|x| x.qdelay_p95_s));
-    t.opt_f64("qdelay_p99_s", f.iter().map(|x| x.qdelay_p99_s));
-    t.opt_f64("qdelay_max_s", f.iter().map(|x| x.qdelay_max_s));
-    t.list_f64("window_time_s", f.iter().map(|x| x.window_time_s.as_deref()));
+/// How a field of a row becomes columns: `write` adds the columns of field `name` of
+/// every row (`get` picks the field out of a row).
+pub(crate) trait ColumnValue: Sized {
+    fn write<R>(w: &mut Writer, name: &str, rows: &mut [R], get: fn(&mut R) -> &mut Self);
 }
 
-/// The channel table; columns in `LinkResult`'s field order.
-pub fn link_table(l: &mut [LinkResult]) -> Table {
-    let mut t = Table::new(l.len());
-    link_rows(&mut t.writer(), l);
-    t
+impl ColumnValue for String {
+    fn write<R>(w: &mut Writer, name: &str, rows: &mut [R], get: fn(&mut R) -> &mut Self) {
+        w.str(name, rows.iter_mut().map(|r| Some(take(get(r)))));
+    }
 }
 
-/// The channel table's columns for the rows `l`.
-fn link_rows(t: &mut Writer, l: &mut [LinkResult]) {
-    t.str("name", l.iter_mut().map(|x| Some(take(&mut x.name))));
-    t.str("link", l.iter_mut().map(|x| Some(take(&mut x.link))));
-    t.str("from", l.iter_mut().map(|x| Some(take(&mut x.from))));
-    t.str("to", l.iter_mut().map(|x| Some(take(&mut x.to))));
-    t.u64("rate_bps", l.iter().map(|x| x.rate_bps));
-    t.f64("delay_s", l.iter().map(|x| x.delay_s));
-    t.str("qdisc", l.iter_mut().map(|x| Some(take(&mut x.qdisc))));
-    t.opt_u64("buffer_pkts", l.iter().map(|x| x.buffer_pkts));
-    t.opt_u64("buffer_bytes", l.iter().map(|x| x.buffer_bytes));
-    t.u64("offered_pkts", l.iter().map(|x| x.offered_pkts));
-    t.u64("tx_pkts", l.iter().map(|x| x.tx_pkts));
-    t.u64("tx_bytes", l.iter().map(|x| x.tx_bytes));
-    t.u64("tx_bits", l.iter().map(|x| x.tx_bits));
-    t.u64("drops", l.iter().map(|x| x.drops));
-    t.u64("drops_by_reason.overflow", l.iter().map(|x| x.drops_by_reason.overflow));
-    t.u64("drops_by_reason.pushed_out", l.iter().map(|x| x.drops_by_reason.pushed_out));
-    t.u64("drops_by_reason.red_early", l.iter().map(|x| x.drops_by_reason.red_early));
-    t.u64("drops_by_reason.red_forced", l.iter().map(|x| x.drops_by_reason.red_forced));
-    t.u64("drops_by_reason.random_loss", l.iter().map(|x| x.drops_by_reason.random_loss));
-    t.u64("drops_by_reason.element", l.iter().map(|x| x.drops_by_reason.element));
-    t.u64("marks", l.iter().map(|x| x.marks));
-    t.u64("queued_pkts", l.iter().map(|x| x.queued_pkts));
-    t.u64("in_pipe_pkts", l.iter().map(|x| x.in_pipe_pkts));
-    t.f64("utilization", l.iter().map(|x| x.utilization));
-    t.f64("queue_mean_pkts", l.iter().map(|x| x.queue_mean_pkts));
-    t.u64("queue_max_pkts", l.iter().map(|x| x.queue_max_pkts));
-    t.opt_f64("sojourn_mean_s", l.iter().map(|x| x.sojourn_mean_s));
-    t.f64("sojourn_max_s", l.iter().map(|x| x.sojourn_max_s));
-    let empty = || serde_json::Value::Array(Vec::new());
-    t.json(
-        "elements",
-        empty(),
-        l.iter().map(|x| if x.elements.is_empty() { empty() } else { serde_json::Value::Array(x.elements.clone()) }),
-    );
-    t.json(
-        "rate_history",
-        empty(),
-        l.iter().map(|x| {
-            if x.rate_history.is_empty() {
-                empty()
-            } else {
-                serde_json::to_value(&x.rate_history).expect("rate history serialises")
-            }
-        }),
-    );
+impl ColumnValue for Option<String> {
+    fn write<R>(w: &mut Writer, name: &str, rows: &mut [R], get: fn(&mut R) -> &mut Self) {
+        w.str(name, rows.iter_mut().map(|r| get(r).take()));
+    }
 }
 
-fn node_table(n: &mut [NodeResult]) -> Table {
-    let mut t = Table::new(n.len());
-    let mut w = t.writer();
-    w.str("name", n.iter_mut().map(|x| Some(take(&mut x.name))));
-    w.bool("router", n.iter().map(|x| x.router));
-    w.u64("control_received_pkts", n.iter().map(|x| x.control_received_pkts));
+impl ColumnValue for u64 {
+    fn write<R>(w: &mut Writer, name: &str, rows: &mut [R], get: fn(&mut R) -> &mut Self) {
+        w.u64(name, rows.iter_mut().map(|r| *get(r)));
+    }
+}
+
+impl ColumnValue for u32 {
+    fn write<R>(w: &mut Writer, name: &str, rows: &mut [R], get: fn(&mut R) -> &mut Self) {
+        w.u64(name, rows.iter_mut().map(|r| *get(r) as u64));
+    }
+}
+
+impl ColumnValue for Option<u64> {
+    fn write<R>(w: &mut Writer, name: &str, rows: &mut [R], get: fn(&mut R) -> &mut Self) {
+        w.opt_u64(name, rows.iter_mut().map(|r| *get(r)));
+    }
+}
+
+impl ColumnValue for f64 {
+    fn write<R>(w: &mut Writer, name: &str, rows: &mut [R], get: fn(&mut R) -> &mut Self) {
+        w.f64(name, rows.iter_mut().map(|r| *get(r)));
+    }
+}
+
+impl ColumnValue for Option<f64> {
+    fn write<R>(w: &mut Writer, name: &str, rows: &mut [R], get: fn(&mut R) -> &mut Self) {
+        w.opt_f64(name, rows.iter_mut().map(|r| *get(r)));
+    }
+}
+
+impl ColumnValue for bool {
+    fn write<R>(w: &mut Writer, name: &str, rows: &mut [R], get: fn(&mut R) -> &mut Self) {
+        w.bool(name, rows.iter_mut().map(|r| *get(r)));
+    }
+}
+
+impl ColumnValue for Option<Vec<f64>> {
+    fn write<R>(w: &mut Writer, name: &str, rows: &mut [R], get: fn(&mut R) -> &mut Self) {
+        w.list_f64(name, rows.iter_mut().map(|r| get(r).as_deref()));
+    }
+}
+
+/// One column per drop reason, `name.<reason>`, in the order of `DropReason::ALL`.
+impl ColumnValue for DropsByReason {
+    fn write<R>(w: &mut Writer, name: &str, rows: &mut [R], get: fn(&mut R) -> &mut Self) {
+        for reason in DropReason::ALL {
+            w.u64(&format!("{name}.{}", reason.name()), rows.iter_mut().map(|r| get(r)[reason]));
+        }
+    }
+}
+
+/// A channel's elements: JSON, sparse (rows with elements only).
+impl ColumnValue for Vec<serde_json::Value> {
+    fn write<R>(w: &mut Writer, name: &str, rows: &mut [R], get: fn(&mut R) -> &mut Self) {
+        w.json(
+            name,
+            serde_json::Value::Array(Vec::new()),
+            rows.iter_mut().map(|r| serde_json::Value::Array(take(get(r)))),
+        );
+    }
+}
+
+/// A channel's rate changes: JSON, sparse (rows with changes only).
+impl ColumnValue for Vec<RateChange> {
+    fn write<R>(w: &mut Writer, name: &str, rows: &mut [R], get: fn(&mut R) -> &mut Self) {
+        let empty = || serde_json::Value::Array(Vec::new());
+        w.json(
+            name,
+            empty(),
+            rows.iter_mut().map(|r| {
+                let v = get(r);
+                if v.is_empty() {
+                    empty()
+                } else {
+                    serde_json::to_value(&*v).expect("rate history serialises")
+                }
+            }),
+        );
+    }
+}
+
+/// The table of the rows `rows` (strings moved out of them).
+pub(crate) fn table<R: Record>(rows: &mut [R]) -> Table {
+    let mut t = Table::new(rows.len());
+    R::write_columns(&mut t.writer(), rows);
     t
 }
 
@@ -884,33 +847,13 @@ fn periods(p: &mut [PhaseResult], later: &[&str]) -> Periods {
     let name = p.iter_mut().map(|x| take(&mut x.name)).collect();
     let start_s = p.iter().map(|x| nan_if_not_finite(x.start_s)).collect();
     let end_s = p.iter().map(|x| nan_if_not_finite(x.end_s)).collect();
-    let mut flows: Vec<_> = p.iter_mut().flat_map(|x| x.flows.iter_mut()).collect();
+    let mut flows: Vec<PhaseFlow> = p.iter_mut().flat_map(|x| take(&mut x.flows)).collect();
     let mut f = Table::new(flows.len());
-    let mut w = f.writer_leaving(later);
-    w.str("name", flows.iter_mut().map(|x| Some(take(&mut x.name))));
-    w.u64("sent_pkts", flows.iter().map(|x| x.sent_pkts));
-    w.u64("delivered_pkts", flows.iter().map(|x| x.delivered_pkts));
-    w.u64("retransmitted_pkts", flows.iter().map(|x| x.retransmitted_pkts));
-    w.u64("dropped_pkts", flows.iter().map(|x| x.dropped_pkts));
-    w.f64("goodput_pps", flows.iter().map(|x| x.goodput_pps));
-    w.f64("goodput_bps", flows.iter().map(|x| x.goodput_bps));
-    w.f64("loss_pps", flows.iter().map(|x| x.loss_pps));
-    w.f64("retransmission_pps", flows.iter().map(|x| x.retransmission_pps));
-    w.opt_f64("delay_mean_s", flows.iter().map(|x| x.delay_mean_s));
-    w.opt_f64("owd_mean_s", flows.iter().map(|x| x.owd_mean_s));
-    w.opt_f64("qdelay_mean_s", flows.iter().map(|x| x.qdelay_mean_s));
+    PhaseFlow::write_columns(&mut f.writer_leaving(later), &mut flows);
     drop(flows);
-    let mut links: Vec<_> = p.iter_mut().flat_map(|x| x.links.iter_mut()).collect();
+    let mut links: Vec<PhaseLink> = p.iter_mut().flat_map(|x| take(&mut x.links)).collect();
     let mut l = Table::new(links.len());
-    let mut w = l.writer_leaving(later);
-    w.str("name", links.iter_mut().map(|x| Some(take(&mut x.name))));
-    w.u64("tx_pkts", links.iter().map(|x| x.tx_pkts));
-    w.u64("tx_bytes", links.iter().map(|x| x.tx_bytes));
-    w.u64("drops", links.iter().map(|x| x.drops));
-    w.u64("marks", links.iter().map(|x| x.marks));
-    w.f64("utilization", links.iter().map(|x| x.utilization));
-    w.f64("queue_mean_pkts", links.iter().map(|x| x.queue_mean_pkts));
-    w.opt_f64("sojourn_mean_s", links.iter().map(|x| x.sojourn_mean_s));
+    PhaseLink::write_columns(&mut l.writer_leaving(later), &mut links);
     Periods { name, start_s, end_s, flows: f, links: l }
 }
 
@@ -947,6 +890,7 @@ fn series(s: Vec<Series>) -> SeriesColumns {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::Serialize;
 
     /// A dumbbell of `n` flows for `secs` simulated seconds.
     fn sim(n: u32, secs: f64) -> Simulation {
@@ -1015,6 +959,41 @@ mod tests {
                 assert_eq!(v.capacity(), v.len(), "column {n}");
             }
         }
+    }
+
+    #[test]
+    fn every_table_has_one_column_per_json_key_in_the_json_order() {
+        let mut s = sim(2, 0.05);
+        let r = s.results(0.0);
+        let c = s.results_columns(0.0);
+        // The JSON keys of a row, nested objects as `a.b`, in the order of the JSON text
+        // (each row here is flat but for `drops_by_reason`, whose keys no other key
+        // repeats).
+        fn keys<T: Serialize>(row: &T) -> Vec<String> {
+            let text = serde_json::to_string(row).unwrap();
+            let serde_json::Value::Object(m) = serde_json::from_str(&text).unwrap() else { panic!() };
+            let mut keys: Vec<(usize, String)> = m
+                .into_iter()
+                .flat_map(|(k, v)| match v {
+                    serde_json::Value::Object(inner) => inner
+                        .keys()
+                        .map(|kk| (text.find(&format!("\"{kk}\":")).unwrap(), format!("{k}.{kk}")))
+                        .collect(),
+                    _ => vec![(text.find(&format!("\"{k}\":")).unwrap(), k)],
+                })
+                .collect();
+            keys.sort();
+            keys.into_iter().map(|(_, k)| k).collect()
+        }
+        let names = |t: &Table| t.columns.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&c.flows), keys(&r.flows[0]));
+        assert_eq!(names(&c.links), keys(&r.links[0]));
+        assert_eq!(names(&c.nodes), keys(&r.nodes[0]));
+        // A channel's drops by reason: the drop-reason table's names, in its order.
+        let drops: Vec<String> = names(&c.links).into_iter().filter(|n| n.starts_with("drops_by_reason.")).collect();
+        let want: Vec<String> = DropReason::ALL.iter().map(|r| format!("drops_by_reason.{}", r.name())).collect();
+        assert_eq!(drops, want);
+        assert_eq!(drops[0], "drops_by_reason.overflow");
     }
 
     #[test]
