@@ -75,36 +75,6 @@ impl CcInfo {
     }
 }
 
-/// The field names of a struct deserialised by serde derive: the list its
-/// `Deserialize` implementation hands to `deserialize_struct`, read by a deserializer
-/// that records it and stops.
-pub(crate) fn field_names<T: DeserializeOwned>() -> &'static [&'static str] {
-    use serde::de::{Error, Visitor};
-    struct Names<'a>(&'a mut &'static [&'static str]);
-    impl<'de> serde::Deserializer<'de> for Names<'_> {
-        type Error = serde::de::value::Error;
-        fn deserialize_struct<V: Visitor<'de>>(
-            self,
-            _name: &'static str,
-            fields: &'static [&'static str],
-            _visitor: V,
-        ) -> Result<V::Value, Self::Error> {
-            *self.0 = fields;
-            Err(Error::custom("field names read"))
-        }
-        fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Self::Error> {
-            Err(Error::custom("not a struct"))
-        }
-        serde::forward_to_deserialize_any! {
-            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
-            unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
-        }
-    }
-    let mut fields: &'static [&'static str] = &[];
-    let _ = T::deserialize(Names(&mut fields));
-    fields
-}
-
 /// Reads a policy's parameters as its own `Config` type (so the caller decides how
 /// errors are reported; `CcConfig::from_params`).
 pub trait ReadParams {
@@ -154,7 +124,7 @@ macro_rules! registry {
                         description: <$ty as CcPolicy>::DESCRIPTION,
                         extra_series: <$ty as CcPolicy>::EXTRA_SERIES,
                         default: || CcConfig::$ty(Default::default()),
-                        parameters: registry::field_names::<<$ty as CcPolicy>::Config>,
+                        parameters: crate::fields::field_names::<<$ty as CcPolicy>::Config>,
                     },
                 )+
             ];
