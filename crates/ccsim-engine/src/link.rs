@@ -117,6 +117,9 @@ impl ChannelCounters {
     }
 }
 
+/// Marks the end of a route in `Net::routes` (after its last channel id).
+pub(crate) const ROUTE_END: u32 = u32::MAX;
+
 /// The simulation's shared state that channels work with, in one struct so that a
 /// channel method takes one pointer to it.
 #[derive(Debug, Default)]
@@ -735,7 +738,7 @@ impl Channel {
             // The next channel, or at the route's end the receiver (counted in the held
             // packets of its ack channel) or the window sender (counted on its data
             // channel; it checks its timers when it takes the ack).
-            let target = if next != crate::sim::ROUTE_END { Some((next, next)) } else { end_counted(&cx.ends, pkt) };
+            let target = if next != ROUTE_END { Some((next, next)) } else { end_counted(&cx.ends, pkt) };
             if let Some((next, counted)) = target {
                 let held = &mut cx.held[counted as usize];
                 if *held != NOT_CUT {
@@ -1024,7 +1027,7 @@ impl Channel {
             }
             let mut next = routes[p.route as usize + p.hop as usize + 1];
             let mut counted = next;
-            if next == crate::sim::ROUTE_END {
+            if next == ROUTE_END {
                 // (An ack to its sender is released whatever the sender's timers: the
                 // sender checks them when it takes the ack.)
                 let Some((target, c)) = end_counted(ends, p) else { return };

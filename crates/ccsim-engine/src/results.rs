@@ -542,6 +542,18 @@ pub(crate) fn node_numbers(sim: &Simulation, i: usize) -> NodeResult {
     }
 }
 
+impl Simulation {
+    /// Summarises the run (call after `run`). `wall_time_s` is supplied by the caller:
+    /// the engine reads no clock.
+    pub fn results(&mut self, wall_time_s: f64) -> Results {
+        let now = self.now();
+        for c in self.channels.iter_mut() {
+            c.settle(now);
+        }
+        summarise(self, now, wall_time_s)
+    }
+}
+
 pub(crate) fn summarise(sim: &Simulation, now: SimTime, wall_time_s: f64) -> Results {
     let in_net = sim.in_network();
     let flows = (0..sim.scenario.flows.len()).map(|i| flow_result(sim, i, now, &in_net)).collect();

@@ -7,8 +7,8 @@
 //! `[scenario].conversations = "host_pair"` one per (first node, last node) pair; see
 //! `ConvIds`), then its channel ids, then the sentinel `ROUTE_END`.
 //! A packet carries the offset of its route's first channel and its hop index, so
-//! forwarding is one load, `route_chans[p.route + p.hop]`, and the conversation is
-//! `route_chans[p.route - 1]`.
+//! forwarding is one load, `net.routes[p.route + p.hop]`, and the conversation is
+//! `net.routes[p.route - 1]`.
 //!
 //! Packets that reach the end of their route go to the flow's endpoint (data to the
 //! receiver side, acks to the sender side); control packets of no flow are counted by
@@ -22,7 +22,6 @@
 use crate::event::{Event, EventQueue};
 use crate::link::{end_counted, Channel, ChannelCounters, Handover, Net, NOT_CUT};
 use crate::packet::{Packet, PacketKind, FLAG_GHOST, NO_FLOW};
-use crate::results::{self, Results};
 use crate::scenario::Scenario;
 use crate::stats::DelayStats;
 use crate::time::{SimDuration, SimTime};
@@ -32,8 +31,7 @@ use crate::transport::{FlowCounters, Io};
 pub use crate::transport::{Receiver, Sender};
 use std::collections::BTreeMap;
 
-/// Marks the end of a route in `Simulation::route_chans`.
-pub(crate) const ROUTE_END: u32 = u32::MAX;
+pub(crate) use crate::link::ROUTE_END;
 
 /// State size (channels and endpoints) above which the event loop prefetches
 /// (`Simulation::set_prefetch`): 1 MiB, twice the 512 KiB second-level cache of a core
@@ -601,16 +599,6 @@ impl Simulation {
             }
         }
         n
-    }
-
-    /// Summarises the run (call after `run`). `wall_time_s` is supplied by the caller:
-    /// the engine reads no clock.
-    pub fn results(&mut self, wall_time_s: f64) -> Results {
-        let now = self.now();
-        for c in self.channels.iter_mut() {
-            c.settle(now);
-        }
-        results::summarise(self, now, wall_time_s)
     }
 
     pub fn end(&self) -> SimTime {
