@@ -44,12 +44,15 @@
 //! counted per reason, and every packet's sojourn time in the discipline is summed.
 
 use crate::element::{AnyElement, ChannelView, ElemCx, ElemVerdict, Element, Emit, QueueEvent};
+use crate::element::{ELEMENT_DROP_REASON_NAMES, N_ELEMENT_DROP_REASONS};
 use crate::event::{Event, EventQueue};
 use crate::merge::Merge;
 use crate::meta::MetaSlab;
 use crate::packet::Packet;
 use crate::pipe::{Pipe, PipePool};
-use crate::qdisc::{AnyQdisc, DropReason, Qdisc, Verdict, N_DROP_REASONS};
+use crate::qdisc::{
+    flatten_names, AnyQdisc, DropReason, Qdisc, Verdict, N_QDISC_DROP_REASONS, QDISC_DROP_REASON_NAMES,
+};
 use crate::ring::Ring;
 use crate::rng::Rng;
 use crate::time::{tx_time, SimDuration, SimTime};
@@ -114,6 +117,32 @@ impl ChannelCounters {
     /// Bytes transmitted (bits / 8, rounded down).
     pub fn tx_bytes(&self) -> u64 {
         self.tx_bits / 8
+    }
+}
+
+/// The number of drop reasons: the disciplines' and the elements' (`qdisc::DropReason`).
+pub const N_DROP_REASONS: usize = N_QDISC_DROP_REASONS + N_ELEMENT_DROP_REASONS;
+
+/// Every drop reason's name, in table order (a name both a discipline and an element
+/// declare fails the build).
+const DROP_REASON_NAMES: [&str; N_DROP_REASONS] =
+    flatten_names(&[&[&QDISC_DROP_REASON_NAMES], &[&ELEMENT_DROP_REASON_NAMES]]);
+
+impl DropReason {
+    /// Every reason, in table order (the order of the results' columns).
+    pub const ALL: [DropReason; N_DROP_REASONS] = {
+        let mut out = [DropReason::Overflow; N_DROP_REASONS];
+        let mut i = 0;
+        while i < N_DROP_REASONS {
+            out[i] = DropReason::at(i);
+            i += 1;
+        }
+        out
+    };
+
+    /// Its name (the results' column `drops_by_reason.<name>`).
+    pub fn name(self) -> &'static str {
+        DROP_REASON_NAMES[self.index()]
     }
 }
 

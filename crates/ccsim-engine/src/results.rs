@@ -9,8 +9,9 @@
 pub mod columns;
 
 use crate::element::AnyElement;
+use crate::link::N_DROP_REASONS;
 use crate::link::{Channel, ChannelCounters};
-use crate::qdisc::{DropReason, N_DROP_REASONS};
+use crate::qdisc::DropReason;
 use crate::scenario::FlowSpec;
 use crate::scenario::Scenario;
 use crate::sim::{Endpoint, Simulation};

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 #[allow(non_upper_case_globals)]
 impl DropReason {
     /// A random-loss element.
-    pub const RandomLoss: DropReason = DropReason::named("random_loss");
+    pub const RandomLoss: DropReason = DropReason::element_named("random_loss");
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -30,7 +30,7 @@ pub mod smart_link;
 
 use crate::meta::MetaSlab;
 use crate::packet::Packet;
-use crate::qdisc::DropReason;
+use crate::qdisc::{count_names, flatten_names, position, DropReason, N_QDISC_DROP_REASONS};
 use crate::rng::Rng;
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -44,6 +44,29 @@ pub use capture::{Capture, CaptureConfig};
 pub use loss::{LossConfig, RandomLoss};
 pub use ptp::{PtpConfig, PtpStamp};
 pub use smart_link::{SmartLink, SmartLinkConfig};
+
+/// The elements' part of the drop-reason table (after the disciplines', see
+/// `qdisc::DropReason`): each element's reasons in registration order, then `element`.
+const ELEMENT_DROP_REASON_GROUPS: [&[&[&str]]; 2] = [ELEMENT_DROP_REASONS, &[&["element"]]];
+
+/// The number of the elements' drop reasons.
+pub const N_ELEMENT_DROP_REASONS: usize = count_names(&ELEMENT_DROP_REASON_GROUPS);
+
+/// The elements' reason names, in table order.
+pub(crate) const ELEMENT_DROP_REASON_NAMES: [&str; N_ELEMENT_DROP_REASONS] = flatten_names(&ELEMENT_DROP_REASON_GROUPS);
+
+// Named like the enum variants they stand beside (`DropReason::Overflow`).
+#[allow(non_upper_case_globals)]
+impl DropReason {
+    /// Dropped by an element that declares no reason of its own.
+    pub const Element: DropReason = DropReason::element_named("element");
+
+    /// The element's reason declared as `name`; a name no element declares fails the
+    /// build (the constant is evaluated at compile time).
+    pub const fn element_named(name: &str) -> DropReason {
+        DropReason::at(N_QDISC_DROP_REASONS + position(&ELEMENT_DROP_REASON_NAMES, name))
+    }
+}
 
 /// A packet an element wants sent: from the channel's sending node to host `to`.
 #[derive(Clone, Copy, Debug)]

@@ -27,7 +27,7 @@ pub trait ElementPolicy: Element + Sized {
     /// every parameter has one.
     const REQUIRED: &'static str = "";
     /// The reasons it drops packets for, each named as a constant of `DropReason` in
-    /// its file (`DropReason::named`); an element without one drops with
+    /// its file (`DropReason::element_named`); an element without one drops with
     /// `DropReason::Element`.
     const DROP_REASONS: &'static [&'static str] = &[];
     /// The element on one channel: `rng` is its own stream, `to` the node index of

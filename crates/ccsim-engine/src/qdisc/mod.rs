@@ -49,43 +49,52 @@ registry! {
 /// table of every reason's name. Each discipline and element declares the reasons it
 /// drops for in its own file (`QdiscPolicy::DROP_REASONS`, an element's
 /// `DROP_REASONS`) and names each as a constant of `DropReason` there
-/// (`DropReason::named`); the table, and so the results' `drops_by_reason` columns, is
-/// `overflow` (every channel's buffer), the disciplines' reasons in registration order,
-/// the elements', and `element` (any other element's drop).
+/// (`DropReason::named` here for a discipline's, `DropReason::element_named` in
+/// `element/` for an element's). The table, and so the results' `drops_by_reason`
+/// columns, is `overflow` (every channel's buffer), the disciplines' reasons in
+/// registration order (`N_QDISC_DROP_REASONS` in all), then the elements' and `element`
+/// (any other element's drop). The whole table (`DropReason::ALL`, `name`,
+/// `N_DROP_REASONS`) is read in `link.rs`, the layer that holds both disciplines and
+/// elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DropReason(u8);
 
-/// The reasons by owner, in table order.
-const DROP_REASON_GROUPS: [&[&[&str]]; 4] =
-    [&[&["overflow"]], QDISC_DROP_REASONS, crate::element::ELEMENT_DROP_REASONS, &[&["element"]]];
+/// The disciplines' part of the table: `overflow`, then each discipline's reasons.
+const QDISC_DROP_REASON_GROUPS: [&[&[&str]]; 2] = [&[&["overflow"]], QDISC_DROP_REASONS];
 
-/// The number of drop reasons.
-pub const N_DROP_REASONS: usize = {
+/// The number of the disciplines' drop reasons (the elements' follow them).
+pub const N_QDISC_DROP_REASONS: usize = count_names(&QDISC_DROP_REASON_GROUPS);
+
+/// The disciplines' reason names, in table order (each once: checked at compile time).
+pub(crate) const QDISC_DROP_REASON_NAMES: [&str; N_QDISC_DROP_REASONS] = flatten_names(&QDISC_DROP_REASON_GROUPS);
+
+/// The number of names in groups of lists of names.
+pub(crate) const fn count_names(groups: &[&[&[&str]]]) -> usize {
     let mut n = 0;
     let mut g = 0;
-    while g < DROP_REASON_GROUPS.len() {
+    while g < groups.len() {
         let mut l = 0;
-        while l < DROP_REASON_GROUPS[g].len() {
-            n += DROP_REASON_GROUPS[g][l].len();
+        while l < groups[g].len() {
+            n += groups[g][l].len();
             l += 1;
         }
         g += 1;
     }
     assert!(n <= u8::MAX as usize, "more drop reasons than a DropReason holds");
     n
-};
+}
 
-/// Every drop reason's name, in table order (each once: checked at compile time).
-const DROP_REASON_NAMES: [&str; N_DROP_REASONS] = {
-    let mut out = [""; N_DROP_REASONS];
+/// The names of groups of lists of names, in order; a name given twice fails the build.
+pub(crate) const fn flatten_names<const N: usize>(groups: &[&[&[&'static str]]]) -> [&'static str; N] {
+    let mut out = [""; N];
     let mut n = 0;
     let mut g = 0;
-    while g < DROP_REASON_GROUPS.len() {
+    while g < groups.len() {
         let mut l = 0;
-        while l < DROP_REASON_GROUPS[g].len() {
+        while l < groups[g].len() {
             let mut i = 0;
-            while i < DROP_REASON_GROUPS[g][l].len() {
-                let name = DROP_REASON_GROUPS[g][l][i];
+            while i < groups[g][l].len() {
+                let name = groups[g][l][i];
                 let mut k = 0;
                 while k < n {
                     assert!(!same(out[k], name), "a drop reason is declared twice");
@@ -100,10 +109,23 @@ const DROP_REASON_NAMES: [&str; N_DROP_REASONS] = {
         g += 1;
     }
     out
-};
+}
+
+/// The position of `name` in `names`; a name not there fails the build when evaluated
+/// at compile time.
+pub(crate) const fn position(names: &[&str], name: &str) -> usize {
+    let mut i = 0;
+    while i < names.len() {
+        if same(names[i], name) {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("no discipline or element declares this drop reason")
+}
 
 /// String equality at compile time.
-const fn same(a: &str, b: &str) -> bool {
+pub(crate) const fn same(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
@@ -124,39 +146,20 @@ const fn same(a: &str, b: &str) -> bool {
 impl DropReason {
     /// The buffer was full (drop-tail).
     pub const Overflow: DropReason = DropReason::named("overflow");
-    /// Dropped by an element that declares no reason of its own.
-    pub const Element: DropReason = DropReason::named("element");
 
-    /// Every reason, in table order (the order of the results' columns).
-    pub const ALL: [DropReason; N_DROP_REASONS] = {
-        let mut out = [DropReason(0); N_DROP_REASONS];
-        let mut i = 0;
-        while i < N_DROP_REASONS {
-            out[i] = DropReason(i as u8);
-            i += 1;
-        }
-        out
-    };
-
-    /// The reason declared as `name`; a name no discipline or element declares fails
+    /// The discipline's reason declared as `name`; a name no discipline declares fails
     /// the build (the constant is evaluated at compile time).
     pub const fn named(name: &str) -> DropReason {
-        let mut i = 0;
-        while i < N_DROP_REASONS {
-            if same(DROP_REASON_NAMES[i], name) {
-                return DropReason(i as u8);
-            }
-            i += 1;
-        }
-        panic!("no discipline or element declares this drop reason")
+        DropReason(position(&QDISC_DROP_REASON_NAMES, name) as u8)
     }
 
-    /// Its name (the results' column `drops_by_reason.<name>`).
-    pub fn name(self) -> &'static str {
-        DROP_REASON_NAMES[self.0 as usize]
+    /// The reason at position `i` of the table.
+    pub(crate) const fn at(i: usize) -> DropReason {
+        assert!(i <= u8::MAX as usize, "more drop reasons than a DropReason holds");
+        DropReason(i as u8)
     }
 
-    /// Its position in `ALL` (a channel's counter index).
+    /// Its position in the table (a channel's counter index).
     #[inline]
     pub const fn index(self) -> usize {
         self.0 as usize
@@ -218,7 +221,7 @@ mod tests {
         ];
         assert_eq!(declared, DropReason::ALL);
         assert_eq!(declared.map(DropReason::index), [0, 1, 2, 3, 4, 5]);
-        assert_eq!(N_DROP_REASONS, 6);
+        assert_eq!((N_QDISC_DROP_REASONS, crate::link::N_DROP_REASONS), (4, 6));
     }
 
     #[test]
