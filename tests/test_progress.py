@@ -225,7 +225,7 @@ def test_a_jupyter_kernel_gets_display_updates_of_the_bar():
 
 
 def test_slices_start_at_256_events_and_at_most_double():
-    # The binding sizes each slice from the last one's timing (slices.rs): whatever
+    # The binding sizes each slice from the last one's timing (sim/slices.rs): whatever
     # the machine, the first slice is 256 events and none is more than twice the last.
     seen: list[int] = []
     r = ccsim.run(

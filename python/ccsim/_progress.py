@@ -15,7 +15,7 @@ Where it is drawn (:func:`bar_kind`):
 
 The binding calls :meth:`RunProgress.update` between slices of the run, which last
 about 10 ms of wall time each whatever an event costs
-(crates/ccsim-engine/src/slices.rs). All drawing happens there, on the thread that runs
+(crates/ccsim-engine/src/sim/slices.rs). All drawing happens there, on the thread that runs
 the simulation: there is no refresh thread.
 """
 

@@ -2,7 +2,7 @@
 //! throughput on the `ccsim bench` dumbbell (Reno flows, drop-tail bottleneck).
 
 use ccsim_engine::bench::{dumbbell, dumbbell_with, qdisc_by_name};
-use ccsim_engine::event::{Event, EventQueue};
+use ccsim_engine::net::event::{Event, EventQueue};
 use ccsim_engine::sim::Simulation;
 use ccsim_engine::time::{SimDuration, SimTime};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};

@@ -6,7 +6,7 @@
 //! sequence (the order in which a dumbbell's flows take turns at the bottleneck is close
 //! to random), has LINES of its cache lines read and written, spread over the record.
 //! With AHEAD > 0 the lines of the packet AHEAD places later are hinted first (the
-//! engine's `prefetch.rs` hints one or two events ahead). Prints nanoseconds per packet:
+//! engine's `base/prefetch.rs` hints one or two events ahead). Prints nanoseconds per packet:
 //! the cost of the memory traffic alone, with almost no other work.
 //!
 //! Usage: cargo run --release --example membound -- FLOWS BYTES LINES AHEAD [PACKETS]

@@ -9,10 +9,10 @@
 //! `dumbbell_with` sets the bottleneck's queue discipline (both directions; `ccsim bench
 //! --qdisc fq` runs Fair Queueing there), `dumbbell` keeps drop-tail.
 
+use crate::base::time::SimDuration;
+use crate::base::units::Limit;
 use crate::cc::{CcConfig, RenoConfig};
 use crate::scenario::{ChannelSpec, Flow, FlowSpec, Link, Node, QdiscConfig, Scenario, ScenarioError};
-use crate::time::SimDuration;
-use crate::units::Limit;
 
 pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Scenario, ScenarioError> {
     dumbbell_with(flows, bottleneck_bps, time, QdiscConfig::Fcfs(Default::default()))
@@ -147,7 +147,7 @@ pub fn dumbbell_cc(
         sampling: None,
         delays: vec![],
         windows: vec![],
-        measure_start: crate::time::SimDuration::ZERO,
+        measure_start: crate::base::time::SimDuration::ZERO,
         changes: vec![],
         elements: vec![],
     })

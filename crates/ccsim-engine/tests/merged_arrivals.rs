@@ -1,4 +1,4 @@
-//! Merged arrivals (`Simulation::set_merged_arrivals`, `merge.rs`) against a pipe and an
+//! Merged arrivals (`Simulation::set_merged_arrivals`, `net/merge.rs`) against a pipe and an
 //! event per feeding channel.
 //!
 //! The two may differ only in the order of simultaneous events (an arrival is ordered

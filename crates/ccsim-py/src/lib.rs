@@ -7,7 +7,8 @@
 //! `RuntimeError` so nothing unwinds across the boundary.
 
 use ccsim_engine::results::columns::{Column, Columns, Dict, Periods, Table};
-use ccsim_engine::{scenario, sim, slices, units, ScenarioError as EngineError};
+use ccsim_engine::sim::slices;
+use ccsim_engine::{scenario, sim, units, ScenarioError as EngineError};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -75,7 +76,7 @@ fn check(
 
 /// Runs a scenario; returns the results as columns (`columns_to_py`), or with
 /// `out = "json"` the results JSON (the engine's own export). The run goes in slices of
-/// about 10 ms of wall time each, whatever an event costs (`ccsim_engine::slices`): between them
+/// about 10 ms of wall time each, whatever an event costs (`ccsim_engine::sim::slices`): between them
 /// Python signal handlers run (Ctrl-C stops the run: the results come back marked
 /// partial with `stop_reason = "interrupted"`; so does a `KeyboardInterrupt` raised in
 /// the callback), `progress(sim_time_s, end_s, events)` is called if given, and

@@ -3,11 +3,11 @@
 
 use super::Names;
 use super::{ChannelView, ElemCx, ElemVerdict, Element, ElementPolicy, QueueEvent};
-use crate::meta::Control;
+use crate::base::rng::Rng;
+use crate::base::time::{SimDuration, SimTime};
+use crate::base::units::serde_units;
+use crate::packet::meta::Control;
 use crate::packet::{Packet, PacketKind, FLAG_CE, NO_FLOW};
-use crate::rng::Rng;
-use crate::time::{SimDuration, SimTime};
-use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
 /// The counter takes no parameters.

@@ -5,8 +5,8 @@
 
 use super::Names;
 use super::{ChannelView, ElemCx, Element, ElementPolicy};
+use crate::base::rng::Rng;
 use crate::packet::Packet;
-use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -13,9 +13,9 @@
 
 use super::Names;
 use super::{ElemCx, ElemVerdict, Element, ElementPolicy};
+use crate::base::rng::Rng;
 use crate::packet::{Packet, PacketKind};
 use crate::qdisc::DropReason;
-use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
 // Named like the enum variants they stand beside (`DropReason::Overflow`).
@@ -183,8 +183,8 @@ impl Element for RandomLoss {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::meta::MetaSlab;
-    use crate::time::SimTime;
+    use crate::base::time::SimTime;
+    use crate::packet::meta::MetaSlab;
 
     fn run(cfg: LossConfig, n: u64) -> u64 {
         let mut e = RandomLoss::new(cfg, Rng::new(5, 9));

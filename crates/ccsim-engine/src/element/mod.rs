@@ -28,11 +28,11 @@ pub mod loss;
 pub mod ptp;
 pub mod smart_link;
 
-use crate::meta::MetaSlab;
+use crate::base::rng::Rng;
+use crate::base::time::SimTime;
+use crate::packet::meta::MetaSlab;
 use crate::packet::Packet;
 use crate::qdisc::{count_names, flatten_names, position, DropReason, N_QDISC_DROP_REASONS};
-use crate::rng::Rng;
-use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 
 #[macro_use]

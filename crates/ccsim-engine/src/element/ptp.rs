@@ -7,10 +7,10 @@
 
 use super::Names;
 use super::{ChannelView, ElemCx, Element, ElementPolicy};
-use crate::meta::{Control, Stamp};
+use crate::base::rng::Rng;
+use crate::base::units::serde_units;
+use crate::packet::meta::{Control, Stamp};
 use crate::packet::{Packet, PacketKind};
-use crate::rng::Rng;
-use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,8 +85,8 @@ impl Element for PtpStamp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::meta::MetaSlab;
-    use crate::time::SimTime;
+    use crate::base::time::SimTime;
+    use crate::packet::meta::MetaSlab;
 
     #[test]
     fn stamps_ptp_requests_only_and_grows_them() {

@@ -5,7 +5,7 @@
 //! the table `ElementConfig::ALL`.
 
 use super::Element;
-use crate::rng::Rng;
+use crate::base::rng::Rng;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -167,7 +167,7 @@ macro_rules! registry {
                         description: <$ty as ElementPolicy>::DESCRIPTION,
                         required: <$ty as ElementPolicy>::REQUIRED,
                         drop_reasons: <$ty as ElementPolicy>::DROP_REASONS,
-                        parameters: crate::fields::field_names::<<$ty as ElementPolicy>::Config>,
+                        parameters: crate::base::fields::field_names::<<$ty as ElementPolicy>::Config>,
                         example: || toml::from_str(<$ty as ElementPolicy>::REQUIRED).map(ElementConfig::$v),
                     },
                 )+

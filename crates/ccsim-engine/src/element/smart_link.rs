@@ -25,11 +25,11 @@
 
 use super::Names;
 use super::{ChannelView, ElemCx, ElemVerdict, Element, ElementPolicy};
-use crate::meta::{Control, NO_META};
+use crate::base::rng::Rng;
+use crate::base::time::{SimDuration, SimTime};
+use crate::base::units::serde_units;
+use crate::packet::meta::{Control, NO_META};
 use crate::packet::{Packet, NO_FLOW};
-use crate::rng::Rng;
-use crate::time::{SimDuration, SimTime};
-use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
 /// The control-value formula.
@@ -98,12 +98,12 @@ mod opt_rate {
     use serde::{Deserializer, Serializer};
     pub fn serialize<S: Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
         match v {
-            Some(r) => s.serialize_str(&crate::units::fmt_rate(*r)),
+            Some(r) => s.serialize_str(&crate::base::units::fmt_rate(*r)),
             None => s.serialize_none(),
         }
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-        crate::units::serde_units::rate::deserialize(d).map(Some)
+        crate::base::units::serde_units::rate::deserialize(d).map(Some)
     }
 }
 

@@ -4,9 +4,9 @@
 
 use super::{fits, DropReason, Qdisc, QdiscPolicy, Verdict};
 use crate::packet::Packet;
-use crate::rng::Rng;
-use crate::time::SimTime;
-use crate::units::Limit;
+use crate::base::rng::Rng;
+use crate::base::time::SimTime;
+use crate::base::units::Limit;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 

@@ -53,10 +53,10 @@
 //! (not the default) is a deviation kept for comparison.
 
 use super::{DropReason, Qdisc, QdiscPolicy, Verdict};
-use crate::rng::Rng;
+use crate::base::rng::Rng;
 use crate::packet::Packet;
-use crate::time::{SimTime, PS_PER_S};
-use crate::units::Limit;
+use crate::base::time::{SimTime, PS_PER_S};
+use crate::base::units::Limit;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
@@ -261,7 +261,7 @@ impl FairQueueing {
             let have_ps = (now - self.round_time).as_ps() as u128;
             if need_ps <= have_ps {
                 self.round = f;
-                self.round_time += crate::time::SimDuration::from_ps(need_ps as u64);
+                self.round_time += crate::base::time::SimDuration::from_ps(need_ps as u64);
                 self.fluid.pop();
                 self.convs[c as usize].fluid_active = false;
                 self.active -= 1;

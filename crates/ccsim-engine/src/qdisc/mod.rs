@@ -8,7 +8,7 @@
 //!   `drops` with their reason.
 //! - `dequeue` returns the next packet with the time it was enqueued (so every packet's
 //!   sojourn time is known) and may drop packets on the way out (pushed to `drops`).
-//! - The shared layer in `link.rs` owns the counters (offered, transmitted, dropped per
+//! - The shared layer in `net/channel.rs` owns the counters (offered, transmitted, dropped per
 //!   reason, marked, queue-length integral, sojourn) and checks
 //!   `offered = dropped + transmitted + queued`.
 //! - A discipline that needs randomness owns its RNG stream (`rng::Rng`, seeded from the
@@ -22,10 +22,10 @@
 //! validation, export, `ccsim list qdisc` and the bench's `--qdisc`) all derive from
 //! that line. docs/extending.md walks through it.
 
+use crate::base::rng::Rng;
+use crate::base::time::SimTime;
+use crate::base::units::Limit;
 use crate::packet::Packet;
-use crate::rng::Rng;
-use crate::time::SimTime;
-use crate::units::Limit;
 use serde::{Deserialize, Serialize};
 
 #[macro_use]
@@ -54,7 +54,7 @@ registry! {
 /// columns, is `overflow` (every channel's buffer), the disciplines' reasons in
 /// registration order (`N_QDISC_DROP_REASONS` in all), then the elements' and `element`
 /// (any other element's drop). The whole table (`DropReason::ALL`, `name`,
-/// `N_DROP_REASONS`) is read in `link.rs`, the layer that holds both disciplines and
+/// `N_DROP_REASONS`) is read in `net/channel.rs`, the layer that holds both disciplines and
 /// elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DropReason(u8);
@@ -221,7 +221,7 @@ mod tests {
         ];
         assert_eq!(declared, DropReason::ALL);
         assert_eq!(declared.map(DropReason::index), [0, 1, 2, 3, 4, 5]);
-        assert_eq!((N_QDISC_DROP_REASONS, crate::link::N_DROP_REASONS), (4, 6));
+        assert_eq!((N_QDISC_DROP_REASONS, crate::net::N_DROP_REASONS), (4, 6));
     }
 
     #[test]

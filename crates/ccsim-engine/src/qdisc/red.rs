@@ -18,7 +18,7 @@
 //! ```
 //!
 //! `q` is the instantaneous queue in packets (packet mode) or bytes (byte mode), not
-//! counting the packet in transmission (as `link.rs`'s buffer). `s` is the transmission
+//! counting the packet in transmission (as `net/channel.rs`'s buffer). `s` is the transmission
 //! time of a packet of `mean_packet_size` at the line rate (ns-2's `ptc`).
 //!
 //! ECN: with `ecn` on, an ECN-capable packet (`FLAG_ECT`) that would be dropped early
@@ -35,9 +35,9 @@
 
 use super::{fits, DropReason, Qdisc, QdiscPolicy, Verdict};
 use crate::packet::{Packet, FLAG_CE, FLAG_ECT};
-use crate::rng::Rng;
-use crate::time::{tx_time, SimTime};
-use crate::units::{serde_units, Limit};
+use crate::base::rng::Rng;
+use crate::base::time::{tx_time, SimTime};
+use crate::base::units::{serde_units, Limit};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 

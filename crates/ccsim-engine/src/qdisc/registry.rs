@@ -6,8 +6,8 @@
 //! `QdiscConfig::ALL`.
 
 use super::Qdisc;
-use crate::rng::Rng;
-use crate::units::Limit;
+use crate::base::rng::Rng;
+use crate::base::units::Limit;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -134,7 +134,7 @@ macro_rules! registry {
                         title: <$ty as QdiscPolicy>::TITLE,
                         drop_reasons: <$ty as QdiscPolicy>::DROP_REASONS,
                         default: || QdiscConfig::$v(Default::default()),
-                        parameters: crate::fields::field_names::<<$ty as QdiscPolicy>::Config>,
+                        parameters: crate::base::fields::field_names::<<$ty as QdiscPolicy>::Config>,
                     },
                 )+
             ];

@@ -17,7 +17,7 @@
 //! and channel names ("from->to", written straight into one NUL-joined text). Built from
 //! a simulation, the columns allocate no string per row.
 //!
-//! The columns of each row type come from its one declaration in `results.rs`
+//! The columns of each row type come from its one declaration in `results/mod.rs`
 //! (`record!`): `Record::write_columns` writes one column per field in field order, each
 //! through its type's `ColumnValue`.
 //!
@@ -29,11 +29,11 @@ use super::{
     flow_cc, flow_numbers, link_numbers, node_numbers, DropsByReason, FlowResult, LinkResult, NodeResult, PhaseFlow,
     PhaseLink, PhaseResult, RateChange, Results,
 };
-use crate::link::Channel;
+use crate::base::time::SimTime;
+use crate::base::trace::Series;
+use crate::net::Channel;
 use crate::qdisc::DropReason;
 use crate::sim::Simulation;
-use crate::time::SimTime;
-use crate::trace::Series;
 use std::mem::take;
 
 /// One column of a table; every column of a table has the table's number of rows.
@@ -728,7 +728,7 @@ impl Results {
     }
 }
 
-/// A row type of the results: a struct declared with `record!` in `results.rs`.
+/// A row type of the results: a struct declared with `record!` in `results/mod.rs`.
 pub(crate) trait Record: Sized {
     /// The columns of the rows `rows`, one per field in field order (the JSON's key
     /// order); strings are moved out of the rows.
@@ -897,7 +897,7 @@ mod tests {
         let sc = crate::bench::dumbbell_with(
             n,
             10_000_000,
-            crate::time::SimDuration::from_secs_f64(secs),
+            crate::base::time::SimDuration::from_secs_f64(secs),
             crate::bench::qdisc_by_name("fcfs").unwrap(),
         )
         .unwrap();

@@ -4,12 +4,12 @@
 
 use super::flows::{self, BuildCx};
 use super::*;
+use crate::base::rng::{stream, Rng};
+use crate::base::trace::Recorder;
 use crate::element::Element;
-use crate::meta::MetaSlab;
-use crate::pipe::PipePool;
-use crate::rng::{stream, Rng};
+use crate::net::pipe::PipePool;
+use crate::packet::meta::MetaSlab;
 use crate::scenario::Conversations;
-use crate::trace::Recorder;
 use crate::transport::First;
 use std::collections::HashSet;
 use std::fmt::Write as _;

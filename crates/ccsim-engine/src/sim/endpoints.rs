@@ -3,7 +3,7 @@
 //! statistics, and injecting what endpoints send and scheduling their timers.
 
 use super::*;
-use crate::time::tx_time;
+use crate::base::time::tx_time;
 use crate::transport::Pass;
 
 impl Simulation {
@@ -52,7 +52,7 @@ impl Simulation {
         let ep = &mut self.flows[p.flow as usize];
         ep.counters.control_arrived += 1;
         if at == ep.src {
-            if let Some(crate::meta::Control::Feedback(fb)) = self.net.meta.get(p.meta).map(|m| m.control) {
+            if let Some(crate::packet::meta::Control::Feedback(fb)) = self.net.meta.get(p.meta).map(|m| m.control) {
                 ep.sender.on_feedback(now, &fb, p.ts);
             }
         } else if let Some(x) = ep.receiver.on_control(io!(self, ep, now), p) {

@@ -3,7 +3,7 @@
 //! send time (cut-through) to channels and to endpoints, and the cache prefetch hints.
 
 use super::*;
-use crate::link::{EndCut, RX_CUT, TX_CUT};
+use crate::net::{EndCut, RX_CUT, TX_CUT};
 
 /// Route analysis (`set_cut_through`, `set_merged_arrivals`): a value not yet seen, the
 /// host before a route's first hop, and routes that disagree (`ROUTE_END` too: no channel
@@ -91,7 +91,7 @@ impl Simulation {
 
     /// Keeps the packets propagating towards a channel fed by several channels in one
     /// time-ordered ring per such channel, with one event at a time, instead of a pipe
-    /// and an event per feeding channel (`true`, the default; `merge.rs`): a channel
+    /// and an event per feeding channel (`true`, the default; `net/merge.rs`): a channel
     /// whose every route continues to the same channel, one of the `MAX_MERGES` fed by
     /// the most, puts each packet into that channel's ring when it sends it, keyed as its
     /// arrival event would be (`EventQueue::arrival_key`), so the results are those of
@@ -124,7 +124,7 @@ impl Simulation {
         }
         let mut most: Vec<usize> = (0..n).filter(|&x| fed[x] >= 2).collect();
         most.sort_by_key(|&x| (std::cmp::Reverse(fed[x]), x));
-        most.truncate(crate::merge::MAX_MERGES);
+        most.truncate(crate::net::merge::MAX_MERGES);
         most.sort_unstable();
         for x in most {
             self.net.merge_of[x] = self.net.merges.len() as u32;
@@ -158,7 +158,7 @@ impl Simulation {
     /// packet per such hop (the access link towards each receiver and each sender of a
     /// dumbbell). The next pipe-head event is scheduled earlier, but events at one
     /// instant run in an order that does not depend on when they were scheduled
-    /// (`event.rs`), so the results are those of the plain path. A run stopped early
+    /// (`net/event.rs`), so the results are those of the plain path. A run stopped early
     /// (Ctrl-C, a guard) may count such packets on the next channel up to one hop early.
     ///
     /// The same holds for an acknowledging receiver without a timer (no delayed acks)
@@ -376,7 +376,7 @@ impl Simulation {
             if let Some(ch) = self.channels.get(c as usize) {
                 ch.prefetch_arrival();
                 if let Some(h) = self.net.held.get(c as usize) {
-                    crate::prefetch::line(h);
+                    crate::base::prefetch::line(h);
                 }
             }
         };
@@ -391,11 +391,11 @@ impl Simulation {
             hot(if data { e.rx } else { e.tx });
         }
         if let Some(ep) = self.flows.get(p.flow as usize) {
-            crate::prefetch::line(&ep.counters);
+            crate::base::prefetch::line(&ep.counters);
             if data {
-                crate::prefetch::lines(&ep.receiver, 4);
+                crate::base::prefetch::lines(&ep.receiver, 4);
             } else {
-                crate::prefetch::lines(&ep.sender, 7);
+                crate::base::prefetch::lines(&ep.sender, 7);
             }
         }
     }

@@ -3,12 +3,12 @@
 //! it asks for. The simulation's builder (`sim/build.rs`) calls `build` once per flow;
 //! the endpoints themselves (`transport`) know nothing of the scenario.
 
+use crate::base::rng::{stream, Rng};
+use crate::base::time::{tx_time, SimDuration, SimTime};
+use crate::base::trace::SeriesId;
 use crate::cc::CcConfig;
 use crate::packet::{Packet, PacketKind};
-use crate::rng::{stream, Rng};
 use crate::scenario::FlowSpec;
-use crate::time::{tx_time, SimDuration, SimTime};
-use crate::trace::SeriesId;
 use crate::transport::cadpc::{CadpcSender, PtpReceiver};
 use crate::transport::rap::{AckEach, RapSender};
 use crate::transport::receiver::{AckReceiver, Sink};

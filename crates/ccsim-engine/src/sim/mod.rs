@@ -19,19 +19,19 @@
 //! scenario, `endpoints` delivers to the flows' ends what the loop does not, and `fast`
 //! has the fast paths (merged arrivals, hand-over at send time, prefetch hints).
 
-use crate::event::{Event, EventQueue};
-use crate::link::{end_counted, Channel, ChannelCounters, Handover, Net, NOT_CUT};
+use crate::base::stats::DelayStats;
+use crate::base::time::{SimDuration, SimTime};
+use crate::net::event::{Event, EventQueue};
+use crate::net::{end_counted, Channel, ChannelCounters, Handover, Net, NOT_CUT};
 use crate::packet::{Packet, PacketKind, FLAG_GHOST, NO_FLOW};
 use crate::scenario::Scenario;
-use crate::stats::DelayStats;
-use crate::time::{SimDuration, SimTime};
 use crate::transport::sender::WindowSender;
 use crate::transport::timer::Fired;
 use crate::transport::{FlowCounters, Io};
 pub use crate::transport::{Receiver, Sender};
 use std::collections::BTreeMap;
 
-pub(crate) use crate::link::ROUTE_END;
+pub(crate) use crate::net::ROUTE_END;
 
 /// State size (channels and endpoints) above which the event loop prefetches
 /// (`Simulation::set_prefetch`): 1 MiB, twice the 512 KiB second-level cache of a core
@@ -177,6 +177,7 @@ mod build;
 mod endpoints;
 mod fast;
 mod flows;
+pub mod slices;
 
 use build::ConvIds;
 
@@ -231,7 +232,7 @@ impl Simulation {
     }
 
     /// The next event not later than `until`: from the queue, or the first of the merged
-    /// arrivals (`merge.rs`) if its key comes first.
+    /// arrivals (`net/merge.rs`) if its key comes first.
     #[inline(always)]
     fn pop_next(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
         let bound = self.net.merge_first;
@@ -623,7 +624,7 @@ pub fn run_scenario(scenario: Scenario, seed: Option<u64>) -> Simulation {
 mod tests {
     use super::*;
     use crate::cc::{AckSample, AnyCc, CcMetrics, CongestionControl, CongestionSample, CustomCc, Feedback};
-    use crate::meta::Control;
+    use crate::packet::meta::Control;
     use std::sync::{Arc, Mutex};
 
     const LINE: &str = r#"

@@ -33,11 +33,11 @@
 use super::endpoint::{Io, Pass, ReceiverMetrics, ReceiverPolicy, SenderMetrics, SenderPolicy};
 use super::timer::LazyTimer;
 use super::FlowCounters;
+use crate::base::time::{SimDuration, SimTime};
+use crate::base::units::serde_units;
 use crate::cc::Feedback;
-use crate::meta::{Control, MetaSlab, Stamp};
+use crate::packet::meta::{Control, MetaSlab, Stamp};
 use crate::packet::{Packet, PacketKind};
-use crate::time::{SimDuration, SimTime};
-use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
 /// Parameters of a CADPC flow (`params` of a `kind = "cadpc"` flow).

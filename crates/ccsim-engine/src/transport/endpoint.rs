@@ -13,10 +13,10 @@
 
 use super::timer::LazyTimer;
 use super::FlowCounters;
-use crate::meta::{Control, Feedback, MetaSlab};
+use crate::base::time::{SimDuration, SimTime};
+use crate::base::trace::Recorder;
+use crate::packet::meta::{Control, Feedback, MetaSlab};
 use crate::packet::Packet;
-use crate::time::{SimDuration, SimTime};
-use crate::trace::Recorder;
 
 /// What an endpoint callback works with: the time, the flow's counters, the buffer its
 /// packets go into (injected after the call), packet metadata and the series recorder.
@@ -465,9 +465,9 @@ impl<T: ReceiverPolicy> ReceiverPolicy for Box<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::meta::VoiceStamp;
+    use crate::base::rng::Rng;
+    use crate::packet::meta::VoiceStamp;
     use crate::packet::PacketKind;
-    use crate::rng::Rng;
     use crate::transport::receiver::Sink;
     use crate::transport::tfrc::{TfrcConfig, TfrcSender};
     use crate::transport::voice::{VoiceReceiver, VoiceUser};

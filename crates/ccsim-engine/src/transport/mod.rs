@@ -29,10 +29,10 @@ pub mod tfrc;
 pub mod timer;
 pub mod voice;
 
-use crate::meta::{Control, Feedback, MetaSlab};
+use crate::base::time::SimTime;
+use crate::base::trace::Recorder;
+use crate::packet::meta::{Control, Feedback, MetaSlab};
 use crate::packet::Packet;
-use crate::time::SimTime;
-use crate::trace::Recorder;
 pub use endpoint::{
     First, Io, Pass, ReceiverInfo, ReceiverMetrics, ReceiverPolicy, SenderInfo, SenderMetrics, SenderPolicy,
 };
@@ -64,7 +64,7 @@ endpoints! {
 /// The shortest gap a rate sender (CADPC, RAP, TFRC, TEAR) leaves between packets, as a
 /// CBR source: at a rate above one packet per picosecond the gap rounded to zero and
 /// simulated time stopped (only max_events ended the run).
-pub(crate) const MIN_PACING_GAP: crate::time::SimDuration = crate::time::SimDuration::from_ps(1);
+pub(crate) const MIN_PACING_GAP: crate::base::time::SimDuration = crate::base::time::SimDuration::from_ps(1);
 
 /// Per-flow counters. Data packets unless named otherwise.
 ///

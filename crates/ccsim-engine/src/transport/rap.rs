@@ -20,9 +20,9 @@
 use super::endpoint::{Io, Pass, ReceiverMetrics, ReceiverPolicy, SenderMetrics, SenderPolicy};
 use super::timer::LazyTimer;
 use super::FlowCounters;
+use crate::base::time::{SimDuration, SimTime};
+use crate::base::units::serde_units;
 use crate::packet::Packet;
-use crate::time::{SimDuration, SimTime};
-use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 

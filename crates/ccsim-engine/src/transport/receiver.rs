@@ -33,9 +33,9 @@ use super::endpoint::{Io, Pass, ReceiverMetrics, ReceiverPolicy};
 use super::seqmap::SeqBitmap;
 use super::timer::LazyTimer;
 use super::FlowCounters;
-use crate::meta::MetaSlab;
+use crate::base::time::{SimDuration, SimTime};
+use crate::packet::meta::MetaSlab;
 use crate::packet::{Packet, PacketKind, ECHOED_FLAGS, FLAG_CE, FLAG_CWR, FLAG_ECE};
-use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// The delayed-ack policy.
@@ -490,7 +490,7 @@ mod tests {
         // Held: [2,4), [6,7), [9,11); newest arrival 10 -> [9,11), then 9 (same block),
         // 6 -> [6,7), 3 -> [2,4).
         assert_eq!(blocks.as_slice(), &[(9, 11), (6, 7), (2, 4)]);
-        assert_eq!(t.out[0].meta, crate::meta::NO_META, "no blocks while nothing is held");
+        assert_eq!(t.out[0].meta, crate::packet::meta::NO_META, "no blocks while nothing is held");
     }
 
     #[test]

@@ -17,8 +17,8 @@
 //! decays by a quarter of its excess per round trip; rto = srtt + rttvar, at most
 //! max_rto. The first sample sets srtt = m, mdev = m/2, rttvar = max(2m, min_rto).
 
+use crate::base::time::SimDuration;
 use crate::cc::RtoStyle;
-use crate::time::SimDuration;
 
 #[derive(Clone, Debug)]
 pub struct RtoEstimator {

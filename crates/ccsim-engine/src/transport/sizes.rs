@@ -37,12 +37,12 @@ mod tests {
             // Four channels per dumbbell flow: 560 B with its two name strings, 496 B with its
             // elements and rate history inline (docs/performance.md has what each
             // field costs).
-            ("Channel", size_of::<crate::link::Channel>(), 384),
-            ("Pipe", size_of::<crate::pipe::Pipe>(), 32),
-            ("Ring", size_of::<crate::ring::Ring<u64>>(), 40),
+            ("Channel", size_of::<crate::net::Channel>(), 384),
+            ("Pipe", size_of::<crate::net::pipe::Pipe>(), 32),
+            ("Ring", size_of::<crate::base::ring::Ring<u64>>(), 40),
             ("AnyQdisc", size_of::<crate::qdisc::AnyQdisc>(), 56),
-            ("ChannelCounters", size_of::<crate::link::ChannelCounters>(), 144),
-            ("Limit", size_of::<crate::units::Limit>(), 16),
+            ("ChannelCounters", size_of::<crate::net::ChannelCounters>(), 144),
+            ("Limit", size_of::<crate::base::units::Limit>(), 16),
         ];
         let over: Vec<String> = sizes
             .iter()
@@ -61,10 +61,10 @@ mod tests {
         // `Channel`'s layout comment: a pipe-head event touches line 2 only, an arrival at
         // an idle timed channel lines 2 and 4 (line 3, the queue, only while packets wait). A whole number of lines keeps every channel of
         // a line-aligned array on the same boundaries.
-        use crate::link::Channel;
+        use crate::net::Channel;
         assert_eq!(size_of::<Channel>() % 64, 0, "Channel is {} B", size_of::<Channel>());
         let line = |off: usize, len: usize| (off / 64, (off + len - 1) / 64);
-        let fields = crate::link::hot_field_spans();
+        let fields = crate::net::channel::hot_field_spans();
         for (name, off, len, want) in fields {
             assert_eq!(
                 line(off, len),

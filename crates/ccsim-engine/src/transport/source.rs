@@ -11,9 +11,9 @@
 
 use super::endpoint::{First, Io, SenderMetrics, SenderPolicy};
 use super::FlowCounters;
+use crate::base::rng::Rng;
+use crate::base::time::{SimDuration, SimTime};
 use crate::packet::Packet;
-use crate::rng::Rng;
-use crate::time::{SimDuration, SimTime};
 
 #[derive(Clone, Debug)]
 pub enum Gaps {

@@ -30,11 +30,11 @@ use super::endpoint::{Io, Pass, ReceiverMetrics, ReceiverPolicy, SenderMetrics, 
 use super::tfrc::{carried_rtt, carry_rtt, weighted_mean, LossEvents, WEIGHTS};
 use super::timer::LazyTimer;
 use super::FlowCounters;
+use crate::base::time::{SimDuration, SimTime};
+use crate::base::units::serde_units;
 use crate::cc::Feedback;
-use crate::meta::{Control, MetaSlab};
+use crate::packet::meta::{Control, MetaSlab};
 use crate::packet::Packet;
-use crate::time::{SimDuration, SimTime};
-use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
 /// Parameters of a TEAR flow (`params` of a `kind = "tear"` flow).

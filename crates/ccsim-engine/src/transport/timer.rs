@@ -6,7 +6,7 @@
 //! generation is bumped so the older event is recognised as stale). When an event fires
 //! early because the deadline moved later, it is re-scheduled at the new deadline.
 
-use crate::time::SimTime;
+use crate::base::time::SimTime;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LazyTimer {

@@ -30,15 +30,15 @@
 
 use super::endpoint::{First, Io, Pass, ReceiverMetrics, ReceiverPolicy, SenderMetrics, SenderPolicy};
 use super::FlowCounters;
-use crate::meta::{Control, MetaSlab};
+use crate::base::rng::Rng;
+use crate::base::time::{SimDuration, SimTime};
+use crate::base::units::serde_units;
+use crate::packet::meta::{Control, MetaSlab};
 use crate::packet::{Packet, PacketKind};
-use crate::rng::Rng;
-use crate::time::{SimDuration, SimTime};
-use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
 /// Defined with the packet metadata that carries it (`meta::Control::Voice`).
-pub use crate::meta::VoiceStamp;
+pub use crate::packet::meta::VoiceStamp;
 
 /// `voice = { ... }` of a voice flow (scenario-file schema).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -12,8 +12,8 @@
 //! linked in, so popping the head gives the next arrival time without touching a second
 //! node (at scale, every node touched is a cache miss).
 
+use crate::base::time::SimTime;
 use crate::packet::Packet;
-use crate::time::SimTime;
 
 const NIL: u32 = u32::MAX;
 
@@ -48,7 +48,7 @@ impl PipePool {
     #[inline(always)]
     pub fn prefetch(&self, n: u32) {
         if let Some(node) = self.nodes.get(n as usize) {
-            crate::prefetch::line(node);
+            crate::base::prefetch::line(node);
         }
     }
 

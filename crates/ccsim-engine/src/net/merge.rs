@@ -21,10 +21,10 @@
 //! and so every later one until that pipe is empty (they must not overtake it).
 //!
 //! Nothing changes against a pipe per feeder: an arrival's key does not depend on when it
-//! was scheduled (`event.rs`, the rule for simultaneous events).
+//! was scheduled (`net/event.rs`, the rule for simultaneous events).
 
+use crate::base::ring::Ring;
 use crate::packet::Packet;
-use crate::ring::Ring;
 
 /// How far back from the ring's end an early packet may be inserted.
 pub const MAX_WALK: usize = 16;

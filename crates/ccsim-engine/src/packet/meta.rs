@@ -7,7 +7,7 @@
 //! Freed slots keep their buffers' capacity, so once the slab has grown to the number
 //! of packets carrying metadata at once, the steady state allocates nothing.
 
-use crate::time::SimDuration;
+use crate::base::time::SimDuration;
 
 /// The handle of "no metadata".
 pub const NO_META: u32 = u32::MAX;

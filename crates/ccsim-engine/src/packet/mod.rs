@@ -25,10 +25,12 @@
 //! There is no conversation field: Fair Queueing classifies by the route, whose
 //! conversation id the simulation stores in the word before it (`sim::ConvIds`).
 //! Variable-size data (SACK blocks, PTP stamps, control payloads) lives in the
-//! metadata slab (`meta.rs`), recycled when the packet is consumed or dropped.
+//! metadata slab (`packet/meta.rs`), recycled when the packet is consumed or dropped.
 
-use crate::meta::NO_META;
-use crate::time::SimTime;
+pub mod meta;
+
+use crate::base::time::SimTime;
+use meta::NO_META;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]

@@ -13,7 +13,7 @@
 //! sample, and the series are complete whenever they are read. Recording reads the
 //! simulation and never changes it, sampled or not.
 
-use crate::time::{SimDuration, SimTime};
+use crate::base::time::{SimDuration, SimTime};
 use serde::Serialize;
 
 pub type SeriesId = u32;

@@ -8,17 +8,17 @@
 
 pub mod columns;
 
+use crate::base::time::{SimTime, PS_PER_S};
+use crate::base::trace::Series;
+use crate::base::units::Limit;
 use crate::element::AnyElement;
-use crate::link::N_DROP_REASONS;
-use crate::link::{Channel, ChannelCounters};
+use crate::net::N_DROP_REASONS;
+use crate::net::{Channel, ChannelCounters};
 use crate::qdisc::DropReason;
 use crate::scenario::FlowSpec;
 use crate::scenario::Scenario;
 use crate::sim::{Endpoint, Simulation};
-use crate::time::{SimTime, PS_PER_S};
-use crate::trace::Series;
 use crate::transport::FlowCounters;
-use crate::units::Limit;
 use serde::Serialize;
 
 /// The version of the results schema (the JSON below and its columns), written as

@@ -1,7 +1,7 @@
 //! Parsing of quantities written with units in scenario files: "10Mbps", "2s", "1000B",
 //! "40pkt". Bare numbers are rejected so that a missing unit is never guessed.
 
-use crate::time::{SimDuration, PS_PER_S};
+use crate::base::time::{SimDuration, PS_PER_S};
 use std::fmt;
 
 /// A buffer limit: a count of packets or a number of bytes. Written "40pkt" or

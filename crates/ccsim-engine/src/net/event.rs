@@ -30,7 +30,7 @@
 //! keep at most two pending events each (transmitter and propagation pipe), so the
 //! queue holds O(links + flows) entries, never O(packets).
 //!
-//! Some events live outside the queue: a channel's merged arrivals (`merge.rs`) carry
+//! Some events live outside the queue: a channel's merged arrivals (`net/merge.rs`) carry
 //! the key an arrival event would have (`arrival_key`), and the run loop pops from the
 //! queue only what comes before the first of them (`pop_before`), counting the others
 //! as it takes them (`pass_to`), so the order is still that of one queue.
@@ -39,7 +39,7 @@
 //! pop cost O(1) for the events near the present (propagation, transmission) and
 //! O(log n) only for those beyond the wheel's horizon (mostly retransmission timers).
 
-use crate::time::SimTime;
+use crate::base::time::SimTime;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 

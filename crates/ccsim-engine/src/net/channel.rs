@@ -13,7 +13,7 @@
 //! 3. `on_pipe_head`: the packet leaves the pipe and is handed back to the simulation.
 //!
 //! A channel whose next channel is fed by several puts its packets into that channel's
-//! merged arrivals (`merge.rs`) instead of its own pipe (`set_merges`).
+//! merged arrivals (`net/merge.rs`) instead of its own pipe (`set_merges`).
 //!
 //! The channel keeps at most two events in the simulation's queue: `TxDone` (the
 //! transmitter frees up while packets wait) and `PipeHead` (the first packet in the pipe
@@ -30,7 +30,7 @@
 //! are brought up to date lazily (`catch_up`), so they read as on the queued path. An
 //! arrival at the instant a waiting packet starts sees that packet gone, as on the queued
 //! path, where the `TxDone` event comes first (departures run before arrivals at the same
-//! instant: `event.rs`); crates/ccsim-engine/tests/observation.rs compares the two with
+//! instant: `net/event.rs`); crates/ccsim-engine/tests/observation.rs compares the two with
 //! ties.
 //!
 //! The pipe is FIFO: if the delay is lowered by a scheduled change, a packet never
@@ -43,21 +43,21 @@
 //! queued, checked in debug builds after every enqueue and departure; drops are also
 //! counted per reason, and every packet's sojourn time in the discipline is summed.
 
+use super::{end_counted, Handover, Net, NOT_CUT, ROUTE_END};
+use crate::base::ring::Ring;
+use crate::base::rng::Rng;
+use crate::base::time::{tx_time, SimDuration, SimTime};
+use crate::base::trace::SeriesId;
+use crate::base::units::Limit;
 use crate::element::{AnyElement, ChannelView, ElemCx, ElemVerdict, Element, Emit, QueueEvent};
 use crate::element::{ELEMENT_DROP_REASON_NAMES, N_ELEMENT_DROP_REASONS};
-use crate::event::{Event, EventQueue};
-use crate::merge::Merge;
-use crate::meta::MetaSlab;
+use crate::net::event::{Event, EventQueue};
+use crate::net::pipe::{Pipe, PipePool};
+use crate::packet::meta::MetaSlab;
 use crate::packet::Packet;
-use crate::pipe::{Pipe, PipePool};
 use crate::qdisc::{
     flatten_names, AnyQdisc, DropReason, Qdisc, Verdict, N_QDISC_DROP_REASONS, QDISC_DROP_REASON_NAMES,
 };
-use crate::ring::Ring;
-use crate::rng::Rng;
-use crate::time::{tx_time, SimDuration, SimTime};
-use crate::trace::{Recorder, SeriesId};
-use crate::units::Limit;
 
 /// `repr(C)`, in this order: the counters every packet updates come first, so that they
 /// share cache lines with the channel's hot fields just before them (see `Channel`).
@@ -143,170 +143,6 @@ impl DropReason {
     /// Its name (the results' column `drops_by_reason.<name>`).
     pub fn name(self) -> &'static str {
         DROP_REASON_NAMES[self.index()]
-    }
-}
-
-/// Marks the end of a route in `Net::routes` (after its last channel id).
-pub(crate) const ROUTE_END: u32 = u32::MAX;
-
-/// The simulation's shared state that channels work with, in one struct so that a
-/// channel method takes one pointer to it.
-#[derive(Debug, Default)]
-pub struct Net {
-    pub ev: EventQueue,
-    /// Scratch: packets dropped by a channel, with the reason (the simulation notifies
-    /// the flows and frees their metadata).
-    pub drops: Vec<(Packet, DropReason)>,
-    pub rec: Recorder,
-    /// Metadata of packets in flight.
-    pub meta: MetaSlab,
-    /// Scratch: packets emitted by elements (the simulation routes them).
-    pub emitted: Vec<Emit>,
-    /// Every route: its conversation id, its channel ids, then `ROUTE_END`.
-    pub routes: Vec<u32>,
-    /// Something was pushed to `drops` or `emitted` (one check on the hot path).
-    pub pending: bool,
-    /// The nodes of every channel's propagation pipe.
-    pub pipes: PipePool,
-    /// Cut-through (`Simulation::set_cut_through`), per channel: `NOT_CUT` if packets
-    /// reach the channel only through events, or else the number of packets bound for it
-    /// that are still in its one feeding channel's pipe (a packet may be handed over at
-    /// send time only when none is: the channel must see its arrivals in order).
-    pub held: Vec<u32>,
-    /// The packet a channel just handed over at send time: (next channel, arrival time,
-    /// packet). One slot: an enqueue or a departure puts at most one packet into the
-    /// pipe, so a hand-over is a chain, followed one link at a time
-    /// (`Simulation::after_channel`) without a round trip through a `Vec`.
-    pub cut_next: Handover,
-    /// Packets handed over at once after a snapshot (`release_held`), in order.
-    pub cut: Vec<(u32, SimTime, Packet)>,
-    /// Per flow: whether its receiver takes data packets and its window sender acks at
-    /// send time (`Simulation::set_cut_through`), each with the channel that counts its
-    /// packets not handed over. Both in one array: a round trip reads one line of it.
-    pub ends: Vec<EndCut>,
-    /// Packets may be handed over only if they arrive before this time: the next
-    /// measurement snapshot (which must not see them early) or just after the end.
-    pub horizon: SimTime,
-    /// The merged arrivals of the channels fed by many (`merge::Merge`,
-    /// `Simulation::set_cut_through`).
-    pub merges: Vec<Merge>,
-    /// Per channel: the index of its `Merge` in `merges`, or `NOT_CUT`.
-    pub merge_of: Vec<u32>,
-    /// The first key over all `merges` (`u128::MAX` if all are empty) and its `Merge`.
-    pub merge_first: u128,
-    pub merge_next: u32,
-    /// Packets a `Merge` refused (too early to insert, `merge::MAX_WALK`): they went
-    /// into their channel's own pipe.
-    pub merge_refused: u64,
-}
-
-/// `Net::held` of a channel that takes no packets at send time.
-pub const NOT_CUT: u32 = u32::MAX;
-
-/// A hand-over target (`Net::cut_next`) with this bit set is the receiver of flow
-/// `target & !RX_CUT`, not a channel.
-pub const RX_CUT: u32 = 1 << 31;
-
-/// A hand-over target (`Net::cut_next`) with this bit set (and not `RX_CUT`) is the
-/// window sender of flow `target & !TX_CUT`.
-pub const TX_CUT: u32 = 1 << 30;
-
-/// Whether a flow's endpoints take their packets at send time (`Net::ends`).
-#[derive(Clone, Copy, Debug)]
-pub struct EndCut {
-    /// The first channel of its acks if its receiver takes data packets at send time
-    /// (that channel's `Net::held` counts the flow's data packets not handed over), else
-    /// `NOT_CUT`.
-    pub rx: u32,
-    /// The first channel of its data if its window sender takes acks at send time (that
-    /// channel's `Net::held` counts the flow's acks that wait for an event: in the last
-    /// ack channel's pipe, or parked by the sender, `Simulation::send_early`), else
-    /// `NOT_CUT`.
-    pub tx: u32,
-}
-
-impl EndCut {
-    pub const OFF: EndCut = EndCut { rx: NOT_CUT, tx: NOT_CUT };
-}
-
-/// For a packet at the end of its route, if its endpoint takes it at send time: (the
-/// hand-over target, the channel whose `Net::held` counts it). A data packet goes to its
-/// receiver, an ack to its window sender (`Net::ends`).
-#[inline(always)]
-pub(crate) fn end_counted(ends: &[EndCut], pkt: &Packet) -> Option<(u32, u32)> {
-    use crate::packet::PacketKind;
-    let f = pkt.flow;
-    let e = ends.get(f as usize)?;
-    match pkt.kind {
-        PacketKind::Data if e.rx != NOT_CUT => Some((RX_CUT | f, e.rx)),
-        PacketKind::Ack if e.tx != NOT_CUT => Some((TX_CUT | f, e.tx)),
-        _ => None,
-    }
-}
-
-/// The hand-over slot (`Net::cut_next`): a packet for `to` (a channel, or a flow's end
-/// with `RX_CUT`/`TX_CUT`) at `at`; empty when `to` is `Handover::EMPTY`.
-///
-/// Flat fields rather than an `Option` of a tuple: the tuple was built on the stack with
-/// the packet at an offset of 4 bytes and read back in 16-byte pieces that straddled its
-/// stores, so every hand-over waited for its stores to reach the cache (a failed
-/// store-to-load forward). Flat and in one cache line, the benchmark's 100-flow case
-/// ran 7.6 % faster (docs/performance.md).
-#[derive(Clone, Copy, Debug)]
-#[repr(C, align(64))]
-pub struct Handover {
-    pub pkt: Packet,
-    pub at: SimTime,
-    pub to: u32,
-}
-
-impl Handover {
-    /// `to` of an empty slot (no channel or flow end has this id: `NOT_CUT`).
-    pub const EMPTY: u32 = NOT_CUT;
-
-    /// Whether the slot holds no packet.
-    #[inline(always)]
-    pub fn is_empty(&self) -> bool {
-        self.to == Handover::EMPTY
-    }
-}
-
-impl Default for Handover {
-    /// An empty slot (its packet is never read).
-    fn default() -> Self {
-        Handover {
-            pkt: Packet::new(crate::packet::PacketKind::Data, crate::packet::NO_FLOW, 0),
-            at: SimTime::ZERO,
-            to: Handover::EMPTY,
-        }
-    }
-}
-
-impl Net {
-    /// Takes the first packet of `Merge` `m` and finds the next first key over all.
-    #[inline(always)]
-    pub(crate) fn merge_pop(&mut self, m: u32) -> Packet {
-        let p = self.merges[m as usize].pop();
-        (self.merge_first, self.merge_next) = (u128::MAX, 0);
-        for (i, g) in self.merges.iter().enumerate() {
-            let k = g.front_key();
-            if k < self.merge_first {
-                (self.merge_first, self.merge_next) = (k, i as u32);
-            }
-        }
-        p
-    }
-
-    /// Moves a packet handed over at send time (`cut_next`) to the end of `cut`, behind
-    /// the packets already there (which it must not overtake).
-    #[inline]
-    pub(crate) fn defer_cut_next(&mut self) {
-        if !self.cut_next.is_empty() {
-            let h = self.cut_next;
-            self.cut_next.to = Handover::EMPTY;
-            self.cut.push((h.to, h.at, h.pkt));
-            self.pending = true;
-        }
     }
 }
 
@@ -494,14 +330,14 @@ impl Channel {
     /// Hints the cache to load the line a pipe-head event reads (`pipe`, line 4).
     #[inline(always)]
     pub(crate) fn prefetch_pipe(&self) {
-        crate::prefetch::line(&self.pipe);
+        crate::base::prefetch::line(&self.pipe);
     }
 
     /// Hints the cache to load the line an arrival at an idle timed channel reads (line
     /// 1: line busy time, delay, transmission time, flags, per-packet counters).
     #[inline(always)]
     pub(crate) fn prefetch_arrival(&self) {
-        crate::prefetch::line(&self.busy_until);
+        crate::base::prefetch::line(&self.busy_until);
     }
 
     /// Sets or clears a `PATH_*` bit.
@@ -743,7 +579,7 @@ impl Channel {
             arrival = self.arrival_in_order(arrival);
         }
         if self.path & PATH_MERGES != 0 && !self.pipe_pending {
-            // Into the next channel's merged arrivals (`merge.rs`), keyed as its arrival
+            // Into the next channel's merged arrivals (`net/merge.rs`), keyed as its arrival
             // event would be.
             let next = cx.routes[pkt.route as usize + pkt.hop as usize + 1];
             let m = cx.merge_of[next as usize];

@@ -1,5 +1,5 @@
 //! A FIFO ring buffer for `Copy` values with a power-of-two capacity: the timed queues of
-//! channels (`link.rs`; the propagation pipes share a pool instead, `pipe.rs`), where
+//! channels (`net/channel.rs`; the propagation pipes share a pool instead, `net/pipe.rs`), where
 //! `VecDeque`'s general index
 //! arithmetic and growth checks showed up on the per-packet path. It grows by doubling
 //! (as used, never shrinks), so a channel reaches its working size once.

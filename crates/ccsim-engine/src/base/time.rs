@@ -1,4 +1,4 @@
-//! Integer simulated time (after smoltcp `time.rs` and htsim `simtime_picosec`).
+//! Integer simulated time (after smoltcp `base/time.rs` and htsim `simtime_picosec`).
 //!
 //! `SimTime` is an instant and `SimDuration` a span, both in picoseconds held in a
 //! `u64` (about 213 days). Floating point appears only for output (`as_secs_f64`).
