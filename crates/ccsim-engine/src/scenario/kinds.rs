@@ -256,6 +256,17 @@ mod tests {
     }
 
     #[test]
+    fn every_registered_sender_and_receiver_is_paired_by_a_kind() {
+        // What docs/components.md lists of the endpoints comes from the kinds.
+        for s in Sender::ALL {
+            assert!(FlowSpec::KINDS.iter().any(|k| k.sender == s.name), "sender {} in no flow kind", s.name);
+        }
+        for r in Receiver::ALL {
+            assert!(FlowSpec::KINDS.iter().any(|k| k.receiver == r.name), "receiver {} in no flow kind", r.name);
+        }
+    }
+
+    #[test]
     fn an_unknown_kind_is_refused_naming_every_kind() {
         let mut bad = FlowSpec::KINDS[1];
         bad.name = "bbr";
