@@ -204,6 +204,54 @@ def test_list_element_gives_every_element_with_required_and_default_parameters()
     assert "invalid choice: 'elements' (choose from" in result.stderr and "'element'" in result.stderr
 
 
+def test_list_flow_gives_every_kind_with_its_sender_receiver_keys_and_parameters():
+    out = ok(run_cli("list", "flow"))
+    lines = out.splitlines()
+    heads = [line.split("  ")[0] for line in lines if not line.startswith((" ", "("))]
+    assert heads == ["window", "cbr", "poisson", "cadpc", "rap", "tfrc", "tear", "voice"]
+    block = {
+        lines[i].split()[0]: [x.strip() for x in lines[i + 1 : i + 5] if x.startswith(" ")]
+        for i in range(len(lines) - 1)
+        if not lines[i].startswith((" ", "("))
+    }
+    window = block["window"]
+    assert window[0].startswith("sender: Window  the window transport")
+    assert window[1].startswith("receiver: Ack  acknowledges data")
+    # The built-in defaults of docs/scenario-format.md, [defaults] setting them too; stop
+    # unset (the end of the run).
+    assert window[2].startswith(
+        'keys: cc = "reno" [defaults], data_size = "1000B" [defaults], ack_size = "40B" [defaults]'
+    )
+    assert window[2].endswith("stop unset")
+    assert window[3] == "params: its congestion control's (`ccsim list cc`)"
+    assert block["cbr"][:2] == [
+        "sender: Source  an unresponsive source: constant (CBR) or exponential (Poisson) gaps "
+        "within its on periods",
+        "receiver: Sink  counts what arrives",
+    ]
+    assert block["cbr"][2] == 'keys: rate = "40kbps" (required), packet_size = "1000B", on unset'
+    # TFRC's parameters from its Config: RFC 3448's 2 s nofeedback timer, t_mbi 64 s.
+    assert block["tfrc"][3] == (
+        'params: feedback_size = "40B", initial_nofeedback = "2s", t_mbi = "64s"'
+    )
+    assert block["voice"][2] == "keys: none"
+    assert block["voice"][3].startswith('voice: partner = "reply" (required), packet_rate = 50.0')
+    assert lines[-1].startswith("(every flow also takes name, kind, count, from, to, start")
+    result = run_cli("list", "flows")
+    assert result.returncode == 2
+    assert "invalid choice: 'flows' (choose from" in result.stderr and "'flow'" in result.stderr
+
+
+def test_list_markdown_is_the_components_page_and_takes_no_kind():
+    from ccsim import components
+
+    out = ok(run_cli("list", "--markdown"))
+    assert out == components.markdown()
+    assert "| `tfrc` |" in out and "| `red` |" in out and "| `beacon` |" in out
+    result = run_cli("list", "cc", "--markdown")
+    assert result.returncode == 2 and "give no WHAT with it" in result.stderr
+
+
 def test_bench_qdisc_runs_a_registered_discipline_and_refuses_others():
     args = ("bench", "--flows", "4", "--bottleneck", "1Mbps", "--time", "2s", "--json")
     fcfs = json.loads(ok(run_cli(*args)))

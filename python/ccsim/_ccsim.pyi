@@ -92,6 +92,18 @@ def element_registry() -> str:
     of ``{"name", "description", "drop_reasons", "parameters": [{"name", "required",
     "default"}]}`` (a required parameter's ``default`` is an example value)."""
 
+def flow_registry() -> str:
+    """The flow kinds of a scenario file as JSON: a list, in the validator's order, of
+    ``{"name", "description", "sender": {"name", "description"}, "receiver": {"name",
+    "description"}, "common_keys", "keys": [{"name", "required", "default",
+    "in_defaults"}], "params_key", "cc_params", "parameters": [{"name", "required",
+    "default"}]}``: ``keys`` are the ``[[flows]]`` keys the kind takes besides
+    ``common_keys`` (every flow's), ``in_defaults`` where ``[defaults]`` sets them too;
+    ``params_key`` names the table of its own ``parameters`` (``null``: none), or with
+    ``cc_params`` (window flows) the table of its congestion control's
+    (``cc_registry``). A required entry's ``default`` is an example value; ``null``:
+    unset by default."""
+
 def parse_rate(s: str) -> int:
     """Parse a rate such as ``"10Mbps"``; return bits per second."""
 

@@ -23,7 +23,14 @@ from rich.console import Console
 from rich.table import Table
 
 import ccsim
-from ccsim import _ccsim, _progress, _tables, reproduce
+from ccsim import _ccsim, _progress, _tables, components, reproduce
+from ccsim.components import (
+    cc_registry,
+    element_registry,
+    flow_registry,
+    param_text,
+    qdisc_registry,
+)
 
 EXIT_USAGE = 2
 
@@ -124,19 +131,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "list",
-        help="list the built-in reproductions, or the congestion controls, queue "
+        help="list the built-in reproductions, or the flow kinds, congestion controls, queue "
         "disciplines or network elements",
-        description="List the reproductions (the default), or every congestion control "
-        "(`cc`), queue discipline (`qdisc`) or network element (`element`) of the engine's "
-        "registries with its parameters and their defaults.",
+        description="List the reproductions (the default), or every flow kind (`flow`, with "
+        "the sender and receiver it pairs), congestion control (`cc`), queue discipline "
+        "(`qdisc`) or network element (`element`) of the engine's registries with its "
+        "parameters and their defaults. `--markdown` prints them all as the reference page "
+        "docs/components.md.",
     )
     p.add_argument(
         "what",
         nargs="?",
-        choices=("reproductions", "cc", "qdisc", "element"),
+        choices=("reproductions", "flow", "cc", "qdisc", "element"),
         default="reproductions",
-        help="reproductions (default), cc (congestion controls), qdisc (queue disciplines) "
-        "or element (network elements)",
+        help="reproductions (default), flow (flow kinds), cc (congestion controls), qdisc "
+        "(queue disciplines) or element (network elements)",
+    )
+    p.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print every registry as the Markdown page docs/components.md (no WHAT)",
     )
     p.set_defaults(func=cmd_list)
 
@@ -833,25 +847,14 @@ def _sum_flows(entries: list[dict[str, Any]], name: str) -> dict[str, Any]:
 # ccsim list ----------------------------------------------------------------------------
 
 
-def cc_registry() -> list[dict[str, Any]]:
-    """The engine's congestion controls (``_ccsim.cc_registry``), in registration order."""
-    entries: list[dict[str, Any]] = json.loads(_ccsim.cc_registry())
-    return entries
-
-
-def qdisc_registry() -> list[dict[str, Any]]:
-    """The engine's queue disciplines (``_ccsim.qdisc_registry``), in registration order."""
-    entries: list[dict[str, Any]] = json.loads(_ccsim.qdisc_registry())
-    return entries
-
-
-def element_registry() -> list[dict[str, Any]]:
-    """The engine's network elements (``_ccsim.element_registry``), in registration order."""
-    entries: list[dict[str, Any]] = json.loads(_ccsim.element_registry())
-    return entries
-
-
 def cmd_list(args: argparse.Namespace) -> int:
+    if args.markdown:
+        if args.what != "reproductions":
+            raise CliError("list: --markdown prints every registry; give no WHAT with it")
+        print(components.markdown(), end="")
+        return 0
+    if args.what == "flow":
+        return _list_flows()
     if args.what == "cc":
         return _list_cc()
     if args.what == "qdisc":
@@ -881,18 +884,38 @@ def _list_cc() -> int:
     for c in cc_registry():
         aliases = f" ({', '.join(c['aliases'])})" if c["aliases"] else ""
         print(f"{c['name']}{aliases}  {c['description']}")
-        params = [
-            f"{p['name']} unset"
-            if p["default"] is None
-            else f"{p['name']} = {_toml_value(p['default'])}"
-            for p in c["parameters"]
-        ]
-        print(f"    parameters: {', '.join(params)}")
+        print(f"    parameters: {', '.join(param_text(p) for p in c['parameters'])}")
         if c["extra_series"]:
             print(f"    series: {', '.join(c['extra_series'])}")
     print(
         "(unset: not given by default; docs/scenario-format.md says what the policy does "
         "then, e.g. the flow's maximum window)"
+    )
+    return 0
+
+
+def _list_flows() -> int:
+    """Each flow kind: its name and description, the sender and receiver it pairs with
+    theirs, its keys of ``[[flows]]`` as ``name = default`` in scenario-file syntax
+    (``name unset`` where unset by default, ``name = value (required)`` with an example
+    where required, ``[defaults]`` where that section sets it too) and the parameters of
+    its own table."""
+    entries = flow_registry()
+    for f in entries:
+        print(f"{f['name']}  {f['description']}")
+        print(f"    sender: {f['sender']['name']}  {f['sender']['description']}")
+        print(f"    receiver: {f['receiver']['name']}  {f['receiver']['description']}")
+        keys = [param_text(k) + (" [defaults]" if k["in_defaults"] else "") for k in f["keys"]]
+        print(f"    keys: {', '.join(keys) if keys else 'none'}")
+        if f["cc_params"]:
+            print("    params: its congestion control's (`ccsim list cc`)")
+        elif f["params_key"] is not None:
+            print(f"    {f['params_key']}: {', '.join(param_text(p) for p in f['parameters'])}")
+    common = ", ".join(entries[0]["common_keys"]) if entries else ""
+    print(
+        f"(every flow also takes {common}; [defaults]: that section sets it for every flow "
+        "that leaves it out; required: no default, the value shown is an example; unset: not "
+        "given by default; docs/scenario-format.md)"
     )
     return 0
 
@@ -905,29 +928,12 @@ def _list_components(entries: list[dict[str, Any]], note: str) -> int:
     for c in entries:
         aliases = f" ({', '.join(c['aliases'])})" if c.get("aliases") else ""
         print(f"{c['name']}{aliases}  {c['description']}")
-        params = [
-            f"{p['name']} unset"
-            if p["default"] is None
-            else f"{p['name']} = {_toml_value(p['default'])}"
-            + (" (required)" if p.get("required") else "")
-            for p in c["parameters"]
-        ]
+        params = [param_text(p) for p in c["parameters"]]
         print(f"    parameters: {', '.join(params) if params else 'none'}")
         if c.get("drop_reasons"):
             print(f"    drop reasons: {', '.join(c['drop_reasons'])}")
     print(note)
     return 0
-
-
-def _toml_value(v: Any) -> str:
-    """A default as a scenario file writes it (strings quoted, booleans lower case)."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, (list, dict)):
-        return json.dumps(v)
-    return repr(v)
 
 
 # ccsim reproduce -----------------------------------------------------------------------

@@ -511,6 +511,70 @@ fn element_registry() -> String {
     serde_json::Value::from(list).to_string()
 }
 
+/// The flow kinds of a scenario file as JSON: a list, in the validator's order, of
+/// `{name, description, sender: {name, description}, receiver: {name, description},
+/// common_keys, keys: [{name, required, default, in_defaults}], params_key, cc_params,
+/// parameters: [{name, required, default}]}`: `keys` are the `[[flows]]` keys the kind
+/// takes besides those every flow takes (`common_keys`), `in_defaults` where
+/// `[defaults]` sets them too; `params_key` names the table of its own `parameters`
+/// (`null`: none), or with `cc_params` (window flows) the table of its congestion
+/// control's (`cc_registry`). A required key's or parameter's `default` is an example
+/// value; `null`: unset by default.
+#[pyfunction]
+fn flow_registry() -> String {
+    use ccsim_engine::element::ParamDefault;
+    use ccsim_engine::scenario::{FlowSpec, KeyDefault};
+    use ccsim_engine::transport::{Receiver, Sender};
+    let endpoint = |all: &[ccsim_engine::transport::SenderInfo], name: &str| {
+        let d = all.iter().find(|e| e.name == name).map_or("", |e| e.description);
+        serde_json::json!({ "name": name, "description": d })
+    };
+    let list: Vec<serde_json::Value> = FlowSpec::KINDS
+        .iter()
+        .map(|k| {
+            let keys: Vec<serde_json::Value> = k
+                .keys
+                .iter()
+                .map(|key| {
+                    let (required, default) = match key.default {
+                        KeyDefault::Required(_) => (true, Some(key.value())),
+                        KeyDefault::Default(_) => (false, Some(key.value())),
+                        KeyDefault::Unset(_) => (false, None),
+                    };
+                    serde_json::json!({
+                        "name": key.name,
+                        "required": required,
+                        "default": default,
+                        "in_defaults": key.in_defaults(),
+                    })
+                })
+                .collect();
+            let params: Vec<serde_json::Value> = k
+                .parameter_defaults()
+                .into_iter()
+                .map(|(n, d)| match d {
+                    ParamDefault::Required(v) => serde_json::json!({ "name": n, "required": true, "default": v }),
+                    ParamDefault::Default(v) => serde_json::json!({ "name": n, "required": false, "default": v }),
+                    ParamDefault::Unset => serde_json::json!({ "name": n, "required": false, "default": null }),
+                })
+                .collect();
+            let cc_params = k.keys.iter().any(|key| key.name == "cc");
+            serde_json::json!({
+                "name": k.name,
+                "description": k.description,
+                "sender": endpoint(Sender::ALL, k.sender),
+                "receiver": endpoint(Receiver::ALL, k.receiver),
+                "common_keys": ccsim_engine::scenario::COMMON_KEYS,
+                "keys": keys,
+                "params_key": k.params.map(|p| p.key).or(cc_params.then_some("params")),
+                "cc_params": cc_params,
+                "parameters": params,
+            })
+        })
+        .collect();
+    serde_json::Value::from(list).to_string()
+}
+
 fn unit<T>(r: Result<T, String>, what: &str) -> PyResult<T> {
     r.map_err(|m| ScenarioError::new_err(format!("{what}: {m}")))
 }
@@ -543,6 +607,7 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cc_registry, m)?)?;
     m.add_function(wrap_pyfunction!(qdisc_registry, m)?)?;
     m.add_function(wrap_pyfunction!(element_registry, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_registry, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;

@@ -6,6 +6,7 @@
 //! Every error is a `ScenarioError` naming the source, the field and the fix.
 
 mod export;
+mod kinds;
 mod overrides;
 pub mod raw;
 mod validate;
@@ -21,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 pub use export::{to_file, to_json};
+pub use kinds::{FlowKey, FlowKindInfo, FlowParams, KeyDefault, COMMON_KEYS};
 pub use overrides::apply_overrides;
 pub use validate::shortest_path;
 

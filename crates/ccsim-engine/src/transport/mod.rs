@@ -12,7 +12,8 @@
 //! Adding a sender or receiver: a type implementing `SenderPolicy` or `ReceiverPolicy`
 //! (in its own file here) and one line in `endpoints!` below, which generates the
 //! `Sender` and `Receiver` enums with their dispatch and the tables `Sender::ALL` and
-//! `Receiver::ALL`; the flow kind that pairs them is built in `endpoint::build`.
+//! `Receiver::ALL`; the flow kind that pairs them is built in `sim/flows.rs` and listed in
+//! `FlowSpec::KINDS` (`scenario/kinds.rs`).
 
 #[macro_use]
 pub mod endpoint;
