@@ -117,6 +117,7 @@ pub fn dumbbell_cc(
             ack_path: vec![2 + n + i, 1, 0, 2 + i],
             spec: FlowSpec::Window {
                 cc: cc.clone(),
+                loss: cc.default_loss_recovery(),
                 data_size: 1000,
                 ack_size: 40,
                 max_window: 1_000_000,

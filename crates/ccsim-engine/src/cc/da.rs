@@ -76,7 +76,7 @@
 //! 260 ms (1.174 D_t) would need K > 1.174 but also contradicts the paper's own window
 //! of 22-23 packets (230 ms); see docs/reproductions/dabbous.md.
 //! NDG threshold 0.5. Loss detection as in JK: 3 duplicate acks or the Jacobson/Karels
-//! timer (`JkRtoConfig`).
+//! timer (the transport's `LossRecoveryConfig`, `rto = "jk"`).
 //!
 //! **Deviations and readings.**
 //! - The paper says the algorithm leaves slow start "if NDG is smaller than 0.5". Taken
@@ -96,10 +96,8 @@
 //!   is not below W^i (the paper does not say; it calls the offset "a more aggressive
 //!   increase condition").
 
-use super::LossRecovery;
-use super::{CcPolicy, at_least_one, AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, SendSample};
+use super::{AckSample, CcMetrics, CcPolicy, CongestionControl, CongestionSample, LossRecoveryParams, SendSample};
 use crate::time::{SimDuration, SimTime};
-use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
 /// Which window the avoidance rule scales (see the module documentation).
@@ -151,19 +149,6 @@ pub struct DaConfig {
     /// Reference = minimum of the last M head RTTs (5.1, rejected). Default off.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reference_window: Option<u32>,
-    /// Duplicate acks that signal a loss. Default 3.
-    pub dupack_threshold: u32,
-    /// Timeout before the first RTT sample. Default 3 s (RFC 1122).
-    #[serde(with = "serde_units::time")]
-    pub initial_rto: SimDuration,
-    /// Lower bound of the Jacobson/Karels timeout. Default 1 s (RFC 6298).
-    #[serde(with = "serde_units::time")]
-    pub min_rto: SimDuration,
-    /// Upper bound, also the cap of exponential backoff. Default 64 s.
-    #[serde(with = "serde_units::time")]
-    pub max_rto: SimDuration,
-    /// rto = srtt + rto_k rttvar. Default 4 (RFC 6298).
-    pub rto_k: u32,
 }
 
 impl Default for DaConfig {
@@ -177,21 +162,11 @@ impl Default for DaConfig {
             min_buffer: 0,
             optimistic: false,
             reference_window: None,
-            dupack_threshold: 3,
-            initial_rto: JkRtoConfig::DEFAULT.initial_rto,
-            min_rto: JkRtoConfig::DEFAULT.min_rto,
-            max_rto: JkRtoConfig::DEFAULT.max_rto,
-            rto_k: JkRtoConfig::DEFAULT.k,
         }
     }
 }
 
 impl DaConfig {
-    /// The Jacobson/Karels timer parameters.
-    pub fn rto(&self) -> JkRtoConfig {
-        JkRtoConfig { initial_rto: self.initial_rto, min_rto: self.min_rto, max_rto: self.max_rto, k: self.rto_k }
-    }
-
     /// Checks the values; (field, message) for the first bad one.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
         if !(self.k >= 1.0 && self.k.is_finite()) {
@@ -200,7 +175,6 @@ impl DaConfig {
         if !(self.ndg_threshold > 0.0 && self.ndg_threshold.is_finite()) {
             return Err(("ndg_threshold", format!("expected a positive number, found {}", self.ndg_threshold)));
         }
-        at_least_one(&[("dupack_threshold", self.dupack_threshold), ("rto_k", self.rto_k)])?;
         if self.max_reduce == Some(0) {
             return Err(("max_reduce", "must be a whole number of at least 1".into()));
         }
@@ -212,7 +186,7 @@ impl DaConfig {
                 ));
             }
         }
-        self.rto().check()
+        Ok(())
     }
 }
 
@@ -393,9 +367,11 @@ impl CcPolicy for Da {
     fn check(cfg: &DaConfig) -> Result<(), (&'static str, String)> {
         cfg.check()
     }
-    fn loss_recovery(cfg: &DaConfig) -> LossRecovery {
-        LossRecovery::jk(cfg.rto(), cfg.dupack_threshold)
-    }
+    /// Jacobson/Karels only (no `rto`).
+    const LOSS_RECOVERY: LossRecoveryParams = LossRecoveryParams {
+        accepts: &["dupack_threshold", "initial_rto", "min_rto", "max_rto", "rto_k"],
+        ..LossRecoveryParams::RFC6298
+    };
 }
 
 impl CongestionControl for Da {
@@ -793,11 +769,12 @@ mod tests {
             in_flight_pkts: 0,
             pipe: false,
             rto_repeat: false,
+            dupack_threshold: 3,
         });
         assert_eq!(da.cwnd(), 1000);
         assert!(!da.in_avoidance());
         assert_eq!(da.reference_rtt(), Some(SimDuration::from_millis(200)));
-        assert_eq!(<Da as CcPolicy>::loss_recovery(&DaConfig::default()).dupack_threshold, Some(3));
+        assert!(<Da as CcPolicy>::LOSS_RECOVERY.fast_retransmit());
     }
 
     #[test]

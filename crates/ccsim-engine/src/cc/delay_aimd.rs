@@ -75,10 +75,9 @@
 //! - Linux's timer without its undo and F-RTO machinery (a spurious timeout is not
 //!   undone).
 
-use super::{LossRecovery, Recovery};
 use super::{CcPolicy, 
-    at_least_one, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig, RecoveryAck, RtoKind,
-    RtoStyle, SendSample,
+    at_least_one, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, LossRecoveryConfig, LossRecoveryParams,
+    RecoveryAck, RtoKind, SendSample,
 };
 use crate::packet::FLAG_RETX;
 use crate::time::{SimDuration, SimTime};
@@ -125,22 +124,6 @@ pub struct DelayAimdConfig {
     /// Initial slow-start threshold, packets; `None` means the maximum window.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initial_ssthresh: Option<u32>,
-    /// Duplicate acks that trigger fast retransmit. Default 3.
-    pub dupack_threshold: u32,
-    /// Timeout before the first RTT sample. Default 3 s (Linux TCP_TIMEOUT_INIT).
-    #[serde(with = "serde_units::time")]
-    pub initial_rto: SimDuration,
-    /// Lower bound of the Jacobson/Karels timeout. Default 200 ms (Linux TCP_RTO_MIN).
-    #[serde(with = "serde_units::time")]
-    pub min_rto: SimDuration,
-    /// Upper bound, also the cap of exponential backoff. Default 120 s (TCP_RTO_MAX).
-    #[serde(with = "serde_units::time")]
-    pub max_rto: SimDuration,
-    /// rto = srtt + rto_k rttvar. Default 4 (RFC 6298).
-    pub rto_k: u32,
-    /// The timer: `linux` (default: srtt + max(4 rttvar, min_rto), every ack sampled) or
-    /// `jk` (4.3BSD Jacobson/Karels).
-    pub rto: RtoKind,
 }
 
 impl Default for DelayAimdConfig {
@@ -156,30 +139,11 @@ impl Default for DelayAimdConfig {
             delayed_ack: DelayedAckMode::Off,
             initial_window: 3,
             initial_ssthresh: None,
-            dupack_threshold: 3,
-            initial_rto: JkRtoConfig::DEFAULT.initial_rto,
-            min_rto: SimDuration::from_millis(200),
-            max_rto: SimDuration::from_secs(120),
-            rto_k: JkRtoConfig::DEFAULT.k,
-            rto: RtoKind::Linux,
         }
     }
 }
 
 impl DelayAimdConfig {
-    /// The Jacobson/Karels timer parameters.
-    pub fn rto(&self) -> JkRtoConfig {
-        JkRtoConfig { initial_rto: self.initial_rto, min_rto: self.min_rto, max_rto: self.max_rto, k: self.rto_k }
-    }
-
-    /// The retransmission timer's style.
-    pub fn rto_style(&self) -> RtoStyle {
-        match self.rto {
-            RtoKind::Jk => self.rto().style(),
-            RtoKind::Linux => RtoStyle::Linux { min_rto: self.min_rto, max_rto: self.max_rto },
-        }
-    }
-
     /// Checks the values; (field, message) for the first bad one.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
         if !(self.alpha > 0.0 && self.alpha.is_finite()) {
@@ -210,15 +174,11 @@ impl DelayAimdConfig {
                 return Err(("gamma", format!("expected a non-negative number of packets, found {g}")));
             }
         }
-        at_least_one(&[
-            ("initial_window", self.initial_window),
-            ("dupack_threshold", self.dupack_threshold),
-            ("rto_k", self.rto_k),
-        ])?;
+        at_least_one(&[("initial_window", self.initial_window)])?;
         if self.initial_ssthresh == Some(0) {
             return Err(("initial_ssthresh", "must be a whole number of at least 1".into()));
         }
-        self.rto().check()
+        Ok(())
     }
 }
 
@@ -244,7 +204,6 @@ pub struct DelayAimd {
     per_packet: bool,
     gamma: Option<f64>,
     dack_mode: DelayedAckMode,
-    dupack_threshold: u32,
     /// Delayed acking is in force (declared or detected).
     dack: bool,
     /// RTT_min, ps; `None` before the first sample.
@@ -287,7 +246,6 @@ impl DelayAimd {
             per_packet: cfg.per_packet,
             gamma: cfg.gamma,
             dack_mode: cfg.delayed_ack,
-            dupack_threshold: cfg.dupack_threshold,
             dack: cfg.delayed_ack == DelayedAckMode::On,
             rtt_min: None,
             srtt: None,
@@ -414,14 +372,17 @@ impl CcPolicy for DelayAimd {
     fn check(cfg: &DelayAimdConfig) -> Result<(), (&'static str, String)> {
         cfg.check()
     }
-    fn loss_recovery(cfg: &DelayAimdConfig) -> LossRecovery {
-        LossRecovery {
-            rto: cfg.rto_style(),
-            initial_rto: cfg.initial_rto,
-            dupack_threshold: Some(cfg.dupack_threshold),
-            recovery: Recovery::Reno,
-        }
-    }
+    /// Linux's timer by default: 200 ms to 120 s (`TCP_RTO_MIN`, `TCP_RTO_MAX`), every
+    /// ack sampled; `rto = "jk"` for the 4.3BSD one.
+    const LOSS_RECOVERY: LossRecoveryParams = LossRecoveryParams {
+        defaults: LossRecoveryConfig {
+            min_rto: SimDuration::from_millis(200),
+            max_rto: SimDuration::from_secs(120),
+            rto: RtoKind::Linux,
+            ..LossRecoveryConfig::RFC6298
+        },
+        ..LossRecoveryParams::RFC6298
+    };
 }
 
 impl CongestionControl for DelayAimd {
@@ -490,7 +451,7 @@ impl CongestionControl for DelayAimd {
         match s.cause {
             Cause::FastRetransmit => {
                 self.pipe = s.pipe;
-                self.cwnd = if s.pipe { self.ssthresh } else { self.ssthresh + self.dupack_threshold as f64 };
+                self.cwnd = if s.pipe { self.ssthresh } else { self.ssthresh + s.dupack_threshold as f64 };
                 self.recovering = true;
             }
             Cause::Ecn => self.cwnd = self.ssthresh.min(self.cwnd),
@@ -684,6 +645,7 @@ mod tests {
             in_flight_pkts: 10,
             pipe: true,
             rto_repeat: false,
+            dupack_threshold: 3,
         });
         assert!((c.cwnd_pkts() - 0.8 * w).abs() < 1e-9);
         assert!(c.in_recovery());
@@ -856,7 +818,10 @@ mod tests {
         assert_eq!(bad(DelayAimdConfig { beta_min: 0.7, beta_max: 0.6, ..Default::default() }), "beta_max");
         assert_eq!(bad(DelayAimdConfig { srtt_gain: 1.5, ..Default::default() }), "srtt_gain");
         assert_eq!(bad(DelayAimdConfig { gamma: Some(-1.0), ..Default::default() }), "gamma");
-        assert_eq!(bad(DelayAimdConfig { min_rto: SimDuration::ZERO, ..Default::default() }), "min_rto");
         assert!(DelayAimdConfig::default().check().is_ok());
+        // The transport's parameters are checked with the transport's.
+        let cc = crate::cc::CcConfig::DelayAimd(DelayAimdConfig::default());
+        let l = LossRecoveryConfig { min_rto: SimDuration::ZERO, ..cc.default_loss_recovery() };
+        assert_eq!(cc.check(&l).unwrap_err().0, "min_rto");
     }
 }

@@ -4,17 +4,19 @@
 //! It never changes its window, so it ignores acks and losses.
 //!
 //! Parameters: `window` (default: the flow's maximum window), `beta` (2, "typically
-//! beta ~ 2"), `alpha` (0.875, the RFC 793 smoothing gain; the paper gives none),
-//! `initial_rto` (3 s).
+//! beta ~ 2"), `alpha` (0.875, the RFC 793 smoothing gain; the paper gives none): the
+//! timer is what defines this source, so its gains are the policy's own
+//! (`CcPolicy::rto_style`). Of the transport's loss-recovery parameters only
+//! `initial_rto` (3 s) applies: no fast retransmit.
 //!
 //! Deviations: the paper does not say how Generic samples the RTT; we take a sample on
 //! every ack of new data from the timestamp echo of the packet that triggered it, and we
 //! do not back the timer off.
 
-use super::LossRecovery;
-use super::{CcPolicy, RtoStyle, AckSample, CcMetrics, CongestionControl, CongestionSample};
-use crate::time::SimDuration;
-use crate::units::serde_units;
+use super::{
+    AckSample, CcMetrics, CcPolicy, CongestionControl, CongestionSample, LossRecoveryConfig, LossRecoveryParams,
+    RtoStyle,
+};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of Generic (`[flows.params]`, by these names).
@@ -28,9 +30,6 @@ pub struct GenericConfig {
     pub beta: f64,
     /// Smoothing gain of the RTT average.
     pub alpha: f64,
-    /// Timeout before the first RTT sample.
-    #[serde(with = "serde_units::time")]
-    pub initial_rto: SimDuration,
 }
 
 impl GenericConfig {
@@ -45,7 +44,6 @@ impl GenericConfig {
                 format!("{}: a timeout shorter than the round trip fires before any ack can return; give at least 1 (Keshav: about 2)", self.beta),
             ));
         }
-        super::check_timeout("initial_rto", self.initial_rto)?;
         if !(self.alpha > 0.0 && self.alpha < 1.0) {
             return Err(("alpha", format!("{} must be above 0 and below 1", self.alpha)));
         }
@@ -55,7 +53,7 @@ impl GenericConfig {
 
 impl Default for GenericConfig {
     fn default() -> Self {
-        GenericConfig { window: None, beta: 2.0, alpha: 0.875, initial_rto: SimDuration::from_secs(3) }
+        GenericConfig { window: None, beta: 2.0, alpha: 0.875 }
     }
 }
 
@@ -82,12 +80,11 @@ impl CcPolicy for Generic {
     fn check(cfg: &GenericConfig) -> Result<(), (&'static str, String)> {
         cfg.check()
     }
-    fn loss_recovery(cfg: &GenericConfig) -> LossRecovery {
-        LossRecovery {
-            rto: RtoStyle::Generic { alpha: cfg.alpha, beta: cfg.beta },
-            initial_rto: cfg.initial_rto,
-            ..LossRecovery::DEFAULT
-        }
+    /// Only the initial timeout (3 s) of the transport's parameters; no fast
+    /// retransmit.
+    const LOSS_RECOVERY: LossRecoveryParams = LossRecoveryParams { accepts: &["initial_rto"], ..LossRecoveryParams::RFC6298 };
+    fn rto_style(cfg: &GenericConfig, _l: &LossRecoveryConfig) -> RtoStyle {
+        RtoStyle::Generic { alpha: cfg.alpha, beta: cfg.beta }
     }
 }
 
@@ -114,7 +111,10 @@ mod tests {
         loss(&mut g, Cause::Timeout);
         loss(&mut g, Cause::Ecn);
         assert_eq!(g.cwnd(), 40_000);
-        assert_eq!(<Generic as CcPolicy>::loss_recovery(&GenericConfig::default()).dupack_threshold, None);
+        let l = LossRecoveryConfig::RFC6298;
+        let lr = <Generic as CcPolicy>::LOSS_RECOVERY.resolve(&l, <Generic as CcPolicy>::rto_style(&GenericConfig::default(), &l));
+        assert_eq!(lr.dupack_threshold, None);
+        assert_eq!(lr.rto, RtoStyle::Generic { alpha: 0.875, beta: 2.0 });
     }
 
     #[test]

@@ -17,12 +17,16 @@
 //!
 //! Adding an algorithm: one file here with a type implementing `CongestionControl` (the
 //! events) and `CcPolicy` (its name, parameters with their checks and defaults, how to
-//! build it, its timer and its own series), and one line in the `registry!` below. The
+//! build it and its own series), and one line in the `registry!` below. The
+//! retransmission timer and fast retransmit are the transport's (`LossRecoveryConfig`,
+//! set among the policy's parameters in a scenario file); a policy only declares which
+//! of them apply and their defaults (`CcPolicy::LOSS_RECOVERY`). The
 //! `CcConfig` and `AnyCc` enums, their dispatch, the scenario file's names and the
 //! registry table `CcConfig::ALL` (read by validation, `ccsim list cc` and the bench's
 //! `--cc`) all derive from that line. docs/extending.md walks through it.
 
 use crate::time::{SimDuration, SimTime};
+use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
 #[macro_use]
@@ -121,6 +125,10 @@ pub struct CongestionSample {
     /// unacknowledged packet once (RFC 5681 section 3.1 sets ssthresh from equation 4
     /// only on the first).
     pub rto_repeat: bool,
+    /// The transport's duplicate-ack threshold (`LossRecoveryConfig::dupack_threshold`;
+    /// 0 without fast retransmit): on `Cause::FastRetransmit` that many packets have
+    /// left the network (Reno inflates the window by as many segments).
+    pub dupack_threshold: u32,
 }
 
 /// How the transport recovers from a fast retransmit (without SACK).
@@ -192,11 +200,10 @@ pub enum RtoStyle {
     Linux { min_rto: SimDuration, max_rto: SimDuration },
 }
 
-/// The window transport's retransmission timer and loss recovery: the transport's own
-/// settings, kept in the window sender (`transport::sender::WindowSender`), which a
-/// scenario file gives among a policy's parameters (`[flows.params]`: `initial_rto`,
-/// `min_rto`, `max_rto`, `rto_k`, `rto`, `dupack_threshold`, as each policy's `Config`
-/// lists them) and the policy reads out of them (`CcPolicy::loss_recovery`).
+/// The window transport's retransmission timer and loss recovery, as the window sender
+/// (`transport::sender::WindowSender`) runs them: resolved by `CcConfig::loss_recovery`
+/// from the flow's `LossRecoveryConfig` and what its policy declares
+/// (`CcPolicy::LOSS_RECOVERY`, `CcPolicy::rto_style`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LossRecovery {
     /// How the retransmission timeout is computed.
@@ -210,24 +217,191 @@ pub struct LossRecovery {
     pub recovery: Recovery,
 }
 
-impl LossRecovery {
-    /// Jacobson/Karels with RFC 6298's constants, no fast retransmit.
-    pub const DEFAULT: LossRecovery = LossRecovery {
-        rto: JkRtoConfig::DEFAULT.style(),
+/// The window transport's loss-recovery parameters: the flow's own settings
+/// (`FlowSpec::Window::loss`), which a scenario file gives among its policy's
+/// parameters (`[flows.params]`, by these names). They are not the policy's: a policy
+/// declares which of them a scenario may set for it, their defaults and where its
+/// parameter table lists them (`CcPolicy::LOSS_RECOVERY`), and nothing else.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LossRecoveryConfig {
+    /// Duplicate acks that trigger fast retransmit (RFC 5681 section 3.2). Default 3.
+    pub dupack_threshold: u32,
+    /// Timeout before the first RTT sample. Default 3 s (RFC 1122).
+    #[serde(with = "serde_units::time")]
+    pub initial_rto: SimDuration,
+    /// Lower bound of the timeout. Default 1 s (RFC 6298).
+    #[serde(with = "serde_units::time")]
+    pub min_rto: SimDuration,
+    /// Upper bound, also the cap of exponential backoff. Default 64 s.
+    #[serde(with = "serde_units::time")]
+    pub max_rto: SimDuration,
+    /// rto = srtt + rto_k rttvar (Jacobson/Karels). Default 4 (RFC 6298).
+    pub rto_k: u32,
+    /// The timer: `jk` (4.3BSD) or `linux` (Linux 2.6: srtt + max(4 rttvar, min_rto),
+    /// every ack sampled; `rto_k` unused).
+    pub rto: RtoKind,
+}
+
+impl Default for LossRecoveryConfig {
+    fn default() -> Self {
+        LossRecoveryConfig::RFC6298
+    }
+}
+
+impl LossRecoveryConfig {
+    /// The parameter names, in the order a policy's parameter table lists them.
+    pub const NAMES: [&'static str; 6] = ["dupack_threshold", "initial_rto", "min_rto", "max_rto", "rto_k", "rto"];
+
+    /// Jacobson/Karels with RFC 6298's constants and a 3 s initial timeout; fast
+    /// retransmit at three duplicate acks.
+    pub const RFC6298: LossRecoveryConfig = LossRecoveryConfig {
+        dupack_threshold: 3,
         initial_rto: JkRtoConfig::DEFAULT.initial_rto,
-        dupack_threshold: None,
+        min_rto: JkRtoConfig::DEFAULT.min_rto,
+        max_rto: JkRtoConfig::DEFAULT.max_rto,
+        rto_k: JkRtoConfig::DEFAULT.k,
+        rto: RtoKind::Jk,
+    };
+
+    /// The Jacobson/Karels timer parameters.
+    pub const fn jk(&self) -> JkRtoConfig {
+        JkRtoConfig { initial_rto: self.initial_rto, min_rto: self.min_rto, max_rto: self.max_rto, k: self.rto_k }
+    }
+
+    /// The retransmission timer these parameters select (`rto`).
+    pub const fn style(&self) -> RtoStyle {
+        match self.rto {
+            RtoKind::Jk => self.jk().style(),
+            RtoKind::Linux => RtoStyle::Linux { min_rto: self.min_rto, max_rto: self.max_rto },
+        }
+    }
+
+    /// Checks the values; (parameter, message) for the first bad one.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        at_least_one(&[("dupack_threshold", self.dupack_threshold), ("rto_k", self.rto_k)])?;
+        self.jk().check()
+    }
+
+    /// The parameters as a table, every one of `NAMES`.
+    fn table(&self) -> toml::Table {
+        toml::Table::try_from(self).expect("loss-recovery parameters serialise to TOML")
+    }
+}
+
+/// What a policy declares of the transport's loss recovery (`CcPolicy::LOSS_RECOVERY`):
+/// which of the `LossRecoveryConfig` parameters a scenario may set for it, their
+/// defaults, where its parameter table lists them, and how a fast retransmit recovers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LossRecoveryParams {
+    /// The defaults (also the values of the parameters not accepted).
+    pub defaults: LossRecoveryConfig,
+    /// The names (of `LossRecoveryConfig::NAMES`, in that order) a scenario may set. A
+    /// policy without `dupack_threshold` has no fast retransmit.
+    pub accepts: &'static [&'static str],
+    /// The policy's own parameter after which its table lists them; `None`: after all.
+    pub after: Option<&'static str>,
+    /// How a fast retransmit recovers (without SACK).
+    pub recovery: Recovery,
+}
+
+impl LossRecoveryParams {
+    /// Every parameter, RFC 6298's timer and fast retransmit at three duplicate acks,
+    /// Reno's recovery, listed after the policy's own parameters: the default of
+    /// `CcPolicy::LOSS_RECOVERY`.
+    pub const RFC6298: LossRecoveryParams = LossRecoveryParams {
+        defaults: LossRecoveryConfig::RFC6298,
+        accepts: &LossRecoveryConfig::NAMES,
+        after: None,
         recovery: Recovery::Reno,
     };
 
-    /// Jacobson/Karels (`rto`) with fast retransmit at `dupack_threshold` duplicate acks
-    /// and Reno's recovery.
-    pub const fn jk(rto: JkRtoConfig, dupack_threshold: u32) -> Self {
+    /// Whether a fast retransmit is part of the recovery (`dupack_threshold` accepted).
+    pub fn fast_retransmit(&self) -> bool {
+        self.accepts.contains(&"dupack_threshold")
+    }
+
+    /// The transport's timer and loss recovery for the parameters `l`, with the timer
+    /// `rto` (`CcPolicy::rto_style`).
+    pub fn resolve(&self, l: &LossRecoveryConfig, rto: RtoStyle) -> LossRecovery {
         LossRecovery {
-            rto: rto.style(),
-            initial_rto: rto.initial_rto,
-            dupack_threshold: Some(dupack_threshold),
-            recovery: Recovery::Reno,
+            rto,
+            initial_rto: l.initial_rto,
+            dupack_threshold: self.fast_retransmit().then_some(l.dupack_threshold),
+            recovery: self.recovery,
         }
+    }
+
+    /// Splits a `[flows.params]` table into the policy's own parameters and the
+    /// transport's (those it accepts).
+    pub fn split(&self, params: &toml::Table) -> (toml::Table, toml::Table) {
+        let (mut own, mut transport) = (toml::Table::new(), toml::Table::new());
+        for (k, v) in params {
+            if self.accepts.contains(&k.as_str()) {
+                transport.insert(k.clone(), v.clone());
+            } else {
+                own.insert(k.clone(), v.clone());
+            }
+        }
+        (own, transport)
+    }
+
+    /// Reads the transport's parameters `given` (from `split`) over the defaults.
+    pub fn read<R: ReadParams>(&self, given: toml::Table, read: &R) -> Result<LossRecoveryConfig, R::Error> {
+        if given.is_empty() {
+            return Ok(self.defaults);
+        }
+        let mut t = self.defaults.table();
+        t.extend(given);
+        read.read(&t)
+    }
+
+    /// The parameters a table lists for `l`: those accepted, but `rto` only where it
+    /// differs from a `jk` default.
+    fn listed(&self, l: &LossRecoveryConfig) -> impl Iterator<Item = (String, toml::Value)> + '_ {
+        let mut t = l.table();
+        let skip_rto = l.rto == RtoKind::Jk && self.defaults.rto == RtoKind::Jk;
+        self.accepts
+            .iter()
+            .filter(move |&&n| !(n == "rto" && skip_rto))
+            .filter_map(move |&n| t.remove(n).map(|v| (n.to_string(), v)))
+    }
+
+    /// The policy's own parameter table `own` (its `Config`'s fields `names`, in
+    /// order) with the transport's parameters `l` in their place.
+    pub fn merge(&self, names: &[&'static str], mut own: toml::Table, l: &LossRecoveryConfig) -> toml::Table {
+        let mut out = toml::Table::new();
+        if self.after.is_none() {
+            out.extend(own);
+            out.extend(self.listed(l));
+            return out;
+        }
+        for &n in names {
+            if let Some(v) = own.remove(n) {
+                out.insert(n.to_string(), v);
+            }
+            if Some(n) == self.after {
+                out.extend(self.listed(l));
+            }
+        }
+        out.extend(own);
+        out
+    }
+
+    /// The names of the policy's parameters `names` with the accepted transport
+    /// parameters in their place.
+    pub fn names(&self, names: &[&'static str]) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::with_capacity(names.len() + self.accepts.len());
+        for &n in names {
+            out.push(n);
+            if Some(n) == self.after {
+                out.extend(self.accepts);
+            }
+        }
+        if self.after.is_none() {
+            out.extend(self.accepts);
+        }
+        out
     }
 }
 
@@ -241,12 +415,6 @@ pub enum RtoKind {
     Jk,
     /// Linux 2.6: every ack sampled, rto = srtt + max(4 deviation, min_rto).
     Linux,
-}
-
-impl RtoKind {
-    pub fn is_jk(&self) -> bool {
-        *self == RtoKind::Jk
-    }
 }
 
 /// The interface of a congestion-control policy: event callbacks (all but `on_ack` and
@@ -348,7 +516,7 @@ pub fn ssthresh_after_congestion(
     }
 }
 
-/// Jacobson/Karels timer parameters shared by Tahoe and Reno.
+/// Jacobson/Karels timer parameters (`LossRecoveryConfig::jk`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JkRtoConfig {
     /// Timeout before the first RTT sample. Default 3 s (RFC 1122).
@@ -459,6 +627,7 @@ pub(crate) mod test_util {
             in_flight_pkts: in_flight,
             pipe: false,
             rto_repeat: false,
+            dupack_threshold: 3,
         });
     }
 }
@@ -485,7 +654,9 @@ mod tests {
             assert_eq!(cfg.info().name, info.name);
             assert_eq!(cfg.extra_series(), info.extra_series);
             assert!(!info.description.is_empty());
-            assert_eq!(cfg.check(), Ok(()), "{}: its defaults pass its checks", info.name);
+            let loss = cfg.default_loss_recovery();
+            assert_eq!(cfg.check(&loss), Ok(()), "{}: its defaults pass its checks", info.name);
+            assert_eq!(cfg.loss_recovery_params(), info.loss_recovery);
         }
     }
 
@@ -503,6 +674,7 @@ mod tests {
         for n in ["tahoe", "reno", "newreno"] {
             let t = defaults(n);
             assert_eq!(t["initial_window"].as_integer(), Some(1), "{n}");
+            assert!(!t.contains_key("rto"), "{n}: jk, unset by default");
             assert_eq!(t["dupack_threshold"].as_integer(), Some(3), "{n}");
             assert_eq!(t["min_rto"].as_str(), Some("1s"), "{n}");
             assert_eq!(t["max_rto"].as_str(), Some("64s"), "{n}");
@@ -534,18 +706,82 @@ mod tests {
         assert_eq!(CcConfig::all_extra_series(), ["reference_rtt", "base_rtt", "diff", "cc_rtt", "echo_rtt"]);
     }
 
+    /// Reads a table as serde does, errors as their text.
+    struct Serde;
+    impl ReadParams for Serde {
+        type Error = String;
+        fn read<T: serde::de::DeserializeOwned>(&self, params: &toml::Table) -> Result<T, String> {
+            toml::Value::Table(params.clone()).try_into().map_err(|e: toml::de::Error| e.to_string())
+        }
+    }
+
+    fn table(text: &str) -> toml::Table {
+        text.parse().unwrap()
+    }
+
     #[test]
     fn a_name_outside_the_registry_selects_nothing() {
-        struct Defaults;
-        impl ReadParams for Defaults {
-            type Error = ();
-            fn read<T: serde::de::DeserializeOwned>(&self) -> Result<T, ()> {
-                toml::Value::Table(toml::Table::new()).try_into().map_err(|_| ())
-            }
-        }
-        assert!(CcConfig::from_params("bbr", &Defaults).is_none());
-        assert_eq!(CcConfig::from_params("jk", &Defaults), Some(Ok(CcConfig::Tahoe(TahoeConfig::default()))));
-        assert_eq!(CcConfig::from_params("newreno", &Defaults), Some(Ok(CcConfig::NewReno(TahoeConfig::default()))));
+        let none = toml::Table::new();
+        assert!(CcConfig::from_params("bbr", &none, &Serde).is_none());
+        let rfc = LossRecoveryConfig::RFC6298;
+        assert_eq!(
+            CcConfig::from_params("jk", &none, &Serde),
+            Some(Ok((CcConfig::Tahoe(TahoeConfig::default()), rfc)))
+        );
+        assert_eq!(
+            CcConfig::from_params("newreno", &none, &Serde),
+            Some(Ok((CcConfig::NewReno(TahoeConfig::default()), rfc)))
+        );
+    }
+
+    #[test]
+    fn the_transports_parameters_are_split_from_the_policys_and_merged_back_in_place() {
+        let t = table("initial_window = 2\nmin_rto = \"300ms\"\nrto = \"linux\"\nssthresh_rule = \"bsd\"");
+        let (cc, loss) = CcConfig::from_params("tahoe", &t, &Serde).unwrap().unwrap();
+        let own = TahoeConfig { initial_window: 2, ssthresh_rule: Some(SsthreshRule::Bsd), ..Default::default() };
+        assert_eq!(cc, CcConfig::Tahoe(own));
+        let want = LossRecoveryConfig {
+            min_rto: SimDuration::from_millis(300),
+            rto: RtoKind::Linux,
+            ..LossRecoveryConfig::RFC6298
+        };
+        assert_eq!(loss, want);
+        // Written back after initial_ssthresh (unset here), before ssthresh_rule.
+        let keys: Vec<String> = cc.params(&loss).keys().cloned().collect();
+        assert_eq!(
+            keys,
+            [
+                "initial_window",
+                "dupack_threshold",
+                "initial_rto",
+                "min_rto",
+                "max_rto",
+                "rto_k",
+                "rto",
+                "ssthresh_rule"
+            ]
+        );
+        assert_eq!(cc.params(&loss)["min_rto"].as_str(), Some("300ms"));
+        // The timer and recovery the transport runs.
+        let lr = cc.loss_recovery(&loss);
+        assert_eq!(
+            lr.rto,
+            RtoStyle::Linux { min_rto: SimDuration::from_millis(300), max_rto: SimDuration::from_secs(64) }
+        );
+        assert_eq!((lr.initial_rto, lr.dupack_threshold), (SimDuration::from_secs(3), Some(3)));
+        // A policy without `rto` refuses it as one of its own unknown parameters.
+        let e = CcConfig::from_params("vegas", &table("rto = \"linux\""), &Serde).unwrap().unwrap_err();
+        assert!(e.contains("unknown field `rto`"), "{e}");
+        // Delay-AIMD's own defaults: Linux's timer from 200 ms, `rto` always written.
+        let (d, dl) = CcConfig::from_params("delay_aimd", &toml::Table::new(), &Serde).unwrap().unwrap();
+        assert_eq!((dl.min_rto, dl.rto), (SimDuration::from_millis(200), RtoKind::Linux));
+        assert_eq!(d.params(&dl)["rto"].as_str(), Some("linux"));
+        let jk = LossRecoveryConfig { rto: RtoKind::Jk, ..dl };
+        assert_eq!(d.params(&jk)["rto"].as_str(), Some("jk"));
+        // Packet-Pair: no fast retransmit, and no dupack_threshold to set.
+        let pp = CcConfig::PacketPair(Default::default());
+        assert_eq!(pp.loss_recovery(&LossRecoveryConfig::RFC6298).dupack_threshold, None);
+        assert!(!pp.params(&LossRecoveryConfig::RFC6298).contains_key("dupack_threshold"));
     }
 
     #[test]
@@ -571,7 +807,7 @@ mod tests {
     }
 
     fn sample(cause: Cause, in_flight_pkts: u32, rto_repeat: bool) -> CongestionSample {
-        CongestionSample { now: SimTime::ZERO, cause, in_flight_pkts, pipe: false, rto_repeat }
+        CongestionSample { now: SimTime::ZERO, cause, in_flight_pkts, pipe: false, rto_repeat, dupack_threshold: 3 }
     }
 
     #[test]

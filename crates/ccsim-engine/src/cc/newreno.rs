@@ -3,10 +3,9 @@
 //! `LossRecovery::recovery`) and Reno deflates on them. This wrapper gives it its own
 //! entry in the registry.
 
-use super::LossRecovery;
 use super::{
-    AckSample, CcMetrics, CcPolicy, CongestionControl, CongestionSample, Feedback, Recovery, RenoConfig,
-    SendSample,
+    AckSample, CcMetrics, CcPolicy, CongestionControl, CongestionSample, Feedback, LossRecoveryParams, Recovery,
+    RenoConfig, SendSample,
 };
 use crate::time::SimTime;
 
@@ -24,9 +23,8 @@ impl CcPolicy for NewReno {
     fn check(cfg: &RenoConfig) -> Result<(), (&'static str, String)> {
         <super::Reno as CcPolicy>::check(cfg)
     }
-    fn loss_recovery(cfg: &RenoConfig) -> LossRecovery {
-        LossRecovery { recovery: Recovery::NewReno, ..<super::Reno as CcPolicy>::loss_recovery(cfg) }
-    }
+    const LOSS_RECOVERY: LossRecoveryParams =
+        LossRecoveryParams { recovery: Recovery::NewReno, ..<super::Reno as CcPolicy>::LOSS_RECOVERY };
 }
 
 impl CongestionControl for NewReno {

@@ -67,7 +67,7 @@
 //! - After start-up the window is the flow's maximum window (`max_window`): the paper's
 //!   window limit that bounds outstanding packets when the estimate is wrong (Figure 7).
 //! - Losses: no fast retransmit (dupack threshold none); the retransmission timer is
-//!   Jacobson/Karels (`JkRtoConfig`) and a timeout makes the transport go back to the
+//!   the transport's Jacobson/Karels (`LossRecoveryConfig`) and a timeout makes the transport go back to the
 //!   first unacknowledged packet, still paced in pairs. The rate is not changed by a
 //!   loss: it follows the probes.
 //!
@@ -84,11 +84,9 @@
 //!   Keshav's scenarios, so the first pair may be retransmitted once before its acks
 //!   return (as for the window protocols with the same timer).
 
-use super::LossRecovery;
-use super::{CcPolicy, at_least_one, AckSample, CcMetrics, CongestionControl, CongestionSample, JkRtoConfig};
+use super::{AckSample, CcMetrics, CcPolicy, CongestionControl, CongestionSample, LossRecoveryParams};
 use crate::packet::{FLAG_PAIR_FIRST, FLAG_PAIR_SECOND};
 use crate::time::{SimDuration, SimTime};
-use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
 /// Parameters of Packet-Pair (`[flows.params]`, by these names).
@@ -104,17 +102,6 @@ pub struct PacketPairConfig {
     pub alpha: Option<f64>,
     /// When the rate is recomputed. Default once per round trip.
     pub update: RateUpdate,
-    /// Timeout before the first RTT sample. Default 3 s (RFC 1122).
-    #[serde(with = "serde_units::time")]
-    pub initial_rto: SimDuration,
-    /// Lower bound of the Jacobson/Karels timeout. Default 1 s (RFC 6298).
-    #[serde(with = "serde_units::time")]
-    pub min_rto: SimDuration,
-    /// Upper bound, also the cap of exponential backoff. Default 64 s.
-    #[serde(with = "serde_units::time")]
-    pub max_rto: SimDuration,
-    /// rto = srtt + rto_k rttvar. Default 4 (RFC 6298).
-    pub rto_k: u32,
 }
 
 impl Default for PacketPairConfig {
@@ -123,20 +110,11 @@ impl Default for PacketPairConfig {
             setpoint_pkts: 4.0,
             alpha: None,
             update: RateUpdate::RoundTrip,
-            initial_rto: JkRtoConfig::DEFAULT.initial_rto,
-            min_rto: JkRtoConfig::DEFAULT.min_rto,
-            max_rto: JkRtoConfig::DEFAULT.max_rto,
-            rto_k: JkRtoConfig::DEFAULT.k,
         }
     }
 }
 
 impl PacketPairConfig {
-    /// The Jacobson/Karels timer parameters.
-    pub fn rto(&self) -> JkRtoConfig {
-        JkRtoConfig { initial_rto: self.initial_rto, min_rto: self.min_rto, max_rto: self.max_rto, k: self.rto_k }
-    }
-
     /// Checks the values; (field, message) for the first bad one.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
         if !(self.setpoint_pkts > 0.0 && self.setpoint_pkts.is_finite()) {
@@ -150,8 +128,7 @@ impl PacketPairConfig {
                 ));
             }
         }
-        at_least_one(&[("rto_k", self.rto_k)])?;
-        self.rto().check()
+        Ok(())
     }
 }
 
@@ -267,9 +244,9 @@ impl CcPolicy for PacketPair {
     fn check(cfg: &PacketPairConfig) -> Result<(), (&'static str, String)> {
         cfg.check()
     }
-    fn loss_recovery(cfg: &PacketPairConfig) -> LossRecovery {
-        LossRecovery { rto: cfg.rto().style(), initial_rto: cfg.initial_rto, ..LossRecovery::DEFAULT }
-    }
+    /// Jacobson/Karels, no fast retransmit.
+    const LOSS_RECOVERY: LossRecoveryParams =
+        LossRecoveryParams { accepts: &["initial_rto", "min_rto", "max_rto", "rto_k"], ..LossRecoveryParams::RFC6298 };
 }
 
 impl CongestionControl for PacketPair {

@@ -4,7 +4,7 @@
 //! `AnyCc` enums, their enum dispatch (a `match`, no vtable: the per-ack cost of the
 //! built-in policies stays that of a hand-written enum) and the table `CcConfig::ALL`.
 
-use super::{CongestionControl, LossRecovery};
+use super::{CongestionControl, LossRecoveryConfig, LossRecoveryParams, RtoStyle};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -29,12 +29,16 @@ pub trait CcPolicy: CongestionControl + Sized {
     fn check(_cfg: &Self::Config) -> Result<(), (&'static str, String)> {
         Ok(())
     }
-    /// The window transport's timer and loss recovery its parameters give (a scenario
-    /// file sets them among the policy's). Default: Jacobson/Karels with RFC 6298's
-    /// constants and a 3 s initial timeout, no fast retransmit
-    /// (`LossRecovery::DEFAULT`).
-    fn loss_recovery(_cfg: &Self::Config) -> LossRecovery {
-        LossRecovery::DEFAULT
+    /// The transport's loss-recovery parameters for this policy: which a scenario file
+    /// may set among its parameters, their defaults, where its table lists them and how
+    /// a fast retransmit recovers. Default: every one, Jacobson/Karels with RFC 6298's
+    /// constants, fast retransmit at three duplicate acks and Reno's recovery
+    /// (`LossRecoveryParams::RFC6298`).
+    const LOSS_RECOVERY: LossRecoveryParams = LossRecoveryParams::RFC6298;
+    /// The retransmission timer: the one the transport's parameters select
+    /// (`LossRecoveryConfig::style`) unless the policy defines its own (Generic).
+    fn rto_style(_cfg: &Self::Config, l: &LossRecoveryConfig) -> RtoStyle {
+        l.style()
     }
 }
 
@@ -51,8 +55,10 @@ pub struct CcInfo {
     pub extra_series: &'static [&'static str],
     /// Its default configuration.
     pub default: fn() -> super::CcConfig,
-    /// The names of its parameters (its `Config`'s fields), in declaration order.
-    pub parameters: fn() -> &'static [&'static str],
+    /// `CcPolicy::LOSS_RECOVERY`.
+    pub loss_recovery: LossRecoveryParams,
+    /// The names of its own parameters (its `Config`'s fields), in declaration order.
+    pub own_parameters: fn() -> &'static [&'static str],
 }
 
 impl CcInfo {
@@ -64,22 +70,34 @@ impl CcInfo {
     /// The default parameters as a `[flows.params]` table (parameters whose default is
     /// "unset" are absent).
     pub fn defaults(&self) -> toml::Table {
-        (self.default)().params()
+        (self.default)().params(&self.loss_recovery.defaults)
+    }
+
+    /// The names of its parameters, its own (in declaration order) and the transport's
+    /// it accepts (`LossRecoveryConfig`) in their place.
+    pub fn parameters(&self) -> Vec<&'static str> {
+        self.loss_recovery.names((self.own_parameters)())
+    }
+
+    /// Whether `name` is one of the transport's parameters rather than the policy's own.
+    pub fn is_transport_parameter(&self, name: &str) -> bool {
+        self.loss_recovery.accepts.contains(&name)
     }
 
     /// Every parameter with its default; `None` for one unset by default (its meaning
     /// when unset is documented with the parameter, e.g. Generic's `window`).
     pub fn parameter_defaults(&self) -> Vec<(&'static str, Option<toml::Value>)> {
         let mut d = self.defaults();
-        (self.parameters)().iter().map(|&n| (n, d.remove(n))).collect()
+        self.parameters().into_iter().map(|n| (n, d.remove(n))).collect()
     }
 }
 
-/// Reads a policy's parameters as its own `Config` type (so the caller decides how
-/// errors are reported; `CcConfig::from_params`).
+/// Reads a parameter table as a policy's own `Config` type or as the transport's
+/// `LossRecoveryConfig` (so the caller decides how errors are reported;
+/// `CcConfig::from_params`).
 pub trait ReadParams {
     type Error;
-    fn read<T: DeserializeOwned>(&self) -> Result<T, Self::Error>;
+    fn read<T: DeserializeOwned>(&self, params: &toml::Table) -> Result<T, Self::Error>;
 }
 
 /// The storage of a policy in `AnyCc`: inline, or boxed (`in Box`).
@@ -124,7 +142,8 @@ macro_rules! registry {
                         description: <$ty as CcPolicy>::DESCRIPTION,
                         extra_series: <$ty as CcPolicy>::EXTRA_SERIES,
                         default: || CcConfig::$ty(Default::default()),
-                        parameters: crate::fields::field_names::<<$ty as CcPolicy>::Config>,
+                        loss_recovery: <$ty as CcPolicy>::LOSS_RECOVERY,
+                        own_parameters: crate::fields::field_names::<<$ty as CcPolicy>::Config>,
                     },
                 )+
             ];
@@ -142,12 +161,24 @@ macro_rules! registry {
                 }
             }
 
-            /// The policy named `name` (or an alias) with the parameters `read` gives;
-            /// `None` if no policy has that name.
-            pub fn from_params<R: ReadParams>(name: &str, read: &R) -> Option<Result<CcConfig, R::Error>> {
+            /// The policy named `name` (or an alias) with its `[flows.params]` table
+            /// `params`, read by `read`: its own parameters and the transport's
+            /// (`CcPolicy::LOSS_RECOVERY` says which are which); `None` if no policy has
+            /// that name.
+            pub fn from_params<R: ReadParams>(
+                name: &str,
+                params: &toml::Table,
+                read: &R,
+            ) -> Option<Result<(CcConfig, LossRecoveryConfig), R::Error>> {
                 $(
                     if name == <$ty as CcPolicy>::NAME || <$ty as CcPolicy>::ALIASES.contains(&name) {
-                        return Some(read.read().map(CcConfig::$ty));
+                        let lr = <$ty as CcPolicy>::LOSS_RECOVERY;
+                        let (own, transport) = lr.split(params);
+                        let cfg = match read.read(&own) {
+                            Ok(c) => CcConfig::$ty(c),
+                            Err(e) => return Some(Err(e)),
+                        };
+                        return Some(lr.read(transport, read).map(|l| (cfg, l)));
                     }
                 )+
                 None
@@ -161,10 +192,24 @@ macro_rules! registry {
                 }
             }
 
-            /// The window transport's timer and loss recovery these parameters give.
-            pub fn loss_recovery(&self) -> LossRecovery {
+            /// The transport's loss-recovery parameters this policy declares
+            /// (`CcPolicy::LOSS_RECOVERY`).
+            pub fn loss_recovery_params(&self) -> LossRecoveryParams {
                 match self {
-                    $( CcConfig::$ty(c) => <$ty as CcPolicy>::loss_recovery(c), )+
+                    $( CcConfig::$ty(_) => <$ty as CcPolicy>::LOSS_RECOVERY, )+
+                }
+            }
+
+            /// The transport's default loss-recovery parameters for this policy.
+            pub fn default_loss_recovery(&self) -> LossRecoveryConfig {
+                self.loss_recovery_params().defaults
+            }
+
+            /// The window transport's timer and loss recovery: the flow's parameters `l`
+            /// as this policy declares them.
+            pub fn loss_recovery(&self, l: &LossRecoveryConfig) -> LossRecovery {
+                match self {
+                    $( CcConfig::$ty(c) => <$ty as CcPolicy>::LOSS_RECOVERY.resolve(l, <$ty as CcPolicy>::rto_style(c, l)), )+
                 }
             }
 
@@ -188,19 +233,25 @@ macro_rules! registry {
                 }
             }
 
-            /// The policy's parameters as the `[flows.params]` table of a scenario file.
-            pub fn params(&self) -> toml::Table {
-                let v = match self {
+            /// The policy's parameters with the transport's `l` as the `[flows.params]`
+            /// table of a scenario file (the transport's in the place the policy
+            /// declares).
+            pub fn params(&self, l: &LossRecoveryConfig) -> toml::Table {
+                let own = match self {
                     $( CcConfig::$ty(c) => toml::Table::try_from(c), )+
                 };
-                v.expect("policy configs serialise to TOML")
+                let own = own.expect("policy configs serialise to TOML");
+                let lr = self.loss_recovery_params();
+                lr.merge((self.info().own_parameters)(), own, l)
             }
 
-            /// Checks the values; (parameter, message) for the first bad one.
-            pub fn check(&self) -> Result<(), (&'static str, String)> {
+            /// Checks the values, the policy's own and then the transport's `l`;
+            /// (parameter, message) for the first bad one.
+            pub fn check(&self, l: &LossRecoveryConfig) -> Result<(), (&'static str, String)> {
                 match self {
-                    $( CcConfig::$ty(c) => <$ty as CcPolicy>::check(c), )+
+                    $( CcConfig::$ty(c) => <$ty as CcPolicy>::check(c)?, )+
                 }
+                l.check()
             }
         }
 

@@ -27,15 +27,14 @@
 //! Deviations: windows are whole packets of the flow's data size (FlightSize/2 is
 //! rounded down to whole segments).
 
-use super::LossRecovery;
-use super::{CcPolicy, 
-    bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample,
-    Recovery, RecoveryAck, SsthreshRule, TahoeConfig,
+use super::{
+    bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CcPolicy, CongestionControl,
+    CongestionSample, LossRecoveryParams, RecoveryAck, SsthreshRule, TahoeConfig,
 };
 use crate::time::SimTime;
 
 /// Reno and NewReno take the same parameters as Tahoe (initial window and ssthresh,
-/// duplicate-ack threshold, Jacobson/Karels timer).
+/// ssthresh rule) and the same transport loss recovery (`TAHOE_LOSS_RECOVERY`).
 pub type RenoConfig = TahoeConfig;
 
 #[derive(Clone, Debug)]
@@ -48,7 +47,6 @@ pub struct Reno {
     ssthresh: u64,
     /// Maximum window, bytes.
     max: u64,
-    dupack_threshold: u32,
     /// In fast recovery.
     recovering: bool,
     /// The current recovery uses SACK's pipe (no inflation, no deflation).
@@ -64,7 +62,6 @@ impl Reno {
             cwnd: (cfg.initial_window.max(1) as u64 * mss).min(max),
             ssthresh: cfg.initial_ssthresh.unwrap_or(max_window) as u64 * mss,
             max,
-            dupack_threshold: cfg.dupack_threshold,
             recovering: false,
             pipe: false,
             ssthresh_rule: cfg.ssthresh_rule.unwrap_or(SsthreshRule::Rfc5681),
@@ -86,9 +83,7 @@ impl CcPolicy for Reno {
     fn check(cfg: &RenoConfig) -> Result<(), (&'static str, String)> {
         cfg.check()
     }
-    fn loss_recovery(cfg: &RenoConfig) -> LossRecovery {
-        cfg.loss_recovery(Recovery::Reno)
-    }
+    const LOSS_RECOVERY: LossRecoveryParams = super::tahoe::TAHOE_LOSS_RECOVERY;
 }
 
 impl CongestionControl for Reno {
@@ -128,7 +123,7 @@ impl CongestionControl for Reno {
             Cause::FastRetransmit => {
                 self.pipe = s.pipe;
                 self.cwnd =
-                    if s.pipe { self.ssthresh } else { self.ssthresh + self.dupack_threshold as u64 * self.mss };
+                    if s.pipe { self.ssthresh } else { self.ssthresh + s.dupack_threshold as u64 * self.mss };
                 self.recovering = true;
             }
             Cause::Ecn => {
@@ -258,6 +253,7 @@ mod tests {
             in_flight_pkts: 10,
             pipe: false,
             rto_repeat: true,
+            dupack_threshold: 3,
         });
         assert_eq!((r.cwnd(), r.ssthresh()), (1000, Some(5000)), "not 2 segments as 4.3BSD's min(cwnd, max) / 2");
     }
@@ -285,8 +281,7 @@ mod tests {
         ack_with(&mut r, 3, RecoveryAck::Exit);
         assert_eq!(r.cwnd(), 10_000, "the full ack deflates to ssthresh");
         assert!(!r.in_recovery());
-        let loss = <crate::cc::NewReno as CcPolicy>::loss_recovery(&RenoConfig::default());
-        assert_eq!(loss.recovery, Recovery::NewReno);
+        assert_eq!(<crate::cc::NewReno as CcPolicy>::LOSS_RECOVERY.recovery, crate::cc::Recovery::NewReno);
     }
 
     #[test]
@@ -298,6 +293,7 @@ mod tests {
             in_flight_pkts: 10,
             pipe: true,
             rto_repeat: false,
+            dupack_threshold: 3,
         });
         assert_eq!(r.cwnd(), 5000);
         r.on_dup_ack(SimTime::ZERO);

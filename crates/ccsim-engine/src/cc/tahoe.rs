@@ -8,22 +8,21 @@
 //!   segments (`ssthresh_rule = "bsd"`, the default; `"rfc5681"` halves FlightSize,
 //!   `SsthreshRule`), cwnd = 1 segment. The transport retransmits (one packet on fast
 //!   retransmit; go-back from the first unacknowledged packet on timeout).
-//! - The timer is Jacobson/Karels with Karn's rule and exponential backoff
-//!   (`JkRtoConfig`, implemented by the transport's estimator).
+//! - The timer is Jacobson/Karels with Karn's rule and exponential backoff, the
+//!   transport's (`LossRecoveryConfig`: every parameter, RFC 6298's defaults).
 //!
 //! Deviations from the BSD code: no 500 ms timer granularity, no delayed acks, windows
 //! counted in whole packets of the flow's data size.
 
-use super::{LossRecovery, Recovery};
-use super::{CcPolicy, 
-    at_least_one, bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl,
-    CongestionSample, JkRtoConfig, RtoKind, RtoStyle, SsthreshRule,
+use super::{
+    at_least_one, bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CcPolicy,
+    CongestionControl, CongestionSample, LossRecoveryParams, SsthreshRule,
 };
-use crate::time::SimDuration;
-use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
-/// Parameters of Tahoe, Reno and NewReno (`[flows.params]`, by these names).
+/// Parameters of Tahoe, Reno and NewReno (`[flows.params]`, by these names; the
+/// transport's loss-recovery parameters go in the same table, after
+/// `initial_ssthresh`: `TAHOE_LOSS_RECOVERY`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TahoeConfig {
@@ -32,23 +31,6 @@ pub struct TahoeConfig {
     /// Initial slow-start threshold, packets; `None` means the maximum window.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initial_ssthresh: Option<u32>,
-    /// Duplicate acks that trigger fast retransmit. Default 3.
-    pub dupack_threshold: u32,
-    /// Timeout before the first RTT sample. Default 3 s (RFC 1122).
-    #[serde(with = "serde_units::time")]
-    pub initial_rto: SimDuration,
-    /// Lower bound of the Jacobson/Karels timeout. Default 1 s (RFC 6298).
-    #[serde(with = "serde_units::time")]
-    pub min_rto: SimDuration,
-    /// Upper bound, also the cap of exponential backoff. Default 64 s.
-    #[serde(with = "serde_units::time")]
-    pub max_rto: SimDuration,
-    /// rto = srtt + rto_k rttvar. Default 4 (RFC 6298).
-    pub rto_k: u32,
-    /// The timer: `jk` (default, 4.3BSD) or `linux` (Linux 2.6: srtt + max(4 rttvar,
-    /// min_rto), every ack sampled; `rto_k` unused).
-    #[serde(skip_serializing_if = "RtoKind::is_jk")]
-    pub rto: RtoKind,
     /// Which window a congestion signal halves; `None`: the policy's default (`bsd`
     /// for tahoe, `rfc5681` for reno and newreno).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -60,55 +42,27 @@ impl Default for TahoeConfig {
         TahoeConfig {
             initial_window: 1,
             initial_ssthresh: None,
-            dupack_threshold: 3,
-            initial_rto: JkRtoConfig::DEFAULT.initial_rto,
-            min_rto: JkRtoConfig::DEFAULT.min_rto,
-            max_rto: JkRtoConfig::DEFAULT.max_rto,
-            rto_k: JkRtoConfig::DEFAULT.k,
-            rto: RtoKind::Jk,
             ssthresh_rule: None,
         }
     }
 }
 
 impl TahoeConfig {
-    /// The Jacobson/Karels timer parameters.
-    pub fn rto(&self) -> JkRtoConfig {
-        JkRtoConfig { initial_rto: self.initial_rto, min_rto: self.min_rto, max_rto: self.max_rto, k: self.rto_k }
-    }
-
-    /// The window transport's timer and loss recovery: these parameters' timer and
-    /// fast retransmit, with `recovery`.
-    pub fn loss_recovery(&self, recovery: Recovery) -> LossRecovery {
-        LossRecovery {
-            rto: self.rto_style(),
-            initial_rto: self.initial_rto,
-            dupack_threshold: Some(self.dupack_threshold),
-            recovery,
-        }
-    }
-
-    /// The retransmission timer's style.
-    pub fn rto_style(&self) -> RtoStyle {
-        match self.rto {
-            RtoKind::Jk => self.rto().style(),
-            RtoKind::Linux => RtoStyle::Linux { min_rto: self.min_rto, max_rto: self.max_rto },
-        }
-    }
-
     /// Checks the values; (field, message) for the first bad one.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
-        at_least_one(&[
-            ("initial_window", self.initial_window),
-            ("dupack_threshold", self.dupack_threshold),
-            ("rto_k", self.rto_k),
-        ])?;
+        at_least_one(&[("initial_window", self.initial_window)])?;
         if self.initial_ssthresh == Some(0) {
             return Err(("initial_ssthresh", "must be a whole number of at least 1".into()));
         }
-        self.rto().check()
+        Ok(())
     }
 }
+
+/// The transport's loss recovery for Tahoe, Reno and NewReno: every parameter, RFC
+/// 6298's timer (`rto = "jk"`, 4.3BSD, or `"linux"`), fast retransmit at three duplicate
+/// acks; listed after `initial_ssthresh`.
+pub const TAHOE_LOSS_RECOVERY: LossRecoveryParams =
+    LossRecoveryParams { after: Some("initial_ssthresh"), ..LossRecoveryParams::RFC6298 };
 
 #[derive(Clone, Debug)]
 pub struct Tahoe {
@@ -147,9 +101,7 @@ impl CcPolicy for Tahoe {
     fn check(cfg: &TahoeConfig) -> Result<(), (&'static str, String)> {
         cfg.check()
     }
-    fn loss_recovery(cfg: &TahoeConfig) -> LossRecovery {
-        cfg.loss_recovery(Recovery::Reno)
-    }
+    const LOSS_RECOVERY: LossRecoveryParams = TAHOE_LOSS_RECOVERY;
 }
 
 impl CongestionControl for Tahoe {

@@ -58,7 +58,7 @@
 //! ssthresh after a Vegas decrease is min(ssthresh, cwnd), as in Linux.
 //!
 //! **Defaults.** alpha = 1, beta = 3, gamma = 1 packet (the paper's); the mean RTT;
-//! initial window 1; the Jacobson/Karels timer (`JkRtoConfig`).
+//! initial window 1; the transport's Jacobson/Karels timer (`LossRecoveryConfig`).
 //!
 //! **Deviations and readings.**
 //! - No fine-grained timeouts ("New Retransmission Mechanism": retransmit on the first
@@ -83,13 +83,11 @@
 //!   noticed.
 //! - Windows are whole packets of the flow's data size, kept in bytes.
 
-use super::LossRecovery;
 use super::{CcPolicy, 
     at_least_one, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample,
-    JkRtoConfig, RecoveryAck, SendSample, SsthreshRule,
+    LossRecoveryParams, RecoveryAck, SendSample, SsthreshRule,
 };
 use crate::time::{SimDuration, SimTime};
-use crate::units::serde_units;
 use serde::{Deserialize, Serialize};
 
 /// Which RTT of a round trip the Actual rate uses (see the module documentation).
@@ -134,19 +132,6 @@ pub struct VegasConfig {
     /// Initial slow-start threshold, packets; `None` means the maximum window.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initial_ssthresh: Option<u32>,
-    /// Duplicate acks that trigger fast retransmit. Default 3.
-    pub dupack_threshold: u32,
-    /// Timeout before the first RTT sample. Default 3 s (RFC 1122).
-    #[serde(with = "serde_units::time")]
-    pub initial_rto: SimDuration,
-    /// Lower bound of the Jacobson/Karels timeout. Default 1 s (RFC 6298).
-    #[serde(with = "serde_units::time")]
-    pub min_rto: SimDuration,
-    /// Upper bound, also the cap of exponential backoff. Default 64 s.
-    #[serde(with = "serde_units::time")]
-    pub max_rto: SimDuration,
-    /// rto = srtt + rto_k rttvar. Default 4 (RFC 6298).
-    pub rto_k: u32,
     /// Which window a congestion signal halves; `None`: `rfc5681` (`SsthreshRule`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ssthresh_rule: Option<SsthreshRule>,
@@ -162,22 +147,12 @@ impl Default for VegasConfig {
             slow_start_exit: SlowStartExit::Target,
             initial_window: 1,
             initial_ssthresh: None,
-            dupack_threshold: 3,
-            initial_rto: JkRtoConfig::DEFAULT.initial_rto,
-            min_rto: JkRtoConfig::DEFAULT.min_rto,
-            max_rto: JkRtoConfig::DEFAULT.max_rto,
-            rto_k: JkRtoConfig::DEFAULT.k,
             ssthresh_rule: None,
         }
     }
 }
 
 impl VegasConfig {
-    /// The Jacobson/Karels timer parameters.
-    pub fn rto(&self) -> JkRtoConfig {
-        JkRtoConfig { initial_rto: self.initial_rto, min_rto: self.min_rto, max_rto: self.max_rto, k: self.rto_k }
-    }
-
     /// Checks the values; (field, message) for the first bad one.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
         for (name, v) in [("alpha", self.alpha_pkts), ("beta", self.beta_pkts), ("gamma", self.gamma_pkts)] {
@@ -191,15 +166,11 @@ impl VegasConfig {
                 format!("must not be below alpha ({} packets; the paper uses alpha 1, beta 3)", self.alpha_pkts),
             ));
         }
-        at_least_one(&[
-            ("initial_window", self.initial_window),
-            ("dupack_threshold", self.dupack_threshold),
-            ("rto_k", self.rto_k),
-        ])?;
+        at_least_one(&[("initial_window", self.initial_window)])?;
         if self.initial_ssthresh == Some(0) {
             return Err(("initial_ssthresh", "must be a whole number of at least 1".into()));
         }
-        self.rto().check()
+        Ok(())
     }
 }
 
@@ -218,7 +189,6 @@ pub struct Vegas {
     gamma: f64,
     rtt_rule: VegasRtt,
     exit_rule: SlowStartExit,
-    dupack_threshold: u32,
     /// BaseRTT, ps: the smallest RTT sample; `None` before the first.
     base_rtt: Option<u64>,
     /// Diff of the last round, packets; `None` before the first round ends.
@@ -253,7 +223,6 @@ impl Vegas {
             gamma: cfg.gamma_pkts,
             rtt_rule: cfg.rtt,
             exit_rule: cfg.slow_start_exit,
-            dupack_threshold: cfg.dupack_threshold,
             base_rtt: None,
             diff: None,
             head: None,
@@ -351,9 +320,12 @@ impl CcPolicy for Vegas {
     fn check(cfg: &VegasConfig) -> Result<(), (&'static str, String)> {
         cfg.check()
     }
-    fn loss_recovery(cfg: &VegasConfig) -> LossRecovery {
-        LossRecovery::jk(cfg.rto(), cfg.dupack_threshold)
-    }
+    /// Jacobson/Karels only (no `rto`), listed after `initial_ssthresh`.
+    const LOSS_RECOVERY: LossRecoveryParams = LossRecoveryParams {
+        accepts: &["dupack_threshold", "initial_rto", "min_rto", "max_rto", "rto_k"],
+        after: Some("initial_ssthresh"),
+        ..LossRecoveryParams::RFC6298
+    };
 }
 
 impl CongestionControl for Vegas {
@@ -410,7 +382,7 @@ impl CongestionControl for Vegas {
             Cause::FastRetransmit => {
                 self.pipe = s.pipe;
                 self.cwnd =
-                    if s.pipe { self.ssthresh } else { self.ssthresh + self.dupack_threshold as u64 * self.mss };
+                    if s.pipe { self.ssthresh } else { self.ssthresh + s.dupack_threshold as u64 * self.mss };
                 self.recovering = true;
             }
             Cause::Ecn => self.cwnd = self.ssthresh,
@@ -533,7 +505,7 @@ mod tests {
         let c = VegasConfig::default();
         assert_eq!((c.alpha_pkts, c.beta_pkts, c.gamma_pkts), (1.0, 3.0, 1.0));
         assert_eq!(c.rtt, VegasRtt::Mean);
-        assert_eq!(<Vegas as CcPolicy>::loss_recovery(&c).dupack_threshold, Some(3));
+        assert!(<Vegas as CcPolicy>::LOSS_RECOVERY.fast_retransmit());
     }
 
     #[test]
@@ -736,6 +708,7 @@ mod tests {
             in_flight_pkts: 10,
             pipe: true,
             rto_repeat: false,
+            dupack_threshold: 3,
         });
         assert_eq!(v.cwnd(), 5000);
         v.on_dup_ack(SimTime::ZERO);

@@ -11,7 +11,7 @@
 //! run of equal configurations.
 
 use super::{Conversations, Flow, FlowSpec, Link, QdiscConfig, Sampling, Scenario};
-use crate::cc::CcConfig;
+use crate::cc::{CcConfig, LossRecoveryConfig};
 use crate::time::SimDuration;
 use crate::units::{fmt_bits, fmt_rate, fmt_time};
 use serde::ser::{Error as _, SerializeMap, SerializeSeq, Serializer};
@@ -113,7 +113,8 @@ impl Serialize for Periods<'_> {
     }
 }
 
-/// A flow; `params` is its window policy's parameter table (`CcConfig::params`).
+/// A flow; `params` is its window policy's parameter table with the transport's
+/// loss-recovery parameters in their place (`CcConfig::params`).
 struct FlowOut<'a> {
     sc: &'a Scenario,
     f: &'a Flow,
@@ -145,7 +146,7 @@ impl Serialize for FlowOut<'_> {
             None => Ok(()),
         };
         match &f.spec {
-            FlowSpec::Window { cc, data_size, ack_size, max_window, receiver, sender } => {
+            FlowSpec::Window { cc, loss, data_size, ack_size, max_window, receiver, sender } => {
                 stop(&mut t)?;
                 t.serialize_entry("cc", cc.name())?;
                 t.serialize_entry("data_size", &format!("{data_size}B"))?;
@@ -175,7 +176,7 @@ impl Serialize for FlowOut<'_> {
                 t.serialize_entry("fast_retransmit", &sender.fast_retransmit)?;
                 match self.params {
                     Some(p) => t.serialize_entry("params", p)?,
-                    None => t.serialize_entry("params", &cc.params())?,
+                    None => t.serialize_entry("params", &cc.params(loss))?,
                 }
             }
             FlowSpec::Cbr { rate_bps, packet_bits, on } => {
@@ -223,14 +224,14 @@ impl Serialize for Flows<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let sc = self.0;
         let mut seq = s.serialize_seq(Some(sc.flows.len()))?;
-        let mut last: Option<(&CcConfig, Table)> = None;
+        let mut last: Option<(&CcConfig, &LossRecoveryConfig, Table)> = None;
         for f in &sc.flows {
             let params = match &f.spec {
-                FlowSpec::Window { cc, .. } => {
-                    if !matches!(&last, Some((c, _)) if *c == cc) {
-                        last = Some((cc, cc.params()));
+                FlowSpec::Window { cc, loss, .. } => {
+                    if !matches!(&last, Some((c, l, _)) if *c == cc && *l == loss) {
+                        last = Some((cc, loss, cc.params(loss)));
                     }
-                    last.as_ref().map(|(_, p)| p)
+                    last.as_ref().map(|(_, _, p)| p)
                 }
                 _ => None,
             };

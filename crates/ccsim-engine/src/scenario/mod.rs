@@ -103,6 +103,9 @@ pub struct ChannelSpec {
 pub enum FlowSpec {
     Window {
         cc: CcConfig,
+        /// The transport's retransmission timer and fast retransmit (given among the
+        /// policy's parameters in `[flows.params]`).
+        loss: crate::cc::LossRecoveryConfig,
         data_size: u32,
         ack_size: u32,
         max_window: u32,

@@ -6,7 +6,7 @@ use super::{
     Change, ChannelSpec, Conversations, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Sampling,
     Scenario, ScenarioError,
 };
-use crate::cc::CcConfig;
+use crate::cc::{CcConfig, LossRecoveryConfig};
 use crate::element::ElementConfig;
 use crate::time::SimDuration;
 use crate::transport::receiver::{DelayedAck, ReceiverConfig};
@@ -512,7 +512,7 @@ fn flows(
     // The last window policy built, by name and parameter table: flows written out with
     // the same parameters (10^5 in a generated file) reuse it instead of deserialising.
     let no_params = toml::Table::new();
-    let mut last_cc: Option<(String, &toml::Table, CcConfig)> = None;
+    let mut last_cc: Option<(String, &toml::Table, CcConfig, LossRecoveryConfig)> = None;
     let expanded = expand_flows(&cx, &f.flows)?;
     let mut voice_partners: Vec<(usize, String, String)> = Vec::new();
     for fl in &expanded {
@@ -654,12 +654,12 @@ fn flows(
                 let cc_name = fl.cc.clone().unwrap_or_else(|| def_cc.clone());
                 let field = if fl.cc.is_some() { cat(&p, ".cc") } else { "defaults.cc".to_string() };
                 let params = fl.params.as_ref().unwrap_or(&no_params);
-                let cc = match &last_cc {
-                    Some((name, t, cc)) if *name == cc_name && same_table(t, params) => cc.clone(),
+                let (cc, loss) = match &last_cc {
+                    Some((name, t, cc, loss)) if *name == cc_name && same_table(t, params) => (cc.clone(), *loss),
                     _ => {
-                        let cc = cc_config(&cx, &field, &cat(&p, ".params"), &cc_name, params)?;
-                        last_cc = Some((cc_name.clone(), params, cc.clone()));
-                        cc
+                        let (cc, loss) = cc_config(&cx, &field, &cat(&p, ".params"), &cc_name, params)?;
+                        last_cc = Some((cc_name.clone(), params, cc.clone(), loss));
+                        (cc, loss)
                     }
                 };
                 if sack && !matches!(cc, CcConfig::Reno(_) | CcConfig::NewReno(_) | CcConfig::Vegas(_) | CcConfig::DelayAimd(_)) {
@@ -675,7 +675,7 @@ fn flows(
                 if fast_retransmit == FastRetransmit::GoBackN && (sack || matches!(cc, CcConfig::NewReno(_))) {
                     return Err(cx.err(cat(&p, ".fast_retransmit"), "\"go_back_n\" applies to Reno recovery; not with sack = true or cc = \"newreno\""));
                 }
-                FlowSpec::Window { cc, data_size, ack_size, max_window, receiver, sender }
+                FlowSpec::Window { cc, loss, data_size, ack_size, max_window, receiver, sender }
             }
             "cbr" | "poisson" => {
                 let extra = [("stop", fl.stop.is_some())];
@@ -1407,13 +1407,21 @@ fn same_value(a: &Value, b: &Value) -> bool {
 }
 
 /// The congestion-control policy `name` with its `[flows.params]` (serde, by the
-/// parameter names of docs/scenario-format.md; every value checked).
-fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Table) -> Result<CcConfig, ScenarioError> {
-    // serde's "unknown field "x", expected one of "a", "b"" in our words.
+/// parameter names of docs/scenario-format.md; every value checked): the policy's own
+/// parameters and the transport's loss-recovery parameters given among them.
+fn cc_config(
+    cx: &Ctx,
+    field: &str,
+    pfield: &str,
+    name: &str,
+    params: &toml::Table,
+) -> Result<(CcConfig, LossRecoveryConfig), ScenarioError> {
+    // serde's "unknown field "x", expected one of "a", "b"" in our words, with every
+    // parameter the policy accepts (its own and the transport's).
     let named = |mut e: ScenarioError| {
-        if let Some(rest) = e.message.strip_prefix("unknown field ") {
-            let valid = rest.split_once("expected ").map(|(_, v)| v.trim_start_matches("one of ")).unwrap_or("");
-            let valid = valid.split("; see").next().unwrap_or("").replace('"', "").replace(" or ", ", ");
+        if e.message.starts_with("unknown field ") {
+            let info = CcConfig::ALL.iter().find(|i| i.answers_to(name));
+            let valid = info.map(|i| i.parameters().join(", ")).unwrap_or_default();
             e.message = format!("unknown parameter for cc '{name}'; valid: {valid}");
         }
         e
@@ -1421,15 +1429,14 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
     struct Read<'a> {
         cx: &'a Ctx<'a>,
         pfield: &'a str,
-        params: &'a toml::Table,
     }
     impl crate::cc::ReadParams for Read<'_> {
         type Error = ScenarioError;
-        fn read<T: serde::de::DeserializeOwned>(&self) -> Result<T, ScenarioError> {
-            self.cx.from_table(self.pfield, self.params)
+        fn read<T: serde::de::DeserializeOwned>(&self, params: &toml::Table) -> Result<T, ScenarioError> {
+            self.cx.from_table(self.pfield, params)
         }
     }
-    let cfg = match CcConfig::from_params(name, &Read { cx, pfield, params }) {
+    let (cfg, loss) = match CcConfig::from_params(name, params, &Read { cx, pfield }) {
         Some(r) => r.map_err(named)?,
         None => {
             let all = CcConfig::ALL.iter().flat_map(|i| std::iter::once(&i.name).chain(i.aliases)).copied();
@@ -1437,8 +1444,8 @@ fn cc_config(cx: &Ctx, field: &str, pfield: &str, name: &str, params: &toml::Tab
             return Err(cx.err(field, format!("unknown congestion control '{name}'{hint}; use one of {}", cc_names())));
         }
     };
-    cfg.check().map_err(|(f, m)| cx.err(format!("{pfield}.{f}"), m))?;
-    Ok(cfg)
+    cfg.check(&loss).map_err(|(f, m)| cx.err(format!("{pfield}.{f}"), m))?;
+    Ok((cfg, loss))
 }
 
 /// The candidate closest to `name` by edit distance (Levenshtein), if it is within 2

@@ -69,10 +69,10 @@ pub(crate) fn build(spec: &FlowSpec, cx: BuildCx<'_>) -> Built {
     };
     let built = |sender, receiver, answers| Built { sender, receiver, answers, measures_delay: true };
     match spec {
-        FlowSpec::Window { cc, data_size, ack_size, max_window, receiver, sender } => {
+        FlowSpec::Window { cc, loss, data_size, ack_size, max_window, receiver, sender } => {
             let d = data(*data_size * 8);
             let a = answer(d, PacketKind::Ack, *ack_size);
-            let mut w = WindowSender::new(cc, *sender, d, *max_window, cx.stop);
+            let mut w = WindowSender::new(cc, loss, *sender, d, *max_window, cx.stop);
             let series = cx.series;
             let mut trace = FlowTrace {
                 cwnd: series("cwnd", "pkts", false),

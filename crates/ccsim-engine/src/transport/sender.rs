@@ -89,8 +89,8 @@ use super::scoreboard::Scoreboard;
 use super::timer::LazyTimer;
 use super::{FlowCounters, RttStats};
 use crate::cc::{
-    AckSample, AnyCc, Cause, CcConfig, CcMetrics, CongestionControl, CongestionSample, Recovery, RecoveryAck,
-    SendSample,
+    AckSample, AnyCc, Cause, CcConfig, CcMetrics, CongestionControl, CongestionSample, LossRecoveryConfig, Recovery,
+    RecoveryAck, SendSample,
 };
 use crate::meta::Feedback;
 use crate::meta::MetaSlab;
@@ -263,9 +263,9 @@ pub struct WindowSender {
     tso_since: Option<SimTime>,
     cfg: SenderConfig,
     /// Duplicate acks that trigger fast retransmit (`None`: none) and how a fast
-    /// retransmit recovers without SACK: the transport's settings, given with the
-    /// policy's parameters (`CcConfig::loss_recovery`; a threshold of 0, which checks
-    /// refuse, would be none).
+    /// retransmit recovers without SACK: the flow's `LossRecoveryConfig` as its policy
+    /// declares it (`CcConfig::loss_recovery`; a threshold of 0, which checks refuse,
+    /// would be none).
     dupack_threshold: Option<NonZeroU32>,
     recovery_mode: Recovery,
     /// The next new data packet carries CWR.
@@ -273,10 +273,18 @@ pub struct WindowSender {
 }
 
 impl WindowSender {
-    pub fn new(cc: &CcConfig, cfg: SenderConfig, data: Packet, max_window: u32, stop: SimTime) -> Self {
+    /// The sender of a flow with policy `cc` and loss-recovery parameters `loss`.
+    pub fn new(
+        cc: &CcConfig,
+        loss: &LossRecoveryConfig,
+        cfg: SenderConfig,
+        data: Packet,
+        max_window: u32,
+        stop: SimTime,
+    ) -> Self {
         let mss = (data.bits / 8) as u64;
         let cc_state = cc.build(mss, max_window);
-        let loss = cc.loss_recovery();
+        let loss = cc.loss_recovery(loss);
         let recovery_mode = loss.recovery;
         WindowSender {
             mss,
@@ -792,6 +800,7 @@ impl WindowSender {
             in_flight_pkts: self.outstanding(),
             pipe,
             rto_repeat: false,
+            dupack_threshold: self.dupack_threshold.map_or(0, NonZeroU32::get),
         });
         self.send(now, self.snd_una, c, out);
         if self.go_back_n && !pipe {
@@ -835,6 +844,7 @@ impl WindowSender {
             in_flight_pkts: self.outstanding(),
             pipe: false,
             rto_repeat: false,
+            dupack_threshold: self.dupack_threshold.map_or(0, NonZeroU32::get),
         });
         self.ecn_recover = Some(self.snd_max);
         self.cwr_pending = true;
@@ -857,6 +867,7 @@ impl WindowSender {
             in_flight_pkts: self.outstanding(),
             pipe: false,
             rto_repeat,
+            dupack_threshold: self.dupack_threshold.map_or(0, NonZeroU32::get),
         });
         if self.recovery_mode == Recovery::NewReno || self.sb.is_some() {
             self.guard = Some(self.snd_max);
@@ -932,7 +943,7 @@ mod tests {
         }
         fn with(cc: CcConfig, cfg: SenderConfig, max_window: u32) -> Self {
             let data = Packet::new(PacketKind::Data, 0, 1000);
-            let s = WindowSender::new(&cc, cfg, data, max_window, SimTime::MAX);
+            let s = WindowSender::new(&cc, &cc.default_loss_recovery(), cfg, data, max_window, SimTime::MAX);
             T { s, c: FlowCounters::default(), out: Vec::new(), rec: Recorder::default(), meta: MetaSlab::default() }
         }
         fn start(&mut self, t: u64) {
