@@ -57,3 +57,15 @@ def test_the_import_gate_finds_circles_and_ignores_annotations(tmp_path: Path) -
 
 def test_the_repository_passes_the_import_gate() -> None:
     assert imports.findings() == []
+
+
+def test_the_import_gate_follows_the_crate_root_s_re_exports(tmp_path: Path) -> None:
+    (tmp_path / "python" / "ccsim").mkdir(parents=True)
+    (tmp_path / "python" / "ccsim" / "__init__.py").write_text("")
+    src = tmp_path / "crates" / "ccsim-engine" / "src"
+    (src / "base").mkdir(parents=True)
+    (src / "lib.rs").write_text("pub mod base;\npub mod net;\npub use base::{time, units};\n")
+    (src / "base" / "mod.rs").write_text("pub mod time;\n")
+    (src / "base" / "time.rs").write_text("use crate::net::Pipe;\n")
+    (src / "net.rs").write_text("use crate::time::SimTime;\n")  # the re-export: net -> base
+    assert imports.findings(tmp_path, allow=set()) == ["import circle engine {base, net}: base -> net; net -> base"]

@@ -101,6 +101,18 @@ def rust_graph(src: Path) -> dict[str, set[str]]:
     mods = {p.stem for p in src.glob("*.rs") if p.stem not in ("lib", "main")}
     mods |= {p.name for p in src.iterdir() if p.is_dir()}
     graph: dict[str, set[str]] = {m: set() for m in mods}
+    # Names the crate root re-exports (`pub use base::{time, units};`) count as the
+    # module they come from.
+    alias = {m: m for m in mods}
+    lib = src / "lib.rs"
+    root = lib.read_text() if lib.exists() else ""
+    for source, names in re.findall(r"\buse\s+(\w+)::\{([^}]*)\}", root):
+        for name in re.findall(r"\w+", names):
+            if source in mods:
+                alias.setdefault(name, source)
+    for source, name in re.findall(r"\buse\s+(\w+)::(\w+)\s*;", root):
+        if source in mods:
+            alias.setdefault(name, source)
     for p in src.rglob("*.rs"):
         rel = p.relative_to(src)
         mod = rel.parts[0] if len(rel.parts) > 1 else rel.stem
@@ -109,14 +121,14 @@ def rust_graph(src: Path) -> dict[str, set[str]]:
         if len(rel.parts) > 1 and rel.stem in ("tests", "sizes"):
             continue  # test-only files (declared under #[cfg(test)])
         code = _strip_test_modules(p.read_text())
-        for name in re.findall(r"\bcrate::(\w+)", code):
-            if name in graph and name != mod:
-                graph[mod].add(name)
+        names = re.findall(r"\bcrate::(\w+)", code)
         # `use crate::{a, b::c}`
         for group in re.findall(r"\bcrate::\{([^}]*)\}", code):
-            for name in re.findall(r"(?:^|,)\s*(\w+)", group):
-                if name in graph and name != mod:
-                    graph[mod].add(name)
+            names += re.findall(r"(?:^|,)\s*(\w+)", group)
+        for name in names:
+            target = alias.get(name)
+            if target is not None and target != mod:
+                graph[mod].add(target)
     return graph
 
 

@@ -38,10 +38,9 @@ pub mod scenario;
 pub mod sim;
 pub mod transport;
 
-// The foundations under their old paths, for code that names them so.
-pub(crate) use base::{fields, trace};
+// The foundations the public API names most, at the crate's root
+// (`ccsim_engine::time::SimTime`).
 pub use base::{rng, time, units};
-pub use packet::meta;
 
 pub use results::Results;
 pub use scenario::{parse, Scenario, ScenarioError};

@@ -97,7 +97,7 @@
 //!   increase condition").
 
 use super::{AckSample, CcMetrics, CcPolicy, CongestionControl, CongestionSample, LossRecoveryParams, SendSample};
-use crate::time::{SimDuration, SimTime};
+use crate::base::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// Which window the avoidance rule scales (see the module documentation).

@@ -80,8 +80,8 @@ use super::{CcPolicy,
     RecoveryAck, RtoKind, SendSample,
 };
 use crate::packet::FLAG_RETX;
-use crate::time::{SimDuration, SimTime};
-use crate::units::serde_units;
+use crate::base::time::{SimDuration, SimTime};
+use crate::base::units::serde_units;
 use serde::{Deserialize, Serialize};
 
 /// Delayed-ack handling of section V-F (see the module documentation).
@@ -365,6 +365,7 @@ impl CcPolicy for DelayAimd {
     type Config = DelayAimdConfig;
     const NAME: &'static str = "delay_aimd";
     const DESCRIPTION: &'static str = "Delay-based AIMD (Leith et al.): AIMD with queueing delay as a second congestion signal";
+    const SACK: bool = true;
     const EXTRA_SERIES: &'static [&'static str] = &["cc_rtt", "echo_rtt"];
     fn build(cfg: &DelayAimdConfig, mss: u64, max_window: u32) -> Self {
         DelayAimd::new(cfg, mss, max_window)

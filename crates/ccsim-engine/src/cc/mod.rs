@@ -25,14 +25,14 @@
 //! registry table `CcConfig::ALL` (read by validation, `ccsim list cc` and the bench's
 //! `--cc`) all derive from that line. docs/extending.md walks through it.
 
-use crate::time::{SimDuration, SimTime};
-use crate::units::serde_units;
+use crate::base::time::{SimDuration, SimTime};
+use crate::base::units::serde_units;
 use serde::{Deserialize, Serialize};
 
 #[macro_use]
 mod registry;
 /// Defined with the packet metadata that carries it (`meta::Control::Feedback`).
-pub use crate::meta::Feedback;
+pub use crate::packet::meta::Feedback;
 pub use registry::{CcInfo, CcPolicy, ReadParams};
 
 pub use da::{DaConfig, NdgSampling, RuleWindow};
@@ -569,7 +569,7 @@ pub const MIN_TIMEOUT: SimDuration = SimDuration::from_micros(1);
 /// Checks a timeout parameter against `MIN_TIMEOUT`.
 pub(crate) fn check_timeout(name: &'static str, t: SimDuration) -> Result<(), (&'static str, String)> {
     if t < MIN_TIMEOUT {
-        let t = crate::units::fmt_time(t);
+        let t = crate::base::units::fmt_time(t);
         return Err((
             name,
             format!("{t} is shorter than the smallest timeout, 1us; give at least \"1us\" (RFC 6298 uses 1s)"),

@@ -7,7 +7,7 @@ use super::{
     AckSample, CcMetrics, CcPolicy, CongestionControl, CongestionSample, Feedback, LossRecoveryParams, Recovery,
     RenoConfig, SendSample,
 };
-use crate::time::SimTime;
+use crate::base::time::SimTime;
 
 #[derive(Clone, Debug)]
 pub struct NewReno(pub super::Reno);
@@ -16,6 +16,7 @@ impl CcPolicy for NewReno {
     type Config = RenoConfig;
     const NAME: &'static str = "newreno";
     const DESCRIPTION: &'static str = "Reno with RFC 6582's partial-ack recovery";
+    const SACK: bool = true;
     fn build(cfg: &RenoConfig, mss: u64, max_window: u32) -> Self {
         NewReno(super::Reno::new(cfg, mss, max_window))
     }

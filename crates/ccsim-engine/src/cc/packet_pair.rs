@@ -86,7 +86,7 @@
 
 use super::{AckSample, CcMetrics, CcPolicy, CongestionControl, CongestionSample, LossRecoveryParams};
 use crate::packet::{FLAG_PAIR_FIRST, FLAG_PAIR_SECOND};
-use crate::time::{SimDuration, SimTime};
+use crate::base::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of Packet-Pair (`[flows.params]`, by these names).

@@ -22,6 +22,9 @@ pub trait CcPolicy: CongestionControl + Sized {
     const DESCRIPTION: &'static str;
     /// The names of its own series (`CcMetrics::extra`), in slot order.
     const EXTRA_SERIES: &'static [&'static str] = &[];
+    /// Whether it works with SACK-based loss recovery (RFC 6675: it has Reno's fast
+    /// recovery to run the scoreboard in). Default: no.
+    const SACK: bool = false;
     /// The per-flow state for segments of `mss` bytes and a window cap in packets.
     fn build(cfg: &Self::Config, mss: u64, max_window: u32) -> Self;
     /// Checks the values; (parameter, message naming the value and the fix) for the
@@ -53,6 +56,8 @@ pub struct CcInfo {
     pub description: &'static str,
     /// `CcPolicy::EXTRA_SERIES`.
     pub extra_series: &'static [&'static str],
+    /// `CcPolicy::SACK`.
+    pub sack: bool,
     /// Its default configuration.
     pub default: fn() -> super::CcConfig,
     /// `CcPolicy::LOSS_RECOVERY`.
@@ -141,9 +146,10 @@ macro_rules! registry {
                         aliases: <$ty as CcPolicy>::ALIASES,
                         description: <$ty as CcPolicy>::DESCRIPTION,
                         extra_series: <$ty as CcPolicy>::EXTRA_SERIES,
+                        sack: <$ty as CcPolicy>::SACK,
                         default: || CcConfig::$ty(Default::default()),
                         loss_recovery: <$ty as CcPolicy>::LOSS_RECOVERY,
-                        own_parameters: crate::fields::field_names::<<$ty as CcPolicy>::Config>,
+                        own_parameters: crate::base::fields::field_names::<<$ty as CcPolicy>::Config>,
                     },
                 )+
             ];

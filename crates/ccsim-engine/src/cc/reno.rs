@@ -31,7 +31,7 @@ use super::{
     bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CcPolicy, CongestionControl,
     CongestionSample, LossRecoveryParams, RecoveryAck, SsthreshRule, TahoeConfig,
 };
-use crate::time::SimTime;
+use crate::base::time::SimTime;
 
 /// Reno and NewReno take the same parameters as Tahoe (initial window and ssthresh,
 /// ssthresh rule) and the same transport loss recovery (`TAHOE_LOSS_RECOVERY`).
@@ -77,6 +77,7 @@ impl CcPolicy for Reno {
     type Config = RenoConfig;
     const NAME: &'static str = "reno";
     const DESCRIPTION: &'static str = "Tahoe plus fast recovery (4.3BSD-Reno, RFC 5681)";
+    const SACK: bool = true;
     fn build(cfg: &RenoConfig, mss: u64, max_window: u32) -> Self {
         Reno::new(cfg, mss, max_window)
     }
@@ -146,7 +147,7 @@ mod tests {
     use super::*;
     use crate::cc::test_util::{ack, loss_in_flight};
     use crate::cc::CongestionSample;
-    use crate::time::{SimDuration, SimTime};
+    use crate::base::time::{SimDuration, SimTime};
 
     fn reno_at(window_pkts: u32) -> Reno {
         let mut r = Reno::new(&RenoConfig::default(), 1000, 64);

@@ -87,7 +87,7 @@ use super::{CcPolicy,
     at_least_one, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample,
     LossRecoveryParams, RecoveryAck, SendSample, SsthreshRule,
 };
-use crate::time::{SimDuration, SimTime};
+use crate::base::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// Which RTT of a round trip the Actual rate uses (see the module documentation).
@@ -313,6 +313,7 @@ impl CcPolicy for Vegas {
     type Config = VegasConfig;
     const NAME: &'static str = "vegas";
     const DESCRIPTION: &'static str = "TCP Vegas (Brakmo and Peterson): keeps alpha to beta packets queued at the bottleneck";
+    const SACK: bool = true;
     const EXTRA_SERIES: &'static [&'static str] = &["base_rtt", "diff"];
     fn build(cfg: &VegasConfig, mss: u64, max_window: u32) -> Self {
         Vegas::new(cfg, mss, max_window)

@@ -11,9 +11,9 @@
 //! run of equal configurations.
 
 use super::{Conversations, Flow, FlowSpec, Link, QdiscConfig, Sampling, Scenario};
+use crate::base::time::SimDuration;
+use crate::base::units::{fmt_bits, fmt_rate, fmt_time};
 use crate::cc::{CcConfig, LossRecoveryConfig};
-use crate::time::SimDuration;
-use crate::units::{fmt_bits, fmt_rate, fmt_time};
 use serde::ser::{Error as _, SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
 use toml::{Table, Value};

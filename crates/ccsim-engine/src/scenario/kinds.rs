@@ -80,7 +80,7 @@ impl FlowKey {
 
     /// Whether `[defaults]` sets it too (for every flow that leaves it out).
     pub fn in_defaults(&self) -> bool {
-        crate::fields::field_names::<super::raw::Defaults>().contains(&self.name)
+        crate::base::fields::field_names::<super::raw::Defaults>().contains(&self.name)
     }
 }
 
@@ -93,7 +93,7 @@ fn defaults_of<T: DeserializeOwned + Serialize>(required: &str) -> Vec<(&'static
         Ok(toml::Value::Table(t)) => t,
         _ => toml::Table::new(),
     };
-    crate::fields::field_names::<T>()
+    crate::base::fields::field_names::<T>()
         .iter()
         .map(|&n| {
             let v = match (required.get(n), d.remove(n)) {
@@ -327,7 +327,7 @@ mod tests {
             listed.extend(info.keys.iter().map(|k| k.name));
             listed.extend(info.params.map(|p| p.key));
         }
-        for n in crate::fields::field_names::<crate::scenario::raw::Flow>() {
+        for n in crate::base::fields::field_names::<crate::scenario::raw::Flow>() {
             assert!(listed.contains(n), "[[flows]] key {n} is in no kind's list");
         }
     }

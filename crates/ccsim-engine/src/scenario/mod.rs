@@ -11,13 +11,13 @@ mod overrides;
 pub mod raw;
 mod validate;
 
+use crate::base::time::SimDuration;
+use crate::base::units::Limit;
 use crate::cc::CcConfig;
 use crate::element::ElementConfig;
 pub use crate::qdisc::QdiscConfig;
-use crate::time::SimDuration;
 use crate::transport::receiver::ReceiverConfig;
 use crate::transport::sender::SenderConfig;
-use crate::units::Limit;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -192,7 +192,7 @@ pub struct Phase {
     pub end: SimDuration,
 }
 
-/// How the time series are sampled (`crate::trace` describes the buckets).
+/// How the time series are sampled (`crate::base::trace` describes the buckets).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Sampling {
     /// `[measure].sample`: buckets of this width.

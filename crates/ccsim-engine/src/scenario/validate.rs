@@ -6,12 +6,12 @@ use super::{
     Change, ChannelSpec, Conversations, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Sampling,
     Scenario, ScenarioError,
 };
+use crate::base::time::SimDuration;
+use crate::base::units::{self, Limit};
 use crate::cc::{CcConfig, LossRecoveryConfig};
 use crate::element::ElementConfig;
-use crate::time::SimDuration;
 use crate::transport::receiver::{DelayedAck, ReceiverConfig};
 use crate::transport::sender::{FastRetransmit, RttSample, SenderConfig, Tso};
-use crate::units::{self, Limit};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use toml::Value;
@@ -637,7 +637,7 @@ fn flows(
                 });
                 if let Some(d) = delayed_ack.filter(|d| d.min_delay.is_some_and(|m| m > d.delay)) {
                     let f = if fl.ack_delay_min.is_some() { cat(&p, ".ack_delay_min") } else { "defaults.ack_delay_min".into() };
-                    return Err(cx.err(f, format!("must not exceed ack_delay ({}), the longest wait", crate::units::fmt_time(d.delay))));
+                    return Err(cx.err(f, format!("must not exceed ack_delay ({}), the longest wait", crate::base::units::fmt_time(d.delay))));
                 }
                 let tso = match &fl.tso {
                     Some(v) => tso(&cx, &cat(&p, ".tso"), v)?,
@@ -662,13 +662,17 @@ fn flows(
                         (cc, loss)
                     }
                 };
-                if sack && !matches!(cc, CcConfig::Reno(_) | CcConfig::NewReno(_) | CcConfig::Vegas(_) | CcConfig::DelayAimd(_)) {
-                    return Err(cx.err(cat(&p, ".sack"), format!("SACK recovery works with the Reno family; cc '{cc_name}' is not one (use reno, newreno, vegas or delay_aimd)")));
+                if sack && !cc.info().sack {
+                    let with: Vec<&str> = CcConfig::ALL.iter().filter(|i| i.sack).map(|i| i.name).collect();
+                    return Err(cx.err(
+                        cat(&p, ".sack"),
+                        format!("SACK recovery works with the Reno family; cc '{cc_name}' is not one (use {})", or_list(&with)),
+                    ));
                 }
                 let fast_retransmit = match &fl.fast_retransmit {
                     Some(v) => fast_retransmit(&cx, &cat(&p, ".fast_retransmit"), v)?,
                     // [defaults] applies where it can: Reno recovery without SACK.
-                    None if sack || matches!(cc, CcConfig::NewReno(_)) => FastRetransmit::Bsd,
+                    None if sack || cc.loss_recovery_params().recovery == crate::cc::Recovery::NewReno => FastRetransmit::Bsd,
                     None => def_fast_retransmit,
                 };
                 let sender = SenderConfig { sack, ecn, rtt_sample, tso, handshake: handshake.then_some(ack_size), fast_retransmit };
@@ -1446,6 +1450,15 @@ fn cc_config(
     };
     cfg.check(&loss).map_err(|(f, m)| cx.err(format!("{pfield}.{f}"), m))?;
     Ok((cfg, loss))
+}
+
+/// "a", "a or b", "a, b or c".
+fn or_list(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
 }
 
 /// The candidate closest to `name` by edit distance (Levenshtein), if it is within 2

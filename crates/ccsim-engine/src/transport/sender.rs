@@ -88,15 +88,15 @@ use super::rtt::RtoEstimator;
 use super::scoreboard::Scoreboard;
 use super::timer::LazyTimer;
 use super::{FlowCounters, RttStats};
+use crate::base::time::{tx_time, SimDuration, SimTime};
+use crate::base::trace::{Recorder, SeriesId};
 use crate::cc::{
     AckSample, AnyCc, Cause, CcConfig, CcMetrics, CongestionControl, CongestionSample, LossRecoveryConfig, Recovery,
     RecoveryAck, SendSample,
 };
-use crate::meta::Feedback;
-use crate::meta::MetaSlab;
+use crate::packet::meta::Feedback;
+use crate::packet::meta::MetaSlab;
 use crate::packet::{Packet, FLAG_CWR, FLAG_ECE, FLAG_ECT, FLAG_PAIR_FIRST, FLAG_PAIR_SECOND, FLAG_RETX};
-use crate::time::{tx_time, SimDuration, SimTime};
-use crate::trace::{Recorder, SeriesId};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::num::NonZeroU32;
