@@ -286,10 +286,7 @@ fn flow_size(spec: &FlowSpec) -> f64 {
     match spec {
         FlowSpec::Window { data_size, .. } => *data_size as f64,
         FlowSpec::Cbr { packet_bits, .. } | FlowSpec::Poisson { packet_bits, .. } => *packet_bits as f64 / 8.0,
-        FlowSpec::Cadpc { packet_bits, .. }
-        | FlowSpec::Rap { packet_bits, .. }
-        | FlowSpec::Tfrc { packet_bits, .. }
-        | FlowSpec::Tear { packet_bits, .. } => *packet_bits as f64 / 8.0,
+        FlowSpec::Rate { packet_bits, .. } => *packet_bits as f64 / 8.0,
         // Voice packets vary in length: goodput comes from the bits delivered.
         FlowSpec::Voice { .. } => 0.0,
     }

@@ -189,25 +189,10 @@ impl Serialize for FlowOut<'_> {
                 t.serialize_entry("packet_size", &fmt_bits(*packet_bits as u64))?;
                 t.serialize_entry("on", &Periods(on))?;
             }
-            FlowSpec::Cadpc { packet_bits, cfg } => {
+            FlowSpec::Rate { packet_bits, cfg } => {
                 stop(&mut t)?;
                 t.serialize_entry("packet_size", &fmt_bits(*packet_bits as u64))?;
-                t.serialize_entry("params", &config(cfg).map_err(S::Error::custom)?)?;
-            }
-            FlowSpec::Rap { packet_bits, cfg } => {
-                stop(&mut t)?;
-                t.serialize_entry("packet_size", &fmt_bits(*packet_bits as u64))?;
-                t.serialize_entry("params", &config(cfg).map_err(S::Error::custom)?)?;
-            }
-            FlowSpec::Tear { packet_bits, cfg } => {
-                stop(&mut t)?;
-                t.serialize_entry("packet_size", &fmt_bits(*packet_bits as u64))?;
-                t.serialize_entry("params", &config(cfg).map_err(S::Error::custom)?)?;
-            }
-            FlowSpec::Tfrc { packet_bits, cfg } => {
-                stop(&mut t)?;
-                t.serialize_entry("packet_size", &fmt_bits(*packet_bits as u64))?;
-                t.serialize_entry("params", &config(cfg).map_err(S::Error::custom)?)?;
+                t.serialize_entry("params", &cfg.params().map_err(S::Error::custom)?)?;
             }
             FlowSpec::Voice { voice, .. } => {
                 t.serialize_entry("voice", &config(voice).map_err(S::Error::custom)?)?;

@@ -8,6 +8,7 @@
 //! the ones the simulation builds).
 
 use crate::element::ParamDefault;
+use crate::transport::rate_flow::RateFlow;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -121,96 +122,86 @@ const PACKET_SIZE: FlowKey = key("packet_size", D("\"1000B\""));
 const ON: FlowKey = key("on", U("[[\"0s\", \"1s\"]]"));
 const RATE_SENDER: &[FlowKey] = &[PACKET_SIZE, STOP];
 
-impl super::FlowSpec {
-    /// Every flow kind, in the order the validator names them.
-    pub const KINDS: &'static [FlowKindInfo] = &[
-        FlowKindInfo {
-            name: "window",
-            sender: "Window",
-            receiver: "Ack",
-            description: "a reliable, congestion-controlled transfer (the default kind)",
-            keys: &[
-                key("cc", D("\"reno\"")),
-                key("data_size", D("\"1000B\"")),
-                key("ack_size", D("\"40B\"")),
-                key("max_window", D("\"1000000pkt\"")),
-                key("out_of_order", D("\"keep\"")),
-                key("delayed_ack", D("false")),
-                FlowKey { name: "ack_delay", default: D("\"200ms\""), with: "delayed_ack = true" },
-                FlowKey { name: "ack_delay_min", default: U("\"40ms\""), with: "delayed_ack = true" },
-                key("sack", D("false")),
-                key("ecn", D("false")),
-                key("rtt_sample", D("\"oldest\"")),
-                key("tso", D("false")),
-                key("handshake", D("false")),
-                key("fast_retransmit", D("\"bsd\"")),
-                STOP,
-            ],
-            params: None,
-        },
-        FlowKindInfo {
-            name: "cbr",
-            sender: "Source",
-            receiver: "Sink",
-            description: "constant bit rate, unresponsive, during its on periods",
-            keys: &[key("rate", R("\"40kbps\"")), PACKET_SIZE, ON],
-            params: None,
-        },
-        FlowKindInfo {
-            name: "poisson",
-            sender: "Source",
-            receiver: "Sink",
-            description: "Poisson arrivals (exponential gaps), unresponsive, during its on periods",
-            keys: &[key("mean_gap", R("\"0.5s\"")), PACKET_SIZE, ON],
-            params: None,
-        },
-        FlowKindInfo {
-            name: "cadpc",
-            sender: "Cadpc",
-            receiver: "Ptp",
-            description: "Welzl's CADPC rate sender; needs ptp elements on the routers' outgoing channels",
-            keys: RATE_SENDER,
-            params: Some(params::<crate::transport::cadpc::CadpcConfig>()),
-        },
-        FlowKindInfo {
-            name: "rap",
-            sender: "Rap",
-            receiver: "AckEach",
-            description: "RAP / GAIMD rate sender (Rejaie, Handley, Estrin 1999)",
-            keys: RATE_SENDER,
-            params: Some(params::<crate::transport::rap::RapConfig>()),
-        },
-        FlowKindInfo {
-            name: "tfrc",
-            sender: "Tfrc",
-            receiver: "Tfrc",
-            description: "TFRC equation-based rate sender (RFC 3448)",
-            keys: RATE_SENDER,
-            params: Some(params::<crate::transport::tfrc::TfrcConfig>()),
-        },
-        FlowKindInfo {
-            name: "tear",
-            sender: "Tear",
-            receiver: "Tear",
-            description: "TEAR rate sender fed by a receiver emulating TCP (Rhee, Ozdemir, Yi 2000)",
-            keys: RATE_SENDER,
-            params: Some(params::<crate::transport::tear::TearConfig>()),
-        },
-        FlowKindInfo {
-            name: "voice",
-            sender: "Voice",
-            receiver: "Voice",
-            description:
-                "one of Heybey's packet-voice users, talking to its partner flow; smart_link elements set its rate",
-            keys: &[],
-            params: Some(FlowParams {
-                key: "voice",
-                required: "partner = \"reply\"",
-                defaults: defaults_of::<crate::transport::voice::VoiceConfig>,
-            }),
-        },
-    ];
+const WINDOW: FlowKindInfo = FlowKindInfo {
+    name: "window",
+    sender: "Window",
+    receiver: "Ack",
+    description: "a reliable, congestion-controlled transfer (the default kind)",
+    keys: &[
+        key("cc", D("\"reno\"")),
+        key("data_size", D("\"1000B\"")),
+        key("ack_size", D("\"40B\"")),
+        key("max_window", D("\"1000000pkt\"")),
+        key("out_of_order", D("\"keep\"")),
+        key("delayed_ack", D("false")),
+        FlowKey { name: "ack_delay", default: D("\"200ms\""), with: "delayed_ack = true" },
+        FlowKey { name: "ack_delay_min", default: U("\"40ms\""), with: "delayed_ack = true" },
+        key("sack", D("false")),
+        key("ecn", D("false")),
+        key("rtt_sample", D("\"oldest\"")),
+        key("tso", D("false")),
+        key("handshake", D("false")),
+        key("fast_retransmit", D("\"bsd\"")),
+        STOP,
+    ],
+    params: None,
+};
+
+const CBR: FlowKindInfo = FlowKindInfo {
+    name: "cbr",
+    sender: "Source",
+    receiver: "Sink",
+    description: "constant bit rate, unresponsive, during its on periods",
+    keys: &[key("rate", R("\"40kbps\"")), PACKET_SIZE, ON],
+    params: None,
+};
+
+const POISSON: FlowKindInfo = FlowKindInfo {
+    name: "poisson",
+    sender: "Source",
+    receiver: "Sink",
+    description: "Poisson arrivals (exponential gaps), unresponsive, during its on periods",
+    keys: &[key("mean_gap", R("\"0.5s\"")), PACKET_SIZE, ON],
+    params: None,
+};
+
+const VOICE: FlowKindInfo = FlowKindInfo {
+    name: "voice",
+    sender: "Voice",
+    receiver: "Voice",
+    description: "one of Heybey's packet-voice users, talking to its partner flow; smart_link elements set its rate",
+    keys: &[],
+    params: Some(FlowParams {
+        key: "voice",
+        required: "partner = \"reply\"",
+        defaults: defaults_of::<crate::transport::voice::VoiceConfig>,
+    }),
+};
+
+/// The entry of a rate-sender kind (`transport::rate_flow`).
+const fn rate_kind<T: RateFlow>() -> FlowKindInfo {
+    FlowKindInfo {
+        name: T::NAME,
+        sender: T::SENDER,
+        receiver: T::RECEIVER,
+        description: T::DESCRIPTION,
+        keys: RATE_SENDER,
+        params: Some(params::<T>()),
+    }
 }
+
+/// `FlowSpec::KINDS` from the lines of `rate_flows!` (transport/mod.rs).
+macro_rules! kinds_table {
+    ($( $v:ident : $module:ident :: $ty:ident ),+ $(,)?) => {
+        impl super::FlowSpec {
+            /// Every flow kind, in the order the validator names them: the rate senders
+            /// in registration order between the sources and voice.
+            pub const KINDS: &'static [FlowKindInfo] =
+                &[WINDOW, CBR, POISSON, $( rate_kind::<crate::transport::$module::$ty>(), )+ VOICE];
+        }
+    };
+}
+crate::transport::rate_flows!(kinds_table);
 
 #[cfg(test)]
 mod tests {

@@ -123,25 +123,11 @@ pub enum FlowSpec {
         packet_bits: u32,
         on: Vec<(SimDuration, SimDuration)>,
     },
-    /// Welzl's CADPC rate sender with a PTP receiver (transport/cadpc.rs).
-    Cadpc {
+    /// A rate sender and its receiver, the kind and its parameters in `cfg`
+    /// (`transport::rate_flow`).
+    Rate {
         packet_bits: u32,
-        cfg: crate::transport::cadpc::CadpcConfig,
-    },
-    /// RAP / GAIMD rate sender with a receiver acknowledging every packet (transport/rap.rs).
-    Rap {
-        packet_bits: u32,
-        cfg: crate::transport::rap::RapConfig,
-    },
-    /// TFRC (RFC 3448) rate sender with its loss-interval receiver (transport/tfrc.rs).
-    Tfrc {
-        packet_bits: u32,
-        cfg: crate::transport::tfrc::TfrcConfig,
-    },
-    /// TEAR rate sender with its TCP-emulating receiver (transport/tear.rs).
-    Tear {
-        packet_bits: u32,
-        cfg: crate::transport::tear::TearConfig,
+        cfg: crate::transport::RateFlowConfig,
     },
     /// A packet-voice user (Heybey; `transport::voice`); `partner` is a flow index.
     Voice {
@@ -156,10 +142,7 @@ impl FlowSpec {
             FlowSpec::Window { .. } => "window",
             FlowSpec::Cbr { .. } => "cbr",
             FlowSpec::Poisson { .. } => "poisson",
-            FlowSpec::Cadpc { .. } => "cadpc",
-            FlowSpec::Rap { .. } => "rap",
-            FlowSpec::Tfrc { .. } => "tfrc",
-            FlowSpec::Tear { .. } => "tear",
+            FlowSpec::Rate { cfg, .. } => cfg.name(),
             FlowSpec::Voice { .. } => "voice",
         }
     }
@@ -406,6 +389,24 @@ mod tests {
         let e = parse(&text.replace("colour = 1", "start = 5"), "f.toml", &[]).unwrap_err();
         assert_eq!(e.field, "flows.f.start");
         assert!(e.message.contains("has no unit"), "{}", e.message);
+    }
+
+    #[test]
+    fn an_unknown_flow_kind_is_refused_with_every_kinds_name() {
+        let text = format!(
+            "{MIN}[[links]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\n[[flows]]\nname = \"f\"\nkind = \"tcp\"\nfrom = \"a\"\nto = \"b\"\n"
+        );
+        let e = parse(&text, "f.toml", &[]).unwrap_err();
+        assert_eq!(e.field, "flows.f.kind");
+        assert_eq!(
+            e.message,
+            "unknown flow kind 'tcp'; use \"window\", \"cbr\", \"poisson\", \"cadpc\", \"rap\", \"tfrc\", \"tear\" or \"voice\""
+        );
+        // Each rate sender's name reads its own parameters: a key of another's is refused.
+        let rate = text.replace("\"tcp\"", "\"rap\"") + "[flows.params]\nbeta = 0.875\n";
+        assert!(matches!(parse(&rate, "f.toml", &[]).unwrap().flows[0].spec, FlowSpec::Rate { .. }));
+        let e = parse(&rate.replace("\"rap\"", "\"tfrc\""), "f.toml", &[]).unwrap_err();
+        assert_eq!(e.field, "flows.f.params.beta");
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::cc::{CcConfig, LossRecoveryConfig};
 use crate::element::ElementConfig;
 use crate::transport::receiver::{DelayedAck, ReceiverConfig};
 use crate::transport::sender::{FastRetransmit, RttSample, SenderConfig, Tso};
+use crate::transport::RateFlowConfig;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use toml::Value;
@@ -636,8 +637,18 @@ fn flows(
                     d
                 });
                 if let Some(d) = delayed_ack.filter(|d| d.min_delay.is_some_and(|m| m > d.delay)) {
-                    let f = if fl.ack_delay_min.is_some() { cat(&p, ".ack_delay_min") } else { "defaults.ack_delay_min".into() };
-                    return Err(cx.err(f, format!("must not exceed ack_delay ({}), the longest wait", crate::base::units::fmt_time(d.delay))));
+                    let f = if fl.ack_delay_min.is_some() {
+                        cat(&p, ".ack_delay_min")
+                    } else {
+                        "defaults.ack_delay_min".into()
+                    };
+                    return Err(cx.err(
+                        f,
+                        format!(
+                            "must not exceed ack_delay ({}), the longest wait",
+                            crate::base::units::fmt_time(d.delay)
+                        ),
+                    ));
                 }
                 let tso = match &fl.tso {
                     Some(v) => tso(&cx, &cat(&p, ".tso"), v)?,
@@ -650,7 +661,13 @@ fn flows(
                     None => def_rtt_sample,
                 };
                 let handshake = fl.handshake.or(d.handshake).unwrap_or(false);
-                let receiver = ReceiverConfig { keep_out_of_order, delayed_ack, sack_blocks: if sack { 3 } else { 0 }, ecn, handshake };
+                let receiver = ReceiverConfig {
+                    keep_out_of_order,
+                    delayed_ack,
+                    sack_blocks: if sack { 3 } else { 0 },
+                    ecn,
+                    handshake,
+                };
                 let cc_name = fl.cc.clone().unwrap_or_else(|| def_cc.clone());
                 let field = if fl.cc.is_some() { cat(&p, ".cc") } else { "defaults.cc".to_string() };
                 let params = fl.params.as_ref().unwrap_or(&no_params);
@@ -666,25 +683,50 @@ fn flows(
                     let with: Vec<&str> = CcConfig::ALL.iter().filter(|i| i.sack).map(|i| i.name).collect();
                     return Err(cx.err(
                         cat(&p, ".sack"),
-                        format!("SACK recovery works with the Reno family; cc '{cc_name}' is not one (use {})", or_list(&with)),
+                        format!(
+                            "SACK recovery works with the Reno family; cc '{cc_name}' is not one (use {})",
+                            or_list(&with)
+                        ),
                     ));
                 }
                 let fast_retransmit = match &fl.fast_retransmit {
                     Some(v) => fast_retransmit(&cx, &cat(&p, ".fast_retransmit"), v)?,
                     // [defaults] applies where it can: Reno recovery without SACK.
-                    None if sack || cc.loss_recovery_params().recovery == crate::cc::Recovery::NewReno => FastRetransmit::Bsd,
+                    None if sack || cc.loss_recovery_params().recovery == crate::cc::Recovery::NewReno => {
+                        FastRetransmit::Bsd
+                    }
                     None => def_fast_retransmit,
                 };
-                let sender = SenderConfig { sack, ecn, rtt_sample, tso, handshake: handshake.then_some(ack_size), fast_retransmit };
+                let sender = SenderConfig {
+                    sack,
+                    ecn,
+                    rtt_sample,
+                    tso,
+                    handshake: handshake.then_some(ack_size),
+                    fast_retransmit,
+                };
                 if fast_retransmit == FastRetransmit::GoBackN && (sack || matches!(cc, CcConfig::NewReno(_))) {
-                    return Err(cx.err(cat(&p, ".fast_retransmit"), "\"go_back_n\" applies to Reno recovery; not with sack = true or cc = \"newreno\""));
+                    return Err(cx.err(
+                        cat(&p, ".fast_retransmit"),
+                        "\"go_back_n\" applies to Reno recovery; not with sack = true or cc = \"newreno\"",
+                    ));
                 }
                 FlowSpec::Window { cc, loss, data_size, ack_size, max_window, receiver, sender }
             }
             "cbr" | "poisson" => {
                 let extra = [("stop", fl.stop.is_some())];
-                for (what, present) in [("cc", fl.cc.is_some()), ("params", fl.params.is_some())].into_iter().chain(window_fields(fl)).chain(extra) {
-                    let hint = if what == "data_size" { " (use packet_size)" } else if what == "stop" { " (use on periods)" } else { "" };
+                for (what, present) in [("cc", fl.cc.is_some()), ("params", fl.params.is_some())]
+                    .into_iter()
+                    .chain(window_fields(fl))
+                    .chain(extra)
+                {
+                    let hint = if what == "data_size" {
+                        " (use packet_size)"
+                    } else if what == "stop" {
+                        " (use on periods)"
+                    } else {
+                        ""
+                    };
                     if present {
                         return Err(cx.err(format!("{p}.{what}"), format!("applies only to window flows{hint}")));
                     }
@@ -696,14 +738,16 @@ fn flows(
                 let on = on_periods(&cx, &p, fl.on.as_deref(), start, duration)?;
                 if kind == "cbr" {
                     only("mean_gap", fl.mean_gap.is_some(), "poisson")?;
-                    let rate = fl.rate.as_ref().ok_or_else(|| cx.err(cat(&p, ".rate"), "a cbr flow needs a rate, e.g. rate = \"40kbps\""))?;
+                    let rate = fl
+                        .rate
+                        .as_ref()
+                        .ok_or_else(|| cx.err(cat(&p, ".rate"), "a cbr flow needs a rate, e.g. rate = \"40kbps\""))?;
                     FlowSpec::Cbr { rate_bps: cx.rate(&cat(&p, ".rate"), rate)?, packet_bits, on }
                 } else {
                     only("rate", fl.rate.is_some(), "cbr")?;
-                    let g = fl
-                        .mean_gap
-                        .as_ref()
-                        .ok_or_else(|| cx.err(cat(&p, ".mean_gap"), "a poisson flow needs mean_gap, e.g. mean_gap = \"0.5s\""))?;
+                    let g = fl.mean_gap.as_ref().ok_or_else(|| {
+                        cx.err(cat(&p, ".mean_gap"), "a poisson flow needs mean_gap, e.g. mean_gap = \"0.5s\"")
+                    })?;
                     let mean_gap = cx.time(&cat(&p, ".mean_gap"), g)?;
                     if mean_gap == SimDuration::ZERO {
                         return Err(cx.err(cat(&p, ".mean_gap"), "must be positive"));
@@ -711,12 +755,15 @@ fn flows(
                     FlowSpec::Poisson { mean_gap, packet_bits, on }
                 }
             }
-            "cadpc" | "rap" | "tear" | "tfrc" => {
+            kind if RateFlowConfig::NAMES.contains(&kind) => {
                 let extra = [("rate", fl.rate.is_some()), ("mean_gap", fl.mean_gap.is_some()), ("on", fl.on.is_some())];
                 for (what, present) in [("cc", fl.cc.is_some())].into_iter().chain(window_fields(fl)).chain(extra) {
                     let hint = if what == "data_size" { " (use packet_size)" } else { "" };
                     if present {
-                        return Err(cx.err(format!("{p}.{what}"), format!("does not apply to {kind} flows{hint}; its parameters go in params")));
+                        return Err(cx.err(
+                            format!("{p}.{what}"),
+                            format!("does not apply to {kind} flows{hint}; its parameters go in params"),
+                        ));
                     }
                 }
                 let packet_bits = match &fl.packet_size {
@@ -727,24 +774,21 @@ fn flows(
                     return Err(cx.err(cat(&p, ".packet_size"), "must be positive"));
                 }
                 let empty = toml::Table::new();
-                let params = fl.params.as_ref().unwrap_or(&empty);
-                if kind == "cadpc" {
-                    let cfg: crate::transport::cadpc::CadpcConfig = cx.from_table(&cat(&p, ".params"), params)?;
-                    cfg.check().map_err(|(f, m)| cx.err(format!("{p}.params.{f}"), m))?;
-                    FlowSpec::Cadpc { packet_bits, cfg }
-                } else if kind == "tfrc" {
-                    let cfg: crate::transport::tfrc::TfrcConfig = cx.from_table(&cat(&p, ".params"), params)?;
-                    cfg.check().map_err(|(f, m)| cx.err(format!("{p}.params.{f}"), m))?;
-                    FlowSpec::Tfrc { packet_bits, cfg }
-                } else if kind == "tear" {
-                    let cfg: crate::transport::tear::TearConfig = cx.from_table(&cat(&p, ".params"), params)?;
-                    cfg.check().map_err(|(f, m)| cx.err(format!("{p}.params.{f}"), m))?;
-                    FlowSpec::Tear { packet_bits, cfg }
-                } else {
-                    let cfg: crate::transport::rap::RapConfig = cx.from_table(&cat(&p, ".params"), params)?;
-                    cfg.check().map_err(|(f, m)| cx.err(format!("{p}.params.{f}"), m))?;
-                    FlowSpec::Rap { packet_bits, cfg }
+                struct Read<'a> {
+                    cx: &'a Ctx<'a>,
+                    field: &'a str,
+                    table: &'a toml::Table,
                 }
+                impl crate::transport::rate_flow::ReadParams for Read<'_> {
+                    type Error = ScenarioError;
+                    fn read<T: serde::de::DeserializeOwned>(&self) -> Result<T, ScenarioError> {
+                        self.cx.from_table(self.field, self.table)
+                    }
+                }
+                let read = Read { cx: &cx, field: &cat(&p, ".params"), table: fl.params.as_ref().unwrap_or(&empty) };
+                let cfg = RateFlowConfig::from_params(kind, &read).expect("the kind was found in the registry")?;
+                cfg.check().map_err(|(f, m)| cx.err(format!("{p}.params.{f}"), m))?;
+                FlowSpec::Rate { packet_bits, cfg }
             }
             "voice" => {
                 let extra = [
@@ -754,9 +798,16 @@ fn flows(
                     ("packet_size", fl.packet_size.is_some()),
                     ("on", fl.on.is_some()),
                 ];
-                for (what, present) in [("cc", fl.cc.is_some()), ("params", fl.params.is_some())].into_iter().chain(window_fields(fl)).chain(extra) {
+                for (what, present) in [("cc", fl.cc.is_some()), ("params", fl.params.is_some())]
+                    .into_iter()
+                    .chain(window_fields(fl))
+                    .chain(extra)
+                {
                     if present {
-                        return Err(cx.err(format!("{p}.{what}"), "does not apply to voice flows (their parameters go in voice = { ... })"));
+                        return Err(cx.err(
+                            format!("{p}.{what}"),
+                            "does not apply to voice flows (their parameters go in voice = { ... })",
+                        ));
                     }
                 }
                 let t = fl.voice.as_ref().ok_or_else(|| {
@@ -767,9 +818,7 @@ fn flows(
                 voice_partners.push((flows.len(), voice.partner.clone(), p.clone()));
                 FlowSpec::Voice { voice, partner: usize::MAX }
             }
-            other => {
-                return Err(cx.err(cat(&p, ".kind"), format!("unknown flow kind '{other}'; use \"window\", \"cbr\", \"poisson\", \"cadpc\", \"rap\", \"tfrc\", \"tear\" or \"voice\"")))
-            }
+            other => return Err(cx.err(cat(&p, ".kind"), format!("unknown flow kind '{other}'; use {}", kind_names()))),
         };
         let ack_path = match &fl.ack_path {
             Some(names) => explicit_path(&cx, &cat(&p, ".ack_path"), names, to, from, node_idx, nodes, pairs)?,
@@ -1494,6 +1543,16 @@ fn qdisc_names() -> String {
 }
 
 /// The registry's names, with aliases in parentheses: "generic, tahoe (jk), reno, ...".
+/// The flow kinds (`FlowSpec::KINDS`) as a message lists them: "a", "b" or "c".
+fn kind_names() -> String {
+    let q: Vec<String> = FlowSpec::KINDS.iter().map(|k| format!("\"{}\"", k.name)).collect();
+    match q.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 fn cc_names() -> String {
     let name = |i: &crate::cc::CcInfo| match i.aliases {
         [] => i.name.to_string(),

@@ -9,13 +9,9 @@ use crate::base::trace::SeriesId;
 use crate::cc::CcConfig;
 use crate::packet::{Packet, PacketKind};
 use crate::scenario::FlowSpec;
-use crate::transport::cadpc::{CadpcSender, PtpReceiver};
-use crate::transport::rap::{AckEach, RapSender};
 use crate::transport::receiver::{AckReceiver, Sink};
 use crate::transport::sender::{FlowTrace, WindowSender};
 use crate::transport::source::{Gaps, Source};
-use crate::transport::tear::{TearReceiver, TearSender};
-use crate::transport::tfrc::{TfrcReceiver, TfrcSender};
 use crate::transport::voice::{VoiceReceiver, VoiceUser};
 use crate::transport::{Receiver, Sender};
 
@@ -117,32 +113,10 @@ pub(crate) fn build(spec: &FlowSpec, cx: BuildCx<'_>) -> Built {
             let s = Source::new(data(*packet_bits), gaps, periods(on, cx.offset));
             built(Sender::Source(s), Receiver::Sink(Sink), false)
         }
-        FlowSpec::Cadpc { packet_bits, cfg } => {
+        FlowSpec::Rate { packet_bits, cfg } => {
             let d = data(*packet_bits);
-            let fb = answer(d, PacketKind::Control, cfg.feedback_size);
-            let s = CadpcSender::new(cfg.clone(), d, cx.stop);
-            built(Sender::Cadpc(Box::new(s)), Receiver::Ptp(Box::new(PtpReceiver::new(fb))), true)
-        }
-        FlowSpec::Rap { packet_bits, cfg } => {
-            let d = data(*packet_bits);
-            let a = answer(d, PacketKind::Ack, cfg.ack_size);
-            built(
-                Sender::Rap(Box::new(RapSender::new(cfg.clone(), d, cx.stop))),
-                Receiver::AckEach(AckEach::new(a)),
-                true,
-            )
-        }
-        FlowSpec::Tear { packet_bits, cfg } => {
-            let d = data(*packet_bits);
-            let fb = answer(d, PacketKind::Control, cfg.feedback_size);
-            let r = TearReceiver::new(fb, cfg);
-            built(Sender::Tear(Box::new(TearSender::new(cfg.clone(), d, cx.stop))), Receiver::Tear(Box::new(r)), true)
-        }
-        FlowSpec::Tfrc { packet_bits, cfg } => {
-            let d = data(*packet_bits);
-            let fb = answer(d, PacketKind::Control, cfg.feedback_size);
-            let r = TfrcReceiver::new(fb);
-            built(Sender::Tfrc(Box::new(TfrcSender::new(cfg.clone(), d, cx.stop))), Receiver::Tfrc(Box::new(r)), true)
+            let (sender, receiver) = cfg.build(d, &|kind, bytes| answer(d, kind, bytes), cx.stop);
+            built(sender, receiver, true)
         }
         FlowSpec::Voice { voice, partner } => {
             // Data and control packets both go on the data route (to the partner); the

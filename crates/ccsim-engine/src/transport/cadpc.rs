@@ -31,8 +31,10 @@
 //! CADPC does not acknowledge data packets: the receiver counts them (like a sink).
 
 use super::endpoint::{Io, Pass, ReceiverMetrics, ReceiverPolicy, SenderMetrics, SenderPolicy};
+use super::rate_flow::RateFlow;
 use super::timer::LazyTimer;
 use super::FlowCounters;
+use super::{Receiver, Sender};
 use crate::base::time::{SimDuration, SimTime};
 use crate::base::units::serde_units;
 use crate::cc::Feedback;
@@ -105,9 +107,14 @@ impl Default for CadpcConfig {
     }
 }
 
-impl CadpcConfig {
+impl RateFlow for CadpcConfig {
+    const NAME: &'static str = "cadpc";
+    const DESCRIPTION: &'static str = "Welzl's CADPC rate sender; needs ptp elements on the routers' outgoing channels";
+    const SENDER: &'static str = "Cadpc";
+    const RECEIVER: &'static str = "Ptp";
+
     /// Checks the values: (field, message) of the first bad one.
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
+    fn check(&self) -> Result<(), (&'static str, String)> {
         if !(self.a > 0.0 && self.a <= 1.0) {
             return Err(("a", format!("{} is outside (0, 1]; the paper uses 0.5", self.a)));
         }
@@ -128,6 +135,14 @@ impl CadpcConfig {
             return Err(("ptp_timeout", "must be positive".into()));
         }
         Ok(())
+    }
+
+    fn build(&self, data: Packet, answer: &dyn Fn(PacketKind, u32) -> Packet, stop: SimTime) -> (Sender, Receiver) {
+        let feedback = answer(PacketKind::Control, self.feedback_size);
+        (
+            Sender::Cadpc(Box::new(CadpcSender::new(self.clone(), data, stop))),
+            Receiver::Ptp(Box::new(PtpReceiver::new(feedback))),
+        )
     }
 }
 

@@ -12,11 +12,14 @@
 //! Adding a sender or receiver: a type implementing `SenderPolicy` or `ReceiverPolicy`
 //! (in its own file here) and one line in `endpoints!` below, which generates the
 //! `Sender` and `Receiver` enums with their dispatch and the tables `Sender::ALL` and
-//! `Receiver::ALL`; the flow kind that pairs them is built in `sim/flows.rs` and listed in
-//! `FlowSpec::KINDS` (`scenario/kinds.rs`).
+//! `Receiver::ALL`. A rate-sender flow kind pairing them is one `RateFlow` and one line in
+//! `rate_flows!` below (`rate_flow`); the other flow kinds are built in `sim/flows.rs`
+//! and listed in `FlowSpec::KINDS` (`scenario/kinds.rs`).
 
 #[macro_use]
 pub mod endpoint;
+#[macro_use]
+pub mod rate_flow;
 pub mod cadpc;
 pub mod rap;
 pub mod receiver;
@@ -61,6 +64,22 @@ endpoints! {
         Voice: voice::VoiceReceiver,
     }
 }
+
+/// The rate-sender flow kinds, one `Variant: module::Config` per line, the `Config`
+/// implementing `rate_flow::RateFlow`, in the order `ccsim list flow` shows them. Hands
+/// the list to the macro `$then` (`RateFlowConfig` below, `FlowSpec::KINDS`).
+macro_rules! rate_flows {
+    ($then:ident) => {
+        $then! {
+            Cadpc: cadpc::CadpcConfig,
+            Rap: rap::RapConfig,
+            Tfrc: tfrc::TfrcConfig,
+            Tear: tear::TearConfig,
+        }
+    };
+}
+pub(crate) use rate_flows;
+rate_flows!(rate_flow_config);
 
 /// The shortest gap a rate sender (CADPC, RAP, TFRC, TEAR) leaves between packets, as a
 /// CBR source: at a rate above one packet per picosecond the gap rounded to zero and

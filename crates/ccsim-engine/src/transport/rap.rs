@@ -18,11 +18,13 @@
 //!   before the first sample; assumption).
 
 use super::endpoint::{Io, Pass, ReceiverMetrics, ReceiverPolicy, SenderMetrics, SenderPolicy};
+use super::rate_flow::RateFlow;
 use super::timer::LazyTimer;
 use super::FlowCounters;
+use super::{Receiver, Sender};
 use crate::base::time::{SimDuration, SimTime};
 use crate::base::units::serde_units;
-use crate::packet::Packet;
+use crate::packet::{Packet, PacketKind};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -75,8 +77,13 @@ impl Default for RapConfig {
     }
 }
 
-impl RapConfig {
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
+impl RateFlow for RapConfig {
+    const NAME: &'static str = "rap";
+    const DESCRIPTION: &'static str = "RAP / GAIMD rate sender (Rejaie, Handley, Estrin 1999)";
+    const SENDER: &'static str = "Rap";
+    const RECEIVER: &'static str = "AckEach";
+
+    fn check(&self) -> Result<(), (&'static str, String)> {
         if !(self.alpha.is_finite() && self.alpha > 0.0) {
             return Err(("alpha", format!("{} must be positive (RAP: 1, GAIMD: 0.31)", self.alpha)));
         }
@@ -93,6 +100,11 @@ impl RapConfig {
             return Err(("ack_size", "must be at least 1 byte".into()));
         }
         Ok(())
+    }
+
+    fn build(&self, data: Packet, answer: &dyn Fn(PacketKind, u32) -> Packet, stop: SimTime) -> (Sender, Receiver) {
+        let ack = answer(PacketKind::Ack, self.ack_size);
+        (Sender::Rap(Box::new(RapSender::new(self.clone(), data, stop))), Receiver::AckEach(AckEach::new(ack)))
     }
 }
 

@@ -27,14 +27,16 @@
 //!   timer (assumption: the paper describes none).
 
 use super::endpoint::{Io, Pass, ReceiverMetrics, ReceiverPolicy, SenderMetrics, SenderPolicy};
+use super::rate_flow::RateFlow;
 use super::tfrc::{carried_rtt, carry_rtt, weighted_mean, LossEvents, WEIGHTS};
 use super::timer::LazyTimer;
 use super::FlowCounters;
+use super::{Receiver, Sender};
 use crate::base::time::{SimDuration, SimTime};
 use crate::base::units::serde_units;
 use crate::cc::Feedback;
 use crate::packet::meta::{Control, MetaSlab};
-use crate::packet::Packet;
+use crate::packet::{Packet, PacketKind};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of a TEAR flow (`params` of a `kind = "tear"` flow).
@@ -68,8 +70,13 @@ impl Default for TearConfig {
     }
 }
 
-impl TearConfig {
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
+impl RateFlow for TearConfig {
+    const NAME: &'static str = "tear";
+    const DESCRIPTION: &'static str = "TEAR rate sender fed by a receiver emulating TCP (Rhee, Ozdemir, Yi 2000)";
+    const SENDER: &'static str = "Tear";
+    const RECEIVER: &'static str = "Tear";
+
+    fn check(&self) -> Result<(), (&'static str, String)> {
         if self.feedback_size == 0 {
             return Err(("feedback_size", "must be at least 1 byte".into()));
         }
@@ -80,6 +87,12 @@ impl TearConfig {
             return Err(("initial_ssthresh", format!("{} must be at least 2 packets", self.initial_ssthresh)));
         }
         Ok(())
+    }
+
+    fn build(&self, data: Packet, answer: &dyn Fn(PacketKind, u32) -> Packet, stop: SimTime) -> (Sender, Receiver) {
+        let feedback = answer(PacketKind::Control, self.feedback_size);
+        let r = TearReceiver::new(feedback, self);
+        (Sender::Tear(Box::new(TearSender::new(self.clone(), data, stop))), Receiver::Tear(Box::new(r)))
     }
 }
 

@@ -33,13 +33,15 @@
 //!   implemented; there is no retransmission (TFRC has none).
 
 use super::endpoint::{Io, Pass, ReceiverMetrics, ReceiverPolicy, SenderMetrics, SenderPolicy};
+use super::rate_flow::RateFlow;
 use super::timer::LazyTimer;
 use super::FlowCounters;
+use super::{Receiver, Sender};
 use crate::base::time::{SimDuration, SimTime};
 use crate::base::units::serde_units;
 use crate::cc::Feedback;
 use crate::packet::meta::{Control, MetaSlab};
-use crate::packet::Packet;
+use crate::packet::{Packet, PacketKind};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of a TFRC flow (`params` of a `kind = "tfrc"` flow).
@@ -73,8 +75,13 @@ impl Default for TfrcConfig {
     }
 }
 
-impl TfrcConfig {
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
+impl RateFlow for TfrcConfig {
+    const NAME: &'static str = "tfrc";
+    const DESCRIPTION: &'static str = "TFRC equation-based rate sender (RFC 3448)";
+    const SENDER: &'static str = "Tfrc";
+    const RECEIVER: &'static str = "Tfrc";
+
+    fn check(&self) -> Result<(), (&'static str, String)> {
         if self.feedback_size == 0 {
             return Err(("feedback_size", "must be at least 1 byte".into()));
         }
@@ -85,6 +92,14 @@ impl TfrcConfig {
             return Err(("t_mbi", "must be positive (RFC 3448: 64s)".into()));
         }
         Ok(())
+    }
+
+    fn build(&self, data: Packet, answer: &dyn Fn(PacketKind, u32) -> Packet, stop: SimTime) -> (Sender, Receiver) {
+        let feedback = answer(PacketKind::Control, self.feedback_size);
+        (
+            Sender::Tfrc(Box::new(TfrcSender::new(self.clone(), data, stop))),
+            Receiver::Tfrc(Box::new(TfrcReceiver::new(feedback))),
+        )
     }
 }
 
