@@ -132,12 +132,19 @@ def test_list_cc_gives_every_congestion_control_with_its_defaults():
     }
     # Generic's defaults (docs/scenario-format.md): beta 2, alpha 0.875, a 3 s first timeout,
     # the window unset (the flow's maximum window).
-    assert params["generic"] == (
-        '    parameters: window unset, beta = 2.0, alpha = 0.875, initial_rto = "3s"'
-    )
-    assert 'min_rto = "200ms"' in params["delay_aimd"] and 'rto = "linux"' in params["delay_aimd"]
+    assert params["generic"] == "    parameters: window unset, beta = 2.0, alpha = 0.875"
+    # The transport's loss-recovery parameters a policy accepts, with its defaults, on their
+    # own line: generic takes only a first timeout, delay_aimd Linux's timer bounds.
+    transport = {
+        lines[i].split()[0]: lines[i + 2]
+        for i in range(len(lines) - 2)
+        if not lines[i].startswith((" ", "(")) and lines[i + 2].startswith("    transport: ")
+    }
+    assert transport["generic"] == '    transport: initial_rto = "3s"'
+    assert 'min_rto = "200ms"' in transport["delay_aimd"] and 'rto = "linux"' in transport["delay_aimd"]
+    assert "initial_rto" not in params["delay_aimd"]
     assert "    series: base_rtt, diff" in lines
-    assert lines[-1].startswith("(unset: not given by default")
+    assert lines[-1].startswith("(all go in [flows.params]; transport: ")
     # The default listing is still the reproductions.
     assert ok(run_cli("list", "reproductions")) == ok(run_cli("list"))
     result = run_cli("list", "qdiscs")

@@ -878,18 +878,25 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def _list_cc() -> int:
-    """Each congestion control: its name (aliases), its description, its parameters as
-    ``name = default`` in scenario-file syntax (``name unset`` where unset by default) and
-    its own series, if any."""
+    """Each congestion control: its name (aliases), its description, its own parameters
+    and the transport's loss-recovery parameters it accepts, each as ``name = default`` in
+    scenario-file syntax (``name unset`` where unset by default), and its own series, if
+    any."""
     for c in cc_registry():
         aliases = f" ({', '.join(c['aliases'])})" if c["aliases"] else ""
         print(f"{c['name']}{aliases}  {c['description']}")
-        print(f"    parameters: {', '.join(param_text(p) for p in c['parameters'])}")
+        own = [param_text(p) for p in c["parameters"] if not p.get("transport")]
+        transport = [param_text(p) for p in c["parameters"] if p.get("transport")]
+        print(f"    parameters: {', '.join(own) if own else 'none'}")
+        if transport:
+            print(f"    transport: {', '.join(transport)}")
         if c["extra_series"]:
             print(f"    series: {', '.join(c['extra_series'])}")
     print(
-        "(unset: not given by default; docs/scenario-format.md says what the policy does "
-        "then, e.g. the flow's maximum window)"
+        "(all go in [flows.params]; transport: the retransmission timer and fast "
+        "retransmit, the window transport's, with this policy's defaults; unset: not given "
+        "by default; docs/scenario-format.md says what the policy does then, e.g. the "
+        "flow's maximum window)"
     )
     return 0
 

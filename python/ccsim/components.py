@@ -130,15 +130,23 @@ def markdown() -> str:
             [[f"`{n}`", _cell(d), ", ".join(kinds)] for n, (d, kinds) in seen.items()],
         )
 
-    out += ["## Congestion controls (`cc`, parameters in `[flows.params]`)", ""]
+    out += [
+        "## Congestion controls (`cc`, parameters in `[flows.params]`)",
+        "",
+        "Transport parameters are the window transport's retransmission timer and fast "
+        "retransmit (`cc::LossRecoveryConfig`), given in the same table, with the policy's "
+        "defaults.",
+        "",
+    ]
     out += _table(
-        ["cc", "aliases", "description", "parameters", "series of its own"],
+        ["cc", "aliases", "description", "parameters", "transport parameters", "series of its own"],
         [
             [
                 f"`{c['name']}`",
                 _code_list(c["aliases"], ""),
                 _cell(c["description"]),
-                _code_list([param_text(p) for p in c["parameters"]]),
+                _code_list([param_text(p) for p in c["parameters"] if not p.get("transport")]),
+                _code_list([param_text(p) for p in c["parameters"] if p.get("transport")], ""),
                 _code_list(c["extra_series"], ""),
             ]
             for c in cc_registry()

@@ -434,8 +434,9 @@ fn bench_dumbbell(
 }
 
 /// The registry of congestion controls as JSON: a list, in registration order, of
-/// `{name, aliases, description, extra_series, parameters: [{name, default}]}` (a
-/// default of `null`: unset by default).
+/// `{name, aliases, description, extra_series, parameters: [{name, default, transport}]}`
+/// (a default of `null`: unset by default; `transport`: a parameter of the transport's
+/// loss recovery, `cc::LossRecoveryConfig`, that the policy accepts in its table).
 #[pyfunction]
 fn cc_registry() -> String {
     let list: Vec<serde_json::Value> = ccsim_engine::cc::CcConfig::ALL
@@ -444,7 +445,7 @@ fn cc_registry() -> String {
             let params: Vec<serde_json::Value> = i
                 .parameter_defaults()
                 .into_iter()
-                .map(|(n, v)| serde_json::json!({ "name": n, "default": v }))
+                .map(|(n, v)| serde_json::json!({ "name": n, "default": v, "transport": i.is_transport_parameter(n) }))
                 .collect();
             serde_json::json!({
                 "name": i.name,
