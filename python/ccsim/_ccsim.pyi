@@ -47,7 +47,7 @@ def run(
     buffer is a ``bytearray`` of native-endian values for ``numpy.frombuffer``.
 
     Runs in slices sized to last about 10 ms of wall time each, whatever an event costs
-    (the first is 256 events; crates/ccsim-engine/src/slices.rs); between them Ctrl-C is
+    (the first is 256 events; crates/ccsim-engine/src/sim/slices.rs); between them Ctrl-C is
     checked (the run stops and the results come back with ``"partial": true,
     "stop_reason": "interrupted"``; so does a ``KeyboardInterrupt`` raised by the
     callback), ``progress(sim_time_s, end_s, events)`` is called and ``max_wall_s``

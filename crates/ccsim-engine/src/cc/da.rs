@@ -368,10 +368,7 @@ impl CcPolicy for Da {
         cfg.check()
     }
     /// Jacobson/Karels only (no `rto`).
-    const LOSS_RECOVERY: LossRecoveryParams = LossRecoveryParams {
-        accepts: &["dupack_threshold", "initial_rto", "min_rto", "max_rto", "rto_k"],
-        ..LossRecoveryParams::RFC6298
-    };
+    const LOSS_RECOVERY: LossRecoveryParams = LossRecoveryParams::JACOBSON_KARELS;
 }
 
 impl CongestionControl for Da {

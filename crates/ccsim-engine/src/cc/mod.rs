@@ -316,6 +316,12 @@ impl LossRecoveryParams {
         recovery: Recovery::Reno,
     };
 
+    /// As `RFC6298`, without the choice of timer (`rto`): Jacobson/Karels is the only one.
+    pub const JACOBSON_KARELS: LossRecoveryParams = LossRecoveryParams {
+        accepts: &["dupack_threshold", "initial_rto", "min_rto", "max_rto", "rto_k"],
+        ..LossRecoveryParams::RFC6298
+    };
+
     /// Whether a fast retransmit is part of the recovery (`dupack_threshold` accepted).
     pub fn fast_retransmit(&self) -> bool {
         self.accepts.contains(&"dupack_threshold")

@@ -322,11 +322,8 @@ impl CcPolicy for Vegas {
         cfg.check()
     }
     /// Jacobson/Karels only (no `rto`), listed after `initial_ssthresh`.
-    const LOSS_RECOVERY: LossRecoveryParams = LossRecoveryParams {
-        accepts: &["dupack_threshold", "initial_rto", "min_rto", "max_rto", "rto_k"],
-        after: Some("initial_ssthresh"),
-        ..LossRecoveryParams::RFC6298
-    };
+    const LOSS_RECOVERY: LossRecoveryParams =
+        LossRecoveryParams { after: Some("initial_ssthresh"), ..LossRecoveryParams::JACOBSON_KARELS };
 }
 
 impl CongestionControl for Vegas {

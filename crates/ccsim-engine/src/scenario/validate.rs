@@ -1053,10 +1053,7 @@ fn elements(cx: Ctx, f: &raw::File, net: &Net) -> Result<Vec<ElementSpec>, Scena
         table.remove("kind");
         let known = || {
             let names: Vec<&str> = ElementConfig::ALL.iter().map(|i| i.name).collect();
-            match names.split_last() {
-                Some((last, rest)) if !rest.is_empty() => format!("use {} or {last}", rest.join(", ")),
-                _ => format!("use {}", names.join(", ")),
-            }
+            format!("use {}", or_list(&names))
         };
         let Some(info) = ElementConfig::ALL.iter().find(|i| i.name == kind) else {
             if kind.is_empty() {
@@ -1502,11 +1499,14 @@ fn cc_config(
 }
 
 /// "a", "a or b", "a, b or c".
-fn or_list(names: &[&str]) -> String {
+fn or_list<S: AsRef<str>>(names: &[S]) -> String {
     match names {
         [] => String::new(),
-        [one] => one.to_string(),
-        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+        [one] => one.as_ref().to_string(),
+        [rest @ .., last] => {
+            let rest: Vec<&str> = rest.iter().map(AsRef::as_ref).collect();
+            format!("{} or {}", rest.join(", "), last.as_ref())
+        }
     }
 }
 
@@ -1535,24 +1535,16 @@ fn nearest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<
 /// (Fair Queueing) or "red" (RED)".
 fn qdisc_names() -> String {
     let all: Vec<String> = QdiscConfig::ALL.iter().map(|i| format!("\"{}\" ({})", i.name, i.title)).collect();
-    match all.split_last() {
-        Some((last, [])) => format!("use {last}"),
-        Some((last, rest)) => format!("use {} or {last}", rest.join(", ")),
-        None => String::new(),
-    }
+    format!("use {}", or_list(&all))
 }
 
-/// The registry's names, with aliases in parentheses: "generic, tahoe (jk), reno, ...".
 /// The flow kinds (`FlowSpec::KINDS`) as a message lists them: "a", "b" or "c".
 fn kind_names() -> String {
     let q: Vec<String> = FlowSpec::KINDS.iter().map(|k| format!("\"{}\"", k.name)).collect();
-    match q.split_last() {
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => String::new(),
-    }
+    or_list(&q)
 }
 
+/// The registry's names, with aliases in parentheses: "generic, tahoe (jk), reno, ...".
 fn cc_names() -> String {
     let name = |i: &crate::cc::CcInfo| match i.aliases {
         [] => i.name.to_string(),

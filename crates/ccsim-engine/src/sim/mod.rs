@@ -16,8 +16,10 @@
 //! dropped packet.
 //!
 //! This file holds the state and the event loop; `build` builds a simulation from a
-//! scenario, `endpoints` delivers to the flows' ends what the loop does not, and `fast`
-//! has the fast paths (merged arrivals, hand-over at send time, prefetch hints).
+//! scenario (`flows`: each flow's two ends from its spec), `endpoints` delivers to the
+//! flows' ends what the loop does not, `fast` has the fast paths (merged arrivals,
+//! hand-over at send time, prefetch hints), and `slices` sizes a front end's slices of a
+//! run.
 
 use crate::base::stats::DelayStats;
 use crate::base::time::{SimDuration, SimTime};
