@@ -149,6 +149,9 @@ impl QdiscPolicy for Red {
         "Random Early Detection (Floyd and Jacobson 1993): early drop or ECN mark with a probability rising with the average queue";
     const TITLE: &'static str = "RED";
     const DROP_REASONS: &'static [&'static str] = &["red_early", "red_forced"];
+    /// The average queue (FJ93's avg), in packets (in byte mode, bytes divided by
+    /// `mean_packet_size`), as of the last arrival.
+    const SERIES: &'static [(&'static str, &'static str)] = &[("avg", "pkts")];
     fn build(cfg: &RedConfig, limit: Limit, rate_bps: u64, rng: Rng) -> Self {
         Red::new(cfg.clone(), limit, rate_bps, rng)
     }
@@ -229,6 +232,13 @@ impl Red {
 }
 
 impl Qdisc for Red {
+    fn series_value(&self, _slot: usize) -> f64 {
+        if self.cfg.byte_mode {
+            self.avg / self.cfg.mean_packet_size as f64
+        } else {
+            self.avg
+        }
+    }
     fn enqueue(
         &mut self,
         now: SimTime,

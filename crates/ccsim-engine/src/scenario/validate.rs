@@ -932,7 +932,7 @@ fn measure(
         return Err(cx.err("phases", format!("{np} phases of {nf} flows and {nc} channels are {} rows of results, more than {MAX_PERIOD_ROWS}; give fewer phases", np as u64 * per_period)));
     }
     for s in &f.measure.series {
-        check_series(&cx, s, flows, flow_names, node_idx, pairs)?;
+        check_series(&cx, s, flows, flow_names, node_idx, pairs, links)?;
     }
     let sampling =
         match (&f.measure.sample, &f.measure.max_points) {
@@ -1567,6 +1567,7 @@ fn check_series(
     flow_names: &HashMap<String, usize>,
     node_idx: &HashMap<String, usize>,
     pairs: &HashMap<(usize, usize), usize>,
+    links: &[Link],
 ) -> Result<(), ScenarioError> {
     let field = "measure.series";
     let Some((entity, metric)) = s.rsplit_once('.') else {
@@ -1587,15 +1588,19 @@ fn check_series(
         return Ok(());
     }
     if let Some((a, b)) = entity.split_once("->") {
-        let exists = match (node_idx.get(a), node_idx.get(b)) {
-            (Some(&x), Some(&y)) => pairs.contains_key(&(x.min(y), x.max(y))),
-            _ => false,
+        let spec = match (node_idx.get(a), node_idx.get(b)) {
+            (Some(&x), Some(&y)) => {
+                pairs.get(&(x.min(y), x.max(y))).map(|&l| &links[l].dirs[usize::from(links[l].a != x)])
+            }
+            _ => None,
         };
-        if !exists {
+        let Some(spec) = spec else {
             return Err(cx.err(field, format!("'{s}': no channel '{entity}'")));
-        }
-        if metric != "queue" && metric != "sojourn" {
-            return Err(cx.err(field, format!("'{s}': channels have the series 'queue' (packets waiting) and 'sojourn' (each packet's time in the queue)")));
+        };
+        let own = spec.qdisc.info().series;
+        if metric != "queue" && metric != "sojourn" && !own.iter().any(|&(n, _)| n == metric) {
+            let extra: String = own.iter().map(|(n, _)| format!(", '{n}'")).collect();
+            return Err(cx.err(field, format!("'{s}': channel '{entity}' ({} discipline) has the series 'queue' (packets waiting), 'sojourn' (each packet's time in the queue){extra}", spec.qdisc.name())));
         }
         return Ok(());
     }
