@@ -575,9 +575,7 @@ mod tests {
     fn dctcp_flows_get_ecn_and_its_echo_unless_they_say_otherwise() {
         use crate::transport::receiver::EcnEcho;
         let base = format!("{MIN}[[links]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\n");
-        let flow = |name: &str, extra: &str| {
-            format!("[[flows]]\nname = \"{name}\"\nfrom = \"a\"\nto = \"b\"\n{extra}")
-        };
+        let flow = |name: &str, extra: &str| format!("[[flows]]\nname = \"{name}\"\nfrom = \"a\"\nto = \"b\"\n{extra}");
         let text = format!(
             "{base}[defaults]\necn = true\necn_echo = \"rfc3168\"\n{}{}{}{}",
             flow("d", "cc = \"dctcp\"\n"),
@@ -602,7 +600,9 @@ mod tests {
         assert_eq!(parse(&sc.to_toml(), "export.toml", &[]).unwrap(), sc);
         // Without [defaults], a DCTCP flow alone still gets both.
         let sc = parse(&format!("{base}{}", flow("d", "cc = \"dctcp\"\n")), "f.toml", &[]).unwrap();
-        assert!(matches!(&sc.flows[0].spec, FlowSpec::Window { receiver, .. } if receiver.ecn && receiver.ecn_echo == EcnEcho::Dctcp));
+        assert!(
+            matches!(&sc.flows[0].spec, FlowSpec::Window { receiver, .. } if receiver.ecn && receiver.ecn_echo == EcnEcho::Dctcp)
+        );
         let e = parse(&format!("{base}{}", flow("r", "ecn_echo = \"dctcp\"\n")), "f.toml", &[]).unwrap_err();
         assert_eq!((e.field.as_str(), e.message.as_str()), ("flows.r.ecn_echo", "applies with ECN; add ecn = true"));
         let e = parse(&format!("{base}{}", flow("r", "ecn = true\necn_echo = \"l4s\"\n")), "f.toml", &[]).unwrap_err();
