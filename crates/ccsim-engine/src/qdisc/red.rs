@@ -27,7 +27,7 @@
 //! the hard buffer limit is always dropped (`DropReason::Overflow`), as is a non-ECT one.
 //!
 //! Step marking (DCTCP: Alizadeh et al., SIGCOMM 2010, section 3.1; RFC 8257 section
-//! 1): min_th = max_th = K and w_q = 1, with `ecn` and `ecn_above_max_th`, as ns-3's
+//! 3.1): min_th = max_th = K and w_q = 1, with `ecn` and `ecn_above_max_th`, as ns-3's
 //! DCTCP examples configure its RedQueueDisc (QW = 1, UseEcn, UseHardDrop = false).
 //! Equal thresholds leave no probabilistic region: every arrival that finds K or more
 //! packets queued is in the forced region, where an ECT packet is marked and queued (ns-3
