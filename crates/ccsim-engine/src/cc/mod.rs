@@ -35,6 +35,7 @@ mod registry;
 pub use crate::packet::meta::Feedback;
 pub use registry::{CcInfo, CcPolicy, ReadParams};
 
+pub use cubic::CubicConfig;
 pub use da::{DaConfig, NdgSampling, RuleWindow};
 pub use delay_aimd::{DelayAimdConfig, DelayedAckMode};
 pub use generic::GenericConfig;
@@ -54,6 +55,7 @@ registry! {
     da::Da in Box,
     vegas::Vegas in Box,
     delay_aimd::DelayAimd in Box,
+    cubic::Cubic in Box,
 }
 
 /// What the transport tells a policy about an ack that acknowledged new data.
@@ -645,13 +647,13 @@ mod tests {
     #[test]
     fn the_registry_lists_every_policy_once_by_name_and_alias() {
         let names: Vec<&str> = CcConfig::ALL.iter().map(|i| i.name).collect();
-        assert_eq!(names, ["generic", "tahoe", "reno", "newreno", "pp", "da", "vegas", "delay_aimd"]);
+        assert_eq!(names, ["generic", "tahoe", "reno", "newreno", "pp", "da", "vegas", "delay_aimd", "cubic"]);
         let mut all: Vec<&str> =
             CcConfig::ALL.iter().flat_map(|i| std::iter::once(&i.name).chain(i.aliases)).copied().collect();
-        assert_eq!(all.len(), 10);
+        assert_eq!(all.len(), 11);
         all.sort();
         all.dedup();
-        assert_eq!(all.len(), 10, "a name or alias is registered twice");
+        assert_eq!(all.len(), 11, "a name or alias is registered twice");
         assert!(CcConfig::ALL[1].answers_to("jk") && CcConfig::ALL[4].answers_to("packet_pair"));
         for info in CcConfig::ALL {
             // The default configuration is the policy's own, and its entry is this one.
@@ -709,7 +711,10 @@ mod tests {
             ]
         );
         // Every name a policy's own series may have, each once, in registration order.
-        assert_eq!(CcConfig::all_extra_series(), ["reference_rtt", "base_rtt", "diff", "cc_rtt", "echo_rtt"]);
+        assert_eq!(
+            CcConfig::all_extra_series(),
+            ["reference_rtt", "base_rtt", "diff", "cc_rtt", "echo_rtt", "w_max", "cubic_k"]
+        );
     }
 
     /// Reads a table as serde does, errors as their text.
