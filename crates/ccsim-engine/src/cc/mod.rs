@@ -689,6 +689,32 @@ mod tests {
             assert_eq!(t["rto_k"].as_integer(), Some(4), "{n}");
             assert!(!t.contains_key("initial_ssthresh"), "{n}: unset by default");
         }
+        // CUBIC: RFC 9438's C and beta, Linux's initial window and fast convergence, RFC
+        // 6298's timer with NewReno's recovery.
+        let c = defaults("cubic");
+        assert_eq!(
+            c.keys().collect::<Vec<_>>(),
+            [
+                "c",
+                "beta",
+                "fast_convergence",
+                "reno_friendly",
+                "initial_window",
+                "hystart",
+                "dupack_threshold",
+                "initial_rto",
+                "min_rto",
+                "max_rto",
+                "rto_k"
+            ]
+        );
+        assert_eq!((c["c"].as_float(), c["beta"].as_float()), (Some(0.4), Some(0.7)));
+        assert_eq!(c["initial_window"].as_integer(), Some(10));
+        assert_eq!(c["hystart"].as_bool(), Some(false));
+        assert_eq!(
+            CcConfig::Cubic(Default::default()).loss_recovery(&LossRecoveryConfig::RFC6298).recovery,
+            Recovery::NewReno
+        );
         // Every parameter, set by default or not, in declaration order.
         let generic = CcConfig::ALL[0].parameter_defaults();
         assert_eq!(
