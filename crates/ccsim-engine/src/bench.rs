@@ -213,7 +213,7 @@ mod tests {
         assert_eq!(e.field, "cc");
         assert_eq!(
             e.message,
-            "unknown congestion control 'bbr'; use one of generic, tahoe, reno, newreno, pp, da, vegas, delay_aimd"
+            "unknown congestion control 'bbr'; use one of generic, tahoe, reno, newreno, pp, da, vegas, delay_aimd, cubic"
         );
     }
 }
