@@ -559,7 +559,7 @@ mod tests {
     }
 
     #[test]
-    fn a_loss_keeps_beta_of_flight_size_and_sets_w_max() {
+    fn a_loss_keeps_beta_of_cwnd_and_sets_w_max() {
         let mut cc = at(CubicConfig::default(), 100);
         // Without SACK: ssthresh = 0.7 x 100 = 70, cwnd inflated by the 3 duplicate acks.
         congestion(&mut cc, Cause::FastRetransmit, 100, false);
