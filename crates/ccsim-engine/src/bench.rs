@@ -219,7 +219,7 @@ mod tests {
         assert_eq!(e.field, "cc");
         assert_eq!(
             e.message,
-            "unknown congestion control 'bbr'; use one of generic, tahoe, reno, newreno, pp, da, vegas, delay_aimd, dctcp"
+            "unknown congestion control 'bbr'; use one of generic, tahoe, reno, newreno, pp, da, vegas, delay_aimd, dctcp, cubic"
         );
     }
 }

@@ -208,8 +208,8 @@ fn text(c: &Case, observed: bool) -> String {
         match f.kind {
             "window" => {
                 window_flows.push(name.clone());
-                // (SACK recovery is for the Reno family.)
-                let reno_family = ["reno", "newreno", "vegas", "delay_aimd"].contains(&f.cc);
+                // (SACK recovery is for the policies that declare it.)
+                let reno_family = ccsim_engine::cc::CcConfig::ALL.iter().any(|i| i.name == f.cc && i.sack);
                 let extra = if f.extra.starts_with("sack") && !reno_family { "" } else { f.extra };
                 // (Generic's fixed window is the maximum window: keep it small.)
                 let extra = if f.cc == "generic" && !extra.starts_with("max_window") {

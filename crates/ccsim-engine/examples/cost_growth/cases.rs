@@ -197,6 +197,14 @@ pub fn cases() -> Vec<Case> {
             "",
             "delay_aimd per-packet variant",
         ),
+        ("cc-cubic", "cubic", "", "", "cubic"),
+        (
+            "cc-cubic-sack-hystart",
+            "cubic",
+            "sack = true\nparams = { hystart = true }",
+            "",
+            "cubic with sack and HyStart++",
+        ),
     ] {
         let mut flows = window_flows(2, cc, extra);
         if name == "cc-vegas-sack" {

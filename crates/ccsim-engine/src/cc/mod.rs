@@ -35,6 +35,7 @@ mod registry;
 pub use crate::packet::meta::Feedback;
 pub use registry::{CcInfo, CcPolicy, ReadParams};
 
+pub use cubic::CubicConfig;
 pub use da::{DaConfig, NdgSampling, RuleWindow};
 pub use dctcp::DctcpConfig;
 pub use delay_aimd::{DelayAimdConfig, DelayedAckMode};
@@ -56,6 +57,7 @@ registry! {
     vegas::Vegas in Box,
     delay_aimd::DelayAimd in Box,
     dctcp::Dctcp in Box,
+    cubic::Cubic in Box,
 }
 
 /// What the transport tells a policy about an ack that acknowledged new data.
@@ -649,13 +651,13 @@ mod tests {
     #[test]
     fn the_registry_lists_every_policy_once_by_name_and_alias() {
         let names: Vec<&str> = CcConfig::ALL.iter().map(|i| i.name).collect();
-        assert_eq!(names, ["generic", "tahoe", "reno", "newreno", "pp", "da", "vegas", "delay_aimd", "dctcp"]);
+        assert_eq!(names, ["generic", "tahoe", "reno", "newreno", "pp", "da", "vegas", "delay_aimd", "dctcp", "cubic"]);
         let mut all: Vec<&str> =
             CcConfig::ALL.iter().flat_map(|i| std::iter::once(&i.name).chain(i.aliases)).copied().collect();
-        assert_eq!(all.len(), 11);
+        assert_eq!(all.len(), 12);
         all.sort();
         all.dedup();
-        assert_eq!(all.len(), 11, "a name or alias is registered twice");
+        assert_eq!(all.len(), 12, "a name or alias is registered twice");
         // Only DCTCP needs ECN, with its own echo.
         let ecn: Vec<(&str, Option<crate::transport::receiver::EcnEcho>)> =
             CcConfig::ALL.iter().filter(|i| i.ecn_echo.is_some()).map(|i| (i.name, i.ecn_echo)).collect();
@@ -695,6 +697,32 @@ mod tests {
             assert_eq!(t["rto_k"].as_integer(), Some(4), "{n}");
             assert!(!t.contains_key("initial_ssthresh"), "{n}: unset by default");
         }
+        // CUBIC: RFC 9438's C and beta, Linux's initial window and fast convergence, RFC
+        // 6298's timer with NewReno's recovery.
+        let c = defaults("cubic");
+        assert_eq!(
+            c.keys().collect::<Vec<_>>(),
+            [
+                "c",
+                "beta",
+                "fast_convergence",
+                "reno_friendly",
+                "initial_window",
+                "hystart",
+                "dupack_threshold",
+                "initial_rto",
+                "min_rto",
+                "max_rto",
+                "rto_k"
+            ]
+        );
+        assert_eq!((c["c"].as_float(), c["beta"].as_float()), (Some(0.4), Some(0.7)));
+        assert_eq!(c["initial_window"].as_integer(), Some(10));
+        assert_eq!(c["hystart"].as_bool(), Some(false));
+        assert_eq!(
+            CcConfig::Cubic(Default::default()).loss_recovery(&LossRecoveryConfig::RFC6298).recovery,
+            Recovery::NewReno
+        );
         // Every parameter, set by default or not, in declaration order.
         let generic = CcConfig::ALL[0].parameter_defaults();
         assert_eq!(
@@ -719,7 +747,7 @@ mod tests {
         // Every name a policy's own series may have, each once, in registration order.
         assert_eq!(
             CcConfig::all_extra_series(),
-            ["reference_rtt", "base_rtt", "diff", "cc_rtt", "echo_rtt", "dctcp_alpha"]
+            ["reference_rtt", "base_rtt", "diff", "cc_rtt", "echo_rtt", "dctcp_alpha", "w_max", "cubic_k"]
         );
         // DCTCP: window 10, g = 1/16, alpha from 1, its loss recovery after initial_ssthresh.
         let d = defaults("dctcp");

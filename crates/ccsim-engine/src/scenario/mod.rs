@@ -419,7 +419,7 @@ mod tests {
         assert_eq!(
             e.message,
             "unknown congestion control 'bbr'; use one of generic, tahoe (jk), reno, newreno, pp (packet_pair), da, \
-             vegas, delay_aimd, dctcp"
+             vegas, delay_aimd, dctcp, cubic"
         );
         // A near miss is named: one edit from "vegas", two from "reno", "jk" by alias.
         for (typo, meant) in [("vegass", "vegas"), ("rneo", "reno"), ("jj", "jk"), ("NewReno", "newreno")] {
