@@ -123,7 +123,7 @@ def test_list_cc_gives_every_congestion_control_with_its_defaults():
     heads = [line.split("  ")[0] for line in lines if not line.startswith((" ", "("))]
     assert heads == [
         "generic", "tahoe (jk)", "reno", "newreno", "pp (packet_pair)", "da", "vegas",
-        "delay_aimd",
+        "delay_aimd", "dctcp", "cubic",
     ]  # fmt: skip
     params = {
         lines[i].split()[0]: lines[i + 1]
