@@ -59,7 +59,7 @@ def bench(
     bottleneck_bps: int,
     time_s: float,
     seed: int = 1,
-    qdisc: str = "fcfs",
+    qdisc: str | None = None,
     full_results: Literal[False] = False,
     cc: str = "reno",
 ) -> str: ...
@@ -69,18 +69,21 @@ def bench(
     bottleneck_bps: int,
     time_s: float,
     seed: int,
-    qdisc: str,
+    qdisc: str | None,
     full_results: Literal[True],
     cc: str = "reno",
 ) -> tuple[str, dict[str, Any]]:
     """Run the dumbbell speed benchmark (every flow under the congestion control ``cc``,
-    a name of ``cc_registry()``); return the bench JSON, or with ``full_results`` the
+    a name of ``cc_registry()``; the bottleneck discipline ``qdisc``, a name of
+    ``qdisc_registry()``, or None: drop-tail, or DCTCP's step marking for a policy that
+    needs ECN); return the bench JSON, or with ``full_results`` the
     pair (bench JSON, the run's results as columns, as ``run`` returns them)."""
 
 def cc_registry() -> str:
     """The engine's registry of congestion controls as JSON: a list, in registration
-    order, of ``{"name", "aliases", "description", "extra_series", "parameters": [{"name",
-    "default"}]}`` (a ``null`` default: unset by default)."""
+    order, of ``{"name", "aliases", "description", "extra_series", "needs_ecn",
+    "parameters": [{"name", "default"}]}`` (a ``null`` default: unset by default;
+    ``needs_ecn``: its flows are ECN-capable by default, as DCTCP's)."""
 
 def qdisc_registry() -> str:
     """The engine's registry of queue disciplines as JSON: a list, in registration order,

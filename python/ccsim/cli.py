@@ -309,10 +309,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--qdisc",
         choices=[q["name"] for q in qdisc_registry()],
-        default="fcfs",
+        default=None,
         metavar="NAME",
         help="bottleneck queue discipline, with its default parameters (default fcfs, "
-        "drop-tail; `ccsim list qdisc` lists them): %(choices)s",
+        "drop-tail; for a policy that needs ECN, --cc dctcp, RED as a step marker at K = the smallest whole number of "
+        "packets above C x RTT / 7, as the DCTCP paper; `ccsim list qdisc` lists them): "
+        "%(choices)s",
     )
     p.add_argument(
         "--cc",
@@ -1219,7 +1221,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise CliError(f"--repeat: {args.repeat} is out of range; give 1 to 1000 runs")
     bps = _parse("--bottleneck", args.bottleneck, _ccsim.parse_rate)
     time_s = _parse("--time", args.time, _ccsim.parse_time)
-    what = f"bench: {args.flows} {args.cc} flows, {fmt_rate(bps)} {args.qdisc} bottleneck"
+    needs_ecn = any(c["name"] == args.cc and c["needs_ecn"] for c in cc_registry())
+    qdisc = args.qdisc or ("step-marking RED" if needs_ecn else "fcfs")
+    what = f"bench: {args.flows} {args.cc} flows, {fmt_rate(bps)} {qdisc} bottleneck"
     runs = []
     for k in range(args.repeat):
         if sys.stderr.isatty():

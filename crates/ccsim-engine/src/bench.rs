@@ -78,7 +78,7 @@ pub fn dumbbell_cc(
             processing_jitter: SimDuration::ZERO,
         });
     }
-    let bdp_pkts = ((bottleneck_bps as u128 * 100 / 1000) / 8000).max(1) as u64;
+    let bdp_pkts = bdp_pkts(bottleneck_bps);
     let access = bottleneck_bps.saturating_mul(10);
     let both = |rate_bps: u64, delay: SimDuration, buffer: Limit, qdisc: QdiscConfig| {
         let d = ChannelSpec { rate_bps, delay, buffer, qdisc };
@@ -160,6 +160,40 @@ pub fn dumbbell_cc(
     })
 }
 
+/// The dumbbell's bandwidth-delay product in 1000-byte packets (100 ms of the
+/// bottleneck rate), at least one: the bottleneck's buffer.
+fn bdp_pkts(bottleneck_bps: u64) -> u64 {
+    ((bottleneck_bps as u128 * 100 / 1000) / 8000).max(1) as u64
+}
+
+/// The bottleneck discipline of `ccsim bench`: the one named (`--qdisc`) or, when none
+/// is, drop-tail, or for a policy that needs ECN (DCTCP) the step marking it is designed
+/// for (`step_marking`).
+pub fn bottleneck_qdisc(cc: &CcConfig, bottleneck_bps: u64, name: Option<&str>) -> Result<QdiscConfig, ScenarioError> {
+    match name {
+        Some(n) => qdisc_by_name(n),
+        None if cc.info().ecn_echo.is_some() => Ok(step_marking(bottleneck_bps)),
+        None => Ok(QdiscConfig::Fcfs(Default::default())),
+    }
+}
+
+/// DCTCP's step marking on the bench dumbbell, as ns-3's DCTCP example configures RED:
+/// queue weight 1 (the instantaneous queue), min_th = max_th = K, ECN-capable packets
+/// marked at and above K. K is the smallest whole number of packets above C x RTT / 7,
+/// the bound of Alizadeh et al. (SIGCOMM 2010) section 3.4 (RFC 8257 section 4): at
+/// 100 Mbit/s and 100 ms, 1250 / 7 = 178.6, so K = 179 packets.
+pub fn step_marking(bottleneck_bps: u64) -> QdiscConfig {
+    let k = Limit::Packets(bdp_pkts(bottleneck_bps) / 7 + 1);
+    QdiscConfig::Red(Box::new(crate::qdisc::RedConfig {
+        w_q: 1.0,
+        min_th: k,
+        max_th: k,
+        ecn: true,
+        ecn_above_max_th: true,
+        ..Default::default()
+    }))
+}
+
 /// The congestion control of `ccsim bench --cc NAME`: any policy of the registry (a
 /// name or an alias), with its default parameters.
 pub fn cc_by_name(name: &str) -> Result<CcConfig, ScenarioError> {
@@ -195,6 +229,24 @@ pub fn qdisc_by_name(name: &str) -> Result<QdiscConfig, ScenarioError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dctcp_benches_on_step_marking_and_the_others_on_drop_tail_unless_told() {
+        let dctcp = cc_by_name("dctcp").unwrap();
+        let QdiscConfig::Red(red) = bottleneck_qdisc(&dctcp, 100_000_000, None).unwrap() else {
+            panic!("dctcp's default bottleneck is RED");
+        };
+        // 100 Mbit/s x 100 ms = 1250 packets of 1000 B; 1250 / 7 = 178.6 -> K = 179.
+        assert_eq!((red.min_th, red.max_th), (Limit::Packets(179), Limit::Packets(179)));
+        assert_eq!((red.w_q, red.ecn, red.ecn_above_max_th), (1.0, true, true));
+        // 10 Gbit/s: 125000 / 7 = 17857.1 -> 17858.
+        let QdiscConfig::Red(red) = step_marking(10_000_000_000) else { unreachable!() };
+        assert_eq!(red.max_th, Limit::Packets(17_858));
+        let reno = cc_by_name("reno").unwrap();
+        assert_eq!(bottleneck_qdisc(&reno, 100_000_000, None).unwrap().name(), "fcfs");
+        assert_eq!(bottleneck_qdisc(&dctcp, 100_000_000, Some("fcfs")).unwrap().name(), "fcfs");
+        assert_eq!(bottleneck_qdisc(&reno, 100_000_000, Some("nope")).unwrap_err().field, "qdisc");
+    }
 
     #[test]
     fn the_bench_runs_any_registered_policy_by_name_or_alias() {

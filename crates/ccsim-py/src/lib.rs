@@ -336,7 +336,7 @@ impl std::io::Write for CountingSink {
 /// export's time and size (`results_json_time_s`, `results_json_bytes`: written to a
 /// byte counter, not kept).
 #[pyfunction]
-#[pyo3(name = "bench", signature = (flows, bottleneck_bps, time_s, seed=1, qdisc="fcfs", full_results=false, cc="reno"))]
+#[pyo3(name = "bench", signature = (flows, bottleneck_bps, time_s, seed=1, qdisc=None, full_results=false, cc="reno"))]
 #[allow(clippy::too_many_arguments)]
 fn bench_dumbbell(
     py: Python<'_>,
@@ -344,11 +344,11 @@ fn bench_dumbbell(
     bottleneck_bps: u64,
     time_s: f64,
     seed: u64,
-    qdisc: &str,
+    qdisc: Option<&str>,
     full_results: bool,
     cc: &str,
 ) -> PyResult<Py<PyAny>> {
-    let qdisc = qdisc.to_string();
+    let qdisc = qdisc.map(str::to_string);
     let cc_name = cc.to_string();
     let (mut v, cols) = py.detach(|| {
         guarded(|| {
@@ -364,8 +364,9 @@ fn bench_dumbbell(
                     format!("{time_s:e} s is too large; give at most about 100 days (8000000 s)"),
                 ));
             }
-            let q = ccsim_engine::bench::qdisc_by_name(&qdisc)?;
             let cc = ccsim_engine::bench::cc_by_name(&cc_name)?;
+            let q = ccsim_engine::bench::bottleneck_qdisc(&cc, bottleneck_bps, qdisc.as_deref())?;
+            let qdisc_name = q.name();
             let sc = ccsim_engine::bench::dumbbell_cc(
                 flows,
                 bottleneck_bps,
@@ -398,7 +399,7 @@ fn bench_dumbbell(
             let mut v = serde_json::json!({
                 "flows": flows,
                 "bottleneck_bps": bottleneck_bps,
-                "qdisc": qdisc,
+                "qdisc": qdisc_name,
                 "cc": cc.name(),
                 "sim_time_s": c.meta.sim_time_s,
                 "wall_time_s": build + run,
@@ -434,9 +435,10 @@ fn bench_dumbbell(
 }
 
 /// The registry of congestion controls as JSON: a list, in registration order, of
-/// `{name, aliases, description, extra_series, parameters: [{name, default, transport}]}`
-/// (a default of `null`: unset by default; `transport`: a parameter of the transport's
-/// loss recovery, `cc::LossRecoveryConfig`, that the policy accepts in its table).
+/// `{name, aliases, description, extra_series, needs_ecn, parameters: [{name, default,
+/// transport}]}` (`needs_ecn`: its flows are ECN-capable by default, as DCTCP's; a
+/// default of `null`: unset by default; `transport`: a parameter of the transport's loss
+/// recovery, `cc::LossRecoveryConfig`, that the policy accepts in its table).
 #[pyfunction]
 fn cc_registry() -> String {
     let list: Vec<serde_json::Value> = ccsim_engine::cc::CcConfig::ALL
@@ -452,6 +454,7 @@ fn cc_registry() -> String {
                 "aliases": i.aliases,
                 "description": i.description,
                 "extra_series": i.extra_series,
+                "needs_ecn": i.ecn_echo.is_some(),
                 "parameters": params,
             })
         })
