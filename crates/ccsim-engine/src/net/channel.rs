@@ -771,6 +771,13 @@ impl Channel {
         }
     }
 
+    /// Counts an ECN mark the discipline set at dequeue (CoDel) and tells the elements.
+    #[cold]
+    fn dequeue_mark(&mut self, id: u32, now: SimTime, pkt: &Packet, cx: &mut Net) {
+        self.counters.marks += 1;
+        self.queue_event(id, now, pkt, QueueEvent::Marked, cx);
+    }
+
     /// The transmitter is free: start the next queued packet.
     #[inline]
     pub fn on_tx_done(&mut self, id: u32, now: SimTime, cx: &mut Net) {
@@ -789,6 +796,9 @@ impl Channel {
             self.evicted(id, now, before, cx);
         }
         if let Some((p, enqueued)) = next {
+            if self.qdisc.dequeue_marked() {
+                self.dequeue_mark(id, now, &p, cx);
+            }
             let sojourn = (now - enqueued).as_ps();
             self.counters.sojourn_ps += sojourn as u128;
             self.sojourn_max_ps = self.sojourn_max_ps.max(sojourn);

@@ -32,7 +32,10 @@ use serde::{Deserialize, Serialize};
 mod registry;
 pub use registry::{QdiscInfo, QdiscPolicy, ReadParams};
 
+pub use codel::{CodelConfig, CodelSqrt};
 pub use fcfs::FcfsConfig;
+pub use fq_codel::FqCodelConfig;
+pub use pie::PieConfig;
 pub use fq::{DropRule, FqConfig, FqSizes};
 pub use red::RedConfig;
 
@@ -43,6 +46,9 @@ registry! {
     Fcfs: fcfs::Fcfs;
     Fq: fq::FairQueueing, state in Box;
     Red: red::Red, config in Box, state in Box;
+    Codel: codel::Codel, config in Box, state in Box;
+    FqCodel: fq_codel::FqCodel, config in Box, state in Box;
+    Pie: pie::Pie, config in Box, state in Box;
 }
 
 /// Why a packet was dropped (counted per reason on each channel): an index into the
@@ -184,6 +190,11 @@ pub trait Qdisc {
     /// Removes the next packet to transmit, with its enqueue time. Packets dropped on the
     /// way out are pushed to `drops`.
     fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)>;
+    /// Whether the last `dequeue` set `FLAG_CE` on the packet it returned (disciplines
+    /// that mark at dequeue, CoDel; the channel counts the mark).
+    fn dequeue_marked(&mut self) -> bool {
+        false
+    }
     /// Packets queued (not counting one in transmission).
     fn len_pkts(&self) -> usize;
     /// Bits queued.
@@ -210,24 +221,42 @@ mod tests {
     #[test]
     fn drop_reasons_are_the_channel_s_then_each_discipline_s_then_the_elements_in_order() {
         let names: Vec<&str> = DropReason::ALL.iter().map(|r| r.name()).collect();
-        assert_eq!(names, ["overflow", "pushed_out", "red_early", "red_forced", "random_loss", "element"]);
+        assert_eq!(
+            names,
+            [
+                "overflow",
+                "pushed_out",
+                "red_early",
+                "red_forced",
+                "codel",
+                "fq_codel",
+                "fq_codel_overlimit",
+                "pie",
+                "random_loss",
+                "element"
+            ]
+        );
         let declared = [
             DropReason::Overflow,
             DropReason::PushedOut,
             DropReason::RedEarly,
             DropReason::RedForced,
+            DropReason::Codel,
+            DropReason::FqCodel,
+            DropReason::FqCodelOverlimit,
+            DropReason::Pie,
             DropReason::RandomLoss,
             DropReason::Element,
         ];
         assert_eq!(declared, DropReason::ALL);
-        assert_eq!(declared.map(DropReason::index), [0, 1, 2, 3, 4, 5]);
-        assert_eq!((N_QDISC_DROP_REASONS, crate::net::N_DROP_REASONS), (4, 6));
+        assert_eq!(declared.map(DropReason::index), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!((N_QDISC_DROP_REASONS, crate::net::N_DROP_REASONS), (8, 10));
     }
 
     #[test]
     fn the_registry_builds_each_discipline_with_its_name_limit_and_capabilities() {
         let names: Vec<&str> = QdiscConfig::ALL.iter().map(|i| i.name).collect();
-        assert_eq!(names, ["fcfs", "fq", "red"]);
+        assert_eq!(names, ["fcfs", "fq", "red", "codel", "fq_codel", "pie"]);
         let limit = Limit::Packets(7);
         for info in QdiscConfig::ALL {
             let cfg = (info.default)();
@@ -242,6 +271,13 @@ mod tests {
         assert_eq!((QdiscConfig::ALL[1].parameters)(), ["drop_rule"]);
         assert_eq!(QdiscConfig::ALL[1].parameter_defaults(), [("drop_rule", Some(toml::Value::String("dks".into())))]);
         assert!((QdiscConfig::ALL[0].parameters)().is_empty());
+        let codel = QdiscConfig::ALL[3].parameter_defaults();
+        assert_eq!(codel[0], ("target", Some(toml::Value::String("5ms".into()))));
+        assert_eq!(codel[4], ("ce_threshold", None), "unset by default");
+        assert_eq!((QdiscConfig::ALL[4].parameters)()[..4], ["target", "interval", "quantum", "flows"]);
+        let pie = QdiscConfig::ALL[5].parameter_defaults();
+        assert_eq!(pie[1], ("tupdate", Some(toml::Value::String("15ms".into()))));
+        assert_eq!(pie[2], ("alpha", Some(toml::Value::Float(0.125))));
     }
 }
 

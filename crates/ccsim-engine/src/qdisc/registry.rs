@@ -230,6 +230,12 @@ macro_rules! registry {
                 }
             }
             #[inline(always)]
+            fn dequeue_marked(&mut self) -> bool {
+                match self {
+                    $( AnyQdisc::$v(q) => q.dequeue_marked(), )+
+                }
+            }
+            #[inline(always)]
             fn len_pkts(&self) -> usize {
                 match self {
                     $( AnyQdisc::$v(q) => q.len_pkts(), )+
