@@ -75,7 +75,12 @@ fn delay_and_utilisation(r: &Results) -> (f64, f64) {
     let b = bottleneck(r);
     eprintln!(
         "{}: queue delay {:.4} s, sojourn {:.4?} s, utilisation {:.3}, drops {:?}, marks {}",
-        b.qdisc, sum / n, b.sojourn_mean_s, b.utilization, b.drops_by_reason.0, b.marks
+        b.qdisc,
+        sum / n,
+        b.sojourn_mean_s,
+        b.utilization,
+        b.drops_by_reason.0,
+        b.marks
     );
     (sum / n, b.utilization)
 }

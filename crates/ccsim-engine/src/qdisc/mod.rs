@@ -34,9 +34,9 @@ pub use registry::{QdiscInfo, QdiscPolicy, ReadParams};
 
 pub use codel::{CodelConfig, CodelSqrt};
 pub use fcfs::FcfsConfig;
+pub use fq::{DropRule, FqConfig, FqSizes};
 pub use fq_codel::FqCodelConfig;
 pub use pie::PieConfig;
-pub use fq::{DropRule, FqConfig, FqSizes};
 pub use red::RedConfig;
 
 registry! {
