@@ -931,7 +931,7 @@ def _list_components(entries: list[dict[str, Any]], note: str) -> int:
     """Each queue discipline or element: its name (aliases), its description, its
     parameters as ``name = default`` in scenario-file syntax (``name unset`` where unset
     by default, ``name = value (required)`` with an example value where required;
-    ``none`` for one without parameters) and its own drop reasons."""
+    ``none`` for one without parameters), its own drop reasons and its own series."""
     for c in entries:
         aliases = f" ({', '.join(c['aliases'])})" if c.get("aliases") else ""
         print(f"{c['name']}{aliases}  {c['description']}")
@@ -939,6 +939,9 @@ def _list_components(entries: list[dict[str, Any]], note: str) -> int:
         print(f"    parameters: {', '.join(params) if params else 'none'}")
         if c.get("drop_reasons"):
             print(f"    drop reasons: {', '.join(c['drop_reasons'])}")
+        if c.get("series"):
+            series = [f"{s['name']} ({s['unit']})" for s in c["series"]]
+            print(f"    series: {', '.join(series)}")
     print(note)
     return 0
 

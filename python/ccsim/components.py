@@ -155,7 +155,7 @@ def markdown() -> str:
 
     out += ["## Queue disciplines (`qdisc`)", ""]
     out += _table(
-        ["qdisc", "aliases", "description", "parameters", "drop reasons of its own"],
+        ["qdisc", "aliases", "description", "parameters", "drop reasons of its own", "series of its own"],
         [
             [
                 f"`{q['name']}`",
@@ -163,6 +163,7 @@ def markdown() -> str:
                 _cell(q["description"]),
                 _code_list([param_text(p) for p in q["parameters"]]),
                 _code_list(q["drop_reasons"], ""),
+                _code_list([f"{s['name']} ({s['unit']})" for s in q["series"]], ""),
             ]
             for q in qdisc_registry()
         ],

@@ -40,6 +40,7 @@ QUANTITIES: dict[str, tuple[str, str]] = {
     "diff": ("Vegas diff (packets queued)", "packets"),
     "queue": ("queue length", "packets"),
     "sojourn": ("time in queue", "s"),
+    "avg": ("RED average queue", "packets"),
 }
 
 

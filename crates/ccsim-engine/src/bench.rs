@@ -105,6 +105,7 @@ pub fn dumbbell_cc(
             });
         }
     }
+    let ecn_echo = cc.info().ecn_echo;
     let flows = (0..n)
         .map(|i| Flow {
             name: format!("f{i}"),
@@ -121,8 +122,13 @@ pub fn dumbbell_cc(
                 data_size: 1000,
                 ack_size: 40,
                 max_window: 1_000_000,
-                receiver: Default::default(),
-                sender: Default::default(),
+                // A policy that needs ECN (DCTCP) gets it, as in a scenario file.
+                receiver: crate::transport::receiver::ReceiverConfig {
+                    ecn: ecn_echo.is_some(),
+                    ecn_echo: ecn_echo.unwrap_or_default(),
+                    ..Default::default()
+                },
+                sender: crate::transport::sender::SenderConfig { ecn: ecn_echo.is_some(), ..Default::default() },
             },
         })
         .collect();
@@ -213,7 +219,7 @@ mod tests {
         assert_eq!(e.field, "cc");
         assert_eq!(
             e.message,
-            "unknown congestion control 'bbr'; use one of generic, tahoe, reno, newreno, pp, da, vegas, delay_aimd"
+            "unknown congestion control 'bbr'; use one of generic, tahoe, reno, newreno, pp, da, vegas, delay_aimd, dctcp"
         );
     }
 }

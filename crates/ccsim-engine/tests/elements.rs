@@ -217,7 +217,7 @@ fn element_and_red_errors_name_the_field() {
     let e = err("[[elements]]\nkind = \"beacon\"\nat = \"r->b\"\nto = \"a\"\nperiod = 1\n");
     assert!(e.contains("elements.0.period") && e.contains("no unit"), "{e}");
     let e = err("[defaults.qdisc]\nkind = \"red\"\nmin_th = \"20pkt\"\n");
-    assert!(e.contains("defaults.qdisc.max_th") && e.contains("above min_th"), "{e}");
+    assert!(e.contains("defaults.qdisc.max_th") && e.contains("below min_th"), "{e}");
     let e = err("[defaults.qdisc]\nkind = \"red\"\nw_q = 2.0\n");
     assert!(e.contains("defaults.qdisc.w_q"), "{e}");
     let e = err("[defaults.qdisc]\nkind = \"red\"\nmin_tresh = \"2pkt\"\n");

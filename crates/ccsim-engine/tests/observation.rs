@@ -77,6 +77,14 @@ const QDISCS: &[&str] = &[
     "\"red\"",
     "{ kind = \"red\", min_th = \"2pkt\", max_th = \"6pkt\", ecn = true }",
 ];
+/// The names of the own series (`QdiscPolicy::SERIES`) of the discipline `q` (an entry
+/// of `QDISCS`: `"name"` or `{ kind = "name", ... }`).
+fn qdisc_series(q: &str) -> Vec<&'static str> {
+    let name = q.split('"').nth(1).expect("a quoted name");
+    let info =
+        ccsim_engine::qdisc::QdiscConfig::ALL.iter().find(|i| i.answers_to(name)).expect("a registered discipline");
+    info.series.iter().map(|s| s.0).collect()
+}
 const BUFFERS: &[&str] = &["\"4pkt\"", "\"10pkt\"", "\"25pkt\"", "\"6000B\""];
 /// Every policy of the congestion-control registry.
 fn ccs() -> &'static [&'static str] {
@@ -258,9 +266,14 @@ fn text(c: &Case, observed: bool) -> String {
             channels.push(format!("r2->d{i}"));
             channels.push(format!("d{i}->r2"));
         }
+        // Every channel has the scenario's default discipline: its own series too.
+        let own = qdisc_series(c.qdisc);
         for ch in &channels {
             series.push(format!("\"{ch}.queue\""));
             series.push(format!("\"{ch}.sojourn\""));
+            for m in &own {
+                series.push(format!("\"{ch}.{m}\""));
+            }
         }
         let _ = writeln!(measure, "series = [{}]", series.join(", "));
     }

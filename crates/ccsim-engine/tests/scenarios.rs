@@ -629,3 +629,61 @@ fn fair_queueing_gives_a_flows_acks_a_conversation_of_their_own() {
     let got = phase_goodput(&r, "steady", "win");
     assert!(got < 34.0, "win by host pair: {got} pkt/s, want at most 33");
 }
+
+/// A window of 10 packets leaves the sender back to back over a 100 Mbit/s access link
+/// (80 us apart) into a 1 Mbit/s RED bottleneck (8 ms a packet) with queue weight 1, so
+/// RED's average is the queue found by each arrival (FJ93 with w_q = 1): the first
+/// arrival finds the line idle (0), the second finds the first in transmission and the
+/// queue empty (0), the k-th (k >= 2) finds k - 1 waiting. Recorded on change, the
+/// discipline's `avg` series starts 0, 1, ..., 8, the k-th value at arrival k + 1:
+/// sent at k x 80 us, through the 80 us access transmission and 1 ms of delay.
+const RED_AVG: &str = r#"
+[scenario]
+name = "red-avg"
+duration = "50ms"
+[defaults]
+data_size = "1000B"
+[nodes]
+hosts = ["a", "b"]
+routers = ["r1", "r2"]
+[[links]]
+between = ["a", "r1"]
+rate = "100Mbps"
+delay = "1ms"
+[[links]]
+between = ["r1", "r2"]
+rate = "1Mbps"
+buffer = "100pkt"
+qdisc = { kind = "red", w_q = 1.0, min_th = "50pkt", max_th = "90pkt" }
+[[links]]
+between = ["r2", "b"]
+rate = "100Mbps"
+[[flows]]
+name = "f"
+from = "a"
+to = "b"
+cc = "reno"
+[flows.params]
+initial_window = 10
+[measure]
+series = ["r1->r2.avg", "r1->r2.queue"]
+"#;
+
+#[test]
+fn reds_average_is_a_series_of_the_channel_and_with_weight_one_the_queue_found() {
+    let r = run(RED_AVG, &[], None);
+    let s = r.series.iter().find(|s| s.name == "r1->r2.avg").expect("the avg series");
+    assert_eq!(s.unit, "pkts");
+    assert_eq!(&s.v[..9], &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+    for (k, &t) in s.t[1..9].iter().enumerate() {
+        // Value k + 1 at arrival k + 2: sent at (k + 2) x 80 us, arriving 80 us + 1 ms later.
+        let want = ((k as f64 + 3.0) * 80e-6) + 1e-3;
+        assert!((t - want).abs() < 1e-12, "point {}: {t} s, want {want} s", k + 1);
+    }
+    // The discipline's series is the channel's only: a drop-tail channel has none.
+    let e = ccsim_engine::parse(&RED_AVG.replace("r1->r2.avg", "r2->b.avg"), "t.toml", &[]).unwrap_err();
+    assert_eq!(e.field, "measure.series");
+    assert!(e.message.contains("channel 'r2->b' (fcfs discipline) has the series 'queue'"), "{}", e.message);
+    // The reverse direction of the RED link is RED too.
+    assert!(ccsim_engine::parse(&RED_AVG.replace("r1->r2.avg", "r2->r1.avg"), "t.toml", &[]).is_ok());
+}

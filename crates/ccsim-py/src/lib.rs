@@ -460,7 +460,8 @@ fn cc_registry() -> String {
 }
 
 /// The registry of queue disciplines as JSON: a list, in registration order, of
-/// `{name, aliases, description, drop_reasons, parameters: [{name, default}]}`.
+/// `{name, aliases, description, drop_reasons, series: [{name, unit}], parameters:
+/// [{name, default}]}`.
 #[pyfunction]
 fn qdisc_registry() -> String {
     let list: Vec<serde_json::Value> = ccsim_engine::qdisc::QdiscConfig::ALL
@@ -476,6 +477,7 @@ fn qdisc_registry() -> String {
                 "aliases": i.aliases,
                 "description": i.description,
                 "drop_reasons": i.drop_reasons,
+                "series": i.series.iter().map(|&(n, u)| serde_json::json!({ "name": n, "unit": u })).collect::<Vec<_>>(),
                 "parameters": params,
             })
         })

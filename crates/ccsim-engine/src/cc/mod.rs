@@ -36,6 +36,7 @@ pub use crate::packet::meta::Feedback;
 pub use registry::{CcInfo, CcPolicy, ReadParams};
 
 pub use da::{DaConfig, NdgSampling, RuleWindow};
+pub use dctcp::DctcpConfig;
 pub use delay_aimd::{DelayAimdConfig, DelayedAckMode};
 pub use generic::GenericConfig;
 pub use packet_pair::{PacketPairConfig, RateUpdate};
@@ -54,6 +55,7 @@ registry! {
     da::Da in Box,
     vegas::Vegas in Box,
     delay_aimd::DelayAimd in Box,
+    dctcp::Dctcp in Box,
 }
 
 /// What the transport tells a policy about an ack that acknowledged new data.
@@ -70,7 +72,9 @@ pub struct AckSample {
     pub in_flight_pkts: u32,
     /// Send time of the data packet whose timestamp the ack echoes.
     pub sent: SimTime,
-    /// `FLAG_*` bits of that data packet, echoed by the receiver (pair marks, RETX).
+    /// `FLAG_*` bits of that data packet, echoed by the receiver (pair marks, RETX), and
+    /// the ack's own `FLAG_ECE` (the receiver's ECN echo; DCTCP counts the packets
+    /// acknowledged with it).
     pub flags: u8,
     /// The cumulative ack number: every sequence number below it is acknowledged.
     pub ack_seq: u32,
@@ -645,13 +649,17 @@ mod tests {
     #[test]
     fn the_registry_lists_every_policy_once_by_name_and_alias() {
         let names: Vec<&str> = CcConfig::ALL.iter().map(|i| i.name).collect();
-        assert_eq!(names, ["generic", "tahoe", "reno", "newreno", "pp", "da", "vegas", "delay_aimd"]);
+        assert_eq!(names, ["generic", "tahoe", "reno", "newreno", "pp", "da", "vegas", "delay_aimd", "dctcp"]);
         let mut all: Vec<&str> =
             CcConfig::ALL.iter().flat_map(|i| std::iter::once(&i.name).chain(i.aliases)).copied().collect();
-        assert_eq!(all.len(), 10);
+        assert_eq!(all.len(), 11);
         all.sort();
         all.dedup();
-        assert_eq!(all.len(), 10, "a name or alias is registered twice");
+        assert_eq!(all.len(), 11, "a name or alias is registered twice");
+        // Only DCTCP needs ECN, with its own echo.
+        let ecn: Vec<(&str, Option<crate::transport::receiver::EcnEcho>)> =
+            CcConfig::ALL.iter().filter(|i| i.ecn_echo.is_some()).map(|i| (i.name, i.ecn_echo)).collect();
+        assert_eq!(ecn, [("dctcp", Some(crate::transport::receiver::EcnEcho::Dctcp))]);
         assert!(CcConfig::ALL[1].answers_to("jk") && CcConfig::ALL[4].answers_to("packet_pair"));
         for info in CcConfig::ALL {
             // The default configuration is the policy's own, and its entry is this one.
@@ -709,7 +717,32 @@ mod tests {
             ]
         );
         // Every name a policy's own series may have, each once, in registration order.
-        assert_eq!(CcConfig::all_extra_series(), ["reference_rtt", "base_rtt", "diff", "cc_rtt", "echo_rtt"]);
+        assert_eq!(
+            CcConfig::all_extra_series(),
+            ["reference_rtt", "base_rtt", "diff", "cc_rtt", "echo_rtt", "dctcp_alpha"]
+        );
+        // DCTCP: window 10, g = 1/16, alpha from 1, its loss recovery after initial_ssthresh.
+        let d = defaults("dctcp");
+        assert_eq!(d["initial_window"].as_integer(), Some(10));
+        assert_eq!(d["g"].as_float(), Some(0.0625));
+        assert_eq!(d["initial_alpha"].as_float(), Some(1.0));
+        let dctcp: Vec<&str> = CcConfig::ALL[8].parameter_defaults().iter().map(|p| p.0).collect();
+        assert_eq!(
+            dctcp,
+            [
+                "initial_window",
+                "initial_ssthresh",
+                "dupack_threshold",
+                "initial_rto",
+                "min_rto",
+                "max_rto",
+                "rto_k",
+                "rto",
+                "g",
+                "initial_alpha",
+                "ssthresh_rule"
+            ]
+        );
     }
 
     /// Reads a table as serde does, errors as their text.

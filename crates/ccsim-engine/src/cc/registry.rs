@@ -5,6 +5,7 @@
 //! built-in policies stays that of a hand-written enum) and the table `CcConfig::ALL`.
 
 use super::{CongestionControl, LossRecoveryConfig, LossRecoveryParams, RtoStyle};
+use crate::transport::receiver::EcnEcho;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -25,6 +26,11 @@ pub trait CcPolicy: CongestionControl + Sized {
     /// Whether it works with SACK-based loss recovery (RFC 6675: it has Reno's fast
     /// recovery to run the scoreboard in). Default: no.
     const SACK: bool = false;
+    /// The ECN feedback it needs (as Linux's `TCP_CONG_NEEDS_ECN`): `Some(echo)` makes
+    /// its flows ECN-capable (`ecn = true`) with that receiver echo (`ecn_echo`) unless
+    /// the flow's own keys say otherwise. Default `None`: ECN off unless asked for, RFC
+    /// 3168's echo.
+    const ECN_ECHO: Option<EcnEcho> = None;
     /// The per-flow state for segments of `mss` bytes and a window cap in packets.
     fn build(cfg: &Self::Config, mss: u64, max_window: u32) -> Self;
     /// Checks the values; (parameter, message naming the value and the fix) for the
@@ -58,6 +64,8 @@ pub struct CcInfo {
     pub extra_series: &'static [&'static str],
     /// `CcPolicy::SACK`.
     pub sack: bool,
+    /// `CcPolicy::ECN_ECHO`.
+    pub ecn_echo: Option<EcnEcho>,
     /// Its default configuration.
     pub default: fn() -> super::CcConfig,
     /// `CcPolicy::LOSS_RECOVERY`.
@@ -147,6 +155,7 @@ macro_rules! registry {
                         description: <$ty as CcPolicy>::DESCRIPTION,
                         extra_series: <$ty as CcPolicy>::EXTRA_SERIES,
                         sack: <$ty as CcPolicy>::SACK,
+                        ecn_echo: <$ty as CcPolicy>::ECN_ECHO,
                         default: || CcConfig::$ty(Default::default()),
                         loss_recovery: <$ty as CcPolicy>::LOSS_RECOVERY,
                         own_parameters: crate::base::fields::field_names::<<$ty as CcPolicy>::Config>,

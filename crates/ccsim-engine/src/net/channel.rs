@@ -56,7 +56,8 @@ use crate::net::pipe::{Pipe, PipePool};
 use crate::packet::meta::MetaSlab;
 use crate::packet::Packet;
 use crate::qdisc::{
-    flatten_names, AnyQdisc, DropReason, Qdisc, Verdict, N_QDISC_DROP_REASONS, QDISC_DROP_REASON_NAMES,
+    flatten_names, AnyQdisc, DropReason, Qdisc, Verdict, MAX_QDISC_SERIES, N_QDISC_DROP_REASONS,
+    QDISC_DROP_REASON_NAMES,
 };
 
 /// `repr(C)`, in this order: the counters every packet updates come first, so that they
@@ -273,6 +274,8 @@ struct ChannelExtras {
     trace_queue: Option<SeriesId>,
     /// Sojourn time of each packet leaving the discipline, seconds.
     trace_sojourn: Option<SeriesId>,
+    /// The discipline's own series (`QdiscPolicy::SERIES`), by slot.
+    trace_qdisc: [Option<SeriesId>; MAX_QDISC_SERIES],
 }
 
 /// A packet in a timed FIFO's queue: it is already in the pipe with its arrival time;
@@ -372,6 +375,7 @@ impl Channel {
             && self.qdisc.fifo()
             && self.trace_queue().is_none()
             && self.trace_sojourn().is_none()
+            && !self.extras.as_deref().is_some_and(|x| x.trace_qdisc.iter().any(Option::is_some))
             && !changes;
     }
 
@@ -513,12 +517,42 @@ impl Channel {
         self.qdisc.limit()
     }
 
-    /// Records the queue length (`queue`) and each packet's sojourn time (`sojourn`) in
-    /// these series. Before the run.
-    pub fn set_traces(&mut self, queue: Option<SeriesId>, sojourn: Option<SeriesId>) {
-        if queue.is_some() || sojourn.is_some() {
+    /// The discipline's own series, `(name, unit)` (`QdiscPolicy::SERIES`).
+    pub fn qdisc_series(&self) -> &'static [(&'static str, &'static str)] {
+        self.qdisc.series()
+    }
+
+    /// Records the queue length (`queue`), each packet's sojourn time (`sojourn`) and
+    /// the discipline's own series (`qdisc`, by slot of `QdiscPolicy::SERIES`) in these
+    /// series. Before the run.
+    pub fn set_traces(
+        &mut self,
+        queue: Option<SeriesId>,
+        sojourn: Option<SeriesId>,
+        qdisc: [Option<SeriesId>; MAX_QDISC_SERIES],
+    ) {
+        if queue.is_some() || sojourn.is_some() || qdisc.iter().any(Option::is_some) {
             let x = self.extras.get_or_insert_with(Default::default);
-            (x.trace_queue, x.trace_sojourn) = (queue, sojourn);
+            (x.trace_queue, x.trace_sojourn, x.trace_qdisc) = (queue, sojourn, qdisc);
+        }
+    }
+
+    /// Records the discipline's own series, if any is recorded (after each enqueue and
+    /// dequeue).
+    #[inline]
+    fn record_qdisc(&self, now: SimTime, cx: &mut Net) {
+        if let Some(x) = self.extras.as_deref() {
+            if x.trace_qdisc.iter().any(Option::is_some) {
+                self.record_qdisc_series(x.trace_qdisc, now, cx);
+            }
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn record_qdisc_series(&self, ids: [Option<SeriesId>; MAX_QDISC_SERIES], now: SimTime, cx: &mut Net) {
+        for (slot, id) in ids.into_iter().enumerate() {
+            cx.rec.record(id, now, || self.qdisc.series_value(slot));
         }
     }
 
@@ -742,6 +776,7 @@ impl Channel {
             }
             Verdict::Dropped(reason) => self.drop_pkt(id, now, pkt, reason, cx),
         }
+        self.record_qdisc(now, cx);
         if serve_now {
             self.serve(id, now, cx);
         } else {
@@ -795,6 +830,7 @@ impl Channel {
             cx.pending = true;
             self.evicted(id, now, before, cx);
         }
+        self.record_qdisc(now, cx);
         if let Some((p, enqueued)) = next {
             if self.qdisc.dequeue_marked() {
                 self.dequeue_mark(id, now, &p, cx);

@@ -203,7 +203,14 @@ pub trait Qdisc {
     fn for_each(&self, f: &mut dyn FnMut(&Packet));
     /// The line rate changed (scheduled change); disciplines that depend on it adjust.
     fn set_rate(&mut self, _now: SimTime, _rate_bps: u64) {}
+    /// The current value of the discipline's own series `slot` (`QdiscPolicy::SERIES`).
+    fn series_value(&self, _slot: usize) -> f64 {
+        0.0
+    }
 }
+
+/// The most series of its own a discipline may declare (`QdiscPolicy::SERIES`).
+pub const MAX_QDISC_SERIES: usize = 2;
 
 /// Whether one more packet of `bits` fits a buffer holding `pkts` packets / `bits_q` bits.
 #[inline]

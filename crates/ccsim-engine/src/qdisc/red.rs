@@ -26,6 +26,15 @@
 //! included) it is dropped unless `ecn_above_max_th` is on. A packet that does not fit
 //! the hard buffer limit is always dropped (`DropReason::Overflow`), as is a non-ECT one.
 //!
+//! Step marking (DCTCP: Alizadeh et al., SIGCOMM 2010, section 3.1; RFC 8257 section
+//! 3.1): min_th = max_th = K and w_q = 1, with `ecn` and `ecn_above_max_th`, as ns-3's
+//! DCTCP examples configure its RedQueueDisc (QW = 1, UseEcn, UseHardDrop = false).
+//! Equal thresholds leave no probabilistic region: every arrival that finds K or more
+//! packets queued is in the forced region, where an ECT packet is marked and queued (ns-3
+//! `RedQueueDisc::DoEnqueue`: a forced drop becomes a mark unless UseHardDrop) and a
+//! non-ECT one dropped (`red_forced`); below K everything is queued. With `gentle` the
+//! region from K to 2K is probabilistic as usual.
+//!
 //! Defaults are FJ93's simulation values: w_q = 0.002, max_p = 1/50, min_th = 5 and
 //! max_th = 15 packets; gentle off; mean packet size 500 B for the idle correction
 //! (ns-2's default).
@@ -96,8 +105,14 @@ impl RedConfig {
         if !(self.max_p > 0.0 && self.max_p <= 1.0) {
             return Err(("max_p", format!("{} is not a probability; give a number in (0, 1], e.g. 0.02", self.max_p)));
         }
-        if self.threshold(self.min_th) >= self.threshold(self.max_th) {
-            return Err(("max_th", format!("must be above min_th ({} is not above {})", self.max_th, self.min_th)));
+        if self.threshold(self.min_th) > self.threshold(self.max_th) {
+            return Err((
+                "max_th",
+                format!(
+                    "must not be below min_th ({} is below {}); equal thresholds mark or drop at a step",
+                    self.max_th, self.min_th
+                ),
+            ));
         }
         Ok(())
     }
@@ -149,6 +164,9 @@ impl QdiscPolicy for Red {
         "Random Early Detection (Floyd and Jacobson 1993): early drop or ECN mark with a probability rising with the average queue";
     const TITLE: &'static str = "RED";
     const DROP_REASONS: &'static [&'static str] = &["red_early", "red_forced"];
+    /// The average queue (FJ93's avg), in packets (in byte mode, bytes divided by
+    /// `mean_packet_size`), as of the last arrival.
+    const SERIES: &'static [(&'static str, &'static str)] = &[("avg", "pkts")];
     fn build(cfg: &RedConfig, limit: Limit, rate_bps: u64, rng: Rng) -> Self {
         Red::new(cfg.clone(), limit, rate_bps, rng)
     }
@@ -229,6 +247,13 @@ impl Red {
 }
 
 impl Qdisc for Red {
+    fn series_value(&self, _slot: usize) -> f64 {
+        if self.cfg.byte_mode {
+            self.avg / self.cfg.mean_packet_size as f64
+        } else {
+            self.avg
+        }
+    }
     fn enqueue(
         &mut self,
         now: SimTime,
@@ -419,6 +444,55 @@ mod tests {
             ce += p.has(FLAG_CE) as u32;
         }
         assert_eq!(ce, marked);
+    }
+
+    #[test]
+    fn equal_thresholds_mark_every_ect_arrival_at_or_above_k_and_drop_the_others() {
+        // DCTCP's step at K = 3 (w_q = 1, ecn above max_th): arrivals 0..=2 find 0, 1, 2
+        // queued and are queued; from then on each finds 3 or more: ECT ones are marked
+        // and queued, the non-ECT (odd k >= 3) dropped as forced.
+        let cfg = RedConfig {
+            w_q: 1.0,
+            min_th: Limit::Packets(3),
+            max_th: Limit::Packets(3),
+            ecn: true,
+            ecn_above_max_th: true,
+            ..Default::default()
+        };
+        assert_eq!(cfg.check(), Ok(()));
+        let mut q = red(cfg.clone());
+        let mut d = Vec::new();
+        let verdicts: Vec<Verdict> = (0..8u32)
+            .map(|k| {
+                let mut p = pkt(0, k, 1000);
+                if k < 3 || k % 2 == 0 {
+                    p.flags |= FLAG_ECT;
+                }
+                q.enqueue(SimTime::ZERO, p, 0, &mut d)
+            })
+            .collect();
+        let (m, f) = (Verdict::Marked, Verdict::Dropped(DropReason::RedForced));
+        assert_eq!(verdicts, vec![Verdict::Queued, Verdict::Queued, Verdict::Queued, f, m, f, m, f]);
+        // Queue 5 (3 + the 2 marked); one leaves, the next ECT arrival finds 4 >= 3.
+        assert_eq!(q.len_pkts(), 5);
+        q.dequeue(SimTime::ZERO, &mut d);
+        let mut p = pkt(0, 9, 1000);
+        p.flags |= FLAG_ECT;
+        assert_eq!(q.enqueue(SimTime::ZERO, p, 0, &mut d), Verdict::Marked);
+        // Drained below K: the next arrival finds 2 queued and is not marked.
+        while q.len_pkts() > 2 {
+            q.dequeue(SimTime::ZERO, &mut d);
+        }
+        assert_eq!(q.enqueue(SimTime::ZERO, p, 0, &mut d), Verdict::Queued);
+        // Without ecn_above_max_th the step drops instead (RED's forced drop).
+        let mut q = red(RedConfig { ecn_above_max_th: false, ..cfg.clone() });
+        for k in 0..3 {
+            q.enqueue(SimTime::ZERO, pkt(0, k, 1000), 0, &mut d);
+        }
+        assert_eq!(q.enqueue(SimTime::ZERO, p, 0, &mut d), f);
+        // max_th below min_th is still refused, naming max_th.
+        let bad = RedConfig { max_th: Limit::Packets(2), ..cfg };
+        assert_eq!(bad.check().unwrap_err().0, "max_th");
     }
 
     #[test]

@@ -37,6 +37,10 @@ pub trait QdiscPolicy: Qdisc + Sized {
     /// Whether packets leave in arrival order and nothing queued is ever dropped, so a
     /// channel may schedule each departure when the packet is queued.
     const FIFO: bool = false;
+    /// Its own series, `(name, unit)`: recordable as `"<channel>.<name>"`, read after
+    /// every enqueue and dequeue through `Qdisc::series_value` (slot = position here; at
+    /// most `MAX_QDISC_SERIES`). Recorded on change; recording never schedules an event.
+    const SERIES: &'static [(&'static str, &'static str)] = &[];
     /// The state of one channel's discipline: buffer `limit`, line rate `rate_bps`, and
     /// the discipline's own random stream `rng` (seeded from the run seed and the channel).
     fn build(cfg: &Self::Config, limit: Limit, rate_bps: u64, rng: Rng) -> Self;
@@ -62,6 +66,8 @@ pub struct QdiscInfo {
     pub title: &'static str,
     /// `QdiscPolicy::DROP_REASONS`.
     pub drop_reasons: &'static [&'static str],
+    /// `QdiscPolicy::SERIES`.
+    pub series: &'static [(&'static str, &'static str)],
     /// Its default configuration.
     pub default: fn() -> super::QdiscConfig,
     /// The names of its parameters (its `Config`'s fields), in declaration order.
@@ -133,6 +139,10 @@ macro_rules! registry {
                         description: <$ty as QdiscPolicy>::DESCRIPTION,
                         title: <$ty as QdiscPolicy>::TITLE,
                         drop_reasons: <$ty as QdiscPolicy>::DROP_REASONS,
+                        series: {
+                            assert!(<$ty as QdiscPolicy>::SERIES.len() <= MAX_QDISC_SERIES, "more series than a channel records");
+                            <$ty as QdiscPolicy>::SERIES
+                        },
                         default: || QdiscConfig::$v(Default::default()),
                         parameters: crate::base::fields::field_names::<<$ty as QdiscPolicy>::Config>,
                     },
@@ -214,6 +224,13 @@ macro_rules! registry {
                     $( AnyQdisc::$v(_) => <$ty as QdiscPolicy>::NAME, )+
                 }
             }
+
+            /// `QdiscPolicy::SERIES` of the discipline.
+            pub fn series(&self) -> &'static [(&'static str, &'static str)] {
+                match self {
+                    $( AnyQdisc::$v(_) => <$ty as QdiscPolicy>::SERIES, )+
+                }
+            }
         }
 
         impl Qdisc for AnyQdisc {
@@ -255,6 +272,11 @@ macro_rules! registry {
             fn set_rate(&mut self, now: SimTime, rate_bps: u64) {
                 match self {
                     $( AnyQdisc::$v(q) => q.set_rate(now, rate_bps), )+
+                }
+            }
+            fn series_value(&self, slot: usize) -> f64 {
+                match self {
+                    $( AnyQdisc::$v(q) => q.series_value(slot), )+
                 }
             }
         }

@@ -162,6 +162,9 @@ impl Serialize for FlowOut<'_> {
                 }
                 t.serialize_entry("sack", &sender.sack)?;
                 t.serialize_entry("ecn", &sender.ecn)?;
+                if receiver.ecn && receiver.ecn_echo != cc.info().ecn_echo.unwrap_or_default() {
+                    t.serialize_entry("ecn_echo", receiver.ecn_echo.name())?;
+                }
                 t.serialize_entry("rtt_sample", &sender.rtt_sample)?;
                 if receiver.handshake {
                     t.serialize_entry("handshake", &true)?;

@@ -419,7 +419,7 @@ mod tests {
         assert_eq!(
             e.message,
             "unknown congestion control 'bbr'; use one of generic, tahoe (jk), reno, newreno, pp (packet_pair), da, \
-             vegas, delay_aimd"
+             vegas, delay_aimd, dctcp"
         );
         // A near miss is named: one edit from "vegas", two from "reno", "jk" by alias.
         for (typo, meant) in [("vegass", "vegas"), ("rneo", "reno"), ("jj", "jk"), ("NewReno", "newreno")] {
@@ -569,6 +569,45 @@ mod tests {
         assert_eq!(e.field, "flows.n.fast_retransmit");
         let e = parse(&text, "f.toml", &o(&["defaults.fast_retransmit=later"])).unwrap_err();
         assert_eq!(e.field, "defaults.fast_retransmit");
+    }
+
+    #[test]
+    fn dctcp_flows_get_ecn_and_its_echo_unless_they_say_otherwise() {
+        use crate::transport::receiver::EcnEcho;
+        let base = format!("{MIN}[[links]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\n");
+        let flow = |name: &str, extra: &str| format!("[[flows]]\nname = \"{name}\"\nfrom = \"a\"\nto = \"b\"\n{extra}");
+        let text = format!(
+            "{base}[defaults]\necn = true\necn_echo = \"rfc3168\"\n{}{}{}{}",
+            flow("d", "cc = \"dctcp\"\n"),
+            flow("off", "cc = \"dctcp\"\necn = false\n"),
+            flow("r", "cc = \"reno\"\n"),
+            flow("rd", "cc = \"reno\"\necn_echo = \"dctcp\"\n"),
+        );
+        let sc = parse(&text, "f.toml", &[]).unwrap();
+        let ecn = |name: &str| match &sc.flows.iter().find(|f| f.name == name).unwrap().spec {
+            FlowSpec::Window { receiver, sender, .. } => {
+                assert_eq!(receiver.ecn, sender.ecn, "{name}");
+                (receiver.ecn, receiver.ecn_echo)
+            }
+            _ => unreachable!(),
+        };
+        // [defaults] applies to the flows whose policy does not need ECN; DCTCP's own
+        // echo wins over it; the flow's own keys win over both.
+        assert_eq!(ecn("d"), (true, EcnEcho::Dctcp));
+        assert_eq!(ecn("off"), (false, EcnEcho::Rfc3168));
+        assert_eq!(ecn("r"), (true, EcnEcho::Rfc3168));
+        assert_eq!(ecn("rd"), (true, EcnEcho::Dctcp));
+        assert_eq!(parse(&sc.to_toml(), "export.toml", &[]).unwrap(), sc);
+        // Without [defaults], a DCTCP flow alone still gets both.
+        let sc = parse(&format!("{base}{}", flow("d", "cc = \"dctcp\"\n")), "f.toml", &[]).unwrap();
+        assert!(
+            matches!(&sc.flows[0].spec, FlowSpec::Window { receiver, .. } if receiver.ecn && receiver.ecn_echo == EcnEcho::Dctcp)
+        );
+        let e = parse(&format!("{base}{}", flow("r", "ecn_echo = \"dctcp\"\n")), "f.toml", &[]).unwrap_err();
+        assert_eq!((e.field.as_str(), e.message.as_str()), ("flows.r.ecn_echo", "applies with ECN; add ecn = true"));
+        let e = parse(&format!("{base}{}", flow("r", "ecn = true\necn_echo = \"l4s\"\n")), "f.toml", &[]).unwrap_err();
+        assert_eq!(e.field, "flows.r.ecn_echo");
+        assert!(e.message.contains("\"rfc3168\"") && e.message.contains("\"dctcp\""), "{}", e.message);
     }
 
     #[test]

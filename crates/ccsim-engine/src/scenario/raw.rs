@@ -65,6 +65,7 @@ pub struct Defaults {
     pub tso: Option<Value>,
     pub handshake: Option<bool>,
     pub fast_retransmit: Option<String>,
+    pub ecn_echo: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -147,6 +148,7 @@ pub struct Flow {
     pub tso: Option<Value>,
     pub handshake: Option<bool>,
     pub fast_retransmit: Option<String>,
+    pub ecn_echo: Option<String>,
     pub params: Option<toml::Table>,
     // unresponsive sources
     pub rate: Option<Value>,

@@ -10,7 +10,7 @@ use crate::base::time::SimDuration;
 use crate::base::units::{self, Limit};
 use crate::cc::{CcConfig, LossRecoveryConfig};
 use crate::element::ElementConfig;
-use crate::transport::receiver::{DelayedAck, ReceiverConfig};
+use crate::transport::receiver::{DelayedAck, EcnEcho, ReceiverConfig};
 use crate::transport::sender::{FastRetransmit, RttSample, SenderConfig, Tso};
 use crate::transport::RateFlowConfig;
 use std::borrow::Cow;
@@ -268,6 +268,8 @@ struct Defaults {
     ack_delay_min: Option<SimDuration>,
     tso: Option<Tso>,
     fast_retransmit: FastRetransmit,
+    /// `ecn_echo`, for flows whose policy does not need ECN.
+    ecn_echo: Option<EcnEcho>,
     /// `start_jitter` (read after `[nodes]`, in `validate`).
     jitter: SimDuration,
 }
@@ -326,6 +328,10 @@ fn defaults(cx: Ctx, f: &raw::File) -> Result<Defaults, ScenarioError> {
         Some(v) => fast_retransmit(&cx, "defaults.fast_retransmit", v)?,
         None => FastRetransmit::Bsd,
     };
+    let def_ecn_echo = match &d.ecn_echo {
+        Some(v) => Some(ecn_echo(&cx, "defaults.ecn_echo", v)?),
+        None => None,
+    };
     Ok(Defaults {
         qdisc: def_qdisc,
         buffer: def_buffer,
@@ -339,6 +345,7 @@ fn defaults(cx: Ctx, f: &raw::File) -> Result<Defaults, ScenarioError> {
         ack_delay_min: def_ack_delay_min,
         tso: def_tso,
         fast_retransmit: def_fast_retransmit,
+        ecn_echo: def_ecn_echo,
         jitter: SimDuration::ZERO,
     })
 }
@@ -655,19 +662,11 @@ fn flows(
                     None => def_tso,
                 };
                 let sack = fl.sack.or(d.sack).unwrap_or(false);
-                let ecn = fl.ecn.or(d.ecn).unwrap_or(false);
                 let rtt_sample = match &fl.rtt_sample {
                     Some(v) => rtt_sample(&cx, &cat(&p, ".rtt_sample"), v)?,
                     None => def_rtt_sample,
                 };
                 let handshake = fl.handshake.or(d.handshake).unwrap_or(false);
-                let receiver = ReceiverConfig {
-                    keep_out_of_order,
-                    delayed_ack,
-                    sack_blocks: if sack { 3 } else { 0 },
-                    ecn,
-                    handshake,
-                };
                 let cc_name = fl.cc.clone().unwrap_or_else(|| def_cc.clone());
                 let field = if fl.cc.is_some() { cat(&p, ".cc") } else { "defaults.cc".to_string() };
                 let params = fl.params.as_ref().unwrap_or(&no_params);
@@ -678,6 +677,25 @@ fn flows(
                         last_cc = Some((cc_name.clone(), params, cc.clone(), loss));
                         (cc, loss)
                     }
+                };
+                // A policy that needs ECN (DCTCP) has it, with its echo, unless the flow
+                // itself says otherwise; [defaults] applies to the other flows.
+                let needs = cc.info().ecn_echo;
+                let ecn = fl.ecn.or(needs.map(|_| true)).or(d.ecn).unwrap_or(false);
+                let echo = match &fl.ecn_echo {
+                    Some(v) => Some(ecn_echo(&cx, &cat(&p, ".ecn_echo"), v)?),
+                    None => needs.or(defs.ecn_echo),
+                };
+                if fl.ecn_echo.is_some() && !ecn {
+                    return Err(cx.err(cat(&p, ".ecn_echo"), "applies with ECN; add ecn = true"));
+                }
+                let receiver = ReceiverConfig {
+                    keep_out_of_order,
+                    delayed_ack,
+                    sack_blocks: if sack { 3 } else { 0 },
+                    ecn,
+                    ecn_echo: if ecn { echo.unwrap_or_default() } else { EcnEcho::default() },
+                    handshake,
                 };
                 if sack && !cc.info().sack {
                     let with: Vec<&str> = CcConfig::ALL.iter().filter(|i| i.sack).map(|i| i.name).collect();
@@ -932,7 +950,7 @@ fn measure(
         return Err(cx.err("phases", format!("{np} phases of {nf} flows and {nc} channels are {} rows of results, more than {MAX_PERIOD_ROWS}; give fewer phases", np as u64 * per_period)));
     }
     for s in &f.measure.series {
-        check_series(&cx, s, flows, flow_names, node_idx, pairs)?;
+        check_series(&cx, s, flows, flow_names, node_idx, pairs, links)?;
     }
     let sampling =
         match (&f.measure.sample, &f.measure.max_points) {
@@ -1388,6 +1406,14 @@ fn fast_retransmit(cx: &Ctx, field: &str, v: &str) -> Result<FastRetransmit, Sce
     }
 }
 
+fn ecn_echo(cx: &Ctx, field: &str, v: &str) -> Result<EcnEcho, ScenarioError> {
+    match v {
+        "rfc3168" => Ok(EcnEcho::Rfc3168),
+        "dctcp" => Ok(EcnEcho::Dctcp),
+        _ => Err(cx.err(field, format!("unknown value '{v}'; use \"rfc3168\" (ECE from a CE mark until CWR) or \"dctcp\" (each ack's ECE is the mark of the packets it acknowledges, RFC 8257)"))),
+    }
+}
+
 fn out_of_order(cx: &Ctx, field: &str, v: &str) -> Result<bool, ScenarioError> {
     match v {
         "keep" => Ok(true),
@@ -1567,6 +1593,7 @@ fn check_series(
     flow_names: &HashMap<String, usize>,
     node_idx: &HashMap<String, usize>,
     pairs: &HashMap<(usize, usize), usize>,
+    links: &[Link],
 ) -> Result<(), ScenarioError> {
     let field = "measure.series";
     let Some((entity, metric)) = s.rsplit_once('.') else {
@@ -1587,15 +1614,19 @@ fn check_series(
         return Ok(());
     }
     if let Some((a, b)) = entity.split_once("->") {
-        let exists = match (node_idx.get(a), node_idx.get(b)) {
-            (Some(&x), Some(&y)) => pairs.contains_key(&(x.min(y), x.max(y))),
-            _ => false,
+        let spec = match (node_idx.get(a), node_idx.get(b)) {
+            (Some(&x), Some(&y)) => {
+                pairs.get(&(x.min(y), x.max(y))).map(|&l| &links[l].dirs[usize::from(links[l].a != x)])
+            }
+            _ => None,
         };
-        if !exists {
+        let Some(spec) = spec else {
             return Err(cx.err(field, format!("'{s}': no channel '{entity}'")));
-        }
-        if metric != "queue" && metric != "sojourn" {
-            return Err(cx.err(field, format!("'{s}': channels have the series 'queue' (packets waiting) and 'sojourn' (each packet's time in the queue)")));
+        };
+        let own = spec.qdisc.info().series;
+        if metric != "queue" && metric != "sojourn" && !own.iter().any(|&(n, _)| n == metric) {
+            let extra: String = own.iter().map(|(n, _)| format!(", '{n}'")).collect();
+            return Err(cx.err(field, format!("'{s}': channel '{entity}' ({} discipline) has the series 'queue' (packets waiting), 'sojourn' (each packet's time in the queue){extra}", spec.qdisc.name())));
         }
         return Ok(());
     }
@@ -1604,7 +1635,7 @@ fn check_series(
 
 /// The fields of a flow that only the window transport reads (in the order their
 /// errors are checked), with whether each is set: other kinds reject them.
-fn window_fields(fl: &raw::Flow) -> [(&'static str, bool); 13] {
+fn window_fields(fl: &raw::Flow) -> [(&'static str, bool); 14] {
     [
         ("max_window", fl.max_window.is_some()),
         ("ack_size", fl.ack_size.is_some()),
@@ -1619,5 +1650,6 @@ fn window_fields(fl: &raw::Flow) -> [(&'static str, bool); 13] {
         ("tso", fl.tso.is_some()),
         ("handshake", fl.handshake.is_some()),
         ("fast_retransmit", fl.fast_retransmit.is_some()),
+        ("ecn_echo", fl.ecn_echo.is_some()),
     ]
 }

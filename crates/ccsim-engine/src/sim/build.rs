@@ -239,7 +239,11 @@ impl Simulation {
                 let name = channel_name(&scenario, c);
                 let queue = wanted.has(&name, "queue").then(|| rec.add(&name, "queue", "pkts", false));
                 let sojourn = wanted.has(&name, "sojourn").then(|| rec.add(&name, "sojourn", "s", true));
-                c.set_traces(queue, sojourn);
+                let mut own = [None; crate::qdisc::MAX_QDISC_SERIES];
+                for (slot, &(metric, unit)) in c.qdisc_series().iter().enumerate() {
+                    own[slot] = wanted.has(&name, metric).then(|| rec.add(&name, metric, unit, false));
+                }
+                c.set_traces(queue, sojourn, own);
             }
         }
         for (ci, c) in channels.iter().enumerate() {

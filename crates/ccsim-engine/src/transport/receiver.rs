@@ -26,8 +26,16 @@
 //! - **SACK** (RFC 2018): while out-of-order packets are held, each ack carries up to
 //!   `sack_blocks` (3) blocks in its metadata: first the block holding the most recently
 //!   arrived packet, then the blocks of the next most recent arrivals.
-//! - **ECN echo** (RFC 3168 section 6.1.3): after a packet marked CE arrives, every ack
-//!   carries ECE until a data packet with CWR arrives.
+//! - **ECN echo** (`ecn_echo`): RFC 3168 section 6.1.3 (`rfc3168`, default): after a
+//!   packet marked CE arrives, every ack carries ECE until a data packet with CWR arrives.
+//!   DCTCP (`dctcp`, RFC 8257 section 3.2): the ECE of each ack is the CE mark of the
+//!   packets it acknowledges. The receiver keeps the CE state of the last data packet;
+//!   a packet whose CE differs from it first flushes a delayed ack, if one is pending,
+//!   for the packets before it with the old state's ECE (the two-ack option of section
+//!   3.2, as Linux's `dctcp_ece_ack_update`), then switches the state and is itself
+//!   acknowledged at once (section 3.2 rules 1 and 2; Linux's `ICSK_ACK_NOW`). Other
+//!   packets are acknowledged as the acknowledgement policy says, each ack with ECE =
+//!   the current state. CWR is ignored (DCTCP's ECE is not latched).
 
 use super::endpoint::{Io, Pass, ReceiverMetrics, ReceiverPolicy};
 use super::seqmap::SeqBitmap;
@@ -57,6 +65,28 @@ impl Default for DelayedAck {
     }
 }
 
+/// How a receiver echoes CE marks (`ReceiverConfig::ecn_echo`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnEcho {
+    /// RFC 3168 section 6.1.3: ECE on every ack from a CE mark until CWR arrives.
+    #[default]
+    Rfc3168,
+    /// RFC 8257 section 3.2: each ack's ECE is the CE mark of the packets it
+    /// acknowledges (an immediate ack when the mark changes).
+    Dctcp,
+}
+
+impl EcnEcho {
+    /// The name a scenario file gives (`ecn_echo = "..."`).
+    pub fn name(self) -> &'static str {
+        match self {
+            EcnEcho::Rfc3168 => "rfc3168",
+            EcnEcho::Dctcp => "dctcp",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReceiverConfig {
     /// Keep out-of-order packets (BSD TCP) or discard them (go-back-N).
@@ -67,6 +97,9 @@ pub struct ReceiverConfig {
     pub sack_blocks: u8,
     /// Echo CE marks to the sender (RFC 3168).
     pub ecn: bool,
+    /// How CE marks are echoed (with `ecn`).
+    #[serde(default)]
+    pub ecn_echo: EcnEcho,
     /// Sequence number 0 is the sender's SYN (`handshake`): acknowledged at once.
     #[serde(default)]
     pub handshake: bool,
@@ -74,7 +107,14 @@ pub struct ReceiverConfig {
 
 impl Default for ReceiverConfig {
     fn default() -> Self {
-        ReceiverConfig { keep_out_of_order: true, delayed_ack: None, sack_blocks: 0, ecn: false, handshake: false }
+        ReceiverConfig {
+            keep_out_of_order: true,
+            delayed_ack: None,
+            sack_blocks: 0,
+            ecn: false,
+            ecn_echo: EcnEcho::Rfc3168,
+            handshake: false,
+        }
     }
 }
 
@@ -90,7 +130,8 @@ pub struct AckReceiver {
     unacked: u32,
     /// Timestamp and flags of the oldest of them (the echo of the next ack).
     oldest: (SimTime, u8),
-    /// ECE state: a CE mark arrived and no CWR since.
+    /// ECE state: a CE mark arrived and no CWR since (RFC 3168), or the last data packet
+    /// was marked CE (DCTCP.CE, RFC 8257).
     ece: bool,
     /// Most recent out-of-order arrivals, newest first (SACK block order).
     recent: [u32; 4],
@@ -168,13 +209,30 @@ impl AckReceiver {
         meta: &mut MetaSlab,
     ) {
         c.arrived += 1;
+        // The CE state changed (DCTCP): this packet is acknowledged at once.
+        let mut ce_changed = false;
         if self.cfg.ecn {
-            if data.has(FLAG_CWR) {
-                self.ece = false;
-            }
-            if data.has(FLAG_CE) {
-                self.ece = true;
+            let ce = data.has(FLAG_CE);
+            if ce {
                 c.ce_received += 1;
+            }
+            if self.cfg.ecn_echo == EcnEcho::Dctcp {
+                if ce != self.ece {
+                    if self.unacked > 0 {
+                        // The delayed ack of the packets before this one, with the old state.
+                        let (ts, flags) = self.oldest;
+                        self.send_ack(ts, flags, c, out, meta);
+                    }
+                    self.ece = ce;
+                    ce_changed = true;
+                }
+            } else {
+                if data.has(FLAG_CWR) {
+                    self.ece = false;
+                }
+                if ce {
+                    self.ece = true;
+                }
             }
         }
         let next = self.rcv.next_expected();
@@ -206,7 +264,7 @@ impl AckReceiver {
         // In order with nothing held: may wait. Out of order, duplicate or filling a gap:
         // at once (RFC 5681 section 4.2).
         let syn = self.cfg.handshake && data.seq == 0;
-        if data.seq == next && held_before == 0 && !syn {
+        if data.seq == next && held_before == 0 && !syn && !ce_changed {
             if self.unacked == 0 {
                 self.oldest = (data.ts, data.flags);
                 self.timer.deadline = Some(now + delay);
@@ -512,5 +570,69 @@ mod tests {
         assert_eq!(ece, vec![false, true, true, false]);
         assert!(t.out.iter().all(|a| !a.has(FLAG_ECT) && !a.has(FLAG_CE)), "acks are not ECN-capable");
         assert_eq!(t.c.ce_received, 1);
+    }
+
+    /// (ack number, ECE) of each ack sent.
+    fn acks_ece(t: &Run) -> Vec<(u32, bool)> {
+        t.out.iter().map(|a| (a.seq, a.has(FLAG_ECE))).collect()
+    }
+
+    fn ect(seq: u32, ce: bool) -> Packet {
+        let mut p = data(seq, seq as u64);
+        p.flags = if ce { FLAG_ECT | FLAG_CE } else { FLAG_ECT };
+        p
+    }
+
+    #[test]
+    fn dctcp_echo_with_delayed_acks_reflects_exactly_the_ce_marks_acknowledged() {
+        let cfg = ReceiverConfig {
+            ecn: true,
+            ecn_echo: EcnEcho::Dctcp,
+            delayed_ack: Some(DelayedAck::default()),
+            ..Default::default()
+        };
+        let mut t = Run::new(cfg);
+        // Arrivals 0..=9, CE on 2, 3, 4, 6, 7. By RFC 8257 section 3.2, state 0 first:
+        //   0 N: waits.             1 N: second packet, ack 2 ECE 0.
+        //   2 C: change, nothing waits; ack 3 ECE 1 at once.
+        //   3 C: waits.             4 C: ack 5 ECE 1.
+        //   5 N: change, ack 6 ECE 0 at once.   6 C: change, ack 7 ECE 1 at once.
+        //   7 C: waits.
+        //   8 N: change with 7 waiting: ack 8 ECE 1 (the old state) for 7, then ack 9
+        //        ECE 0 at once for 8.
+        //   9 N: waits; the timer sends ack 10 ECE 0.
+        let ce = [false, false, true, true, true, false, true, true, false, false];
+        for (s, &m) in ce.iter().enumerate() {
+            t.data(100 + s as u64, ect(s as u32, m));
+        }
+        assert_eq!(t.r.timer.deadline, Some(SimTime::from_millis(309)), "9 waits 200 ms");
+        t.r.on_timer(SimTime::from_millis(309), &mut t.c, &mut t.out, &mut t.meta);
+        assert_eq!(
+            acks_ece(&t),
+            vec![(2, false), (3, true), (5, true), (6, false), (7, true), (8, true), (9, false), (10, false)]
+        );
+        // The acks with ECE cover 3 - 2 + 5 - 3 + 7 - 6 + 8 - 7 = 5 packets: the 5 marked.
+        assert_eq!(t.c.ce_received, 5);
+        // The flushed ack for 7 echoes 7's timestamp (7 ms), the immediate one 8's.
+        assert_eq!((t.out[5].ts, t.out[6].ts), (SimTime::from_millis(7), SimTime::from_millis(8)));
+    }
+
+    #[test]
+    fn dctcp_echo_ignores_cwr_and_without_delayed_acks_echoes_each_packets_mark() {
+        let cfg = ReceiverConfig { ecn: true, ecn_echo: EcnEcho::Dctcp, ..Default::default() };
+        let mut t = Run::new(cfg);
+        let mut cwr = ect(2, true);
+        cwr.flags |= FLAG_CWR;
+        for p in [ect(0, false), ect(1, true), cwr, ect(3, false), ect(4, true)] {
+            t.data(10, p);
+        }
+        assert_eq!(acks_ece(&t), vec![(1, false), (2, true), (3, true), (4, false), (5, true)]);
+        // RFC 3168's echo latches ECE from the first mark to the CWR: 1, 2 (CE again
+        // after the CWR), 3, 4.
+        let mut r = Run::new(ReceiverConfig { ecn: true, ..Default::default() });
+        for p in [ect(0, false), ect(1, true), cwr, ect(3, false), ect(4, true)] {
+            r.data(10, p);
+        }
+        assert_eq!(acks_ece(&r), vec![(1, false), (2, true), (3, true), (4, true), (5, true)]);
     }
 }
