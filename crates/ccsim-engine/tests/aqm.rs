@@ -215,3 +215,61 @@ fn fq_codel_shares_the_link_between_flows_of_different_rtts_far_better_than_one_
     eprintln!("codel goodputs {one:?}, Jain {j1}");
     assert!(one[0] / one[1] > 1.5 * fq[0] / fq[1], "one CoDel queue {one:?} against FQ-CoDel {fq:?}");
 }
+
+/// A window of 10 packets of 1000 B leaves the sender back to back over a 100 Mbit/s
+/// access link (80 us apart) into a 1 Mbit/s CoDel bottleneck (8 ms a packet); Reno's
+/// slow start keeps the queue growing (two packets sent per ack, one per 8 ms served).
+/// Packet i reaches r1 at 1.08 + 0.08 i ms (80 us access transmission, 1 ms delay) and,
+/// the line busy from the first, starts its transmission (is dequeued) at 1.08 + 8 i ms.
+/// Packet 0 finds the line idle; packet 1 is dequeued at 9.08 ms after 7.92 ms, above the
+/// 5 ms target with 8 packets (8000 B > the 1514 B MTU) behind it: first_above_time =
+/// 9.08 + 100 = 109.08 ms (RFC 8289 section 5.4). The first dequeue at or after it is
+/// packet 14's, at 1.08 + 8 x 14 = 113.08 ms: CoDel drops it, enters the dropping state
+/// with count 1 and drop_next = 113.08 + 100 / sqrt(1) = 213.08 ms (section 5.5).
+const CODEL_SERIES: &str = r#"
+[scenario]
+name = "codel-series"
+duration = "150ms"
+[defaults]
+data_size = "1000B"
+[nodes]
+hosts = ["a", "b"]
+routers = ["r1", "r2"]
+[[links]]
+between = ["a", "r1"]
+rate = "100Mbps"
+delay = "1ms"
+[[links]]
+between = ["r1", "r2"]
+rate = "1Mbps"
+buffer = "100pkt"
+qdisc = "codel"
+[[links]]
+between = ["r2", "b"]
+rate = "100Mbps"
+[[flows]]
+name = "f"
+from = "a"
+to = "b"
+cc = "reno"
+[flows.params]
+initial_window = 10
+[measure]
+series = ["r1->r2.dropping", "r1->r2.drop_next"]
+"#;
+
+#[test]
+fn codels_dropping_state_and_next_drop_time_are_series_of_the_channel() {
+    let r = run(CODEL_SERIES, &[]);
+    let series = |name: &str| r.series.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("series {name}"));
+    let (dropping, next) = (series("r1->r2.dropping"), series("r1->r2.drop_next"));
+    assert_eq!((dropping.unit.as_str(), next.unit.as_str()), ("bool", "s"));
+    // Recorded on change: 0 until the first drop at 113.08 ms, then 1 (the run ends
+    // before drop_next).
+    assert_eq!(dropping.v, [0.0, 1.0]);
+    assert!((dropping.t[1] - 0.11308).abs() < 1e-12, "entered the dropping state at {} s", dropping.t[1]);
+    assert_eq!(next.v.len(), 2);
+    assert_eq!((next.v[0], next.t[1]), (0.0, dropping.t[1]));
+    assert!((next.v[1] - 0.21308).abs() < 1e-12, "drop_next {} s, want 0.21308 s", next.v[1]);
+    assert_eq!(bottleneck(&r).drops_by_reason[DropReason::Codel], 1);
+}

@@ -362,6 +362,7 @@ impl QdiscPolicy for Codel {
         "CoDel (RFC 8289): drops or ECN-marks at dequeue once the sojourn time has stayed above target for an interval, at intervals shrinking as 1/sqrt(count)";
     const TITLE: &'static str = "CoDel";
     const DROP_REASONS: &'static [&'static str] = &["codel"];
+    const SERIES: &'static [(&'static str, &'static str)] = &[("dropping", "bool"), ("drop_next", "s")];
     fn build(cfg: &CodelConfig, limit: Limit, _rate_bps: u64, _rng: Rng) -> Self {
         Codel::new(cfg, limit)
     }
@@ -401,6 +402,15 @@ impl Qdisc for Codel {
     }
     fn dequeue_marked(&mut self) -> bool {
         self.marked
+    }
+    /// Slot 0: 1 in the dropping state, else 0; slot 1: the time of the next drop in
+    /// seconds while dropping, else 0.
+    fn series_value(&self, slot: usize) -> f64 {
+        match (slot, self.vars.dropping) {
+            (0, d) => d as u8 as f64,
+            (_, true) => self.vars.drop_next.as_secs_f64(),
+            (_, false) => 0.0,
+        }
     }
     fn len_pkts(&self) -> usize {
         self.q.queue.len()

@@ -174,6 +174,7 @@ impl QdiscPolicy for Pie {
         "PIE (RFC 8033): random early drop or ECN mark with a probability a PI controller updates every tupdate from the queue delay";
     const TITLE: &'static str = "PIE";
     const DROP_REASONS: &'static [&'static str] = &["pie"];
+    const SERIES: &'static [(&'static str, &'static str)] = &[("drop_prob", "p"), ("qdelay", "s")];
     fn build(cfg: &PieConfig, limit: Limit, _rate_bps: u64, rng: Rng) -> Self {
         Pie::new(cfg.clone(), limit, rng)
     }
@@ -320,6 +321,14 @@ impl Qdisc for Pie {
         self.bits -= p.bits as u64;
         self.qdelay = if self.queue.is_empty() { SimDuration::ZERO } else { now - t };
         Some((p, t))
+    }
+    /// Slot 0: the drop probability; slot 1: qdelay (the sojourn of the last packet
+    /// dequeued, 0 if it left the queue empty) in seconds.
+    fn series_value(&self, slot: usize) -> f64 {
+        match slot {
+            0 => self.prob,
+            _ => self.qdelay.as_secs_f64(),
+        }
     }
     fn len_pkts(&self) -> usize {
         self.queue.len()
