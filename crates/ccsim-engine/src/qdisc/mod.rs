@@ -68,6 +68,31 @@ pub struct DropReason(u8);
 /// The disciplines' part of the table: `overflow`, then each discipline's reasons.
 const QDISC_DROP_REASON_GROUPS: [&[&[&str]]; 2] = [&[&["overflow"]], QDISC_DROP_REASONS];
 
+/// The most drop reasons a discipline may declare (`QdiscPolicy::DROP_REASONS`): a
+/// channel counts its drops in `1 + MAX_QDISC_DROP_REASONS` slots of its own (`overflow`,
+/// then its discipline's reasons), so that a discipline added to the registry does not
+/// grow every channel.
+pub const MAX_QDISC_DROP_REASONS: usize = 5;
+
+/// The table index of each discipline's first drop reason (1, for `overflow`, plus the
+/// reasons of the disciplines before it), in registration order; a discipline with more
+/// than `MAX_QDISC_DROP_REASONS` fails the build.
+const fn first_drop_reasons<const N: usize>(groups: &[&[&str]]) -> [usize; N] {
+    let mut out = [0; N];
+    let mut first = 1;
+    let mut k = 0;
+    while k < N {
+        assert!(
+            groups[k].len() <= MAX_QDISC_DROP_REASONS,
+            "a discipline declares more drop reasons than a channel has slots for"
+        );
+        out[k] = first;
+        first += groups[k].len();
+        k += 1;
+    }
+    out
+}
+
 /// The number of the disciplines' drop reasons (the elements' follow them).
 pub const N_QDISC_DROP_REASONS: usize = count_names(&QDISC_DROP_REASON_GROUPS);
 
@@ -258,6 +283,24 @@ mod tests {
         assert_eq!(declared, DropReason::ALL);
         assert_eq!(declared.map(DropReason::index), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
         assert_eq!((N_QDISC_DROP_REASONS, crate::net::N_DROP_REASONS), (8, 10));
+    }
+
+    #[test]
+    fn each_discipline_s_first_drop_reason_is_one_plus_the_reasons_registered_before_it() {
+        // overflow (0); fq: pushed_out (1); red: red_early, red_forced (2, 3); codel:
+        // codel (4); fq_codel: fq_codel, fq_codel_overlimit (5, 6); pie: pie (7). fcfs
+        // has none: 1, where fq's start.
+        let mut firsts = Vec::new();
+        for info in QdiscConfig::ALL {
+            let q = (info.default)().build(Limit::Packets(1), 1_000_000, Rng::new(1, 0));
+            assert_eq!(q.drop_reasons(), info.drop_reasons);
+            let first = q.first_drop_reason();
+            for (k, name) in info.drop_reasons.iter().enumerate() {
+                assert_eq!(DropReason::ALL[first + k].name(), *name, "{}", info.name);
+            }
+            firsts.push(first);
+        }
+        assert_eq!(firsts, [1, 1, 2, 4, 5, 7]);
     }
 
     #[test]
