@@ -56,7 +56,7 @@ use crate::net::pipe::{Pipe, PipePool};
 use crate::packet::meta::MetaSlab;
 use crate::packet::Packet;
 use crate::qdisc::{
-    flatten_names, AnyQdisc, DropReason, Qdisc, Verdict, MAX_QDISC_DROP_REASONS, MAX_QDISC_SERIES,
+    flatten_names, AnyQdisc, DropReason, IdlePass, Qdisc, Verdict, MAX_QDISC_DROP_REASONS, MAX_QDISC_SERIES,
     N_QDISC_DROP_REASONS, QDISC_DROP_REASON_NAMES,
 };
 
@@ -777,9 +777,30 @@ impl Channel {
             }
         }
         let idle = now >= self.busy_until && !self.tx_pending;
-        if idle && self.bypass && self.qdisc.len_pkts() == 0 {
-            self.start_tx::<true>(id, now, &pkt, cx);
-            return;
+        if idle && self.qdisc.len_pkts() == 0 {
+            if self.bypass {
+                self.start_tx::<true>(id, now, &pkt, cx);
+                return;
+            }
+            // Without extras (no elements, no series) nothing sees the packet between
+            // the discipline's enqueue and dequeue: the discipline may do both at once.
+            if self.extras.is_none() {
+                match self.qdisc.pass_idle(now, pkt.bits) {
+                    IdlePass::Unsupported => {}
+                    IdlePass::Sent => {
+                        // As `enqueue_queued` + `serve`: the queue was empty until now,
+                        // the sojourn is 0.
+                        self.account_queue(now);
+                        self.start_tx::<false>(id, now, &pkt, cx);
+                        return;
+                    }
+                    IdlePass::Dropped(reason) => {
+                        self.account_queue(now);
+                        self.drop_pkt(id, now, pkt, reason, cx);
+                        return;
+                    }
+                }
+            }
         }
         self.enqueue_queued(id, now, pkt, idle && !self.bypass, cx);
     }

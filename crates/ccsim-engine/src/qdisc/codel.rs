@@ -52,7 +52,7 @@
 //! Time is integer picoseconds (`SimTime`); ns-3 and Linux quantise to 1024 ns, which no
 //! choice here reproduces.
 
-use super::{fits, DropReason, Qdisc, QdiscPolicy, Verdict};
+use super::{fits, DropReason, IdlePass, Qdisc, QdiscPolicy, Verdict};
 use crate::base::rng::Rng;
 use crate::base::time::{SimDuration, SimTime};
 use crate::base::units::{serde_units, Limit};
@@ -403,6 +403,21 @@ impl Qdisc for Codel {
     fn dequeue_marked(&mut self) -> bool {
         self.marked
     }
+    /// Enqueue then dequeue of the one packet: its sojourn is 0, below target, so
+    /// `ok_to_drop` clears first_above_time and the dropping state ends; nothing is
+    /// marked (0 exceeds no ce_threshold). A full buffer drops it and the dequeue finds
+    /// the queue empty, which also ends the dropping state.
+    #[inline]
+    fn pass_idle(&mut self, _now: SimTime, bits: u32) -> IdlePass {
+        self.marked = false;
+        self.vars.dropping = false;
+        if !fits(self.limit, 0, 0, bits) {
+            return IdlePass::Dropped(DropReason::Overflow);
+        }
+        self.vars.ldelay = SimDuration::ZERO;
+        self.vars.first_above_time = None;
+        IdlePass::Sent
+    }
     /// Slot 0: 1 in the dropping state, else 0; slot 1: the time of the next drop in
     /// seconds while dropping, else 0.
     fn series_value(&self, slot: usize) -> f64 {
@@ -444,6 +459,37 @@ mod tests {
         let sent = q.dequeue(t, &mut d).map(|(p, _)| p.seq);
         assert!(d.iter().all(|(_, r)| *r == DropReason::Codel));
         (sent, d.iter().map(|(p, _)| p.seq).collect())
+    }
+
+    #[test]
+    fn an_idle_pass_leaves_the_state_an_enqueue_and_dequeue_leave() {
+        // In the dropping state with first_above_time set and a dequeue mark pending;
+        // a buffer of 10 packets (the packet is sent) or of 0 (it is dropped).
+        for (limit, want) in [(10, IdlePass::Sent), (0, IdlePass::Dropped(DropReason::Overflow))] {
+            let cfg = CodelConfig { ecn: true, ce_threshold: Some(SimDuration::from_millis(1)), ..Default::default() };
+            let mut q = Codel::new(&cfg, Limit::Packets(limit));
+            q.vars = CodelVars {
+                count: 3,
+                lastcount: 2,
+                dropping: true,
+                first_above_time: Some(ms(50)),
+                drop_next: ms(300),
+                ldelay: SimDuration::from_millis(7),
+                ..Default::default()
+            };
+            q.marked = true;
+            let mut general = q.clone();
+            let mut d = Vec::new();
+            let mut p = pkt(0, 1, 1000);
+            p.flags |= FLAG_ECT;
+            let v = general.enqueue(ms(200), p, 0, &mut d);
+            let sent = general.dequeue(ms(200), &mut d);
+            assert!(d.is_empty() && !general.dequeue_marked());
+            assert_eq!(q.pass_idle(ms(200), p.bits), want);
+            assert_eq!((v == Verdict::Queued, sent.is_some()), (want == IdlePass::Sent, want == IdlePass::Sent));
+            assert_eq!(format!("{q:?}"), format!("{general:?}"));
+            assert!(!q.vars.dropping && q.vars.first_above_time.is_none() == (limit > 0));
+        }
     }
 
     /// A CoDel queue holding 1000 packets of 1000 B, all enqueued at time 0, so the

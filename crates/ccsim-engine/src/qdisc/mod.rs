@@ -197,6 +197,17 @@ impl DropReason {
     }
 }
 
+/// The answer to `Qdisc::pass_idle`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdlePass {
+    /// The discipline has no shortcut: the channel enqueues and dequeues the packet.
+    Unsupported,
+    /// Accepted and dequeued at once: the channel transmits it.
+    Sent,
+    /// Dropped on arrival.
+    Dropped(DropReason),
+}
+
 /// The answer to an enqueue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -215,6 +226,15 @@ pub trait Qdisc {
     /// Removes the next packet to transmit, with its enqueue time. Packets dropped on the
     /// way out are pushed to `drops`.
     fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)>;
+    /// A packet of `bits` arrives at an idle line with the queue empty: the discipline's
+    /// state becomes what `enqueue` at `now` followed at once by `dequeue` at `now` would
+    /// leave (neither marking nor evicting), without queueing the packet; the answer says
+    /// whether the packet is sent or dropped. Default: `IdlePass::Unsupported` (the
+    /// channel then calls `enqueue` and `dequeue`).
+    #[inline(always)]
+    fn pass_idle(&mut self, _now: SimTime, _bits: u32) -> IdlePass {
+        IdlePass::Unsupported
+    }
     /// Whether the last `dequeue` set `FLAG_CE` on the packet it returned (disciplines
     /// that mark at dequeue, CoDel; the channel counts the mark).
     fn dequeue_marked(&mut self) -> bool {

@@ -60,7 +60,7 @@
 //! - The buffer limit is the link's `buffer` (Linux's default limit is 1000 packets,
 //!   ns-3's `MaxSize` 25 packets).
 
-use super::{fits, DropReason, Qdisc, QdiscPolicy, Verdict};
+use super::{fits, DropReason, IdlePass, Qdisc, QdiscPolicy, Verdict};
 use crate::base::rng::Rng;
 use crate::base::time::{SimDuration, SimTime};
 use crate::base::units::{serde_units, Limit};
@@ -315,6 +315,21 @@ impl Qdisc for Pie {
         Verdict::Queued
     }
 
+    /// Enqueue then dequeue of the one packet: `drop_early` keeps it (the backlog, 0, is
+    /// not above 2 mean_pkt_size) and touches no state; the dequeue leaves the queue
+    /// empty, so qdelay = 0. A full buffer drops it (resetting the accumulated
+    /// probability) and the dequeue finds nothing.
+    #[inline]
+    fn pass_idle(&mut self, now: SimTime, bits: u32) -> IdlePass {
+        self.catch_up(now);
+        if !fits(self.limit, 0, 0, bits) {
+            self.accu_prob = 0.0;
+            return IdlePass::Dropped(DropReason::Overflow);
+        }
+        self.qdelay = SimDuration::ZERO;
+        IdlePass::Sent
+    }
+
     fn dequeue(&mut self, now: SimTime, _drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
         self.catch_up(now);
         let (t, p) = self.queue.pop_front()?;
@@ -356,6 +371,34 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-12 * b.abs().max(1e-300)
+    }
+
+    #[test]
+    fn an_idle_pass_leaves_the_state_an_enqueue_and_dequeue_leave() {
+        // A probability raised by 100 ms of a standing queue, then the queue drained at
+        // 100 ms; the packet arrives at 140 ms (two updates due). A buffer of 10 packets
+        // (sent) or of 0 (dropped, the accumulated probability reset).
+        for (limit, want) in [(10, IdlePass::Sent), (0, IdlePass::Dropped(DropReason::Overflow))] {
+            let mut q = Pie::new(PieConfig::default(), Limit::Packets(10_000), Rng::new(1, 1));
+            let mut d = Vec::new();
+            for s in 0..10 {
+                q.enqueue(SimTime::ZERO, pkt(0, s, 1000), 0, &mut d);
+            }
+            for t in [10, 20, 40, 60, 80, 100, 100, 100, 100, 100] {
+                q.dequeue(ms(t), &mut d);
+            }
+            assert!(q.prob() > 0.0 && q.queue.is_empty());
+            q.limit = Limit::Packets(limit);
+            q.accu_prob = 0.5;
+            let mut general = q.clone();
+            let v = general.enqueue(ms(140), pkt(0, 10, 1000), 0, &mut d);
+            let sent = general.dequeue(ms(140), &mut d);
+            assert!(d.is_empty());
+            assert_eq!(q.pass_idle(ms(140), 8000), want);
+            assert_eq!((v == Verdict::Queued, sent.is_some()), (want == IdlePass::Sent, want == IdlePass::Sent));
+            assert_eq!(format!("{q:?}"), format!("{general:?}"));
+            assert_eq!(q.next_update, ms(150), "the updates due at 105, 120 and 135 ms are done");
+        }
     }
 
     #[test]

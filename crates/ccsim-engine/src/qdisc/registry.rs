@@ -277,6 +277,12 @@ macro_rules! registry {
                 }
             }
             #[inline(always)]
+            fn pass_idle(&mut self, now: SimTime, bits: u32) -> IdlePass {
+                match self {
+                    $( AnyQdisc::$v(q) => q.pass_idle(now, bits), )+
+                }
+            }
+            #[inline(always)]
             fn dequeue_marked(&mut self) -> bool {
                 match self {
                     $( AnyQdisc::$v(q) => q.dequeue_marked(), )+
