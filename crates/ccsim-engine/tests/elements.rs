@@ -222,9 +222,12 @@ fn element_and_red_errors_name_the_field() {
     assert!(e.contains("defaults.qdisc.w_q"), "{e}");
     let e = err("[defaults.qdisc]\nkind = \"red\"\nmin_tresh = \"2pkt\"\n");
     assert!(e.contains("defaults.qdisc.min_tresh") && e.contains("unknown field"), "{e}");
-    let e = err("[defaults]\nqdisc = \"codel\"\n");
-    assert!(e.contains("unknown queue discipline 'codel'"), "{e}");
-    assert!(e.contains(r#"use "fcfs" (drop-tail), "fq" (Fair Queueing) or "red" (RED)"#), "{e}");
+    let e = err("[defaults]\nqdisc = \"sfq\"\n");
+    assert!(e.contains("unknown queue discipline 'sfq'"), "{e}");
+    assert!(
+        e.contains(r#"use "fcfs" (drop-tail), "fq" (Fair Queueing), "red" (RED), "codel" (CoDel), "fq_codel" (FQ-CoDel) or "pie" (PIE)"#),
+        "{e}"
+    );
     let e = err("[defaults]\nqdisc = \"fqq\"\n");
     assert!(e.contains("defaults.qdisc.kind") && e.contains("'fqq' (did you mean 'fq'?)"), "{e}");
     let e = err("[defaults.qdisc]\nkind = \"fcfs\"\nlimit = \"3pkt\"\n");

@@ -76,6 +76,9 @@ const QDISCS: &[&str] = &[
     "{ kind = \"fq\", drop_rule = \"rollback\" }",
     "\"red\"",
     "{ kind = \"red\", min_th = \"2pkt\", max_th = \"6pkt\", ecn = true }",
+    "\"codel\"",
+    "\"fq_codel\"",
+    "{ kind = \"pie\", ecn = true }",
 ];
 /// The names of the own series (`QdiscPolicy::SERIES`) of the discipline `q` (an entry
 /// of `QDISCS`: `"name"` or `{ kind = "name", ... }`).

@@ -289,6 +289,20 @@ pub mod serde_units {
         }
     }
 
+    /// An optional size held in bytes, written "32MB" or "1000B" (absent: none).
+    pub mod opt_bytes {
+        use super::*;
+        pub fn serialize<S: Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+            match v {
+                Some(v) => s.serialize_str(&format!("{v}B")),
+                None => s.serialize_none(),
+            }
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+            parse_size(&text(d, "size", "32MB")?).map(Some).map_err(de::Error::custom)
+        }
+    }
+
     /// A packet count, written "40pkt".
     pub mod packets {
         use super::*;

@@ -56,17 +56,14 @@ use crate::net::pipe::{Pipe, PipePool};
 use crate::packet::meta::MetaSlab;
 use crate::packet::Packet;
 use crate::qdisc::{
-    flatten_names, AnyQdisc, DropReason, Qdisc, Verdict, MAX_QDISC_SERIES, N_QDISC_DROP_REASONS,
-    QDISC_DROP_REASON_NAMES,
+    flatten_names, AnyQdisc, DropReason, IdlePass, Qdisc, Verdict, MAX_QDISC_DROP_REASONS, MAX_QDISC_SERIES,
+    N_QDISC_DROP_REASONS, QDISC_DROP_REASON_NAMES,
 };
 
-/// `repr(C)`, in this order: the counters every packet updates come first, so that they
-/// share cache lines with the channel's hot fields just before them (see `Channel`).
+/// A channel's counters (`Channel::counters`), with its drops per reason of the whole
+/// table (`DropReason::ALL`): what results, phases and intervals read.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-#[repr(C)]
 pub struct ChannelCounters {
-    // The first 32 bytes are what every packet updates: they share the line of the
-    // channel's idle path (`Channel`'s layout).
     /// Time the transmitter was busy, ps (counted at the start of each transmission; at
     /// most the simulated time, which is a u64 of picoseconds).
     pub busy_ps: u64,
@@ -88,6 +85,35 @@ pub struct ChannelCounters {
     pub marks: u64,
     /// Scheduled rate changes applied.
     pub rate_changes: u32,
+}
+
+/// Drop slots a channel keeps inline: `overflow`, then its discipline's reasons.
+const LOCAL_DROP_SLOTS: usize = 1 + MAX_QDISC_DROP_REASONS;
+
+/// The counters a channel keeps inline (`Channel::counters` gives them as
+/// `ChannelCounters`). Drops are counted in local slots: slot 0 `overflow`, slot 1 + k
+/// the discipline's reason k (`QdiscPolicy::DROP_REASONS`); the elements' drops are
+/// counted in `ChannelExtras`, where the elements are. So a reason registered by a
+/// discipline or an element does not grow every channel.
+///
+/// `repr(C)`, in this order: the counters every packet updates come first, so that they
+/// share cache lines with the channel's hot fields just before them (see `Channel`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+pub(crate) struct LocalCounters {
+    // The first 32 bytes are what every packet updates: they share the line of the
+    // channel's idle path (`Channel`'s layout).
+    busy_ps: u64,
+    offered: u64,
+    tx_pkts: u64,
+    tx_bits: u64,
+    queue_integral: u128,
+    sojourn_ps: u128,
+    capacity: u128,
+    /// Drops per local slot (see above).
+    drops: [u64; LOCAL_DROP_SLOTS],
+    marks: u64,
+    rate_changes: u32,
 }
 
 impl ChannelCounters {
@@ -192,7 +218,7 @@ pub struct Channel {
     /// `PATH_*` bits: where `to_pipe` may put a packet other than the pipe, and whether
     /// it must keep arrivals in order by hand.
     path: u8,
-    pub counters: ChannelCounters,
+    counters: LocalCounters,
     pub rate_bps: u64,
     /// Elements, rate history and series, which most channels never have: one pointer
     /// here.
@@ -249,10 +275,10 @@ pub(crate) fn hot_field_spans() -> Vec<(&'static str, usize, usize, usize)> {
         ("waiting_any", offset_of!(Channel, waiting_any), 1, 1),
         ("pipe_pending", offset_of!(Channel, pipe_pending), 1, 1),
         ("path", offset_of!(Channel, path), 1, 1),
-        ("counters.busy_ps", k + offset_of!(ChannelCounters, busy_ps), 8, 1),
-        ("counters.offered", k + offset_of!(ChannelCounters, offered), 8, 1),
-        ("counters.tx_pkts", k + offset_of!(ChannelCounters, tx_pkts), 8, 1),
-        ("counters.tx_bits", k + offset_of!(ChannelCounters, tx_bits), 8, 1),
+        ("counters.busy_ps", k + offset_of!(LocalCounters, busy_ps), 8, 1),
+        ("counters.offered", k + offset_of!(LocalCounters, offered), 8, 1),
+        ("counters.tx_pkts", k + offset_of!(LocalCounters, tx_pkts), 8, 1),
+        ("counters.tx_bits", k + offset_of!(LocalCounters, tx_bits), 8, 1),
         ("pipe", offset_of!(Channel, pipe), size_of::<Pipe>(), 4),
         ("jitter", offset_of!(Channel, jitter), size_of_val(&c.jitter), 4),
         ("waiting", offset_of!(Channel, waiting), size_of_val(&c.waiting), 5),
@@ -276,6 +302,8 @@ struct ChannelExtras {
     trace_sojourn: Option<SeriesId>,
     /// The discipline's own series (`QdiscPolicy::SERIES`), by slot.
     trace_qdisc: [Option<SeriesId>; MAX_QDISC_SERIES],
+    /// Drops per element reason (the table's entries from `N_QDISC_DROP_REASONS` on).
+    element_drops: [u64; N_ELEMENT_DROP_REASONS],
 }
 
 /// A packet in a timed FIFO's queue: it is already in the pipe with its arrival time;
@@ -313,7 +341,7 @@ impl Channel {
             tx_pending: false,
             pipe: Pipe::default(),
             pipe_pending: false,
-            counters: ChannelCounters::default(),
+            counters: LocalCounters::default(),
             queue_max: 0,
             sojourn_max_ps: 0,
             queue_last_change: SimTime::ZERO,
@@ -690,7 +718,7 @@ impl Channel {
     fn transmit_elements(&mut self, id: u32, now: SimTime, pkt: &mut Packet, cx: &mut Net) {
         let view = ChannelView {
             rate_bps: self.rate_bps,
-            tx_bytes: self.counters.tx_bytes(),
+            tx_bytes: self.counters.tx_bits / 8,
             tx_pkts: self.counters.tx_pkts,
             queued_pkts: self.qdisc.len_pkts(),
             queued_bits: self.qdisc.len_bits(),
@@ -706,7 +734,7 @@ impl Channel {
     #[cold]
     #[inline(never)]
     fn drop_pkt(&mut self, id: u32, now: SimTime, pkt: Packet, reason: DropReason, cx: &mut Net) {
-        self.counters.drops_by_reason[reason.index()] += 1;
+        self.count_drop(reason);
         self.queue_event(id, now, &pkt, QueueEvent::Dropped(reason), cx);
         cx.drops.push((pkt, reason));
         cx.pending = true;
@@ -749,9 +777,30 @@ impl Channel {
             }
         }
         let idle = now >= self.busy_until && !self.tx_pending;
-        if idle && self.bypass && self.qdisc.len_pkts() == 0 {
-            self.start_tx::<true>(id, now, &pkt, cx);
-            return;
+        if idle && self.qdisc.len_pkts() == 0 {
+            if self.bypass {
+                self.start_tx::<true>(id, now, &pkt, cx);
+                return;
+            }
+            // Without extras (no elements, no series) nothing sees the packet between
+            // the discipline's enqueue and dequeue: the discipline may do both at once.
+            if self.extras.is_none() {
+                match self.qdisc.pass_idle(now, pkt.bits) {
+                    IdlePass::Unsupported => {}
+                    IdlePass::Sent => {
+                        // As `enqueue_queued` + `serve`: the queue was empty until now,
+                        // the sojourn is 0.
+                        self.account_queue(now);
+                        self.start_tx::<false>(id, now, &pkt, cx);
+                        return;
+                    }
+                    IdlePass::Dropped(reason) => {
+                        self.account_queue(now);
+                        self.drop_pkt(id, now, pkt, reason, cx);
+                        return;
+                    }
+                }
+            }
         }
         self.enqueue_queued(id, now, pkt, idle && !self.bypass, cx);
     }
@@ -801,9 +850,16 @@ impl Channel {
     fn evicted(&mut self, id: u32, now: SimTime, from: usize, cx: &mut Net) {
         for i in from..cx.drops.len() {
             let (p, reason) = cx.drops[i];
-            self.counters.drops_by_reason[reason.index()] += 1;
+            self.count_drop(reason);
             self.queue_event(id, now, &p, QueueEvent::Dropped(reason), cx);
         }
+    }
+
+    /// Counts an ECN mark the discipline set at dequeue (CoDel) and tells the elements.
+    #[cold]
+    fn dequeue_mark(&mut self, id: u32, now: SimTime, pkt: &Packet, cx: &mut Net) {
+        self.counters.marks += 1;
+        self.queue_event(id, now, pkt, QueueEvent::Marked, cx);
     }
 
     /// The transmitter is free: start the next queued packet.
@@ -825,6 +881,9 @@ impl Channel {
         }
         self.record_qdisc(now, cx);
         if let Some((p, enqueued)) = next {
+            if self.qdisc.dequeue_marked() {
+                self.dequeue_mark(id, now, &p, cx);
+            }
             let sojourn = (now - enqueued).as_ps();
             self.counters.sojourn_ps += sojourn as u128;
             self.sojourn_max_ps = self.sojourn_max_ps.max(sojourn);
@@ -958,8 +1017,64 @@ impl Channel {
         (self.pipe.len() + merged).saturating_sub(self.waiting.len())
     }
 
+    /// Counts a drop for `reason` in its slot: `overflow` and the discipline's reasons
+    /// inline (`LocalCounters`), an element's in the extras.
+    #[inline]
+    fn count_drop(&mut self, reason: DropReason) {
+        let i = reason.index();
+        if i == DropReason::Overflow.index() {
+            self.counters.drops[0] += 1;
+        } else if i < N_QDISC_DROP_REASONS {
+            let first = self.qdisc.first_drop_reason();
+            debug_assert!(
+                (first..first + self.qdisc.drop_reasons().len()).contains(&i),
+                "channel {}->{}: the {} discipline dropped for '{}', not one of its reasons",
+                self.from,
+                self.to,
+                self.qdisc.name(),
+                reason.name()
+            );
+            self.counters.drops[1 + i - first] += 1;
+        } else {
+            let x = self.extras.get_or_insert_with(Default::default);
+            x.element_drops[i - N_QDISC_DROP_REASONS] += 1;
+        }
+    }
+
+    /// Packets dropped (all reasons).
+    pub fn drops(&self) -> u64 {
+        let elements: u64 = self.extras.as_deref().map_or(0, |x| x.element_drops.iter().sum());
+        self.counters.drops.iter().sum::<u64>() + elements
+    }
+
+    /// The counters, with the drops per reason of the whole table (`DropReason::ALL`)
+    /// from the channel's local slots.
+    pub fn counters(&self) -> ChannelCounters {
+        let c = &self.counters;
+        let mut by_reason = [0; N_DROP_REASONS];
+        by_reason[DropReason::Overflow.index()] = c.drops[0];
+        let first = self.qdisc.first_drop_reason();
+        let n = self.qdisc.drop_reasons().len();
+        by_reason[first..first + n].copy_from_slice(&c.drops[1..1 + n]);
+        if let Some(x) = self.extras.as_deref() {
+            by_reason[N_QDISC_DROP_REASONS..].copy_from_slice(&x.element_drops);
+        }
+        ChannelCounters {
+            busy_ps: c.busy_ps,
+            offered: c.offered,
+            tx_pkts: c.tx_pkts,
+            tx_bits: c.tx_bits,
+            queue_integral: c.queue_integral,
+            sojourn_ps: c.sojourn_ps,
+            capacity: c.capacity,
+            drops_by_reason: by_reason,
+            marks: c.marks,
+            rate_changes: c.rate_changes,
+        }
+    }
+
     /// The conservation identity: offered = drops (of all reasons) + transmitted + queued.
     pub fn check_conservation(&self) -> bool {
-        self.counters.offered == self.counters.drops() + self.counters.tx_pkts + self.queued_pkts() as u64
+        self.counters.offered == self.drops() + self.counters.tx_pkts + self.queued_pkts() as u64
     }
 }

@@ -32,8 +32,11 @@ use serde::{Deserialize, Serialize};
 mod registry;
 pub use registry::{QdiscInfo, QdiscPolicy, ReadParams};
 
+pub use codel::{CodelConfig, CodelSqrt};
 pub use fcfs::FcfsConfig;
 pub use fq::{DropRule, FqConfig, FqSizes};
+pub use fq_codel::FqCodelConfig;
+pub use pie::PieConfig;
 pub use red::RedConfig;
 
 registry! {
@@ -43,6 +46,9 @@ registry! {
     Fcfs: fcfs::Fcfs;
     Fq: fq::FairQueueing, state in Box;
     Red: red::Red, config in Box, state in Box;
+    Codel: codel::Codel, config in Box, state in Box;
+    FqCodel: fq_codel::FqCodel, config in Box, state in Box;
+    Pie: pie::Pie, config in Box, state in Box;
 }
 
 /// Why a packet was dropped (counted per reason on each channel): an index into the
@@ -61,6 +67,31 @@ pub struct DropReason(u8);
 
 /// The disciplines' part of the table: `overflow`, then each discipline's reasons.
 const QDISC_DROP_REASON_GROUPS: [&[&[&str]]; 2] = [&[&["overflow"]], QDISC_DROP_REASONS];
+
+/// The most drop reasons a discipline may declare (`QdiscPolicy::DROP_REASONS`): a
+/// channel counts its drops in `1 + MAX_QDISC_DROP_REASONS` slots of its own (`overflow`,
+/// then its discipline's reasons), so that a discipline added to the registry does not
+/// grow every channel.
+pub const MAX_QDISC_DROP_REASONS: usize = 5;
+
+/// The table index of each discipline's first drop reason (1, for `overflow`, plus the
+/// reasons of the disciplines before it), in registration order; a discipline with more
+/// than `MAX_QDISC_DROP_REASONS` fails the build.
+const fn first_drop_reasons<const N: usize>(groups: &[&[&str]]) -> [usize; N] {
+    let mut out = [0; N];
+    let mut first = 1;
+    let mut k = 0;
+    while k < N {
+        assert!(
+            groups[k].len() <= MAX_QDISC_DROP_REASONS,
+            "a discipline declares more drop reasons than a channel has slots for"
+        );
+        out[k] = first;
+        first += groups[k].len();
+        k += 1;
+    }
+    out
+}
 
 /// The number of the disciplines' drop reasons (the elements' follow them).
 pub const N_QDISC_DROP_REASONS: usize = count_names(&QDISC_DROP_REASON_GROUPS);
@@ -166,6 +197,17 @@ impl DropReason {
     }
 }
 
+/// The answer to `Qdisc::pass_idle`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdlePass {
+    /// The discipline has no shortcut: the channel enqueues and dequeues the packet.
+    Unsupported,
+    /// Accepted and dequeued at once: the channel transmits it.
+    Sent,
+    /// Dropped on arrival.
+    Dropped(DropReason),
+}
+
 /// The answer to an enqueue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -184,6 +226,20 @@ pub trait Qdisc {
     /// Removes the next packet to transmit, with its enqueue time. Packets dropped on the
     /// way out are pushed to `drops`.
     fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)>;
+    /// A packet of `bits` arrives at an idle line with the queue empty: the discipline's
+    /// state becomes what `enqueue` at `now` followed at once by `dequeue` at `now` would
+    /// leave (neither marking nor evicting), without queueing the packet; the answer says
+    /// whether the packet is sent or dropped. Default: `IdlePass::Unsupported` (the
+    /// channel then calls `enqueue` and `dequeue`).
+    #[inline(always)]
+    fn pass_idle(&mut self, _now: SimTime, _bits: u32) -> IdlePass {
+        IdlePass::Unsupported
+    }
+    /// Whether the last `dequeue` set `FLAG_CE` on the packet it returned (disciplines
+    /// that mark at dequeue, CoDel; the channel counts the mark).
+    fn dequeue_marked(&mut self) -> bool {
+        false
+    }
     /// Packets queued (not counting one in transmission).
     fn len_pkts(&self) -> usize;
     /// Bits queued.
@@ -217,24 +273,60 @@ mod tests {
     #[test]
     fn drop_reasons_are_the_channel_s_then_each_discipline_s_then_the_elements_in_order() {
         let names: Vec<&str> = DropReason::ALL.iter().map(|r| r.name()).collect();
-        assert_eq!(names, ["overflow", "pushed_out", "red_early", "red_forced", "random_loss", "element"]);
+        assert_eq!(
+            names,
+            [
+                "overflow",
+                "pushed_out",
+                "red_early",
+                "red_forced",
+                "codel",
+                "fq_codel",
+                "fq_codel_overlimit",
+                "pie",
+                "random_loss",
+                "element"
+            ]
+        );
         let declared = [
             DropReason::Overflow,
             DropReason::PushedOut,
             DropReason::RedEarly,
             DropReason::RedForced,
+            DropReason::Codel,
+            DropReason::FqCodel,
+            DropReason::FqCodelOverlimit,
+            DropReason::Pie,
             DropReason::RandomLoss,
             DropReason::Element,
         ];
         assert_eq!(declared, DropReason::ALL);
-        assert_eq!(declared.map(DropReason::index), [0, 1, 2, 3, 4, 5]);
-        assert_eq!((N_QDISC_DROP_REASONS, crate::net::N_DROP_REASONS), (4, 6));
+        assert_eq!(declared.map(DropReason::index), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!((N_QDISC_DROP_REASONS, crate::net::N_DROP_REASONS), (8, 10));
+    }
+
+    #[test]
+    fn each_discipline_s_first_drop_reason_is_one_plus_the_reasons_registered_before_it() {
+        // overflow (0); fq: pushed_out (1); red: red_early, red_forced (2, 3); codel:
+        // codel (4); fq_codel: fq_codel, fq_codel_overlimit (5, 6); pie: pie (7). fcfs
+        // has none: 1, where fq's start.
+        let mut firsts = Vec::new();
+        for info in QdiscConfig::ALL {
+            let q = (info.default)().build(Limit::Packets(1), 1_000_000, Rng::new(1, 0));
+            assert_eq!(q.drop_reasons(), info.drop_reasons);
+            let first = q.first_drop_reason();
+            for (k, name) in info.drop_reasons.iter().enumerate() {
+                assert_eq!(DropReason::ALL[first + k].name(), *name, "{}", info.name);
+            }
+            firsts.push(first);
+        }
+        assert_eq!(firsts, [1, 1, 2, 4, 5, 7]);
     }
 
     #[test]
     fn the_registry_builds_each_discipline_with_its_name_limit_and_capabilities() {
         let names: Vec<&str> = QdiscConfig::ALL.iter().map(|i| i.name).collect();
-        assert_eq!(names, ["fcfs", "fq", "red"]);
+        assert_eq!(names, ["fcfs", "fq", "red", "codel", "fq_codel", "pie"]);
         let limit = Limit::Packets(7);
         for info in QdiscConfig::ALL {
             let cfg = (info.default)();
@@ -249,6 +341,13 @@ mod tests {
         assert_eq!((QdiscConfig::ALL[1].parameters)(), ["drop_rule"]);
         assert_eq!(QdiscConfig::ALL[1].parameter_defaults(), [("drop_rule", Some(toml::Value::String("dks".into())))]);
         assert!((QdiscConfig::ALL[0].parameters)().is_empty());
+        let codel = QdiscConfig::ALL[3].parameter_defaults();
+        assert_eq!(codel[0], ("target", Some(toml::Value::String("5ms".into()))));
+        assert_eq!(codel[4], ("ce_threshold", None), "unset by default");
+        assert_eq!((QdiscConfig::ALL[4].parameters)()[..4], ["target", "interval", "quantum", "flows"]);
+        let pie = QdiscConfig::ALL[5].parameter_defaults();
+        assert_eq!(pie[1], ("tupdate", Some(toml::Value::String("15ms".into()))));
+        assert_eq!(pie[2], ("alpha", Some(toml::Value::Float(0.125))));
     }
 }
 

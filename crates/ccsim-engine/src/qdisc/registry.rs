@@ -129,6 +129,19 @@ macro_rules! registry {
         /// The drop reasons of the disciplines, in registration order.
         const QDISC_DROP_REASONS: &[&[&str]] = &[ $( <$ty as QdiscPolicy>::DROP_REASONS, )+ ];
 
+        /// The disciplines in registration order (`QdiscOrder::$v as usize`: a
+        /// discipline's position in `QDISC_DROP_REASONS`).
+        #[allow(dead_code)]
+        enum QdiscOrder {
+            $( $v, )+
+        }
+
+        /// Per discipline, the table index (`DropReason::index`) of its first drop reason:
+        /// 1 (`overflow`) plus the number of reasons of the disciplines registered before
+        /// it. Checked at compile time: no discipline declares more reasons than a
+        /// channel has slots for (`MAX_QDISC_DROP_REASONS`).
+        const QDISC_FIRST_DROP_REASON: [usize; QDISC_DROP_REASONS.len()] = first_drop_reasons(QDISC_DROP_REASONS);
+
         impl QdiscConfig {
             /// Every registered discipline, in registration order.
             pub const ALL: &'static [QdiscInfo] = &[
@@ -225,6 +238,23 @@ macro_rules! registry {
                 }
             }
 
+            /// `QdiscPolicy::DROP_REASONS` of the discipline.
+            #[inline]
+            pub fn drop_reasons(&self) -> &'static [&'static str] {
+                match self {
+                    $( AnyQdisc::$v(_) => <$ty as QdiscPolicy>::DROP_REASONS, )+
+                }
+            }
+
+            /// The table index (`DropReason::index`) of the discipline's first own drop
+            /// reason (`QdiscPolicy::DROP_REASONS`): its reason `k` is at this index + `k`.
+            #[inline]
+            pub fn first_drop_reason(&self) -> usize {
+                match self {
+                    $( AnyQdisc::$v(_) => QDISC_FIRST_DROP_REASON[QdiscOrder::$v as usize], )+
+                }
+            }
+
             /// `QdiscPolicy::SERIES` of the discipline.
             pub fn series(&self) -> &'static [(&'static str, &'static str)] {
                 match self {
@@ -244,6 +274,18 @@ macro_rules! registry {
             fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
                 match self {
                     $( AnyQdisc::$v(q) => q.dequeue(now, drops), )+
+                }
+            }
+            #[inline(always)]
+            fn pass_idle(&mut self, now: SimTime, bits: u32) -> IdlePass {
+                match self {
+                    $( AnyQdisc::$v(q) => q.pass_idle(now, bits), )+
+                }
+            }
+            #[inline(always)]
+            fn dequeue_marked(&mut self) -> bool {
+                match self {
+                    $( AnyQdisc::$v(q) => q.dequeue_marked(), )+
                 }
             }
             #[inline(always)]

@@ -454,7 +454,7 @@ pub(crate) fn link_result(sim: &Simulation, i: usize, merged: &[u32], now: SimTi
 /// `from`, `to` and `qdisc` empty: the columns encode those; `link_result` fills them).
 pub(crate) fn link_numbers(sc: &Scenario, ch: &Channel, merged: usize, now: SimTime) -> LinkResult {
     let total_ps = now.as_ps().max(1);
-    let c = &ch.counters;
+    let c = ch.counters();
     let (bp, bb) = match ch.limit() {
         Limit::Packets(n) => (Some(n), None),
         Limit::Bytes(b) => (None, Some(b)),

@@ -567,7 +567,7 @@ impl Simulation {
         self.snapshots[k] = Some(Snapshot {
             time: now,
             flows: self.flows.iter().map(|f| *f.counters()).collect(),
-            channels: self.channels.iter().map(|c| c.counters).collect(),
+            channels: self.channels.iter().map(Channel::counters).collect(),
         });
         // Packets held back for this snapshot (arriving at or after it) may now be
         // handed over, if they arrive before the next one.

@@ -1,0 +1,675 @@
+//! FQ-CoDel, the FlowQueue-CoDel packet scheduler and AQM: T. Hoeiland-Joergensen,
+//! P. McKenney, D. Taht, J. Gettys and E. Dumazet, RFC 8290 (2018), sections 4 and 5,
+//! with the choices the RFC leaves open taken from Linux (`net/sched/sch_fq_codel.c`).
+//!
+//! - Classification (RFC 8290 section 4.1.1): a packet goes to one of `flows` queues
+//!   (default 1024) by a hash of its flow with a perturbation, so unrelated flows may
+//!   collide. ccsim's conversation id (`conv`, `[scenario].conversations`; by default one
+//!   per flow's data and another for its acks) stands for the 5-tuple: the bucket is
+//!   `reciprocal_scale(h, flows)` = (h x flows) >> 32 (Linux's) of a 32-bit hash h, the
+//!   high half of a SplitMix64 finaliser of (conv xor perturbation). The perturbation is
+//!   drawn once from the discipline's own `Rng` (Linux seeds its flow hash randomly once),
+//!   or fixed with `perturbation` (ns-3's `Perturbation` attribute, default 0 there).
+//! - Scheduling (section 4.2): deficit round robin over two lists. A queue that receives
+//!   a packet while on neither list joins the tail of new_flows with a deficit of
+//!   `quantum` (default 1514 B). Dequeue serves the head of new_flows, else of
+//!   old_flows: a queue with a non-positive deficit gets `quantum` more and moves to the
+//!   tail of old_flows; a queue whose CoDel yields no packet leaves its list, except that
+//!   an empty new queue moves to the tail of old_flows when old_flows is not empty
+//!   (Linux's condition; the RFC moves it there always); otherwise the packet is sent and
+//!   its size taken from the deficit. Deficits count bits (so 10-bit control packets are
+//!   charged exactly); with whole-byte packets this is Linux's byte arithmetic.
+//! - AQM (section 4.3): each queue runs CoDel (`codel::CodelVars`, the same state
+//!   machine and control law as `qdisc = "codel"`) with shared parameters; the backlog
+//!   CoDel compares with the MTU is the whole discipline's (Linux passes
+//!   `sch->qstats.backlog`). CoDel drops are `DropReason::FqCodel`.
+//! - Overload (section 4.1): the arrival is queued first; if then more packets are
+//!   queued than the link's `buffer` allows (Linux's `limit`, 10240 packets there and in
+//!   ns-3: set `buffer = "10240pkt"` to match), or more bytes than `memory_limit`, the
+//!   queue with the largest backlog in bytes (lowest index among equals, Linux's linear
+//!   scan) loses packets from its head: up to `drop_batch_size` (64) packets, stopping
+//!   once at least half of its backlog is gone (Linux's `fq_codel_drop`; the RFC drops
+//!   one), and its CoDel count grows by the number dropped (Linux). These drops are
+//!   `DropReason::FqCodelOverlimit`; the arrival itself is one of them only if its whole
+//!   queue was dropped (it is that queue's tail).
+//! - ECN on by default (`ecn = true`, Linux's and ns-3's fq_codel), `ce_threshold` off.
+//! - `memory_limit` counts packet sizes; Linux counts the kernel's buffer sizes
+//!   (`truesize`, 32 MB by default), which have no counterpart here, so it is off by
+//!   default.
+//!
+//! Storage: the packets of all queues live in one arena (a `Vec` of slots linked into
+//! per-queue lists, freed slots reused), and the queues with their CoDel state in a
+//! `Vec` allocated on the first packet: after the arena has grown to the largest backlog
+//! nothing is allocated per packet.
+
+use super::codel::{CodelParams, CodelQueue, CodelSqrt, CodelVars};
+use super::{DropReason, Qdisc, QdiscPolicy, Verdict};
+use crate::base::rng::Rng;
+use crate::base::time::{SimDuration, SimTime};
+use crate::base::units::{serde_units, Limit};
+use crate::packet::Packet;
+use serde::{Deserialize, Serialize};
+
+/// FQ-CoDel parameters (`qdisc = { kind = "fq_codel", quantum = "1514B" }`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FqCodelConfig {
+    /// CoDel's target. Default 5 ms (RFC 8290 section 5.2.1, Linux, ns-3).
+    #[serde(with = "serde_units::time")]
+    pub target: SimDuration,
+    /// CoDel's interval. Default 100 ms (RFC 8290 section 5.2.2, Linux, ns-3).
+    #[serde(with = "serde_units::time")]
+    pub interval: SimDuration,
+    /// DRR quantum. Default 1514 B (RFC 8290 section 5.1.1, Linux).
+    #[serde(with = "serde_units::bytes")]
+    pub quantum: u32,
+    /// Number of queues. Default 1024 (RFC 8290 section 5.1.2, Linux, ns-3).
+    pub flows: u32,
+    /// Most packets dropped from the fattest queue per overload. Default 64 (Linux, ns-3).
+    pub drop_batch_size: u32,
+    /// Bytes queued beyond which the fattest queue is cut. Default none.
+    #[serde(default, with = "serde_units::opt_bytes", skip_serializing_if = "Option::is_none")]
+    pub memory_limit: Option<u64>,
+    /// CoDel's MTU (no drop while at most this is queued). Default 1514 B (Linux).
+    #[serde(with = "serde_units::bytes")]
+    pub mtu: u32,
+    /// Mark ECN-capable packets instead of dropping. Default true (RFC 8290 section 5.1.5, Linux, ns-3).
+    pub ecn: bool,
+    /// Mark every ECN-capable packet whose sojourn exceeds this (Linux). Default off.
+    #[serde(default, with = "serde_units::opt_time", skip_serializing_if = "Option::is_none")]
+    pub ce_threshold: Option<SimDuration>,
+    /// CoDel's square root: `exact` (default) or `newton` (Linux, ns-3).
+    pub sqrt: CodelSqrt,
+    /// Fixed hash perturbation; default none: drawn from the discipline's random stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perturbation: Option<u32>,
+}
+
+impl Default for FqCodelConfig {
+    fn default() -> Self {
+        FqCodelConfig {
+            target: SimDuration::from_millis(5),
+            interval: SimDuration::from_millis(100),
+            quantum: 1514,
+            flows: 1024,
+            drop_batch_size: 64,
+            memory_limit: None,
+            mtu: 1514,
+            ecn: true,
+            ce_threshold: None,
+            sqrt: CodelSqrt::Exact,
+            perturbation: None,
+        }
+    }
+}
+
+impl FqCodelConfig {
+    /// The CoDel part, checked and read as `qdisc = "codel"`'s.
+    fn codel(&self) -> super::CodelConfig {
+        super::CodelConfig {
+            target: self.target,
+            interval: self.interval,
+            mtu: self.mtu,
+            ecn: self.ecn,
+            ce_threshold: self.ce_threshold,
+            sqrt: self.sqrt,
+        }
+    }
+
+    /// Checks the parameters; (field, message) for the first bad one.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        self.codel().check()?;
+        if self.flows == 0 || self.flows > 65536 {
+            return Err(("flows", format!("{} queues: give between 1 and 65536, e.g. 1024", self.flows)));
+        }
+        if self.drop_batch_size == 0 {
+            return Err(("drop_batch_size", "0 would drop nothing when full; give at least 1, e.g. 64".into()));
+        }
+        Ok(())
+    }
+}
+
+/// No slot, queue or list entry.
+const NIL: u32 = u32::MAX;
+
+/// A queued packet in the arena.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    pkt: Packet,
+    at: SimTime,
+    /// Next slot of the same queue (or of the free list).
+    next: u32,
+}
+
+/// One queue's packets: a list through the arena.
+#[derive(Debug, Clone, Copy)]
+struct PktList {
+    head: u32,
+    tail: u32,
+    len: u32,
+    bits: u64,
+}
+
+/// Which scheduling list a queue is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum On {
+    None,
+    New,
+    Old,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Flow {
+    q: PktList,
+    vars: CodelVars,
+    /// DRR deficit, bits.
+    deficit: i64,
+    on: On,
+    /// Next queue on the same scheduling list.
+    next: u32,
+}
+
+/// A scheduling list of queues (indices into `FqCodel::flows`).
+#[derive(Debug, Clone, Copy)]
+struct FlowList {
+    head: u32,
+    tail: u32,
+}
+
+impl FlowList {
+    const EMPTY: FlowList = FlowList { head: NIL, tail: NIL };
+}
+
+/// The arena of packet slots with its free list.
+#[derive(Debug, Clone)]
+struct Arena {
+    slots: Vec<Slot>,
+    free: u32,
+}
+
+impl Arena {
+    fn push(&mut self, l: &mut PktList, pkt: Packet, at: SimTime) {
+        let slot = Slot { pkt, at, next: NIL };
+        let i = if self.free != NIL {
+            let i = self.free;
+            self.free = self.slots[i as usize].next;
+            self.slots[i as usize] = slot;
+            i
+        } else {
+            self.slots.push(slot);
+            (self.slots.len() - 1) as u32
+        };
+        if l.tail == NIL {
+            l.head = i;
+        } else {
+            self.slots[l.tail as usize].next = i;
+        }
+        l.tail = i;
+        l.len += 1;
+        l.bits += pkt.bits as u64;
+    }
+
+    fn pop(&mut self, l: &mut PktList) -> Option<(Packet, SimTime)> {
+        if l.head == NIL {
+            return None;
+        }
+        let i = l.head;
+        let s = self.slots[i as usize];
+        l.head = s.next;
+        if l.head == NIL {
+            l.tail = NIL;
+        }
+        l.len -= 1;
+        l.bits -= s.pkt.bits as u64;
+        self.slots[i as usize].next = self.free;
+        self.free = i;
+        Some((s.pkt, s.at))
+    }
+}
+
+/// One queue seen by CoDel: pops update the discipline's totals.
+struct FlowQueue<'a> {
+    arena: &'a mut Arena,
+    q: &'a mut PktList,
+    pkts: &'a mut usize,
+    bits: &'a mut u64,
+}
+
+impl CodelQueue for FlowQueue<'_> {
+    #[inline]
+    fn pop(&mut self) -> Option<(Packet, SimTime)> {
+        let r = self.arena.pop(self.q)?;
+        *self.pkts -= 1;
+        *self.bits -= r.0.bits as u64;
+        Some(r)
+    }
+    #[inline]
+    fn backlog_bits(&self) -> u64 {
+        *self.bits
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct FqCodel {
+    limit: Limit,
+    params: CodelParams,
+    quantum_bits: i64,
+    n_flows: u32,
+    drop_batch: u32,
+    memory_limit_bits: Option<u64>,
+    perturbation: u64,
+    /// The queues (empty until the first packet).
+    flows: Vec<Flow>,
+    arena: Arena,
+    new_flows: FlowList,
+    old_flows: FlowList,
+    pkts: usize,
+    bits: u64,
+    /// The last dequeue marked the packet it returned.
+    marked: bool,
+}
+
+// Named like the enum variants they stand beside (`DropReason::Overflow`).
+#[allow(non_upper_case_globals)]
+impl DropReason {
+    /// Dropped at dequeue by a queue's CoDel.
+    pub const FqCodel: DropReason = DropReason::named("fq_codel");
+    /// Dropped from the head of the fattest queue when the buffer (or memory) was full.
+    pub const FqCodelOverlimit: DropReason = DropReason::named("fq_codel_overlimit");
+}
+
+impl QdiscPolicy for FqCodel {
+    type Config = FqCodelConfig;
+    const NAME: &'static str = "fq_codel";
+    const DESCRIPTION: &'static str =
+        "FQ-CoDel (RFC 8290): flows hashed into queues served by deficit round robin with new flows first, CoDel on each queue";
+    const TITLE: &'static str = "FQ-CoDel";
+    const DROP_REASONS: &'static [&'static str] = &["fq_codel", "fq_codel_overlimit"];
+    fn build(cfg: &FqCodelConfig, limit: Limit, _rate_bps: u64, rng: Rng) -> Self {
+        FqCodel::new(cfg, limit, rng)
+    }
+    fn check(cfg: &FqCodelConfig) -> Result<(), (&'static str, String)> {
+        cfg.check()
+    }
+    fn limit(&self) -> Limit {
+        self.limit
+    }
+}
+
+/// SplitMix64's finaliser: a 64-bit mix whose high half serves as the flow hash.
+#[inline]
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+impl FqCodel {
+    pub fn new(cfg: &FqCodelConfig, limit: Limit, mut rng: Rng) -> Self {
+        let perturbation = match cfg.perturbation {
+            Some(p) => p as u64,
+            None => rng.next_u64(),
+        };
+        FqCodel {
+            limit,
+            params: cfg.codel().params(),
+            quantum_bits: cfg.quantum as i64 * 8,
+            n_flows: cfg.flows,
+            drop_batch: cfg.drop_batch_size,
+            memory_limit_bits: cfg.memory_limit.map(|b| b.saturating_mul(8)),
+            perturbation,
+            flows: Vec::new(),
+            arena: Arena { slots: Vec::new(), free: NIL },
+            new_flows: FlowList::EMPTY,
+            old_flows: FlowList::EMPTY,
+            pkts: 0,
+            bits: 0,
+            marked: false,
+        }
+    }
+
+    /// The queue conversation `conv` hashes to.
+    #[inline]
+    pub fn bucket(&self, conv: u32) -> u32 {
+        let h = mix(conv as u64 ^ self.perturbation) >> 32;
+        ((h * self.n_flows as u64) >> 32) as u32
+    }
+
+    fn list(&mut self, on: On) -> &mut FlowList {
+        match on {
+            On::New => &mut self.new_flows,
+            On::Old => &mut self.old_flows,
+            On::None => unreachable!("a queue on no list has no list"),
+        }
+    }
+
+    fn push_tail(&mut self, on: On, f: u32) {
+        self.flows[f as usize].on = on;
+        self.flows[f as usize].next = NIL;
+        let l = *self.list(on);
+        if l.tail == NIL {
+            self.list(on).head = f;
+        } else {
+            self.flows[l.tail as usize].next = f;
+        }
+        self.list(on).tail = f;
+    }
+
+    fn pop_head(&mut self, on: On) -> u32 {
+        let l = *self.list(on);
+        let f = l.head;
+        let next = self.flows[f as usize].next;
+        let list = self.list(on);
+        list.head = next;
+        if next == NIL {
+            list.tail = NIL;
+        }
+        self.flows[f as usize].on = On::None;
+        self.flows[f as usize].next = NIL;
+        f
+    }
+
+    fn over_limit(&self) -> bool {
+        let full = match self.limit {
+            Limit::Packets(n) => self.pkts as u64 > n,
+            Limit::Bytes(b) => self.bits > b.saturating_mul(8),
+        };
+        full || self.memory_limit_bits.is_some_and(|m| self.bits > m)
+    }
+
+    /// Linux's `fq_codel_drop`: cuts the queue with the largest backlog (the lowest
+    /// index among equals) from its head, up to `drop_batch` packets or until half its
+    /// backlog is gone. Returns the queue.
+    fn drop_from_fattest(&mut self, drops: &mut Vec<(Packet, DropReason)>) -> u32 {
+        let mut fat = 0;
+        let mut max = 0;
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.q.bits > max {
+                max = f.q.bits;
+                fat = i;
+            }
+        }
+        let threshold = max / 2;
+        let f = &mut self.flows[fat];
+        let (mut n, mut bits) = (0u32, 0u64);
+        while let Some((p, _)) = self.arena.pop(&mut f.q) {
+            bits += p.bits as u64;
+            n += 1;
+            drops.push((p, DropReason::FqCodelOverlimit));
+            if n >= self.drop_batch || bits >= threshold {
+                break;
+            }
+        }
+        f.vars.count = f.vars.count.wrapping_add(n);
+        self.pkts -= n as usize;
+        self.bits -= bits;
+        fat as u32
+    }
+
+    /// (packets, bits) queued in queue `i` (tests).
+    #[cfg(test)]
+    fn backlog(&self, i: u32) -> (u32, u64) {
+        let q = &self.flows[i as usize].q;
+        (q.len, q.bits)
+    }
+}
+
+impl Qdisc for FqCodel {
+    fn enqueue(&mut self, now: SimTime, pkt: Packet, conv: u32, drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
+        if self.flows.is_empty() {
+            let empty = PktList { head: NIL, tail: NIL, len: 0, bits: 0 };
+            let flow = Flow { q: empty, vars: CodelVars::default(), deficit: 0, on: On::None, next: NIL };
+            self.flows = vec![flow; self.n_flows as usize];
+        }
+        let idx = self.bucket(conv);
+        let f = &mut self.flows[idx as usize];
+        self.arena.push(&mut f.q, pkt, now);
+        self.pkts += 1;
+        self.bits += pkt.bits as u64;
+        if f.on == On::None {
+            f.deficit = self.quantum_bits;
+            self.push_tail(On::New, idx);
+        }
+        let mut verdict = Verdict::Queued;
+        while self.over_limit() {
+            let before = drops.len();
+            let fat = self.drop_from_fattest(drops);
+            if fat == idx && self.flows[idx as usize].q.len == 0 && drops.len() > before {
+                // The arrival was its queue's tail: it went with the rest.
+                let (p, reason) = drops.pop().expect("the batch dropped the arrival last");
+                debug_assert_eq!(p, pkt);
+                verdict = Verdict::Dropped(reason);
+            }
+        }
+        verdict
+    }
+
+    fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
+        self.marked = false;
+        loop {
+            let on = if self.new_flows.head != NIL {
+                On::New
+            } else if self.old_flows.head != NIL {
+                On::Old
+            } else {
+                return None;
+            };
+            let i = self.list(on).head;
+            let f = &mut self.flows[i as usize];
+            if f.deficit <= 0 {
+                f.deficit += self.quantum_bits;
+                self.pop_head(on);
+                self.push_tail(On::Old, i);
+                continue;
+            }
+            let mut q = FlowQueue { arena: &mut self.arena, q: &mut f.q, pkts: &mut self.pkts, bits: &mut self.bits };
+            match f.vars.dequeue(&self.params, &mut q, now, drops, DropReason::FqCodel) {
+                Some((p, at, marked)) => {
+                    f.deficit -= p.bits as i64;
+                    self.marked = marked;
+                    return Some((p, at));
+                }
+                None => {
+                    self.pop_head(on);
+                    if on == On::New && self.old_flows.head != NIL {
+                        self.push_tail(On::Old, i);
+                    }
+                }
+            }
+        }
+    }
+
+    fn dequeue_marked(&mut self) -> bool {
+        self.marked
+    }
+    fn len_pkts(&self) -> usize {
+        self.pkts
+    }
+    fn len_bits(&self) -> u64 {
+        self.bits
+    }
+    fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
+        for flow in &self.flows {
+            let mut i = flow.q.head;
+            while i != NIL {
+                let s = &self.arena.slots[i as usize];
+                f(&s.pkt);
+                i = s.next;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{FLAG_CE, FLAG_ECT};
+    use crate::qdisc::test_util::pkt;
+
+    /// FQ-CoDel with a fixed perturbation, and two conversation ids that hash to
+    /// different queues under it.
+    fn fq(cfg: FqCodelConfig, limit: Limit) -> (FqCodel, u32, u32) {
+        let q = FqCodel::new(&FqCodelConfig { perturbation: Some(7), ..cfg }, limit, Rng::new(1, 1));
+        let a = 0;
+        let b = (1..).find(|&c| q.bucket(c) != q.bucket(a)).unwrap();
+        (q, a, b)
+    }
+
+    fn order(q: &mut FqCodel, t: SimTime) -> Vec<(u32, u32)> {
+        let mut d = Vec::new();
+        let mut out = Vec::new();
+        while let Some((p, _)) = q.dequeue(t, &mut d) {
+            out.push((p.flow, p.seq));
+        }
+        assert!(d.is_empty(), "no sojourn above target: no CoDel drop");
+        out
+    }
+
+    #[test]
+    fn drr_serves_two_backlogged_flows_a_quantum_at_a_time() {
+        // Quantum 1500 B. Flow 0 sends 1000 B packets, flow 1 500 B packets, all queued
+        // at t = 0 (flow 0 first), dequeued at once (sojourn 0).
+        // Both start on new_flows with deficit 1500.
+        //   flow 0: sends 0 (1500 -> 500), 1 (500 -> -500): deficit <= 0, +1500 = 1000,
+        //           to old_flows.
+        //   flow 1: sends 0, 1, 2 (1500 -> 0): to old_flows with 1500.
+        //   old: flow 0 (1000): sends 2 (0): deficit 0 -> +1500, to the tail.
+        //        flow 1 (1500): sends 3, 4, 5 (0) -> 1500, tail.
+        //        flow 0 (1500): sends 3 (500), 4 (-500) -> 1000, tail.
+        //        flow 1 (1500): sends 6, 7 (its last).
+        //        flow 0: sends 5 (its last).
+        let (mut q, a, b) = fq(FqCodelConfig { quantum: 1500, ..Default::default() }, Limit::Packets(1000));
+        let mut d = Vec::new();
+        for s in 0..6 {
+            q.enqueue(SimTime::ZERO, pkt(0, s, 1000), a, &mut d);
+        }
+        for s in 0..8 {
+            q.enqueue(SimTime::ZERO, pkt(1, s, 500), b, &mut d);
+        }
+        let want = [
+            (0, 0),
+            (0, 1),
+            (1, 0),
+            (1, 1),
+            (1, 2),
+            (0, 2),
+            (1, 3),
+            (1, 4),
+            (1, 5),
+            (0, 3),
+            (0, 4),
+            (1, 6),
+            (1, 7),
+            (0, 5),
+        ];
+        assert_eq!(order(&mut q, SimTime::ZERO), want);
+        assert_eq!((q.len_pkts(), q.len_bits()), (0, 0));
+    }
+
+    #[test]
+    fn a_sparse_flow_is_served_before_the_backlogged_one() {
+        // Flow 0 has ten packets queued and has been served (it is on old_flows); a
+        // single packet of flow 1 arriving then joins new_flows and goes next.
+        let (mut q, a, b) = fq(FqCodelConfig::default(), Limit::Packets(1000));
+        let mut d = Vec::new();
+        for s in 0..10 {
+            q.enqueue(SimTime::ZERO, pkt(0, s, 1000), a, &mut d);
+        }
+        // Deficit 1514: packets 0 and 1 (1514 -> 514 -> -486), then flow 0 goes to
+        // old_flows with 1028 on the next dequeue, which sends 2 (1028 -> 28).
+        assert_eq!(order_n(&mut q, 3), [(0, 0), (0, 1), (0, 2)]);
+        q.enqueue(SimTime::ZERO, pkt(1, 0, 100), b, &mut d);
+        assert_eq!(order_n(&mut q, 3), [(1, 0), (0, 3), (0, 4)]);
+    }
+
+    fn order_n(q: &mut FqCodel, n: usize) -> Vec<(u32, u32)> {
+        let mut d = Vec::new();
+        (0..n).map(|_| q.dequeue(SimTime::ZERO, &mut d).map(|(p, _)| (p.flow, p.seq)).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_full_buffer_cuts_half_of_the_fattest_queue_from_its_head() {
+        // Buffer 10 packets: flow 0 queues 8 x 1000 B, flow 1 2 x 1000 B. The 11th packet
+        // (flow 1) overflows: the fattest queue is flow 0's (8000 B); half of it, 4000 B,
+        // goes from its head: packets 0..3 (batch limit 64 not reached). Flow 0's CoDel
+        // count grows by 4; the arrival stays.
+        let (mut q, a, b) = fq(FqCodelConfig::default(), Limit::Packets(10));
+        let mut d = Vec::new();
+        for s in 0..8 {
+            assert_eq!(q.enqueue(SimTime::ZERO, pkt(0, s, 1000), a, &mut d), Verdict::Queued);
+        }
+        for s in 0..2 {
+            q.enqueue(SimTime::ZERO, pkt(1, s, 1000), b, &mut d);
+        }
+        assert_eq!(q.enqueue(SimTime::ZERO, pkt(1, 2, 1000), b, &mut d), Verdict::Queued);
+        let dropped: Vec<(u32, u32, DropReason)> = d.iter().map(|(p, r)| (p.flow, p.seq, *r)).collect();
+        let r = DropReason::FqCodelOverlimit;
+        assert_eq!(dropped, [(0, 0, r), (0, 1, r), (0, 2, r), (0, 3, r)]);
+        assert_eq!(q.backlog(q.bucket(a)), (4, 32_000));
+        assert_eq!(q.backlog(q.bucket(b)), (3, 24_000));
+        assert_eq!(q.flows[q.bucket(a) as usize].vars.count, 4);
+        assert_eq!(q.len_pkts(), 7);
+        // A batch of one (drop_batch_size 1) drops just the head of the fattest queue.
+        let (mut q, a, _) = fq(FqCodelConfig { drop_batch_size: 1, ..Default::default() }, Limit::Packets(3));
+        let mut d = Vec::new();
+        for s in 0..4 {
+            q.enqueue(SimTime::ZERO, pkt(0, s, 1000), a, &mut d);
+        }
+        assert_eq!(d.iter().map(|(p, _)| p.seq).collect::<Vec<_>>(), [0]);
+    }
+
+    #[test]
+    fn the_arrival_is_dropped_when_its_own_queue_is_the_one_emptied() {
+        // Buffer 1 packet: flow 0 holds one 1000 B packet; flow 1's 1500 B arrival makes
+        // flow 1 the fattest (1500 B): its head, the arrival itself, is dropped (1500 B
+        // >= half of 1500 B).
+        let (mut q, a, b) = fq(FqCodelConfig::default(), Limit::Packets(1));
+        let mut d = Vec::new();
+        q.enqueue(SimTime::ZERO, pkt(0, 0, 1000), a, &mut d);
+        assert_eq!(q.enqueue(SimTime::ZERO, pkt(1, 0, 1500), b, &mut d), Verdict::Dropped(DropReason::FqCodelOverlimit));
+        assert!(d.is_empty());
+        assert_eq!((q.len_pkts(), q.len_bits()), (1, 8000));
+    }
+
+    #[test]
+    fn each_queue_runs_codel_and_marks_ect_packets_by_default() {
+        // One flow of ECT packets queued at 0: at 10 ms first_above_time = 110 ms; the
+        // dequeue at 110 ms marks instead of dropping (ecn = true by default).
+        let (mut q, a, _) = fq(FqCodelConfig::default(), Limit::Packets(1000));
+        let mut d = Vec::new();
+        for s in 0..50 {
+            let mut p = pkt(0, s, 1000);
+            p.flags |= FLAG_ECT;
+            q.enqueue(SimTime::ZERO, p, a, &mut d);
+        }
+        let (p, _) = q.dequeue(SimTime::from_millis(10), &mut d).unwrap();
+        assert!(!p.has(FLAG_CE) && !q.dequeue_marked());
+        let (p, _) = q.dequeue(SimTime::from_millis(110), &mut d).unwrap();
+        assert!(p.has(FLAG_CE) && q.dequeue_marked());
+        assert!(d.is_empty());
+        // Without ECN the same packet is dropped (DropReason::FqCodel) and the next sent.
+        let (mut q, a, _) = fq(FqCodelConfig { ecn: false, ..Default::default() }, Limit::Packets(1000));
+        for s in 0..50 {
+            q.enqueue(SimTime::ZERO, pkt(0, s, 1000), a, &mut d);
+        }
+        q.dequeue(SimTime::from_millis(10), &mut d);
+        let (p, _) = q.dequeue(SimTime::from_millis(110), &mut d).unwrap();
+        assert_eq!(p.seq, 2);
+        assert_eq!(d.iter().map(|(p, r)| (p.seq, *r)).collect::<Vec<_>>(), [(1, DropReason::FqCodel)]);
+    }
+
+    #[test]
+    fn the_hash_spreads_conversations_over_the_queues_with_collisions_as_chance_has_them() {
+        // 100 conversations into 1024 buckets: about 100 x 99 / 2 / 1024 = 4.8 colliding
+        // pairs are expected; a hash that did not spread would leave far fewer buckets.
+        let q = FqCodel::new(&FqCodelConfig::default(), Limit::Packets(10), Rng::new(3, 3));
+        let mut used: Vec<u32> = (0..100).map(|c| q.bucket(c)).collect();
+        used.sort();
+        used.dedup();
+        assert!((85..=100).contains(&used.len()), "{} distinct buckets", used.len());
+        assert!((0..1000).all(|c| q.bucket(c) < 1024));
+        // Another perturbation, another assignment.
+        let r = FqCodel::new(&FqCodelConfig::default(), Limit::Packets(10), Rng::new(4, 3));
+        assert!((0..100).any(|c| q.bucket(c) != r.bucket(c)));
+    }
+}
