@@ -23,6 +23,7 @@ pub mod rate_flow;
 pub mod cadpc;
 pub mod rap;
 pub mod receiver;
+pub mod rate_sample;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
