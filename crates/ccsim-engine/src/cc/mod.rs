@@ -33,8 +33,11 @@ use serde::{Deserialize, Serialize};
 mod registry;
 /// Defined with the packet metadata that carries it (`meta::Control::Feedback`).
 pub use crate::packet::meta::Feedback;
+/// Defined with the sampler that computes it (`transport::rate_sample`).
+pub use crate::transport::rate_sample::RateSample;
 pub use registry::{CcInfo, CcPolicy, ReadParams};
 
+pub use bbr::BbrConfig;
 pub use da::{DaConfig, NdgSampling, RuleWindow};
 pub use delay_aimd::{DelayAimdConfig, DelayedAckMode};
 pub use generic::GenericConfig;
@@ -54,6 +57,7 @@ registry! {
     da::Da in Box,
     vegas::Vegas in Box,
     delay_aimd::DelayAimd in Box,
+    bbr::Bbr in Box,
 }
 
 /// What the transport tells a policy about an ack that acknowledged new data.
@@ -159,13 +163,16 @@ pub struct CcMetrics {
     pub send_quantum: u32,
     /// Named values of the policy's own, recordable as series `<flow>.<name>` (names
     /// listed by `CcConfig::extra_series`).
-    pub extra: [Option<(&'static str, f64)>; 2],
+    pub extra: [Option<(&'static str, f64)>; EXTRA_SLOTS],
 }
+
+/// How many values of its own a policy may report (`CcMetrics::extra`).
+pub const EXTRA_SLOTS: usize = 4;
 
 impl CcMetrics {
     /// A window-based policy's metrics: `cwnd` bytes, nothing else.
     pub const fn window(cwnd: u64) -> Self {
-        CcMetrics { cwnd, ssthresh: None, pacing_rate: None, send_quantum: 1, extra: [None, None] }
+        CcMetrics { cwnd, ssthresh: None, pacing_rate: None, send_quantum: 1, extra: [None; EXTRA_SLOTS] }
     }
     pub const fn with_ssthresh(mut self, s: u64) -> Self {
         self.ssthresh = Some(s);
@@ -438,6 +445,15 @@ pub trait CongestionControl {
     fn on_congestion(&mut self, s: &CongestionSample);
     /// Feedback from the receiver or the network (rate-based and router-fed policies).
     fn on_feedback(&mut self, _now: SimTime, _fb: &Feedback) {}
+    /// A delivery-rate sample (`transport::rate_sample`), only for a policy that
+    /// declares `CcPolicy::RATE_SAMPLE`: on every ack that acknowledges new data, right
+    /// after `on_ack` for it (so the policy knows where the ack left loss recovery), and
+    /// on every duplicate ack that SACKs new data, before the transport acts on the
+    /// duplicate. Returns true to mark the flow application-limited until what is in
+    /// flight is delivered (Linux BBR sets `tp->app_limited` in ProbeRTT).
+    fn on_rate_sample(&mut self, _rs: &RateSample) -> bool {
+        false
+    }
     /// The policy's outputs.
     fn metrics(&self) -> CcMetrics;
     /// Congestion window, bytes (`metrics().cwnd`).
@@ -645,13 +661,16 @@ mod tests {
     #[test]
     fn the_registry_lists_every_policy_once_by_name_and_alias() {
         let names: Vec<&str> = CcConfig::ALL.iter().map(|i| i.name).collect();
-        assert_eq!(names, ["generic", "tahoe", "reno", "newreno", "pp", "da", "vegas", "delay_aimd"]);
+        assert_eq!(names, ["generic", "tahoe", "reno", "newreno", "pp", "da", "vegas", "delay_aimd", "bbr"]);
         let mut all: Vec<&str> =
             CcConfig::ALL.iter().flat_map(|i| std::iter::once(&i.name).chain(i.aliases)).copied().collect();
-        assert_eq!(all.len(), 10);
+        assert_eq!(all.len(), 11);
         all.sort();
         all.dedup();
-        assert_eq!(all.len(), 10, "a name or alias is registered twice");
+        assert_eq!(all.len(), 11, "a name or alias is registered twice");
+        // Only BBR takes delivery-rate samples (the sender keeps snapshots for it alone).
+        let sampled: Vec<&str> = CcConfig::ALL.iter().filter(|i| i.rate_sample).map(|i| i.name).collect();
+        assert_eq!(sampled, ["bbr"]);
         assert!(CcConfig::ALL[1].answers_to("jk") && CcConfig::ALL[4].answers_to("packet_pair"));
         for info in CcConfig::ALL {
             // The default configuration is the policy's own, and its entry is this one.
@@ -709,7 +728,20 @@ mod tests {
             ]
         );
         // Every name a policy's own series may have, each once, in registration order.
-        assert_eq!(CcConfig::all_extra_series(), ["reference_rtt", "base_rtt", "diff", "cc_rtt", "echo_rtt"]);
+        assert_eq!(
+            CcConfig::all_extra_series(),
+            [
+                "reference_rtt",
+                "base_rtt",
+                "diff",
+                "cc_rtt",
+                "echo_rtt",
+                "bbr_bw",
+                "bbr_min_rtt",
+                "bbr_pacing_gain",
+                "bbr_state"
+            ]
+        );
     }
 
     /// Reads a table as serde does, errors as their text.
@@ -728,7 +760,7 @@ mod tests {
     #[test]
     fn a_name_outside_the_registry_selects_nothing() {
         let none = toml::Table::new();
-        assert!(CcConfig::from_params("bbr", &none, &Serde).is_none());
+        assert!(CcConfig::from_params("no_such_cc", &none, &Serde).is_none());
         let rfc = LossRecoveryConfig::RFC6298;
         assert_eq!(
             CcConfig::from_params("jk", &none, &Serde),

@@ -19,7 +19,10 @@
 //!   now - P.delivered_time), application-limited as P was when sent, and the RTT of P
 //!   (none if P was a retransmission, Karn). A sample whose interval is shorter than
 //!   the flow's minimum RTT is not valid (`interval` is `None`), as Linux discards it.
-//! - The application-limited mark ends once `delivered` passes it.
+//! - The application-limited mark ends once `delivered` passes it. A new flow starts
+//!   marked until its first ack (Linux's `tcp_init_sock` sets `app_limited = ~0U`, which
+//!   the first `tcp_rate_gen` clears), so the samples of the first window are
+//!   application-limited.
 //!
 //! Storage: a ring of per-packet snapshots indexed by sequence number (`seq & mask`),
 //! covering `[snd_una, snd_max)`, grown by doubling when the outstanding data outgrows
@@ -87,6 +90,9 @@ struct Snapshot {
     sacked: bool,
 }
 
+/// The application-limited mark of a new flow: cleared by its first ack.
+const UNTIL_FIRST_ACK: u64 = u64::MAX;
+
 /// The sender's delivery-rate state (see the module documentation).
 #[derive(Clone, Debug)]
 pub struct RateSampler {
@@ -96,7 +102,8 @@ pub struct RateSampler {
     delivered: u64,
     delivered_time: SimTime,
     first_tx_time: SimTime,
-    /// 0: not application-limited; else the `delivered` count the mark lasts until.
+    /// 0: not application-limited; else the `delivered` count the mark lasts until
+    /// (`UNTIL_FIRST_ACK`: until the first ack).
     app_limited: u64,
     /// SACKed packets above `snd_una`.
     sacked_out: u32,
@@ -111,7 +118,7 @@ impl Default for RateSampler {
             delivered: 0,
             delivered_time: SimTime::ZERO,
             first_tx_time: SimTime::ZERO,
-            app_limited: 0,
+            app_limited: UNTIL_FIRST_ACK,
             sacked_out: 0,
             min_rtt: None,
         }
@@ -236,7 +243,7 @@ impl RateSampler {
         }
         self.first_tx_time = first_tx;
         self.delivered += newly as u64;
-        if self.app_limited != 0 && self.delivered > self.app_limited {
+        if self.app_limited == UNTIL_FIRST_ACK || (self.app_limited != 0 && self.delivered > self.app_limited) {
             self.app_limited = 0;
         }
         if newly > 0 {
@@ -359,22 +366,26 @@ mod tests {
 
     #[test]
     fn app_limited_marks_the_packets_sent_until_the_bubble_is_delivered() {
-        // 2 packets in flight when the flow runs out of data: app_limited = 0 + 2 = 2.
-        // Packet 2 sent then is app-limited; the mark ends when delivered passes 2, at
-        // the ack of packet 2 (delivered 3).
+        // A new flow is marked until its first ack: packet 0's sample is app-limited.
         let mut r = RateSampler::default();
         let mut max = 0;
-        send(&mut r, 0, 0, &mut max, 2);
-        r.mark_app_limited(2);
+        send(&mut r, 0, 0, &mut max, 1);
         assert!(r.app_limited());
-        send(&mut r, 1, 0, &mut max, 1);
         let s = r.on_ack(ms(100), 0, 1, max, &[]).unwrap();
-        assert!(!s.is_app_limited && r.app_limited(), "packet 0 was sent before the mark");
-        let s = r.on_ack(ms(101), 1, 2, max, &[]).unwrap();
-        assert!(!s.is_app_limited && r.app_limited(), "delivered 2: not past the mark");
-        let s = r.on_ack(ms(102), 2, 3, max, &[]).unwrap();
-        assert!(s.is_app_limited, "packet 2 was sent app-limited");
-        assert!(!r.app_limited(), "delivered 3 > 2: the bubble is gone");
+        assert!(s.is_app_limited && !r.app_limited(), "the first ack clears the start mark");
+        // Packets 1, 2 in flight when the flow runs out of data (delivered 1):
+        // app_limited = 1 + 2 = 3. Packet 3 sent then is app-limited; the mark ends when
+        // delivered passes 3, at the ack of packet 3 (delivered 4).
+        send(&mut r, 100, 1, &mut max, 2);
+        r.mark_app_limited(2);
+        send(&mut r, 101, 1, &mut max, 1);
+        let s = r.on_ack(ms(200), 1, 2, max, &[]).unwrap();
+        assert!(!s.is_app_limited && r.app_limited(), "packet 1 was sent before the mark");
+        let s = r.on_ack(ms(201), 2, 3, max, &[]).unwrap();
+        assert!(!s.is_app_limited && r.app_limited(), "delivered 3: not past the mark");
+        let s = r.on_ack(ms(202), 3, 4, max, &[]).unwrap();
+        assert!(s.is_app_limited, "packet 3 was sent app-limited");
+        assert!(!r.app_limited(), "delivered 4 > 3: the bubble is gone");
         // Nothing in flight and nothing delivered: the mark is 1.
         let mut z = RateSampler::default();
         z.mark_app_limited(0);
