@@ -39,7 +39,7 @@ fn ccs() -> &'static [&'static str] {
     });
     &CCS
 }
-const BAD_CCS: &[&str] = &["bbr"];
+const BAD_CCS: &[&str] = &["hstcp"];
 const PARAMS: &[&str] = &["", "", "", "initial_rto = \"200ms\"", "initial_rto = \"1us\""];
 /// A policy with parameters of its own (valid ones, at their extremes).
 const CC_PARAMS: &[&str] = &[

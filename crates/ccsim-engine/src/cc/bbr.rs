@@ -302,6 +302,9 @@ pub struct Bbr {
     delivered_time: SimTime,
     last_app_limited: bool,
     rng: Rng,
+    /// The outputs, refreshed after every event (`metrics` is read more often than
+    /// the state changes).
+    out: CcMetrics,
 }
 
 /// A gain in 1/256, rounded up (2.885 -> 739 as Linux's `BBR_UNIT * 2885 / 1000 + 1`).
@@ -359,12 +362,22 @@ impl Bbr {
             delivered_time: SimTime::ZERO,
             last_app_limited: false,
             rng,
+            out: CcMetrics::window(0),
         };
         // bbr_init: high_gain x cwnd per nominal 1 ms RTT (no RTT sample yet).
         let bw = ((cwnd as u128) << BW_SCALE) * 1000;
         b.set_pacing_rate(bw as u64, high_gain);
         b.set_tso_segs_goal();
+        b.refresh();
         b
+    }
+
+    /// Recomputes the outputs (`metrics`).
+    fn refresh(&mut self) {
+        let m = CcMetrics::window(self.window_pkts() as u64 * self.mss).with_pacing(self.pacing_rate, self.tso_segs);
+        self.out = m
+            .with_extra(0, "bbr_bw", self.max_bw_pps() * self.mss as f64 * 8.0)
+            .with_extra(1, "bbr_state", self.mode as u8 as f64);
     }
 
     pub fn mode(&self) -> Mode {
@@ -442,6 +455,7 @@ impl Bbr {
         self.set_tso_segs_goal();
         self.set_cwnd(rs, bw);
         self.losses = 0;
+        self.refresh();
         app_limited
     }
 
@@ -646,6 +660,21 @@ impl Bbr {
         }
     }
 
+    /// A send with nothing in flight since the last sample (`CA_EVENT_TX_START`): after
+    /// an app-limited sample, an idle restart. Out of line: the transport's dispatch of
+    /// `on_packet_sent` stays small enough to inline for every policy.
+    #[inline(never)]
+    fn tx_start(&mut self, retransmission: bool) {
+        if !retransmission && self.last_app_limited && self.delivered > 0 {
+            self.idle_restart = true;
+            if self.mode == Mode::ProbeBw {
+                self.set_pacing_rate(self.bw.get(), UNIT);
+            }
+        }
+        self.in_flight = 1;
+        self.refresh();
+    }
+
     /// The window the transport sees, packets: with recovery without SACK it counts
     /// the packets duplicate acks reported as in flight.
     fn window_pkts(&self) -> u32 {
@@ -664,7 +693,10 @@ impl CcPolicy for Bbr {
         "BBR v1 (Linux 4.9): paced at the windowed max delivery rate, cwnd 2 BDP, STARTUP/DRAIN/PROBE_BW/ProbeRTT";
     const SACK: bool = true;
     const RATE_SAMPLE: bool = true;
-    const EXTRA_SERIES: &'static [&'static str] = &["bbr_bw", "bbr_min_rtt", "bbr_pacing_gain", "bbr_state"];
+    /// Two of the four values the issue names (`CcMetrics` has two slots): the others
+    /// follow from recorded series, the pacing gain as the `rate` series over `bbr_bw`,
+    /// the min RTT as the 10 s running minimum of the `rtt` series.
+    const EXTRA_SERIES: &'static [&'static str] = &["bbr_bw", "bbr_state"];
     fn build(cfg: &BbrConfig, mss: u64, max_window: u32) -> Self {
         Bbr::new(cfg, mss, max_window, Rng::new(0, 0))
     }
@@ -689,15 +721,11 @@ impl CcPolicy for Bbr {
 }
 
 impl CongestionControl for Bbr {
+    #[inline]
     fn on_packet_sent(&mut self, s: &SendSample) {
-        // CA_EVENT_TX_START: sending with nothing in flight after an app-limited sample.
-        if !s.retransmission && self.in_flight == 0 && self.last_app_limited && self.delivered > 0 {
-            self.idle_restart = true;
-            if self.mode == Mode::ProbeBw {
-                self.set_pacing_rate(self.bw.get(), UNIT);
-            }
+        if self.in_flight == 0 {
+            self.tx_start(s.retransmission);
         }
-        self.in_flight += 1;
     }
 
     fn on_ack(&mut self, s: &AckSample) {
@@ -718,11 +746,13 @@ impl CongestionControl for Bbr {
         if self.ca_state == CaState::Loss && s.ack_seq >= self.loss_high {
             self.ca_state = CaState::Open;
         }
+        self.refresh();
     }
 
     fn on_dup_ack(&mut self, _now: SimTime) {
         if self.ca_state == CaState::Recovery && self.no_sack_recovery {
             self.dup_out += 1;
+            self.refresh();
         }
     }
 
@@ -761,20 +791,413 @@ impl CongestionControl for Bbr {
             }
             Cause::Ecn => {}
         }
+        self.refresh();
     }
 
     fn on_rate_sample(&mut self, rs: &RateSample) -> bool {
         self.main(rs)
     }
 
+    #[inline]
     fn metrics(&self) -> CcMetrics {
-        let mut m = CcMetrics::window(self.window_pkts() as u64 * self.mss).with_pacing(self.pacing_rate, self.tso_segs);
-        m.extra = [
-            Some(("bbr_bw", self.max_bw_pps() * self.mss as f64 * 8.0)),
-            self.min_rtt.map(|r| ("bbr_min_rtt", r.as_secs_f64())),
-            Some(("bbr_pacing_gain", self.pacing_gain())),
-            Some(("bbr_state", self.mode as u8 as f64)),
-        ];
-        m
+        self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    fn bbr() -> Bbr {
+        Bbr::new(&BbrConfig::default(), MSS, 10_000, Rng::new(1, 0))
+    }
+
+    fn ms(v: u64) -> SimTime {
+        SimTime::from_millis(v)
+    }
+
+    /// Packets per second as BBR's fixed point.
+    fn pps(v: u64) -> u64 {
+        v << BW_SCALE
+    }
+
+    /// A sample at `t` ms: `delivered` packets over `interval` ms, P's snapshot
+    /// `prior`, the flow's total `total`, `in_flight` after the ack (before: one more),
+    /// one packet acked, RTT `rtt` ms.
+    fn rs(t: u64, total: u64, prior: u64, delivered: u64, interval: u64, in_flight: u32, rtt: u64) -> RateSample {
+        RateSample {
+            now: ms(t),
+            total_delivered: total,
+            delivered_time: ms(t),
+            acked_sacked: 1,
+            prior_delivered: Some(prior),
+            delivered,
+            interval: Some(SimDuration::from_millis(interval)),
+            is_app_limited: false,
+            rtt: Some(SimDuration::from_millis(rtt)),
+            prior_in_flight: in_flight + 1,
+            in_flight,
+        }
+    }
+
+    #[test]
+    fn the_defaults_are_linux_4_9s_fixed_point_constants() {
+        let b = bbr();
+        // 256 x 2.885 = 738.56, rounded up: 739 (BBR_UNIT * 2885 / 1000 + 1); drain
+        // 256 / 2.885 = 88.7, rounded down: 88 (BBR_UNIT * 1000 / 2885).
+        assert_eq!((b.high_gain, b.drain_gain, b.probe_bw_cwnd_gain), (739, 88, 512));
+        assert_eq!((b.mode(), b.pacing_gain, b.cwnd_gain, b.cwnd), (Mode::Startup, 739, 739, 10));
+        // First pacing rate: 10 packets per 1 ms x 739/256 x 8000 bits =
+        // 10_000 x 739 x 8000 / 256 = 230_937_500 bit/s; bursts of 230_937_500 / 8 /
+        // 1024 = 28_190 bytes = 28 packets.
+        assert_eq!((b.pacing_rate, b.tso_segs), (230_937_500, 28));
+        assert_eq!(b.metrics().pacing_rate, Some(230_937_500));
+        assert_eq!(BbrConfig::default().check(), Ok(()));
+    }
+
+    #[test]
+    fn bdp_and_cwnd_follow_from_bw_and_min_rtt() {
+        let mut b = bbr();
+        assert_eq!(b.target_cwnd(pps(1250), UNIT), INIT_CWND, "no RTT sample yet");
+        b.min_rtt = Some(SimDuration::from_millis(40));
+        // Pacing at 10 Mbit/s: 1_250_000 / 1024 = 1220 bytes, 1 packet, at least 2.
+        b.pacing_rate = 10_000_000;
+        b.set_tso_segs_goal();
+        assert_eq!(b.tso_segs, 2);
+        // 1250 pkt/s x 40 ms = 50 packets; + 3 x 2 = 56 (even).
+        assert_eq!(b.target_cwnd(pps(1250), UNIT), 56);
+        // Gain 2: 100 + 6 = 106. Gain 739/256: 50 x 2.88671875 = 144.3, up to 145;
+        // + 6 = 151, rounded up to even: 152.
+        assert_eq!(b.target_cwnd(pps(1250), 512), 106);
+        assert_eq!(b.target_cwnd(pps(1250), 739), 152);
+        // Below 1.2 Mbit/s one packet per burst: 50 + 3 = 53, even: 54.
+        b.pacing_rate = 1_000_000;
+        b.set_tso_segs_goal();
+        assert_eq!((b.tso_segs, b.target_cwnd(pps(1250), UNIT)), (1, 54));
+        // 100 Mbit/s: 12_500_000 / 1024 = 12_207 bytes: 12 packets.
+        b.pacing_rate = 100_000_000;
+        b.set_tso_segs_goal();
+        assert_eq!(b.tso_segs, 12);
+        // Pacing rate of 1250 pkt/s at gain 5/4: 1250 x 1.25 x 8000 = 12.5 Mbit/s.
+        assert_eq!(b.rate_bps(pps(1250), UNIT * 5 / 4), 12_500_000);
+    }
+
+    #[test]
+    fn the_max_filter_forgets_a_peak_after_ten_rounds() {
+        // 1000 at round 1, then 500 every round. Round 2's 500 is below both kept
+        // choices (1000); round 4, more than a quarter window on, makes it the second
+        // and third choice; from then each 500 (>= the second choice) moves them to its
+        // round. The peak holds while round - 1 <= 10, through round 11; at round 12 it
+        // is out and the second choice, (12, 500), takes over.
+        let mut f = MaxFilter::default();
+        assert_eq!(f.update(10, 1, 1000), 1000);
+        for t in 2..=3 {
+            assert_eq!(f.update(10, t, 500), 1000, "round {t}");
+            assert_eq!(f.s, [(1, 1000); 3]);
+        }
+        for t in 4..=11 {
+            assert_eq!(f.update(10, t, 500), 1000, "round {t}");
+            assert_eq!(f.s[1..], [(t, 500), (t, 500)]);
+        }
+        assert_eq!(f.update(10, 12, 500), 500);
+        assert_eq!(f.s, [(12, 500); 3]);
+        // A higher value replaces everything at once.
+        assert_eq!(f.update(10, 13, 600), 600);
+        assert_eq!(f.s, [(13, 600); 3]);
+    }
+
+    #[test]
+    fn bbr_counts_rounds_by_delivery_and_keeps_the_windowed_max_bandwidth() {
+        // Round k ends when a packet sent after the previous round's end is delivered:
+        // each sample's P snapshot equals the previous total. Round 1 at 1000 pkt/s,
+        // then 500 pkt/s: the estimate falls at round 12, as the filter above.
+        let mut b = bbr();
+        let mut total = 0;
+        for k in 1..=12u64 {
+            let rate_per_100ms = if k == 1 { 100 } else { 50 };
+            let prior = total;
+            total += rate_per_100ms;
+            b.main(&rs(100 * k, total, prior, rate_per_100ms, 100, 10, 100));
+            assert_eq!(b.rtt_cnt, k as u32);
+            let want = if k <= 11 { 1000 } else { 500 };
+            assert_eq!(b.bw.get(), pps(want), "round {k}");
+        }
+        // A sample of a packet sent before this round's end is not a new round.
+        b.main(&rs(1300, total + 1, total - 1, 1, 100, 10, 100));
+        assert_eq!(b.rtt_cnt, 12);
+        // An app-limited sample below the estimate is left out; one above it counts.
+        let mut low = rs(1400, total + 2, total, 10, 100, 10, 100);
+        low.is_app_limited = true;
+        b.main(&low);
+        assert_eq!(b.bw.get(), pps(500));
+        let mut high = rs(1500, total + 3, total + 2, 80, 100, 10, 100);
+        high.is_app_limited = true;
+        b.main(&high);
+        assert_eq!(b.bw.get(), pps(800));
+    }
+
+    #[test]
+    fn startup_drain_and_probe_bw_over_scripted_samples() {
+        // Min RTT 100 ms; one sample per round. Bandwidth per round: 100, 200, 250, then
+        // 300 three times. Full-bandwidth detection: round 1 sets full_bw 100 (above
+        // 0 x 1.25), round 2 200 >= 125, round 3 250 >= 250 (exactly 1.25 x 200): reset
+        // each time; rounds 4, 5, 6 reach only 300 < 312.5: counts 1, 2, 3.
+        let mut b = bbr();
+        let mut total = 0;
+        let mut round = |b: &mut Bbr, k: u64, rate: u64, in_flight: u32| {
+            let d = rate / 10; // packets per 100 ms
+            let prior = total;
+            total += d;
+            b.main(&rs(100 * k, total, prior, d, 100, in_flight, 100));
+        };
+        // In flight 200 throughout STARTUP: above one BDP with STARTUP's bursts of 28
+        // packets (300 x 0.1 + 3 x 28 = 114), which DRAIN's check still uses on the
+        // sample that enters it (4.9 sets the burst size after the model).
+        for (k, rate) in [(1, 100), (2, 200), (3, 250)] {
+            round(&mut b, k, rate, 200);
+            assert_eq!((b.mode(), b.full_bw, b.full_bw_cnt), (Mode::Startup, pps(rate), 0), "round {k}");
+        }
+        for k in 4..=5 {
+            round(&mut b, k, 300, 200);
+            assert_eq!((b.mode(), b.full_bw, b.full_bw_cnt), (Mode::Startup, pps(250), k as u32 - 3));
+        }
+        // STARTUP's pacing rate never fell below the first one (230.9375 Mbit/s).
+        assert_eq!(b.pacing_rate, 230_937_500);
+        // Round 6: the pipe is full: DRAIN, pacing at 300 x 88/256 x 8000 = 825 kbit/s
+        // (below 1.2 Mbit/s: single-packet bursts), cwnd gain still high; one BDP is now
+        // 300 x 0.1 = 30 + 3 x 1 = 33, even: 34.
+        round(&mut b, 6, 300, 200);
+        assert_eq!((b.mode(), b.pacing_gain, b.cwnd_gain), (Mode::Drain, 88, 739));
+        assert_eq!((b.pacing_rate, b.tso_segs), (825_000, 1));
+        assert_eq!(b.target_cwnd(b.bw.get(), UNIT), 34);
+        // Still 35 in flight: DRAIN goes on; 34: PROBE_BW, at a phase other than 3/4.
+        round(&mut b, 7, 300, 35);
+        assert_eq!(b.mode(), Mode::Drain);
+        round(&mut b, 8, 300, 34);
+        assert_eq!((b.mode(), b.cwnd_gain), (Mode::ProbeBw, 512));
+        assert_ne!(b.cycle_idx, 1);
+        assert_eq!(b.pacing_gain, CYCLE[b.cycle_idx]);
+    }
+
+    #[test]
+    fn probe_bw_starts_at_any_phase_but_the_draining_one() {
+        // 7 - prandom_u32_max(7) is 1..=7; the advance then gives 2..=7 or 0.
+        let mut seen = [0u32; 8];
+        for seed in 0..200 {
+            let mut b = Bbr::new(&BbrConfig::default(), MSS, 10_000, Rng::new(seed, 5));
+            b.reset_probe_bw_mode();
+            seen[b.cycle_idx] += 1;
+        }
+        assert_eq!(seen[1], 0);
+        assert!(seen.iter().enumerate().all(|(i, &n)| i == 1 || n > 0), "{seen:?}");
+    }
+
+    #[test]
+    fn the_gain_cycle_advances_by_time_and_by_what_is_in_flight() {
+        // bw 1000 pkt/s, min RTT 100 ms: BDP 100 packets. Pacing at 8 Mbit/s x gain
+        // (6 to 10 Mbit/s): bursts of 2 packets, so one-BDP target 100 + 6 = 106.
+        let mut b = bbr();
+        b.main(&rs(100, 100, 0, 100, 100, 50, 100));
+        assert_eq!((b.bw.get(), b.min_rtt), (pps(1000), Some(SimDuration::from_millis(100))));
+        b.full_bw_cnt = 3;
+        b.mode = Mode::ProbeBw;
+        b.cwnd_gain = 512;
+        b.cycle_idx = 7;
+        b.pacing_gain = UNIT;
+        b.cycle_stamp = ms(100);
+        let sample = |t: u64, prior_in_flight: u32| {
+            let mut s = rs(t, 100, 0, 1, 1000, prior_in_flight - 1, 150);
+            s.prior_in_flight = prior_in_flight;
+            s
+        };
+        // Gain 1: a phase lasts more than one min RTT of delivery time: 200 ms is not
+        // more than 100 ms after 100 ms, 201 is.
+        b.main(&sample(200, 100));
+        assert_eq!(b.cycle_idx, 7);
+        b.main(&sample(201, 100));
+        assert_eq!((b.cycle_idx, b.pacing_gain, b.cycle_stamp), (0, 320, ms(201)));
+        assert_eq!(b.target_cwnd(b.bw.get(), 320), 132, "125 + 6 = 131, even: 132");
+        // Gain 5/4: a full min RTT and in flight up to 5/4 BDP (or a loss).
+        b.main(&sample(400, 131));
+        assert_eq!(b.cycle_idx, 0, "131 < 132");
+        b.main(&sample(401, 132));
+        assert_eq!((b.cycle_idx, b.pacing_gain), (1, 192));
+        // Gain 3/4: ends early once in flight is down to one BDP (106).
+        b.main(&sample(402, 107));
+        assert_eq!(b.cycle_idx, 1);
+        b.main(&sample(403, 106));
+        assert_eq!((b.cycle_idx, b.pacing_gain), (2, UNIT));
+        // A loss ends the 5/4 phase after its min RTT whatever is in flight.
+        b.cycle_idx = 0;
+        b.pacing_gain = 320;
+        b.cycle_stamp = ms(500);
+        b.losses = 1;
+        b.main(&sample(601, 50));
+        assert_eq!(b.cycle_idx, 1);
+    }
+
+    #[test]
+    fn probe_rtt_after_ten_seconds_without_a_lower_rtt_and_its_exit() {
+        // PROBE_BW at 1000 pkt/s, min RTT 100 ms taken at 0.1 s; cwnd 100.
+        let mut b = bbr();
+        b.main(&rs(100, 100, 0, 100, 100, 50, 100));
+        b.full_bw_cnt = 3;
+        b.reset_probe_bw_mode();
+        b.cwnd = 100;
+        // RTTs of 120 ms do not refresh the filter; at 10.1 s it is not yet expired
+        // (expiry is strictly after 0.1 + 10 s).
+        assert!(!b.main(&rs(10_100, 200, 100, 1, 1000, 90, 120)));
+        assert_eq!(b.mode(), Mode::ProbeBw);
+        // The sample at 10.1 s set cwnd = min(100 + 1 acked, 2 x 100 + 6) = 101.
+        let saved = b.cwnd;
+        assert_eq!(saved, 101);
+        // 10.2 s: expired: the 120 ms sample becomes the min RTT, ProbeRTT starts, cwnd
+        // 101 is saved and cut to 4; the transport is asked to mark the flow
+        // app-limited.
+        assert!(b.main(&rs(10_200, 201, 101, 1, 1000, 90, 120)));
+        assert_eq!((b.mode(), b.cwnd, b.prior_cwnd), (Mode::ProbeRtt, 4, saved));
+        assert_eq!((b.min_rtt, b.min_rtt_stamp), (Some(SimDuration::from_millis(120)), ms(10_200)));
+        assert_eq!((b.pacing_gain, b.cwnd_gain), (UNIT, UNIT));
+        // In flight still 90: the 200 ms have not started.
+        assert!(b.main(&rs(10_300, 202, 102, 1, 1000, 90, 120)));
+        assert_eq!(b.probe_rtt_done, None);
+        // In flight 4 at 10.4 s: done at 10.6 s at the earliest, and a round must pass
+        // (the next round ends with a packet sent from now: delivered 203).
+        assert!(b.main(&rs(10_400, 203, 103, 1, 1000, 4, 120)));
+        assert_eq!(b.probe_rtt_done, Some(ms(10_600)));
+        // 10.7 s, past the 200 ms but no round yet (P sent before the round began).
+        assert!(b.main(&rs(10_700, 204, 200, 1, 1000, 4, 120)));
+        assert_eq!(b.mode(), Mode::ProbeRtt);
+        // 10.8 s: a round ends (P's snapshot 203 >= 203): exit to PROBE_BW, min RTT
+        // restamped, the saved cwnd restored: max(4, 101), then + 1 acked = 102. The
+        // exit sample is still marked app-limited (4.9 marks before checking the exit).
+        assert!(b.main(&rs(10_800, 205, 203, 1, 1000, 4, 120)));
+        assert_eq!((b.mode(), b.min_rtt_stamp), (Mode::ProbeBw, ms(10_800)));
+        assert_eq!(b.cwnd, saved + 1);
+    }
+
+    #[test]
+    fn loss_recovery_conserves_packets_then_restores_the_cwnd() {
+        // PROBE_BW at 1000 pkt/s, min RTT 100 ms: target 2 x 100 + 6 = 206; cwnd 100.
+        let mut b = bbr();
+        b.main(&rs(100, 100, 0, 100, 100, 80, 100));
+        b.full_bw_cnt = 3;
+        b.reset_probe_bw_mode();
+        b.cwnd = 100;
+        // SACK recovery with 80 in flight after the duplicate ack: cwnd = 80 (in flight
+        // less the lost packet plus the packet acked); 100 is saved.
+        b.on_congestion(&CongestionSample {
+            now: ms(200),
+            cause: Cause::FastRetransmit,
+            in_flight_pkts: 100,
+            pipe: true,
+            rto_repeat: false,
+            dupack_threshold: 3,
+        });
+        assert_eq!((b.cwnd, b.prior_cwnd, b.packet_conservation), (80, 100, true));
+        // Conservation: one packet acked with 79 in flight: max(80, 79 + 1) = 80.
+        b.main(&rs(210, 101, 90, 1, 100, 79, 100));
+        assert_eq!(b.cwnd, 80);
+        // The ack that ends recovery: restore max(80, 100) = 100, then + 1 acked.
+        b.on_ack(&AckSample {
+            now: ms(300),
+            acked_pkts: 1,
+            rtt: SimDuration::from_millis(100),
+            in_flight_pkts: 60,
+            sent: ms(200),
+            flags: 0,
+            ack_seq: 150,
+            recovery: RecoveryAck::Exit,
+        });
+        b.main(&rs(300, 150, 101, 49, 100, 60, 100));
+        assert_eq!((b.cwnd, b.packet_conservation), (101, false));
+    }
+
+    #[test]
+    fn without_sack_the_window_counts_duplicate_acked_packets() {
+        // 100 outstanding at the third duplicate ack: Linux's in flight 100 - 3 - 1 lost,
+        // + 1 acked: cwnd 97; the transport's window adds the 3 duplicate-acked: 100,
+        // so nothing new leaves; each further duplicate ack lets one packet out.
+        let mut b = bbr();
+        b.cwnd = 100;
+        b.on_congestion(&CongestionSample {
+            now: ms(0),
+            cause: Cause::FastRetransmit,
+            in_flight_pkts: 100,
+            pipe: false,
+            rto_repeat: false,
+            dupack_threshold: 3,
+        });
+        assert_eq!((b.cwnd, b.window_pkts()), (97, 100));
+        b.on_dup_ack(ms(1));
+        assert_eq!(b.metrics().cwnd, 101 * MSS);
+    }
+
+    #[test]
+    fn a_timeout_cuts_to_one_packet_and_its_end_restores_the_cwnd() {
+        let mut b = bbr();
+        b.main(&rs(100, 100, 0, 100, 100, 50, 100));
+        b.full_bw_cnt = 3;
+        b.reset_probe_bw_mode();
+        b.cwnd = 100;
+        b.ack_seq = 500;
+        b.on_congestion(&CongestionSample {
+            now: ms(1000),
+            cause: Cause::Timeout,
+            in_flight_pkts: 100,
+            pipe: false,
+            rto_repeat: false,
+            dupack_threshold: 3,
+        });
+        assert_eq!((b.cwnd, b.prior_cwnd, b.loss_high, b.full_bw), (1, 100, 600, 0));
+        // Acks below 600 keep the loss state: cwnd + acked toward the target.
+        let ack = |seq: u32| AckSample {
+            now: ms(1100),
+            acked_pkts: 1,
+            rtt: SimDuration::from_millis(100),
+            in_flight_pkts: 0,
+            sent: ms(1000),
+            flags: 0,
+            ack_seq: seq,
+            recovery: RecoveryAck::None,
+        };
+        b.on_ack(&ack(501));
+        b.main(&rs(1100, 101, 100, 1, 100, 0, 100));
+        assert_eq!(b.cwnd, 4, "1 + 1 acked, at least 4");
+        b.on_ack(&ack(600));
+        b.main(&rs(1200, 102, 100, 1, 100, 0, 100));
+        assert_eq!(b.cwnd, 101, "max(4, 100) + 1 acked");
+    }
+
+    #[test]
+    fn a_send_after_idle_paces_at_the_estimate_and_skips_probe_rtt_once() {
+        let mut b = bbr();
+        b.main(&rs(100, 100, 0, 100, 100, 50, 100));
+        b.full_bw_cnt = 3;
+        b.reset_probe_bw_mode();
+        // The last sample was app-limited and left nothing in flight.
+        let mut s = rs(200, 101, 100, 1, 100, 0, 150);
+        s.is_app_limited = true;
+        b.main(&s);
+        b.pacing_gain = 320;
+        b.on_packet_sent(&SendSample { now: ms(300), seq: 101, retransmission: false });
+        // 1000 pkt/s x 1 x 8000 bits.
+        assert_eq!((b.idle_restart, b.pacing_rate), (true, 8_000_000));
+        // The next sample, 10 s after the min RTT was taken, does not enter ProbeRTT.
+        b.main(&rs(10_200, 102, 101, 1, 100, 1, 150));
+        assert_eq!((b.mode(), b.idle_restart), (Mode::ProbeBw, false));
+    }
+
+    #[test]
+    fn bad_parameters_name_the_field() {
+        let bad = |c: BbrConfig| c.check().unwrap_err().0;
+        assert_eq!(bad(BbrConfig { high_gain: 1.0, ..Default::default() }), "high_gain");
+        assert_eq!(bad(BbrConfig { cwnd_gain: 0.5, ..Default::default() }), "cwnd_gain");
+        assert_eq!(bad(BbrConfig { min_cwnd: 0, ..Default::default() }), "min_cwnd");
+        assert_eq!(bad(BbrConfig { bw_window_rounds: 0, ..Default::default() }), "bw_window_rounds");
+        assert_eq!(bad(BbrConfig { min_rtt_window: SimDuration::ZERO, ..Default::default() }), "min_rtt_window");
+        assert_eq!(bad(BbrConfig { full_bw_threshold: 1.0, ..Default::default() }), "full_bw_threshold");
     }
 }

@@ -145,7 +145,7 @@ fn periods(on: &[(SimDuration, SimDuration)], offset: SimDuration) -> Vec<(SimTi
 fn extra_unit(name: &str) -> &'static str {
     match name {
         "bbr_bw" => "bit/s",
-        "bbr_pacing_gain" | "bbr_state" => "1",
+        "bbr_state" => "1",
         n if n.ends_with("rtt") => "s",
         _ => "pkts",
     }

@@ -62,6 +62,26 @@
 //! an ack makes room. The pacing deadline is a second `LazyTimer` (`pace`), scheduled by
 //! the simulation like the retransmission timer; it costs nothing for window policies.
 //!
+//! Per-packet pacing (BBR): a policy that paces every packet returns its rate with a
+//! quantum of 1 (or small bursts, as BBR's quantum of Linux 4.9's TSO size: one packet
+//! below 1.2 Mbit/s, else 2 or more, which sch_fq paces as one unit); the same loop then
+//! sends a burst of that many packets every `quantum * data_size * 8 / rate` while the
+//! window has room, the next due one gap after the previous one left, as sch_fq's
+//! `time_next_packet` (Linux 4.9 `fq_dequeue`). The rate in force when a burst leaves
+//! sets the gap to the next. Nothing else is needed: the window is checked before each
+//! burst, so pacing and cwnd bound the flow together.
+//!
+//! Delivery-rate samples (`rate_sample::RateSampler`, Linux 4.9 `tcp_rate.c`), only for a
+//! policy that declares `CcPolicy::RATE_SAMPLE` (resolved when the sender is built; the
+//! flow then leaves the `plain` fast path): every packet sent takes a snapshot of the
+//! flow's delivery state in a ring indexed by sequence number; every ack that delivers
+//! packets (cumulatively, or SACKed with `sack = true`) yields a `RateSample`, given to
+//! the policy by `on_rate_sample` right after `on_ack` (new acks) or before the
+//! duplicate ack is acted on (duplicates that SACK new data). When the flow has no new
+//! data to send while the window has room (after `stop`), it is marked
+//! application-limited (`tcp_rate_check_app_limited`), and so whenever the policy asks
+//! (BBR's ProbeRTT).
+//!
 //! TSO-like batching (`tso`, off by default; after Linux `tcp_tso_should_defer`): while
 //! not in loss recovery and with data in flight, new data is held back until the window
 //! allows a full segment (`segment_bytes`, 64 kB) or 1/`divisor` of the window, or until
@@ -448,8 +468,8 @@ impl WindowSender {
             }
         }
         out.push(p);
-        if let Some(r) = self.rate.as_deref_mut().filter(|_| !PLAIN) {
-            r.on_sent(now, seq, self.snd_una, self.snd_max);
+        if !PLAIN && self.rate.is_some() {
+            self.rate_on_sent(now, seq);
         }
         self.cc.on_packet_sent(&SendSample { now, seq, retransmission: retx });
         c.sent += 1;
@@ -573,6 +593,7 @@ impl WindowSender {
 
     /// The flow has no new data while the window has room: with rate sampling, the flow
     /// is application-limited (Linux `tcp_rate_check_app_limited`).
+    #[cold]
     fn out_of_data(&mut self) {
         if let Some(r) = self.rate.as_deref_mut() {
             let in_flight = r.in_flight(self.snd_una, self.snd_max);
@@ -580,8 +601,19 @@ impl WindowSender {
         }
     }
 
+    /// A packet is sent: its delivery-rate snapshot.
+    #[inline(never)]
+    fn rate_on_sent(&mut self, now: SimTime, seq: u32) {
+        if let Some(r) = self.rate.as_deref_mut() {
+            r.on_sent(now, seq, self.snd_una, self.snd_max);
+        }
+    }
+
     /// The delivery-rate sample of an ack (`None` without rate sampling, or for a
-    /// duplicate ack that delivers nothing). Runs before the ack moves `snd_una`.
+    /// duplicate ack that delivers nothing). Runs before the ack moves `snd_una`. Out of
+    /// line, as the other rate-sample steps: only a policy that declares
+    /// `CcPolicy::RATE_SAMPLE` pays for them.
+    #[inline(never)]
     fn rate_sample(&mut self, now: SimTime, ack: &Packet, meta: &MetaSlab) -> Option<RateSample> {
         let r = self.rate.as_deref_mut()?;
         let sack = meta.get(ack.meta).map_or(&[][..], |m| m.sack.as_slice());
@@ -589,6 +621,7 @@ impl WindowSender {
     }
 
     /// Gives a rate sample to the policy; marks the flow application-limited if it asks.
+    #[inline(never)]
     fn deliver_rate_sample(&mut self, rs: &RateSample) {
         if self.cc.on_rate_sample(rs) {
             if let Some(r) = self.rate.as_deref_mut() {
@@ -701,7 +734,7 @@ impl WindowSender {
         c.rtt_samples += 1;
         c.rtt_sum_ps += sample.as_ps() as u128;
         rec.record(self.trace.as_deref().and_then(|t| t.rtt), now, || sample.as_secs_f64());
-        let rs = if PLAIN { None } else { self.rate_sample(now, ack, meta) };
+        let rs = if PLAIN || self.rate.is_none() { None } else { self.rate_sample(now, ack, meta) };
         if let Some(sb) = self.sb.as_deref_mut().filter(|_| !PLAIN) {
             if let Some(m) = meta.get(ack.meta) {
                 for &(a, b) in m.sack.as_slice() {
