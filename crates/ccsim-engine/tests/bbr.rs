@@ -91,7 +91,7 @@ name = "steady"
 start = "5s"
 end = "25s"
 [measure]
-series = ["f.cwnd", "f.bbr_bw", "f.bbr_min_rtt", "f.bbr_pacing_gain", "f.bbr_state"]
+series = ["f.cwnd", "f.rate", "f.rtt", "f.bbr_bw", "f.bbr_state"]
 "#;
 
 const BASE_RTT_S: f64 = 0.0449984;
@@ -115,11 +115,9 @@ fn a_single_bbr_flow_fills_the_bottleneck_with_less_than_a_bdp_queued() {
     let s = bottleneck(&r, "steady");
     assert!(s.utilization > 0.96, "utilisation {}", s.utilization);
     // The estimates: bw within 1 % of 10 Mbit/s; min RTT exactly the unloaded round trip
-    // (the first packet's, and again in ProbeRTT with 4 packets in flight).
+    // (the first packet's, and again in ProbeRTT with 4 packets in flight: below).
     let (_, bw) = series(&r, "f.bbr_bw");
     assert!((bw.last().unwrap() / 10e6 - 1.0).abs() < 0.01, "bw {:?}", bw.last());
-    let (_, min_rtt) = series(&r, "f.bbr_min_rtt");
-    assert!((min_rtt.last().unwrap() - BASE_RTT_S).abs() < 1e-12, "min RTT {:?}", min_rtt.last());
     assert!((f.rtt_min_s.unwrap() - BASE_RTT_S).abs() < 1e-12);
     // cwnd in PROBE_BW: 2 BDP, ceil(112.496) = 113, + 3 x 2 packets of burst allowance
     // (pacing at 7.5 to 12.5 Mbit/s: 2-packet bursts) = 119, even: 120.
@@ -150,11 +148,22 @@ fn bbr_goes_through_startup_drain_probe_bw_and_probe_rtt() {
     let during: Vec<f64> =
         t.iter().zip(cwnd).filter(|(t, _)| **t > in1 + 0.05 && **t < out1).map(|(_, c)| *c).collect();
     assert!(!during.is_empty() && during.iter().all(|&c| c == 4.0), "{during:?}");
-    // The gain cycle in PROBE_BW: only its three gains.
-    let gains = changes(&r, "f.bbr_pacing_gain");
-    let after: Vec<f64> = gains.iter().filter(|g| g.0 > states[2].0).map(|g| g.1).collect();
-    assert!(after.iter().all(|g| [1.25, 0.75, 1.0].contains(g)), "{after:?}");
-    assert!(after.windows(2).any(|w| w == [1.25, 0.75]), "5/4 is followed by 3/4");
+    // With 4 packets in flight the queue drains and the RTT falls back to the unloaded
+    // one, exactly.
+    let (t, rtt) = series(&r, "f.rtt");
+    let probe_min = t.iter().zip(rtt).filter(|(t, _)| **t > in1 && **t <= out1).map(|(_, v)| *v).fold(1.0, f64::min);
+    assert!((probe_min - BASE_RTT_S).abs() < 1e-12, "{probe_min}");
+    // The gain cycle in PROBE_BW: the pacing rate (the `rate` series, packets/s) over the
+    // bandwidth estimate (packets/s: bit/s / 8000) is one of its three gains.
+    let bw = changes(&r, "f.bbr_bw");
+    let bw_at = |t: f64| bw.iter().rev().find(|b| b.0 <= t).unwrap().1 / 8000.0;
+    let gains: Vec<f64> = changes(&r, "f.rate")
+        .iter()
+        .filter(|p| p.0 > states[2].0)
+        .map(|p| (p.1 / bw_at(p.0) * 1000.0).round() / 1000.0)
+        .collect();
+    assert!(gains.iter().all(|g| [1.25, 0.75, 1.0].contains(g)), "{gains:?}");
+    assert!(gains.windows(2).any(|w| w == [1.25, 0.75]), "5/4 is followed by 3/4: {gains:?}");
 }
 
 #[test]
