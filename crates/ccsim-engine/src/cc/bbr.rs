@@ -55,12 +55,14 @@
 //! 739/256, the drain gain down, 256/2.885 -> 88/256); bandwidth in packets per second
 //! scaled by 2^24 (4.9: packets per microsecond).
 //!
-//! The delivery-rate samples of the transport and where the window transport differs
-//! from Linux's: without SACK the window counts packets that duplicate acks reported
-//! as in flight, so in recovery the reported cwnd adds one packet per duplicate ack
-//! (Linux's `sacked_out` of Reno emulation), which lets one packet leave per packet
-//! delivered as Linux's packet conservation does; the duplicate acks of a flow without
-//! SACK give no rate samples.
+//! Where the window transport differs from Linux's: without SACK its window counts the
+//! packets that duplicate acks reported delivered as still in flight, so in that
+//! recovery the reported cwnd adds one packet per duplicate ack (Linux's `sacked_out`
+//! under Reno emulation), and one packet leaves per packet delivered as with Linux's
+//! packet conservation; the duplicate acks of a flow without SACK give no rate samples.
+//! The transport signals the fast retransmit before the first sample in recovery, so
+//! the conservation cwnd is set then, from the last sample's in flight (SACK) or the
+//! outstanding packets less the duplicate acks.
 //!
 //! Deviations: no long-term bandwidth (policer) estimation (`lt_bw`, 4.9's
 //! `bbr_lt_bw_sampling`): the estimate is always the windowed maximum; losses are
@@ -302,9 +304,6 @@ pub struct Bbr {
     delivered_time: SimTime,
     last_app_limited: bool,
     rng: Rng,
-    /// The outputs, refreshed after every event (`metrics` is read more often than
-    /// the state changes).
-    out: CcMetrics,
 }
 
 /// A gain in 1/256, rounded up (2.885 -> 739 as Linux's `BBR_UNIT * 2885 / 1000 + 1`).
@@ -362,22 +361,12 @@ impl Bbr {
             delivered_time: SimTime::ZERO,
             last_app_limited: false,
             rng,
-            out: CcMetrics::window(0),
         };
         // bbr_init: high_gain x cwnd per nominal 1 ms RTT (no RTT sample yet).
         let bw = ((cwnd as u128) << BW_SCALE) * 1000;
         b.set_pacing_rate(bw as u64, high_gain);
         b.set_tso_segs_goal();
-        b.refresh();
         b
-    }
-
-    /// Recomputes the outputs (`metrics`).
-    fn refresh(&mut self) {
-        let m = CcMetrics::window(self.window_pkts() as u64 * self.mss).with_pacing(self.pacing_rate, self.tso_segs);
-        self.out = m
-            .with_extra(0, "bbr_bw", self.max_bw_pps() * self.mss as f64 * 8.0)
-            .with_extra(1, "bbr_state", self.mode as u8 as f64);
     }
 
     pub fn mode(&self) -> Mode {
@@ -455,7 +444,6 @@ impl Bbr {
         self.set_tso_segs_goal();
         self.set_cwnd(rs, bw);
         self.losses = 0;
-        self.refresh();
         app_limited
     }
 
@@ -672,7 +660,6 @@ impl Bbr {
             }
         }
         self.in_flight = 1;
-        self.refresh();
     }
 
     /// The window the transport sees, packets: with recovery without SACK it counts
@@ -746,14 +733,12 @@ impl CongestionControl for Bbr {
         if self.ca_state == CaState::Loss && s.ack_seq >= self.loss_high {
             self.ca_state = CaState::Open;
         }
-        self.refresh();
     }
 
     fn on_dup_ack(&mut self, _now: SimTime) {
         if self.ca_state == CaState::Recovery && self.no_sack_recovery {
             self.dup_out += 1;
-            self.refresh();
-        }
+            }
     }
 
     fn on_congestion(&mut self, s: &CongestionSample) {
@@ -791,16 +776,20 @@ impl CongestionControl for Bbr {
             }
             Cause::Ecn => {}
         }
-        self.refresh();
     }
 
     fn on_rate_sample(&mut self, rs: &RateSample) -> bool {
         self.main(rs)
     }
 
-    #[inline]
+    /// Out of line: the transport's dispatch of `metrics` stays as cheap for the other
+    /// policies (docs/performance.md).
+    #[inline(never)]
     fn metrics(&self) -> CcMetrics {
-        self.out
+        CcMetrics::window(self.window_pkts() as u64 * self.mss)
+            .with_pacing(self.pacing_rate, self.tso_segs)
+            .with_extra(0, "bbr_bw", self.max_bw_pps() * self.mss as f64 * 8.0)
+            .with_extra(1, "bbr_state", self.mode as u8 as f64)
     }
 }
 
