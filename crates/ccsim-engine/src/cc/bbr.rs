@@ -59,7 +59,7 @@
 //! packets that duplicate acks reported delivered as still in flight, so in that
 //! recovery the reported cwnd adds one packet per duplicate ack (Linux's `sacked_out`
 //! under Reno emulation), and one packet leaves per packet delivered as with Linux's
-//! packet conservation; the duplicate acks of a flow without SACK give no rate samples.
+//! packet conservation.
 //! The transport signals the fast retransmit before the first sample in recovery, so
 //! the conservation cwnd is set then, from the last sample's in flight (SACK) or the
 //! outstanding packets less the duplicate acks.
@@ -597,12 +597,7 @@ impl Bbr {
     fn recover_or_restore(&mut self, rs: &RateSample) -> (u32, bool) {
         let acked = rs.acked_sacked;
         let mut cwnd = self.cwnd;
-        // Without SACK the sample's in flight still counts the duplicate-acked packets.
-        let in_flight = if self.no_sack_recovery && self.ca_state == CaState::Recovery {
-            rs.in_flight.saturating_sub(self.dup_out)
-        } else {
-            rs.in_flight
-        };
+        let in_flight = rs.in_flight;
         if self.losses > 0 {
             cwnd = cwnd.saturating_sub(self.losses).max(1);
         }

@@ -341,7 +341,7 @@ impl WindowSender {
             ecn_recover: None,
             rto_una: None,
             cwr_pending: false,
-            rate: rate_sample.then(Box::default),
+            rate: rate_sample.then(|| Box::new(RateSampler::new(cfg.sack))),
             sent_at: (cfg.rtt_sample == RttSample::Newest).then(Box::default),
             go_back_n: cfg.fast_retransmit == FastRetransmit::GoBackN,
             plain: !cfg.sack
@@ -617,7 +617,8 @@ impl WindowSender {
     fn rate_sample(&mut self, now: SimTime, ack: &Packet, meta: &MetaSlab) -> Option<RateSample> {
         let r = self.rate.as_deref_mut()?;
         let sack = meta.get(ack.meta).map_or(&[][..], |m| m.sack.as_slice());
-        r.on_ack(now, self.snd_una, ack.seq.max(self.snd_una), self.snd_max, sack)
+        let dup = ack.seq == self.snd_una && self.snd_max > self.snd_una;
+        r.on_ack(now, self.snd_una, ack.seq.max(self.snd_una), self.snd_max, sack, dup)
     }
 
     /// Gives a rate sample to the policy; marks the flow application-limited if it asks.
