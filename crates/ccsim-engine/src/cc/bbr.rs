@@ -414,7 +414,7 @@ impl Bbr {
     /// pacing rate, at least 2 (1 below 1.2 Mbit/s), at most 64 KB and 127 packets.
     fn set_tso_segs_goal(&mut self) {
         let min_segs = if self.pacing_rate < MIN_TSO_RATE_BPS { 1 } else { 2 };
-        let bytes = (self.pacing_rate / 8 >> 10).min(GSO_MAX_BYTES - 1);
+        let bytes = ((self.pacing_rate / 8) >> 10).min(GSO_MAX_BYTES - 1);
         self.tso_segs = (bytes / self.mss).max(min_segs).min(MAX_TSO_SEGS) as u32;
     }
 
@@ -519,7 +519,7 @@ impl Bbr {
         if self.full_bw_reached() || !self.round_start || rs.is_app_limited {
             return;
         }
-        let thresh = (self.full_bw as u128 * self.full_bw_thresh as u128 >> 8) as u64;
+        let thresh = ((self.full_bw as u128 * self.full_bw_thresh as u128) >> 8) as u64;
         if self.bw.get() >= thresh {
             self.full_bw = self.bw.get();
             self.full_bw_cnt = 0;
