@@ -123,7 +123,7 @@ def test_list_cc_gives_every_congestion_control_with_its_defaults():
     heads = [line.split("  ")[0] for line in lines if not line.startswith((" ", "("))]
     assert heads == [
         "generic", "tahoe (jk)", "reno", "newreno", "pp (packet_pair)", "da", "vegas",
-        "delay_aimd", "dctcp", "cubic",
+        "delay_aimd", "dctcp", "cubic", "bbr",
     ]  # fmt: skip
     params = {
         lines[i].split()[0]: lines[i + 1]

@@ -19,7 +19,7 @@ GOOD = {
               '{ kind = "red", w_q = 1.0, min_th = "3pkt", max_th = "3pkt", ecn = true, ecn_above_max_th = true }',
               '"codel"', '{ kind = "codel", ecn = true }', '"fq_codel"', '"pie"'],
     "cc": ["generic", "tahoe", "jk", "reno", "newreno", "vegas", "da", "pp", "packet_pair",
-           "delay_aimd", "dctcp", "cubic"],
+           "delay_aimd", "dctcp", "cubic", "bbr"],
     "option": ["", "delayed_ack = true", "ecn = true", 'rtt_sample = "newest"', 'out_of_order = "discard"',
                'max_window = "3pkt"', 'start_jitter = "50ms"', "handshake = true", "tso = true",
                'fast_retransmit = "go_back_n"', 'delayed_ack = true\nack_delay_min = "1ps"', "count = 3",
@@ -49,7 +49,7 @@ BAD = {
     "delay": ['"-1s"', "5"],
     "buffer": ['"0pkt"', '"4294967296pkt"', '"x"'],
     "qdisc": ['"codel"', '{ kind = "red", w_q = 0.0 }', '{ kind = "red", max_th = "1pkt" }'],
-    "cc": ["bbr", "", "pp\"\nsack = true\nx = \""],
+    "cc": ["hstcp", "", "pp\"\nsack = true\nx = \""],
     "option": ['max_window = "200000000pkt"', 'data_size = "600000000B"', "sack = 1",
                'start_jitter = "100s"', 'ack_delay = "1ms"', "count = 0",
                'params = { initial_rto = "1ps" }'],
@@ -60,7 +60,7 @@ BAD = {
                 '[[elements]]\nkind = "beacon"\nat = "r->b"\nto = "a"\nperiod = "1ps"'],
     "override": ["flows.w.params.initial_rto=0s", "no.such.key=1", "flows=[]", "links=7",
                  "flows.w.params.reference_window=4294967295", "measure.interval=1us",
-                 "defaults.cc=bbr", "flows.w.params" + ".x" * 5000 + "=1"],
+                 "defaults.cc=hstcp", "flows.w.params" + ".x" * 5000 + "=1"],
 }  # fmt: skip
 
 

@@ -32,6 +32,10 @@ pub mod stream {
     pub fn processing_jitter(c: usize) -> u64 {
         (4 << SHIFT) | c as u64
     }
+    /// Flow `i`'s congestion-control policy (BBR's gain-cycle phase).
+    pub fn cc(i: usize) -> u64 {
+        (5 << SHIFT) | i as u64
+    }
 }
 
 fn splitmix64(mut x: u64) -> u64 {

@@ -33,8 +33,11 @@ use serde::{Deserialize, Serialize};
 mod registry;
 /// Defined with the packet metadata that carries it (`meta::Control::Feedback`).
 pub use crate::packet::meta::Feedback;
+/// Defined with the sampler that computes it (`transport::rate_sample`).
+pub use crate::transport::rate_sample::RateSample;
 pub use registry::{CcInfo, CcPolicy, ReadParams};
 
+pub use bbr::BbrConfig;
 pub use cubic::CubicConfig;
 pub use da::{DaConfig, NdgSampling, RuleWindow};
 pub use dctcp::DctcpConfig;
@@ -58,6 +61,7 @@ registry! {
     delay_aimd::DelayAimd in Box,
     dctcp::Dctcp in Box,
     cubic::Cubic in Box,
+    bbr::Bbr in Box,
 }
 
 /// What the transport tells a policy about an ack that acknowledged new data.
@@ -165,13 +169,18 @@ pub struct CcMetrics {
     pub send_quantum: u32,
     /// Named values of the policy's own, recordable as series `<flow>.<name>` (names
     /// listed by `CcConfig::extra_series`).
-    pub extra: [Option<(&'static str, f64)>; 2],
+    pub extra: [Option<(&'static str, f64)>; EXTRA_SLOTS],
 }
+
+/// How many values of its own a policy may report (`CcMetrics::extra`). Each slot costs
+/// every policy's `metrics` (Reno's included) about two instructions per packet on the
+/// bench dumbbell (callgrind), so there are two.
+pub const EXTRA_SLOTS: usize = 2;
 
 impl CcMetrics {
     /// A window-based policy's metrics: `cwnd` bytes, nothing else.
     pub const fn window(cwnd: u64) -> Self {
-        CcMetrics { cwnd, ssthresh: None, pacing_rate: None, send_quantum: 1, extra: [None, None] }
+        CcMetrics { cwnd, ssthresh: None, pacing_rate: None, send_quantum: 1, extra: [None; EXTRA_SLOTS] }
     }
     pub const fn with_ssthresh(mut self, s: u64) -> Self {
         self.ssthresh = Some(s);
@@ -444,6 +453,15 @@ pub trait CongestionControl {
     fn on_congestion(&mut self, s: &CongestionSample);
     /// Feedback from the receiver or the network (rate-based and router-fed policies).
     fn on_feedback(&mut self, _now: SimTime, _fb: &Feedback) {}
+    /// A delivery-rate sample (`transport::rate_sample`), only for a policy that
+    /// declares `CcPolicy::RATE_SAMPLE`: on every ack that acknowledges new data, right
+    /// after `on_ack` for it (so the policy knows where the ack left loss recovery), and
+    /// on every duplicate ack that SACKs new data, before the transport acts on the
+    /// duplicate. Returns true to mark the flow application-limited until what is in
+    /// flight is delivered (Linux BBR sets `tp->app_limited` in ProbeRTT).
+    fn on_rate_sample(&mut self, _rs: &RateSample) -> bool {
+        false
+    }
     /// The policy's outputs.
     fn metrics(&self) -> CcMetrics;
     /// Congestion window, bytes (`metrics().cwnd`).
@@ -651,17 +669,23 @@ mod tests {
     #[test]
     fn the_registry_lists_every_policy_once_by_name_and_alias() {
         let names: Vec<&str> = CcConfig::ALL.iter().map(|i| i.name).collect();
-        assert_eq!(names, ["generic", "tahoe", "reno", "newreno", "pp", "da", "vegas", "delay_aimd", "dctcp", "cubic"]);
+        assert_eq!(
+            names,
+            ["generic", "tahoe", "reno", "newreno", "pp", "da", "vegas", "delay_aimd", "dctcp", "cubic", "bbr"]
+        );
         let mut all: Vec<&str> =
             CcConfig::ALL.iter().flat_map(|i| std::iter::once(&i.name).chain(i.aliases)).copied().collect();
-        assert_eq!(all.len(), 12);
+        assert_eq!(all.len(), 13);
         all.sort();
         all.dedup();
-        assert_eq!(all.len(), 12, "a name or alias is registered twice");
+        assert_eq!(all.len(), 13, "a name or alias is registered twice");
         // Only DCTCP needs ECN, with its own echo.
         let ecn: Vec<(&str, Option<crate::transport::receiver::EcnEcho>)> =
             CcConfig::ALL.iter().filter(|i| i.ecn_echo.is_some()).map(|i| (i.name, i.ecn_echo)).collect();
         assert_eq!(ecn, [("dctcp", Some(crate::transport::receiver::EcnEcho::Dctcp))]);
+        // Only BBR takes delivery-rate samples (the sender keeps snapshots for it alone).
+        let sampled: Vec<&str> = CcConfig::ALL.iter().filter(|i| i.rate_sample).map(|i| i.name).collect();
+        assert_eq!(sampled, ["bbr"]);
         assert!(CcConfig::ALL[1].answers_to("jk") && CcConfig::ALL[4].answers_to("packet_pair"));
         for info in CcConfig::ALL {
             // The default configuration is the policy's own, and its entry is this one.
@@ -747,7 +771,18 @@ mod tests {
         // Every name a policy's own series may have, each once, in registration order.
         assert_eq!(
             CcConfig::all_extra_series(),
-            ["reference_rtt", "base_rtt", "diff", "cc_rtt", "echo_rtt", "dctcp_alpha", "w_max", "cubic_k"]
+            [
+                "reference_rtt",
+                "base_rtt",
+                "diff",
+                "cc_rtt",
+                "echo_rtt",
+                "dctcp_alpha",
+                "w_max",
+                "cubic_k",
+                "bbr_bw",
+                "bbr_state"
+            ]
         );
         // DCTCP: window 10, g = 1/16, alpha from 1, its loss recovery after initial_ssthresh.
         let d = defaults("dctcp");
@@ -789,7 +824,7 @@ mod tests {
     #[test]
     fn a_name_outside_the_registry_selects_nothing() {
         let none = toml::Table::new();
-        assert!(CcConfig::from_params("bbr", &none, &Serde).is_none());
+        assert!(CcConfig::from_params("no_such_cc", &none, &Serde).is_none());
         let rfc = LossRecoveryConfig::RFC6298;
         assert_eq!(
             CcConfig::from_params("jk", &none, &Serde),

@@ -5,6 +5,7 @@
 //! built-in policies stays that of a hand-written enum) and the table `CcConfig::ALL`.
 
 use super::{CongestionControl, LossRecoveryConfig, LossRecoveryParams, RtoStyle};
+use crate::base::rng::Rng;
 use crate::transport::receiver::EcnEcho;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -31,8 +32,17 @@ pub trait CcPolicy: CongestionControl + Sized {
     /// the flow's own keys say otherwise. Default `None`: ECN off unless asked for, RFC
     /// 3168's echo.
     const ECN_ECHO: Option<EcnEcho> = None;
+    /// Whether it takes delivery-rate samples (`CongestionControl::on_rate_sample`): the
+    /// sender keeps per-packet snapshots for it (`transport::rate_sample`), and only for
+    /// it. Default: no.
+    const RATE_SAMPLE: bool = false;
     /// The per-flow state for segments of `mss` bytes and a window cap in packets.
     fn build(cfg: &Self::Config, mss: u64, max_window: u32) -> Self;
+    /// The same with the flow's own random stream (`base::rng::stream::cc`), for a
+    /// policy that draws random numbers. Default: `build`, the stream unused.
+    fn build_seeded(cfg: &Self::Config, mss: u64, max_window: u32, _rng: Rng) -> Self {
+        Self::build(cfg, mss, max_window)
+    }
     /// Checks the values; (parameter, message naming the value and the fix) for the
     /// first bad one. Default: every value accepted.
     fn check(_cfg: &Self::Config) -> Result<(), (&'static str, String)> {
@@ -66,6 +76,8 @@ pub struct CcInfo {
     pub sack: bool,
     /// `CcPolicy::ECN_ECHO`.
     pub ecn_echo: Option<EcnEcho>,
+    /// `CcPolicy::RATE_SAMPLE`.
+    pub rate_sample: bool,
     /// Its default configuration.
     pub default: fn() -> super::CcConfig,
     /// `CcPolicy::LOSS_RECOVERY`.
@@ -156,6 +168,7 @@ macro_rules! registry {
                         extra_series: <$ty as CcPolicy>::EXTRA_SERIES,
                         sack: <$ty as CcPolicy>::SACK,
                         ecn_echo: <$ty as CcPolicy>::ECN_ECHO,
+                        rate_sample: <$ty as CcPolicy>::RATE_SAMPLE,
                         default: || CcConfig::$ty(Default::default()),
                         loss_recovery: <$ty as CcPolicy>::LOSS_RECOVERY,
                         own_parameters: crate::base::fields::field_names::<<$ty as CcPolicy>::Config>,
@@ -200,10 +213,10 @@ macro_rules! registry {
             }
 
             /// Builds the per-flow state for segments of `mss` bytes and a window cap in
-            /// packets.
-            pub fn build(&self, mss: u64, max_window: u32) -> AnyCc {
+            /// packets, with the flow's random stream `rng`.
+            pub fn build(&self, mss: u64, max_window: u32, rng: crate::base::rng::Rng) -> AnyCc {
                 match self {
-                    $( CcConfig::$ty(c) => AnyCc::$ty(From::from(<$ty as CcPolicy>::build(c, mss, max_window))), )+
+                    $( CcConfig::$ty(c) => AnyCc::$ty(From::from(<$ty as CcPolicy>::build_seeded(c, mss, max_window, rng))), )+
                 }
             }
 
@@ -303,6 +316,12 @@ macro_rules! registry {
                 match self {
                     $( AnyCc::$ty(c) => c.on_feedback(now, fb), )+
                     AnyCc::Custom(x) => x.0.as_mut().on_feedback(now, fb),
+                }
+            }
+            fn on_rate_sample(&mut self, rs: &RateSample) -> bool {
+                match self {
+                    $( AnyCc::$ty(c) => c.on_rate_sample(rs), )+
+                    AnyCc::Custom(x) => x.0.as_mut().on_rate_sample(rs),
                 }
             }
             #[inline(always)]

@@ -586,7 +586,7 @@ mod tests {
     #[test]
     fn no_series_values_before_the_first_sample() {
         let v = Vegas::new(&VegasConfig::default(), MSS, 64);
-        assert_eq!(v.metrics().extra, [None, None]);
+        assert_eq!(v.metrics().extra, [None; crate::cc::EXTRA_SLOTS]);
     }
 
     #[test]

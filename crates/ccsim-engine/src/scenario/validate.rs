@@ -1537,7 +1537,7 @@ fn or_list<S: AsRef<str>>(names: &[S]) -> String {
 }
 
 /// The candidate closest to `name` by edit distance (Levenshtein), if it is within 2
-/// edits and fewer edits than `name` has characters (so "bbr" suggests nothing).
+/// edits and fewer edits than `name` has characters (so "bic" suggests nothing).
 fn nearest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let distance = |a: &str, b: &str| {
         let b: Vec<char> = b.chars().collect();

@@ -68,7 +68,8 @@ pub(crate) fn build(spec: &FlowSpec, cx: BuildCx<'_>) -> Built {
         FlowSpec::Window { cc, loss, data_size, ack_size, max_window, receiver, sender } => {
             let d = data(*data_size * 8);
             let a = answer(d, PacketKind::Ack, *ack_size);
-            let mut w = WindowSender::new(cc, loss, *sender, d, *max_window, cx.stop);
+            let rng = Rng::new(cx.seed, stream::cc(cx.flow));
+            let mut w = WindowSender::new(cc, loss, *sender, d, *max_window, cx.stop, rng);
             let series = cx.series;
             let mut trace = FlowTrace {
                 cwnd: series("cwnd", "pkts", false),
@@ -76,7 +77,7 @@ pub(crate) fn build(spec: &FlowSpec, cx: BuildCx<'_>) -> Built {
                 outstanding: series("outstanding", "pkts", false),
                 rtt: series("rtt", "s", true),
                 rate: series("rate", "pkts/s", false),
-                extra: [None, None],
+                extra: [None; crate::cc::EXTRA_SLOTS],
             };
             // The policy's own series: every known name requested gets a series (empty
             // unless this policy produces it), in a fixed order.
@@ -142,9 +143,10 @@ fn periods(on: &[(SimDuration, SimDuration)], offset: SimDuration) -> Vec<(SimTi
 
 /// Unit of a policy's own series.
 fn extra_unit(name: &str) -> &'static str {
-    if name.ends_with("rtt") {
-        "s"
-    } else {
-        "pkts"
+    match name {
+        "bbr_bw" => "bit/s",
+        "bbr_state" => "1",
+        n if n.ends_with("rtt") => "s",
+        _ => "pkts",
     }
 }

@@ -22,6 +22,7 @@ pub mod endpoint;
 pub mod rate_flow;
 pub mod cadpc;
 pub mod rap;
+pub mod rate_sample;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;

@@ -62,6 +62,26 @@
 //! an ack makes room. The pacing deadline is a second `LazyTimer` (`pace`), scheduled by
 //! the simulation like the retransmission timer; it costs nothing for window policies.
 //!
+//! Per-packet pacing (BBR): a policy that paces every packet returns its rate with a
+//! quantum of 1 (or small bursts, as BBR's quantum of Linux 4.9's TSO size: one packet
+//! below 1.2 Mbit/s, else 2 or more, which sch_fq paces as one unit); the same loop then
+//! sends a burst of that many packets every `quantum * data_size * 8 / rate` while the
+//! window has room, the next due one gap after the previous one left, as sch_fq's
+//! `time_next_packet` (Linux 4.9 `fq_dequeue`). The rate in force when a burst leaves
+//! sets the gap to the next. Nothing else is needed: the window is checked before each
+//! burst, so pacing and cwnd bound the flow together.
+//!
+//! Delivery-rate samples (`rate_sample::RateSampler`, Linux 4.9 `tcp_rate.c`), only for a
+//! policy that declares `CcPolicy::RATE_SAMPLE` (resolved when the sender is built; the
+//! flow then leaves the `plain` fast path): every packet sent takes a snapshot of the
+//! flow's delivery state in a ring indexed by sequence number; every ack that delivers
+//! packets (cumulatively, or SACKed with `sack = true`) yields a `RateSample`, given to
+//! the policy by `on_rate_sample` right after `on_ack` (new acks) or before the
+//! duplicate ack is acted on (duplicates that SACK new data). When the flow has no new
+//! data to send while the window has room (after `stop`), it is marked
+//! application-limited (`tcp_rate_check_app_limited`), and so whenever the policy asks
+//! (BBR's ProbeRTT).
+//!
 //! TSO-like batching (`tso`, off by default; after Linux `tcp_tso_should_defer`): while
 //! not in loss recovery and with data in flight, new data is held back until the window
 //! allows a full segment (`segment_bytes`, 64 kB) or 1/`divisor` of the window, or until
@@ -84,15 +104,17 @@
 //! wait for the timer (RFC 3168 6.1.2's last rule).
 
 use super::endpoint::{Io, SenderMetrics, SenderPolicy};
+use super::rate_sample::{RateSample, RateSampler};
 use super::rtt::RtoEstimator;
 use super::scoreboard::Scoreboard;
 use super::timer::LazyTimer;
 use super::{FlowCounters, RttStats};
+use crate::base::rng::Rng;
 use crate::base::time::{tx_time, SimDuration, SimTime};
 use crate::base::trace::{Recorder, SeriesId};
 use crate::cc::{
     AckSample, AnyCc, Cause, CcConfig, CcMetrics, CongestionControl, CongestionSample, LossRecoveryConfig, Recovery,
-    RecoveryAck, SendSample,
+    RecoveryAck, SendSample, EXTRA_SLOTS,
 };
 use crate::packet::meta::Feedback;
 use crate::packet::meta::MetaSlab;
@@ -192,7 +214,7 @@ pub struct FlowTrace {
     /// Pacing rate of rate-based policies, packets/s (nothing for window policies).
     pub rate: Option<SeriesId>,
     /// The policy's own values (`CcMetrics::extra`), by slot.
-    pub extra: [Option<SeriesId>; 2],
+    pub extra: [Option<SeriesId>; EXTRA_SLOTS],
 }
 
 /// A window transport's sender.
@@ -270,10 +292,14 @@ pub struct WindowSender {
     recovery_mode: Recovery,
     /// The next new data packet carries CWR.
     cwr_pending: bool,
+    /// Delivery-rate sampling (`transport::rate_sample`), for a policy that declares
+    /// `CcPolicy::RATE_SAMPLE`.
+    rate: Option<Box<RateSampler>>,
 }
 
 impl WindowSender {
-    /// The sender of a flow with policy `cc` and loss-recovery parameters `loss`.
+    /// The sender of a flow with policy `cc` and loss-recovery parameters `loss`; `rng`
+    /// is the policy's random stream (`base::rng::stream::cc`).
     pub fn new(
         cc: &CcConfig,
         loss: &LossRecoveryConfig,
@@ -281,9 +307,11 @@ impl WindowSender {
         data: Packet,
         max_window: u32,
         stop: SimTime,
+        rng: Rng,
     ) -> Self {
         let mss = (data.bits / 8) as u64;
-        let cc_state = cc.build(mss, max_window);
+        let cc_state = cc.build(mss, max_window, rng);
+        let rate_sample = cc.info().rate_sample;
         let loss = cc.loss_recovery(loss);
         let recovery_mode = loss.recovery;
         WindowSender {
@@ -313,6 +341,7 @@ impl WindowSender {
             ecn_recover: None,
             rto_una: None,
             cwr_pending: false,
+            rate: rate_sample.then(|| Box::new(RateSampler::new(cfg.sack))),
             sent_at: (cfg.rtt_sample == RttSample::Newest).then(Box::default),
             go_back_n: cfg.fast_retransmit == FastRetransmit::GoBackN,
             plain: !cfg.sack
@@ -321,7 +350,8 @@ impl WindowSender {
                 && recovery_mode == Recovery::Reno
                 && cfg.tso.is_none()
                 && cfg.handshake.is_none()
-                && cfg.fast_retransmit == FastRetransmit::Bsd,
+                && cfg.fast_retransmit == FastRetransmit::Bsd
+                && !rate_sample,
             tracing: false,
             whist: None,
             rtt: RttStats::default(),
@@ -334,14 +364,14 @@ impl WindowSender {
         self.tracing = t.cwnd.is_some()
             || t.ssthresh.is_some()
             || t.rate.is_some()
-            || t.extra != [None, None]
+            || t.extra.iter().any(Option::is_some)
             || self.whist.is_some();
         let any = t.cwnd.is_some()
             || t.ssthresh.is_some()
             || t.outstanding.is_some()
             || t.rtt.is_some()
             || t.rate.is_some()
-            || t.extra != [None, None];
+            || t.extra.iter().any(Option::is_some);
         self.trace = any.then(|| Box::new(t));
     }
 
@@ -438,6 +468,9 @@ impl WindowSender {
             }
         }
         out.push(p);
+        if !PLAIN && self.rate.is_some() {
+            self.rate_on_sent(now, seq);
+        }
         self.cc.on_packet_sent(&SendSample { now, seq, retransmission: retx });
         c.sent += 1;
         if retx {
@@ -536,6 +569,7 @@ impl WindowSender {
             let mut n = 0;
             while n < burst {
                 if self.snd_nxt >= self.snd_max && now >= self.stop {
+                    self.out_of_data();
                     break;
                 }
                 let mark = match (burst, n) {
@@ -555,6 +589,46 @@ impl WindowSender {
             self.next_send = now + tx_time((n as u64 * self.mss * 8).min(u32::MAX as u64) as u32, rate_bps);
         }
         rec.record(self.trace.as_deref().and_then(|t| t.outstanding), now, || self.outstanding() as f64);
+    }
+
+    /// The flow has no new data while the window has room: with rate sampling, the flow
+    /// is application-limited (Linux `tcp_rate_check_app_limited`).
+    #[cold]
+    fn out_of_data(&mut self) {
+        if let Some(r) = self.rate.as_deref_mut() {
+            let in_flight = r.in_flight(self.snd_una, self.snd_max);
+            r.mark_app_limited(in_flight);
+        }
+    }
+
+    /// A packet is sent: its delivery-rate snapshot.
+    #[inline(never)]
+    fn rate_on_sent(&mut self, now: SimTime, seq: u32) {
+        if let Some(r) = self.rate.as_deref_mut() {
+            r.on_sent(now, seq, self.snd_una, self.snd_max);
+        }
+    }
+
+    /// The delivery-rate sample of an ack (`None` without rate sampling, or for a
+    /// duplicate ack that delivers nothing). Runs before the ack moves `snd_una`. Out of
+    /// line, as the other rate-sample steps: only a policy that declares
+    /// `CcPolicy::RATE_SAMPLE` pays for them.
+    #[inline(never)]
+    fn rate_sample(&mut self, now: SimTime, ack: &Packet, meta: &MetaSlab) -> Option<RateSample> {
+        let r = self.rate.as_deref_mut()?;
+        let sack = meta.get(ack.meta).map_or(&[][..], |m| m.sack.as_slice());
+        let dup = ack.seq == self.snd_una && self.snd_max > self.snd_una;
+        r.on_ack(now, self.snd_una, ack.seq.max(self.snd_una), self.snd_max, sack, dup)
+    }
+
+    /// Gives a rate sample to the policy; marks the flow application-limited if it asks.
+    #[inline(never)]
+    fn deliver_rate_sample(&mut self, rs: &RateSample) {
+        if self.cc.on_rate_sample(rs) {
+            if let Some(r) = self.rate.as_deref_mut() {
+                r.mark_app_limited(rs.in_flight);
+            }
+        }
     }
 
     /// SACK recovery's sending loop (RFC 6675 step 4.5 / 5): while pipe < cwnd, send
@@ -661,6 +735,7 @@ impl WindowSender {
         c.rtt_samples += 1;
         c.rtt_sum_ps += sample.as_ps() as u128;
         rec.record(self.trace.as_deref().and_then(|t| t.rtt), now, || sample.as_secs_f64());
+        let rs = if PLAIN || self.rate.is_none() { None } else { self.rate_sample(now, ack, meta) };
         if let Some(sb) = self.sb.as_deref_mut().filter(|_| !PLAIN) {
             if let Some(m) = meta.get(ack.meta) {
                 for &(a, b) in m.sack.as_slice() {
@@ -712,6 +787,9 @@ impl WindowSender {
                 ack_seq: self.snd_una,
                 recovery,
             });
+            if let Some(rs) = rs.as_ref().filter(|_| !PLAIN) {
+                self.deliver_rate_sample(rs);
+            }
             let sack_recovery = !PLAIN && self.sb.is_some() && self.recover.is_some();
             let partial = !PLAIN && recovery == RecoveryAck::Partial;
             if !(partial && !sack_recovery && self.partial_seen) {
@@ -734,6 +812,9 @@ impl WindowSender {
             }
         } else if ack.seq == self.snd_una && self.snd_max > self.snd_una {
             self.dupacks += 1;
+            if let Some(rs) = rs.as_ref().filter(|_| !PLAIN) {
+                self.deliver_rate_sample(rs);
+            }
             if !PLAIN && ack.has(FLAG_ECE) {
                 self.ecn_echo(now, c);
             }
@@ -943,7 +1024,15 @@ mod tests {
         }
         fn with(cc: CcConfig, cfg: SenderConfig, max_window: u32) -> Self {
             let data = Packet::new(PacketKind::Data, 0, 1000);
-            let s = WindowSender::new(&cc, &cc.default_loss_recovery(), cfg, data, max_window, SimTime::MAX);
+            let s = WindowSender::new(
+                &cc,
+                &cc.default_loss_recovery(),
+                cfg,
+                data,
+                max_window,
+                SimTime::MAX,
+                Rng::new(1, 0),
+            );
             T { s, c: FlowCounters::default(), out: Vec::new(), rec: Recorder::default(), meta: MetaSlab::default() }
         }
         fn start(&mut self, t: u64) {

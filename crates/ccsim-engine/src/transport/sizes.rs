@@ -21,8 +21,10 @@ mod tests {
             // (Inline in the simulation's array, 64-byte aligned; a box would add an
             // allocator header and a pointer of its own.)
             ("Endpoint", size_of::<Endpoint>(), 960),
-            ("Sender", size_of::<Sender>(), 496),
-            ("WindowSender", size_of::<WindowSender>(), 496),
+            // (512 B since the delivery-rate sampler's box pointer; `Endpoint` keeps its
+            // 960 B: docs/performance.md.)
+            ("Sender", size_of::<Sender>(), 512),
+            ("WindowSender", size_of::<WindowSender>(), 512),
             ("AnyCc", size_of::<AnyCc>(), 48),
             ("Receiver", size_of::<Receiver>(), 216),
             ("AckReceiver", size_of::<AckReceiver>(), 216),
