@@ -157,9 +157,9 @@ def test_bench_cc_runs_a_registered_policy_and_refuses_others():
     vegas = json.loads(ok(run_cli(*args, "--cc", "vegas")))
     assert (reno["cc"], vegas["cc"]) == ("reno", "vegas")
     assert vegas["events"] != reno["events"], "the congestion control must change the run"
-    result = run_cli(*args, "--cc", "hstcp")
+    result = run_cli(*args, "--cc", "westwood")
     assert result.returncode == 2
-    assert "invalid choice: 'hstcp' (choose from 'generic', 'tahoe', 'reno'" in result.stderr
+    assert "invalid choice: 'westwood' (choose from 'generic', 'tahoe', 'reno'" in result.stderr
 
 
 def test_list_qdisc_gives_every_discipline_with_its_defaults():

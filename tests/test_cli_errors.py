@@ -114,11 +114,11 @@ def test_pcap_naming_a_file_is_a_user_error_before_the_run(tmp_path):
 
 
 def test_a_misspelt_default_cc_is_an_error_even_when_every_flow_names_its_own():
-    # tiny.toml's window flows all set cc, so defaults.cc=hstcp used to do nothing silently.
+    # tiny.toml's window flows all set cc, so defaults.cc=westwood used to do nothing silently.
     assert_user_error(
-        run_cli("run", DATA / "tiny.toml", "--set", "defaults.cc=hstcp"),
+        run_cli("run", DATA / "tiny.toml", "--set", "defaults.cc=westwood"),
         "defaults.cc",
-        "unknown congestion control 'hstcp'",
+        "unknown congestion control 'westwood'",
     )
 
 

@@ -49,7 +49,7 @@ BAD = {
     "delay": ['"-1s"', "5"],
     "buffer": ['"0pkt"', '"4294967296pkt"', '"x"'],
     "qdisc": ['"codel"', '{ kind = "red", w_q = 0.0 }', '{ kind = "red", max_th = "1pkt" }'],
-    "cc": ["hstcp", "", "pp\"\nsack = true\nx = \""],
+    "cc": ["westwood", "", "pp\"\nsack = true\nx = \""],
     "option": ['max_window = "200000000pkt"', 'data_size = "600000000B"', "sack = 1",
                'start_jitter = "100s"', 'ack_delay = "1ms"', "count = 0",
                'params = { initial_rto = "1ps" }'],
@@ -60,7 +60,7 @@ BAD = {
                 '[[elements]]\nkind = "beacon"\nat = "r->b"\nto = "a"\nperiod = "1ps"'],
     "override": ["flows.w.params.initial_rto=0s", "no.such.key=1", "flows=[]", "links=7",
                  "flows.w.params.reference_window=4294967295", "measure.interval=1us",
-                 "defaults.cc=hstcp", "flows.w.params" + ".x" * 5000 + "=1"],
+                 "defaults.cc=westwood", "flows.w.params" + ".x" * 5000 + "=1"],
 }  # fmt: skip
 
 

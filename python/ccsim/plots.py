@@ -41,6 +41,15 @@ QUANTITIES: dict[str, tuple[str, str]] = {
     "queue": ("queue length", "packets"),
     "sojourn": ("time in queue", "s"),
     "avg": ("RED average queue", "packets"),
+    "w_max": ("CUBIC W_max", "packets"),
+    "cubic_k": ("CUBIC K", "s"),
+    "dctcp_alpha": ("DCTCP alpha", "fraction marked"),
+    "bbr_bw": ("BBR bandwidth estimate", "bit/s"),
+    "bbr_state": ("BBR state (0 startup, 1 drain, 2 probe_bw, 3 probe_rtt)", "state"),
+    "dropping": ("CoDel dropping state", "0/1"),
+    "drop_next": ("CoDel next drop time", "s"),
+    "drop_prob": ("PIE drop probability", "probability"),
+    "qdelay": ("PIE queue delay", "s"),
 }
 
 

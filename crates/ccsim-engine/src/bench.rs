@@ -267,11 +267,11 @@ mod tests {
         for f in &sc.flows {
             assert!(matches!(&f.spec, FlowSpec::Window { cc: CcConfig::Tahoe(_), .. }));
         }
-        let e = cc_by_name("hstcp").unwrap_err();
+        let e = cc_by_name("westwood").unwrap_err();
         assert_eq!(e.field, "cc");
         assert_eq!(
             e.message,
-            "unknown congestion control 'hstcp'; use one of generic, tahoe, reno, newreno, pp, da, vegas, delay_aimd, dctcp, cubic, bbr"
+            "unknown congestion control 'westwood'; use one of generic, tahoe, reno, newreno, pp, da, vegas, delay_aimd, dctcp, cubic, bbr"
         );
     }
 }

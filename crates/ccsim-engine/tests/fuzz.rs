@@ -39,7 +39,7 @@ fn ccs() -> &'static [&'static str] {
     });
     &CCS
 }
-const BAD_CCS: &[&str] = &["hstcp"];
+const BAD_CCS: &[&str] = &["westwood"];
 const PARAMS: &[&str] = &["", "", "", "initial_rto = \"200ms\"", "initial_rto = \"1us\""];
 /// A policy with parameters of its own (valid ones, at their extremes).
 const CC_PARAMS: &[&str] = &[
@@ -155,7 +155,7 @@ const BAD_OVERRIDES: &[&str] = &[
     "no.such.key=1",
     "flows=[]",
     "links=7",
-    "defaults.cc=hstcp",
+    "defaults.cc=westwood",
     "flows.w.params.x.x.x.x.x.x.x.x.x.x.x.x.x.x.x.x.x.x=1",
 ];
 
@@ -248,7 +248,7 @@ fn the_inputs_that_used_to_abort_or_hang_are_errors_now() {
         (vec!["flows.f.cc=generic", "flows.f.params.initial_rto=1ns"], "flows.f.params.initial_rto"),
         (vec!["flows.f.params.min_rto=1ps", "flows.f.params.max_rto=1ps"], "flows.f.params.min_rto"),
         // Accepted silently when every window flow names its own cc.
-        (vec!["defaults.cc=hstcp", "flows.f.cc=reno"], "defaults.cc"),
+        (vec!["defaults.cc=westwood", "flows.f.cc=reno"], "defaults.cc"),
     ] {
         let o: Vec<String> = o.iter().map(|s| s.to_string()).collect();
         let e = run_text(base, "x.toml", &o, None).err().unwrap_or_else(|| panic!("{o:?} accepted"));

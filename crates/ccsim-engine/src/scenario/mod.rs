@@ -412,25 +412,25 @@ mod tests {
     #[test]
     fn an_unknown_congestion_control_is_refused_with_the_registrys_names() {
         let text = format!(
-            "{MIN}[[links]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\n[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\ncc = \"hstcp\"\n"
+            "{MIN}[[links]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\n[[flows]]\nname = \"f\"\nfrom = \"a\"\nto = \"b\"\ncc = \"westwood\"\n"
         );
         let e = parse(&text, "f.toml", &[]).unwrap_err();
         assert_eq!(e.field, "flows.f.cc");
         assert_eq!(
             e.message,
-            "unknown congestion control 'hstcp'; use one of generic, tahoe (jk), reno, newreno, pp (packet_pair), da, \
+            "unknown congestion control 'westwood'; use one of generic, tahoe (jk), reno, newreno, pp (packet_pair), da, \
              vegas, delay_aimd, dctcp, cubic, bbr"
         );
         // A near miss is named: one edit from "vegas", two from "reno", "jk" by alias.
         for (typo, meant) in [("vegass", "vegas"), ("rneo", "reno"), ("jj", "jk"), ("NewReno", "newreno")] {
-            let e = parse(&text.replace("\"hstcp\"", &format!("\"{typo}\"")), "f.toml", &[]).unwrap_err();
+            let e = parse(&text.replace("\"westwood\"", &format!("\"{typo}\"")), "f.toml", &[]).unwrap_err();
             let want = format!("unknown congestion control '{typo}' (did you mean '{meant}'?); use one of generic,");
             assert!(e.message.starts_with(&want), "{}", e.message);
         }
         // Each name and alias of the registry is accepted.
         for info in crate::cc::CcConfig::ALL {
             for n in std::iter::once(&info.name).chain(info.aliases) {
-                let sc = parse(&text.replace("\"hstcp\"", &format!("\"{n}\"")), "f.toml", &[]).unwrap();
+                let sc = parse(&text.replace("\"westwood\"", &format!("\"{n}\"")), "f.toml", &[]).unwrap();
                 match &sc.flows[0].spec {
                     FlowSpec::Window { cc, .. } => assert_eq!(cc.name(), info.name),
                     other => panic!("{other:?}"),
