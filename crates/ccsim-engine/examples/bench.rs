@@ -1,11 +1,12 @@
 //! Runs the `ccsim bench` dumbbell from Rust and prints build and run time, rates and
 //! peak memory (a development aid for profiling; the user-facing command is `ccsim bench`).
-//! Usage: cargo run --release --example bench -- [FLOWS] [BOTTLENECK_BPS] [SECONDS] [fcfs|fq]
-//! [prefetch|noprefetch|prefetch1|prefetch2] (the last overrides `Simulation::set_prefetch`'s
+//! Usage: cargo run --release --example bench -- [FLOWS] [BOTTLENECK_BPS] [SECONDS] [QDISC] [CC]
+//! [prefetch|noprefetch|prefetch1|prefetch2] (QDISC and CC: names of the registries, default
+//! drop-tail, or DCTCP's step marking for a policy that needs ECN, and reno; the last overrides `Simulation::set_prefetch`'s
 //! default; the digit sets how many events ahead, `Simulation::set_prefetch_ahead`).
 //! (SECONDS may be fractional: `0.001` times the build of an idle network.)
 use ccsim_engine::{
-    bench::{dumbbell_with, qdisc_by_name},
+    bench::{bottleneck_qdisc, cc_by_name, dumbbell_cc},
     sim::Simulation,
     time::SimDuration,
 };
@@ -31,10 +32,13 @@ fn main() {
     let secs = a.get(2).copied().unwrap_or(60.0);
     let words: Vec<&str> = args.iter().filter(|s| s.parse::<f64>().is_err()).map(String::as_str).collect();
     let is_prefetch = |w: &str| w.ends_with("prefetch") || w.starts_with("prefetch");
-    let qdisc = qdisc_by_name(words.iter().copied().find(|w| !is_prefetch(w)).unwrap_or("fcfs")).expect("fcfs or fq");
+    let is_cc = |w: &str| cc_by_name(w).is_ok();
+    let cc = cc_by_name(words.iter().copied().find(|w| is_cc(w)).unwrap_or("reno")).expect("a registered policy");
+    let qdisc = words.iter().copied().find(|w| !is_prefetch(w) && !is_cc(w));
+    let qdisc = bottleneck_qdisc(&cc, rate, qdisc).expect("a registered discipline");
     let prefetch = words.iter().copied().find(|w| is_prefetch(w));
     let t_sc = Instant::now();
-    let sc = dumbbell_with(flows, rate, SimDuration::from_secs_f64(secs), qdisc).expect("valid bench arguments");
+    let sc = dumbbell_cc(flows, rate, SimDuration::from_secs_f64(secs), qdisc, cc).expect("valid bench arguments");
     let scenario = t_sc.elapsed().as_secs_f64();
     let t0 = Instant::now();
     let mut sim = Simulation::new(sc, None);
