@@ -265,9 +265,9 @@ def test_bench_qdisc_runs_a_registered_discipline_and_refuses_others():
     red = json.loads(ok(run_cli(*args, "--qdisc", "red")))
     assert (fcfs["qdisc"], red["qdisc"]) == ("fcfs", "red")
     assert red["events"] != fcfs["events"], "the discipline must change the run"
-    result = run_cli(*args, "--qdisc", "codel")
+    result = run_cli(*args, "--qdisc", "sfq")
     assert result.returncode == 2
-    assert "invalid choice: 'codel' (choose from 'fcfs', 'fq', 'red')" in result.stderr
+    assert "invalid choice: 'sfq' (choose from 'fcfs', 'fq', 'red', 'codel', 'fq_codel', 'pie')" in result.stderr
 
 
 @pytest.fixture(scope="module")

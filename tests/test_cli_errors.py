@@ -84,7 +84,7 @@ def test_unknown_reproduction():
         (["--bottleneck=-5Mbps"], "--bottleneck"),
         (["--time", "ten"], "--time"),
         (["--flows", "0"], "--flows"),
-        (["--qdisc", "codel"], "--qdisc"),
+        (["--qdisc", "sfq"], "--qdisc"),
         (["--repeat", "0"], "--repeat"),
         (["--repeat", "1001"], "--repeat"),
         (["--repeat", "many"], "--repeat"),

@@ -687,3 +687,23 @@ fn reds_average_is_a_series_of_the_channel_and_with_weight_one_the_queue_found()
     // The reverse direction of the RED link is RED too.
     assert!(ccsim_engine::parse(&RED_AVG.replace("r1->r2.avg", "r2->r1.avg"), "t.toml", &[]).is_ok());
 }
+
+/// A beacon on r->b sends to a every 10 ms, the last at the run's end (100 ms): its
+/// packet starts on r->a at that instant. The totals count it; the last interval, which
+/// ends there, must count it too, so the ten intervals add up to the totals (the
+/// boundary at the end time is measured after every event of that instant).
+#[test]
+fn intervals_add_up_to_the_totals_with_an_event_at_the_end_time() {
+    let text = "[scenario]\nname = \"end\"\nduration = \"100ms\"\n[nodes]\nhosts = [\"a\", \"b\"]\nrouters = [\"r\"]\n\
+                [[links]]\nbetween = [\"a\", \"r\"]\nrate = \"10Mbps\"\n[[links]]\nbetween = [\"r\", \"b\"]\nrate = \"64kbps\"\n\
+                [[flows]]\nname = \"w\"\nfrom = \"a\"\nto = \"b\"\n\
+                [[elements]]\nkind = \"beacon\"\nat = \"r->b\"\nto = \"a\"\nperiod = \"10ms\"\n";
+    let r = run(text, &["measure.interval=10ms"], None);
+    for l in &r.links {
+        let by_interval: u64 =
+            r.intervals.iter().map(|iv| iv.links.iter().find(|x| x.name == l.name).unwrap().tx_pkts).sum();
+        assert_eq!(by_interval, l.tx_pkts, "channel {}", l.name);
+    }
+    let ra = r.links.iter().find(|l| l.name == "r->a").unwrap();
+    assert_eq!(ra.tx_pkts, 10, "a beacon packet at 10, 20, ..., 100 ms");
+}

@@ -68,7 +68,7 @@ use super::{
 };
 use crate::base::time::SimTime;
 use crate::packet::FLAG_ECE;
-use crate::transport::receiver::EcnEcho;
+use super::EcnEcho;
 use serde::{Deserialize, Serialize};
 
 /// Parameters of DCTCP (`[flows.params]`, by these names; the transport's loss-recovery

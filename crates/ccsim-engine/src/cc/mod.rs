@@ -34,7 +34,6 @@ mod registry;
 /// Defined with the packet metadata that carries it (`meta::Control::Feedback`).
 pub use crate::packet::meta::Feedback;
 /// Defined with the sampler that computes it (`transport::rate_sample`).
-pub use crate::transport::rate_sample::RateSample;
 pub use registry::{CcInfo, CcPolicy, ReadParams};
 
 pub use bbr::BbrConfig;
@@ -62,6 +61,68 @@ registry! {
     dctcp::Dctcp in Box,
     cubic::Cubic in Box,
     bbr::Bbr in Box,
+}
+
+/// A delivery-rate sample, given to a policy that declares `CcPolicy::RATE_SAMPLE`
+/// (`CongestionControl::on_rate_sample`) on every ack that acknowledges new data and
+/// on every duplicate ack that SACKs new data. Linux's `struct rate_sample` plus the
+/// flow's counters a policy reads from `tcp_sock`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RateSample {
+    pub now: SimTime,
+    /// The flow's packets delivered so far, after this ack (`tp->delivered`).
+    pub total_delivered: u64,
+    /// When the last delivery was acknowledged (`tp->delivered_mstamp`).
+    pub delivered_time: SimTime,
+    /// Packets this ack newly acknowledged or SACKed (`rs->acked_sacked`).
+    pub acked_sacked: u32,
+    /// P's snapshot of `delivered` (`rs->prior_delivered`); `None`: no newly delivered
+    /// packet carried a snapshot.
+    pub prior_delivered: Option<u64>,
+    /// Packets delivered over the interval: `total_delivered - prior_delivered`.
+    pub delivered: u64,
+    /// The sampling interval, max(send phase, ack phase); `None` when the sample is not
+    /// valid (no P, or an interval below the minimum RTT).
+    pub interval: Option<SimDuration>,
+    /// P was sent while the flow was application-limited.
+    pub is_app_limited: bool,
+    /// Time since P was sent; `None` if P was a retransmission.
+    pub rtt: Option<SimDuration>,
+    /// Packets outstanding before this ack (sent, not cumulatively acknowledged, not
+    /// SACKed).
+    pub prior_in_flight: u32,
+    /// The same after this ack.
+    pub in_flight: u32,
+}
+
+impl RateSample {
+    /// The delivery rate, packets per second, when the sample is valid.
+    pub fn rate_pps(&self) -> Option<f64> {
+        let i = self.interval?;
+        Some(self.delivered as f64 * crate::base::time::PS_PER_S as f64 / i.as_ps() as f64)
+    }
+}
+
+/// How a receiver echoes CE marks (`ReceiverConfig::ecn_echo`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnEcho {
+    /// RFC 3168 section 6.1.3: ECE on every ack from a CE mark until CWR arrives.
+    #[default]
+    Rfc3168,
+    /// RFC 8257 section 3.2: each ack's ECE is the CE mark of the packets it
+    /// acknowledges (an immediate ack when the mark changes).
+    Dctcp,
+}
+
+impl EcnEcho {
+    /// The name a scenario file gives (`ecn_echo = "..."`).
+    pub fn name(self) -> &'static str {
+        match self {
+            EcnEcho::Rfc3168 => "rfc3168",
+            EcnEcho::Dctcp => "dctcp",
+        }
+    }
 }
 
 /// What the transport tells a policy about an ack that acknowledged new data.
@@ -680,9 +741,9 @@ mod tests {
         all.dedup();
         assert_eq!(all.len(), 13, "a name or alias is registered twice");
         // Only DCTCP needs ECN, with its own echo.
-        let ecn: Vec<(&str, Option<crate::transport::receiver::EcnEcho>)> =
+        let ecn: Vec<(&str, Option<EcnEcho>)> =
             CcConfig::ALL.iter().filter(|i| i.ecn_echo.is_some()).map(|i| (i.name, i.ecn_echo)).collect();
-        assert_eq!(ecn, [("dctcp", Some(crate::transport::receiver::EcnEcho::Dctcp))]);
+        assert_eq!(ecn, [("dctcp", Some(EcnEcho::Dctcp))]);
         // Only BBR takes delivery-rate samples (the sender keeps snapshots for it alone).
         let sampled: Vec<&str> = CcConfig::ALL.iter().filter(|i| i.rate_sample).map(|i| i.name).collect();
         assert_eq!(sampled, ["bbr"]);

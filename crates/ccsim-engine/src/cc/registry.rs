@@ -4,9 +4,9 @@
 //! `AnyCc` enums, their enum dispatch (a `match`, no vtable: the per-ack cost of the
 //! built-in policies stays that of a hand-written enum) and the table `CcConfig::ALL`.
 
+use super::EcnEcho;
 use super::{CongestionControl, LossRecoveryConfig, LossRecoveryParams, RtoStyle};
 use crate::base::rng::Rng;
-use crate::transport::receiver::EcnEcho;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 

@@ -225,6 +225,7 @@ impl Simulation {
         while budget > 0 {
             let Some((now, e)) = self.pop_next(end) else {
                 self.finished = true;
+                self.measure_end_again();
                 return true;
             };
             self.dispatch(now, e);
@@ -556,6 +557,29 @@ impl Simulation {
         self.net.routes.push(ROUTE_END);
         self.emit_routes.insert((from, to), route);
         Some(route)
+    }
+
+    /// Measures the boundaries at the run's end time again once every event of that
+    /// instant has run: the run's totals take the events of its last picosecond, so the
+    /// last phase or interval ending there takes them too, and intervals add up to the
+    /// totals (as the last bucket of a sampled series takes the samples at the end
+    /// time). A boundary before the end sees that instant's departures and none of its
+    /// other events (docs/architecture.md, "Simultaneous events").
+    fn measure_end_again(&mut self) {
+        let end = self.end;
+        for k in 0..self.boundaries.len() {
+            if self.boundaries[k] != end || self.snapshots[k].is_none() {
+                continue;
+            }
+            for c in self.channels.iter_mut() {
+                c.settle(end);
+            }
+            self.snapshots[k] = Some(Snapshot {
+                time: end,
+                flows: self.flows.iter().map(|f| *f.counters()).collect(),
+                channels: self.channels.iter().map(Channel::counters).collect(),
+            });
+        }
     }
 
     fn snapshot(&mut self, k: usize, now: SimTime) {

@@ -41,47 +41,10 @@
 //! sample); a packet SACKed before a timeout stays delivered when the sender resends it
 //! after the timeout cleared its scoreboard.
 
-use crate::base::time::{SimDuration, SimTime, PS_PER_S};
+use crate::base::time::{SimDuration, SimTime};
 
-/// A delivery-rate sample, given to a policy that declares `CcPolicy::RATE_SAMPLE`
-/// (`CongestionControl::on_rate_sample`) on every ack that acknowledges new data and
-/// on every duplicate ack that SACKs new data. Linux's `struct rate_sample` plus the
-/// flow's counters a policy reads from `tcp_sock`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RateSample {
-    pub now: SimTime,
-    /// The flow's packets delivered so far, after this ack (`tp->delivered`).
-    pub total_delivered: u64,
-    /// When the last delivery was acknowledged (`tp->delivered_mstamp`).
-    pub delivered_time: SimTime,
-    /// Packets this ack newly acknowledged or SACKed (`rs->acked_sacked`).
-    pub acked_sacked: u32,
-    /// P's snapshot of `delivered` (`rs->prior_delivered`); `None`: no newly delivered
-    /// packet carried a snapshot.
-    pub prior_delivered: Option<u64>,
-    /// Packets delivered over the interval: `total_delivered - prior_delivered`.
-    pub delivered: u64,
-    /// The sampling interval, max(send phase, ack phase); `None` when the sample is not
-    /// valid (no P, or an interval below the minimum RTT).
-    pub interval: Option<SimDuration>,
-    /// P was sent while the flow was application-limited.
-    pub is_app_limited: bool,
-    /// Time since P was sent; `None` if P was a retransmission.
-    pub rtt: Option<SimDuration>,
-    /// Packets outstanding before this ack (sent, not cumulatively acknowledged, not
-    /// SACKed).
-    pub prior_in_flight: u32,
-    /// The same after this ack.
-    pub in_flight: u32,
-}
-
-impl RateSample {
-    /// The delivery rate, packets per second, when the sample is valid.
-    pub fn rate_pps(&self) -> Option<f64> {
-        let i = self.interval?;
-        Some(self.delivered as f64 * PS_PER_S as f64 / i.as_ps() as f64)
-    }
-}
+/// Defined with the other samples a policy receives (`cc::RateSample`).
+pub use crate::cc::RateSample;
 
 /// The snapshot a packet takes when sent (`TCP_SKB_CB(skb)->tx`).
 #[derive(Clone, Copy, Debug, Default)]

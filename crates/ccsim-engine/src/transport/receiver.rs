@@ -65,27 +65,8 @@ impl Default for DelayedAck {
     }
 }
 
-/// How a receiver echoes CE marks (`ReceiverConfig::ecn_echo`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EcnEcho {
-    /// RFC 3168 section 6.1.3: ECE on every ack from a CE mark until CWR arrives.
-    #[default]
-    Rfc3168,
-    /// RFC 8257 section 3.2: each ack's ECE is the CE mark of the packets it
-    /// acknowledges (an immediate ack when the mark changes).
-    Dctcp,
-}
-
-impl EcnEcho {
-    /// The name a scenario file gives (`ecn_echo = "..."`).
-    pub fn name(self) -> &'static str {
-        match self {
-            EcnEcho::Rfc3168 => "rfc3168",
-            EcnEcho::Dctcp => "dctcp",
-        }
-    }
-}
+/// Defined with the policies that declare the echo they need (`cc::EcnEcho`).
+pub use crate::cc::EcnEcho;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReceiverConfig {
