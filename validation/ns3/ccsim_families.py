@@ -1,7 +1,10 @@
 """Run one case family of families.py in ccsim, every case with every seed (run with the
 ccsim virtual environment).
 
-    python ccsim_families.py FAMILY out/ccsim-FAMILY.json [SEEDS]
+    python ccsim_families.py FAMILY out/ccsim-FAMILY.json [SEEDS] [--only TEXT] [PARAM=JSON ...]
+
+--only runs the cases whose name contains TEXT; PARAM=JSON settings go into every
+window flow's params (a model-difference check, e.g. reno_friendly=false).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ def _qdisc(case: dict) -> dict | str:
     raise ValueError(q)
 
 
-def scenario(case: dict, seed: int) -> dict:
+def scenario(case: dict, seed: int, extra: dict | None = None) -> dict:
     n = case["flows"]
     cbr = case["cbr_bps"] > 0
     m = n + 1 if cbr else n
@@ -58,6 +61,7 @@ def scenario(case: dict, seed: int) -> dict:
     params: dict = {"initial_window": 10, "min_rto": f"{case['min_rto_s']}s"}
     if case["cc"] == "cubic":
         params.update({"c": 0.4, "beta": 0.7, "fast_convergence": True, "reno_friendly": True, "hystart": False})
+    params.update(extra or {})
     flows = [
         {"name": f"f{i}", "from": f"s{i}", "to": f"d{i}", "cc": case["cc"], "sack": True, "start_jitter": f"{case['jitter_s']}s", "params": params}
         for i in range(n)
@@ -74,9 +78,9 @@ def scenario(case: dict, seed: int) -> dict:
     }
 
 
-def run(case: dict, seed: int) -> dict:
+def run(case: dict, seed: int, extra: dict | None = None) -> dict:
     t = time.time()
-    r = ccsim.run(scenario(case, seed)).raw
+    r = ccsim.run(scenario(case, seed, extra)).raw
     span = case["duration_s"] - case["warmup_s"]
     after = [iv for iv in r["intervals"] if iv["start_s"] >= case["warmup_s"] - 1e-9]
     delivered = {f["name"]: 0 for f in r["flows"]}
@@ -100,12 +104,22 @@ def run(case: dict, seed: int) -> dict:
 
 
 def main() -> int:
-    family, path = sys.argv[1], sys.argv[2]
-    seeds = SEEDS[: int(sys.argv[3]) if len(sys.argv) > 3 else 5]
+    args = sys.argv[1:]
+    only = ""
+    if "--only" in args:
+        k = args.index("--only")
+        only = args[k + 1]
+        del args[k : k + 2]
+    extra = {k: json.loads(v) for k, v in (a.split("=", 1) for a in args if "=" in a)}
+    args = [a for a in args if "=" not in a]
+    family, path = args[0], args[1]
+    seeds = SEEDS[: int(args[2]) if len(args) > 2 else 5]
     t0 = time.time()
     out = {}
     for c in cases(family):
-        out[c["name"]] = {**c, "runs": [run(c, s) for s in seeds]}
+        if only not in c["name"]:
+            continue
+        out[c["name"]] = {**c, "overrides": extra, "runs": [run(c, s, extra) for s in seeds]}
         print(f"ccsim: {c['name']}: {sum(sum(x['goodput_mbps']) for x in out[c['name']]['runs']) / len(seeds):.3f} Mbps", file=sys.stderr)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(out, f, indent=1)

@@ -1,7 +1,10 @@
 """Run one case family of families.py in ns-3, every case with every seed (run with this
 directory's .venv, which has the `ns3` PyPI package).
 
-    python ns3_families.py FAMILY out/ns3-FAMILY.json [SEEDS]
+    python ns3_families.py FAMILY out/ns3-FAMILY.json [SEEDS] [--only TEXT] [ns3::Class::Attribute=VALUE ...]
+
+--only runs the cases whose name contains TEXT; the attribute settings override the
+defaults of every run (a model-difference check, e.g. ns3::TcpCubic::TcpFriendliness=false).
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ static void Snapshot() {
 std::vector<double> run(std::string cc, std::string qdisc, uint32_t n, std::vector<double> accessMs,
                         double accessBps, double rateBps, double delayUs, double lastMs, uint32_t bufferPkts,
                         uint32_t kPkts, double cbrBps, uint32_t payload, uint32_t wire, double secs, double warm,
-                        double minRto, uint32_t seed, double jitter) {
+                        double minRto, uint32_t seed, double jitter, std::vector<std::string> overrides) {
     arrivals.clear();
     sojournSum = 0;
     sojournN = 0;
@@ -85,6 +88,7 @@ std::vector<double> run(std::string cc, std::string qdisc, uint32_t n, std::vect
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
+    for (size_t i = 0; i + 1 < overrides.size(); i += 2) Config::SetDefault(overrides[i], StringValue(overrides[i + 1]));
 
     NodeContainer senders, receivers, routers;
     senders.Create(n + 1);  // the last one sends the CBR
@@ -201,8 +205,17 @@ std::vector<double> run(std::string cc, std::string qdisc, uint32_t n, std::vect
 
 
 def main() -> int:
-    family, path = sys.argv[1], sys.argv[2]
-    seeds = SEEDS[: int(sys.argv[3]) if len(sys.argv) > 3 else 5]
+    args = sys.argv[1:]
+    only = ""
+    if "--only" in args:
+        k = args.index("--only")
+        only = args[k + 1]
+        del args[k : k + 2]
+    sets = [a for a in args if "=" in a]
+    args = [a for a in args if "=" not in a]
+    family, path = args[0], args[1]
+    seeds = SEEDS[: int(args[2]) if len(args) > 2 else 5]
+    overrides = [x for a in sets for x in a.split("=", 1)]
     t0 = time.time()
     import cppyy
     from ns import ns  # noqa: F401  (loads the ns-3 libraries and headers)
@@ -212,13 +225,15 @@ def main() -> int:
     print(f"ns-3: loaded in {time.time() - t0:.0f} s", file=sys.stderr)
     out = {}
     for c in cases(family):
+        if only not in c["name"]:
+            continue
         runs = []
         for seed in seeds:
             t1 = time.time()
             v = list(
                 run(c["cc"], c["qdisc"], c["flows"], c["access_ms"], c["access_bps"], c["rate_bps"], c["delay_us"], c["last_ms"],
                     c["buffer_pkts"], c.get("k_pkts", 0), c["cbr_bps"], PAYLOAD, WIRE, c["duration_s"], c["warmup_s"],
-                    c["min_rto_s"], seed, c["jitter_s"])
+                    c["min_rto_s"], seed, c["jitter_s"], overrides)
             )
             n = c["flows"]
             # ns-3's CBR goodput counts UDP payload (wire - 30 B); scaled to wire bits as ccsim's
@@ -226,7 +241,7 @@ def main() -> int:
                          "sojourn_pkts": int(v[n + 2]), "wall_s": time.time() - t1})
             print(f"ns-3: {c['name']} seed {seed}: {sum(v[:n]):.3f} Mbps, sojourn {1e3 * v[n + 1]:.3f} ms, {time.time() - t1:.1f} s",
                   file=sys.stderr)
-        out[c["name"]] = {**c, "runs": runs}
+        out[c["name"]] = {**c, "overrides": sets, "runs": runs}
     with open(path, "w", encoding="utf-8") as f:
         json.dump(out, f, indent=1)
     print(f"ns-3: {family}: {len(out)} cases x {len(seeds)} seeds in {time.time() - t0:.0f} s -> {path}", file=sys.stderr)
