@@ -46,6 +46,8 @@ def metrics(case: dict) -> dict[str, list[float]]:
     if long_:
         out["short"] = [statistics.fmean(r["goodput_mbps"][i] for i in short) for r in runs]
         out["long"] = [statistics.fmean(r["goodput_mbps"][i] for i in long_) for r in runs]
+    if any(r.get("qdisc_sojourn_s") for r in runs):
+        out["qd_sojourn_ms"] = [1e3 * r["qdisc_sojourn_s"] for r in runs]
     if case["cbr_bps"] > 0:
         out["cbr"] = [r["cbr_mbps"] for r in runs]
     return out
@@ -75,6 +77,9 @@ def table(ccsim: dict, ns3: dict) -> str:
             rows.append(f"| {name} | ns-3 did not run | | | |")
             continue
         mc, mn = metrics(c), metrics(n)
+        # ccsim has no device queue beside the discipline: its sojourn is the discipline's
+        if "qd_sojourn_ms" in mn:
+            mc["qd_sojourn_ms"] = mc["sojourn_ms"]
         seeds = f" ({len(c['runs'])}/{len(n['runs'])} seeds)"
         for key, label, digits, limit, kind in (
             ("goodput", "goodput, sum Mbps", 3, GOODPUT_REL, "rel"),
@@ -82,6 +87,7 @@ def table(ccsim: dict, ns3: dict) -> str:
             ("long", "goodput per long-RTT flow Mbps", 3, GOODPUT_REL, "rel"),
             ("cbr", "CBR Mbps (wire)", 3, None, "rel"),
             ("sojourn_ms", "bottleneck sojourn ms", 3, SOJOURN_REL, "rel"),
+            ("qd_sojourn_ms", "sojourn in the queue disc ms (ns-3: without its 1-packet device queue)", 3, SOJOURN_REL, "rel"),
             ("jain", "Jain (TCP flows)", 3, JAIN_ABS, "abs"),
         ):
             if key not in mc or key not in mn:
