@@ -48,6 +48,8 @@ def metrics(case: dict) -> dict[str, list[float]]:
         out["long"] = [statistics.fmean(r["goodput_mbps"][i] for i in long_) for r in runs]
     if any(r.get("qdisc_sojourn_s") for r in runs):
         out["qd_sojourn_ms"] = [1e3 * r["qdisc_sojourn_s"] for r in runs]
+    if all("timeouts" in r for r in runs):
+        out["timeouts"] = [float(r["timeouts"]) for r in runs]
     if case["cbr_bps"] > 0:
         out["cbr"] = [r["cbr_mbps"] for r in runs]
     return out
@@ -89,6 +91,7 @@ def table(ccsim: dict, ns3: dict) -> str:
             ("sojourn_ms", "bottleneck sojourn ms", 3, SOJOURN_REL, "rel"),
             ("qd_sojourn_ms", "sojourn in the queue disc ms (ns-3: without its 1-packet device queue)", 3, SOJOURN_REL, "rel"),
             ("jain", "Jain (TCP flows)", 3, JAIN_ABS, "abs"),
+            ("timeouts", "timeouts per run, all flows", 1, None, "rel"),
         ):
             if key not in mc or key not in mn:
                 continue

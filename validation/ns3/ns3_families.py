@@ -54,13 +54,22 @@ static void OnQdSojourn(Time t) {
         qdN++;
     }
 }
+// Timeouts of every TCP sender: entering CA_LOSS
+static uint64_t timeouts = 0;
+static void OnCong(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to) {
+    if (to == TcpSocketState::CA_LOSS && from != to) timeouts++;
+}
+static void HookSockets() {
+    Config::ConnectWithoutContext("/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/CongState", MakeCallback(&OnCong));
+}
 static void Snapshot() {
     for (size_t i = 0; i < sinks.size(); i++) rxAtWarmup[i] = sinks[i]->GetTotalRx();
 }
 
 // Returns goodput (Mbps over [warmup, secs]) of each TCP flow, then of the CBR flow (0 if
 // none; UDP payload), then the mean bottleneck sojourn (s), the number of packets in it,
-// and the queue disc's own mean sojourn (s; 0 without one).
+// the queue disc's own mean sojourn (s; 0 without one) and the senders' timeouts from
+// `jitter` on (entries into CA_LOSS).
 std::vector<double> run(std::string cc, std::string qdisc, uint32_t n, std::vector<double> accessMs,
                         double accessBps, double rateBps, double delayUs, double lastMs, uint32_t bufferPkts,
                         uint32_t kPkts, double cbrBps, uint32_t payload, uint32_t wire, double secs, double warm,
@@ -70,6 +79,7 @@ std::vector<double> run(std::string cc, std::string qdisc, uint32_t n, std::vect
     sojournN = 0;
     qdSum = 0;
     qdN = 0;
+    timeouts = 0;
     warmup = warm;
     sinks.clear();
     RngSeedManager::SetSeed(1);
@@ -203,6 +213,7 @@ std::vector<double> run(std::string cc, std::string qdisc, uint32_t n, std::vect
     }
     rxAtWarmup.assign(sinks.size(), 0);
     Simulator::Schedule(Seconds(warm), &Snapshot);
+    Simulator::Schedule(Seconds(jitter), &HookSockets);  // every sender's socket exists by then
     Simulator::Stop(Seconds(secs));
     Simulator::Run();
     std::vector<double> out;
@@ -212,6 +223,7 @@ std::vector<double> run(std::string cc, std::string qdisc, uint32_t n, std::vect
     out.push_back(sojournN ? sojournSum / sojournN : 0);
     out.push_back(double(sojournN));
     out.push_back(qdN ? qdSum / qdN : 0);
+    out.push_back(double(timeouts));
     sinks.clear();
     Simulator::Destroy();
     return out;
@@ -254,7 +266,7 @@ def main() -> int:
             n = c["flows"]
             # ns-3's CBR goodput counts UDP payload (wire - 30 B); scaled to wire bits as ccsim's
             runs.append({"seed": seed, "goodput_mbps": v[:n], "cbr_mbps": v[n] * WIRE / (WIRE - 30), "sojourn_s": v[n + 1],
-                         "sojourn_pkts": int(v[n + 2]), "qdisc_sojourn_s": v[n + 3], "wall_s": time.time() - t1})
+                         "sojourn_pkts": int(v[n + 2]), "qdisc_sojourn_s": v[n + 3], "timeouts": int(v[n + 4]), "wall_s": time.time() - t1})
             print(f"ns-3: {c['name']} seed {seed}: {sum(v[:n]):.3f} Mbps, sojourn {1e3 * v[n + 1]:.3f} ms, {time.time() - t1:.1f} s",
                   file=sys.stderr)
         out[c["name"]] = {**c, "overrides": sets, "runs": runs}
