@@ -34,9 +34,10 @@ def mean_ci(xs: list[float]) -> tuple[float, float]:
 def metrics(case: dict) -> dict[str, list[float]]:
     runs = case["runs"]
     n = case["flows"]
+    scale = 1e6 if case["rate_bps"] >= 1e9 else 1e3  # microseconds in the datacenter
     out = {
         "goodput": [sum(r["goodput_mbps"]) for r in runs],
-        "sojourn_ms": [1e3 * r["sojourn_s"] for r in runs],
+        "sojourn_ms": [scale * r["sojourn_s"] for r in runs],
         "jain": [jain(r["goodput_mbps"]) for r in runs],
     }
     # Flows with equal round trips are exchangeable (their starts are random), so per-flow
@@ -47,7 +48,7 @@ def metrics(case: dict) -> dict[str, list[float]]:
         out["short"] = [statistics.fmean(r["goodput_mbps"][i] for i in short) for r in runs]
         out["long"] = [statistics.fmean(r["goodput_mbps"][i] for i in long_) for r in runs]
     if any(r.get("qdisc_sojourn_s") for r in runs):
-        out["qd_sojourn_ms"] = [1e3 * r["qdisc_sojourn_s"] for r in runs]
+        out["qd_sojourn_ms"] = [scale * r["qdisc_sojourn_s"] for r in runs]
     if all("timeouts" in r for r in runs):
         out["timeouts"] = [float(r["timeouts"]) for r in runs]
     if case["cbr_bps"] > 0:
@@ -100,6 +101,8 @@ def table(ccsim: dict, ns3: dict) -> str:
             else:
                 d = statistics.fmean(mc[key]) - statistics.fmean(mn[key])
                 diff = f"{d:+.3f}" + (" *" if abs(d) > limit else "")
+            if c["rate_bps"] >= 1e9:
+                label = label.replace(" ms", " us")
             rows.append(f"| {name}{seeds if key == 'goodput' else ''} | {label} | {_cell(mc[key], digits)} | {_cell(mn[key], digits)} | {diff} |")
     return "\n".join(rows) + "\n"
 
