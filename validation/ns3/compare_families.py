@@ -3,7 +3,7 @@ intervals (Student's t), ccsim against ns-3, as a Markdown table on stdout.
 
     python compare_families.py out/ccsim-FAMILY.json out/ns3-FAMILY.json > out/table-FAMILY.md
 
-Targets (issue 31): goodput within 3%, mean queueing delay within 10%, Jain's index
+Targets: goodput within 3%, mean queueing delay within 10%, Jain's index
 within 0.03; a difference is marked `*` when it is outside its target.
 """
 

@@ -1,4 +1,4 @@
-"""The case families of issue 31 (CUBIC, the AQM family, DCTCP, BBR), run by both
+"""The case families beyond NewReno (CUBIC, the AQM family, DCTCP, BBR), run by both
 simulators over several seeds (plain Python; imported by both sides).
 
 The Internet families use cases.py's dumbbell
