@@ -3,16 +3,12 @@
 //! queue delay is the discipline's doing, not the buffer's.
 
 use ccsim_engine::qdisc::DropReason;
-use ccsim_engine::{run_text, Results};
+use ccsim_engine::Results;
+
+mod common;
 
 fn run(text: &str, overrides: &[&str]) -> Results {
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    let mut sim = run_text(text, "aqm.toml", &o, None).unwrap_or_else(|e| panic!("{e}"));
-    let r = sim.results(0.0);
-    for l in &r.links {
-        assert_eq!(l.offered_pkts, l.tx_pkts + l.drops + l.queued_pkts, "channel {}", l.name);
-    }
-    r
+    common::run_conserving(text, "aqm.toml", overrides)
 }
 
 /// Four Reno flows (RTTs 40 to 100 ms) through one 10 Mbit/s bottleneck; the queueing

@@ -5,34 +5,18 @@
 //! values are derived by hand in the comments; every run is checked for packet
 //! conservation.
 
-use ccsim_engine::results::{FlowResult, PhaseLink};
+use ccsim_engine::results::PhaseLink;
 use ccsim_engine::{run_text, Results};
 
-fn run(text: &str, overrides: &[&str]) -> Results {
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    let mut sim = run_text(text, "bbr.toml", &o, None).unwrap_or_else(|e| panic!("{e}"));
-    let r = sim.results(0.0);
-    for f in &r.flows {
-        assert_eq!(f.sent_pkts, f.arrived_pkts + f.dropped_pkts + f.in_network_pkts, "flow {}", f.name);
-    }
-    for l in &r.links {
-        assert_eq!(l.offered_pkts, l.tx_pkts + l.drops + l.queued_pkts, "channel {}", l.name);
-    }
-    r
-}
+mod common;
+use common::{flow, series};
 
-fn flow<'a>(r: &'a Results, name: &str) -> &'a FlowResult {
-    r.flows.iter().find(|f| f.name == name).unwrap()
+fn run(text: &str, overrides: &[&str]) -> Results {
+    common::run_conserving(text, "bbr.toml", overrides)
 }
 
 fn bottleneck(r: &Results, phase: &str) -> PhaseLink {
-    let p = r.phases.iter().find(|p| p.name == phase).unwrap();
-    p.links.iter().find(|l| l.name == "r1->r2").cloned().unwrap()
-}
-
-fn series<'a>(r: &'a Results, name: &str) -> (&'a [f64], &'a [f64]) {
-    let s = r.series.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("no series {name}"));
-    (&s.t, &s.v)
+    common::phase_link(r, phase, "r1->r2")
 }
 
 /// (time, value) at each change of a series.

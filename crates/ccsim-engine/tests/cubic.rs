@@ -3,39 +3,24 @@
 //! C (t - K)^3 + W_max between losses K apart. Expected values are derived by hand in
 //! the comments; every run is checked for packet conservation.
 
-use ccsim_engine::results::{FlowResult, PhaseLink};
-use ccsim_engine::{run_text, Results};
+use ccsim_engine::results::PhaseLink;
+use ccsim_engine::Results;
 
+mod common;
+use common::{flow, series};
+
+/// A run with packet conservation checked (`common::run_conserving`), and every drop
+/// one of a flow's packets.
 fn run(text: &str, overrides: &[&str]) -> Results {
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    let mut sim = run_text(text, "cubic.toml", &o, None).unwrap_or_else(|e| panic!("{e}"));
-    let r = sim.results(0.0);
-    for f in &r.flows {
-        assert_eq!(f.sent_pkts, f.arrived_pkts + f.dropped_pkts + f.in_network_pkts, "flow {}", f.name);
-        assert!(f.delivered_pkts <= f.arrived_pkts, "flow {}", f.name);
-    }
-    let mut drops = 0;
-    for l in &r.links {
-        assert_eq!(l.offered_pkts, l.tx_pkts + l.drops + l.queued_pkts, "channel {}", l.name);
-        drops += l.drops;
-    }
+    let r = common::run_conserving(text, "cubic.toml", overrides);
+    let drops: u64 = r.links.iter().map(|l| l.drops).sum();
     let flow_drops: u64 = r.flows.iter().map(|f| f.dropped_pkts + f.acks_dropped + f.control_dropped).sum();
     assert_eq!(drops, flow_drops, "every drop belongs to a flow");
     r
 }
 
-fn flow<'a>(r: &'a Results, name: &str) -> &'a FlowResult {
-    r.flows.iter().find(|f| f.name == name).unwrap()
-}
-
 fn steady_bottleneck(r: &Results) -> PhaseLink {
-    let p = r.phases.iter().find(|p| p.name == "steady").unwrap();
-    p.links.iter().find(|l| l.name == "r1->r2").cloned().unwrap()
-}
-
-fn series<'a>(r: &'a Results, name: &str) -> (&'a [f64], &'a [f64]) {
-    let s = r.series.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("no series {name}"));
-    (&s.t, &s.v)
+    common::phase_link(r, "steady", "r1->r2")
 }
 
 /// The value a recorded-on-change series holds at time `t`.

@@ -24,7 +24,7 @@
 //!   and within 15 % of the closed form above.
 
 use ccsim_engine::results::PhaseLink;
-use ccsim_engine::{run_text, Results};
+use ccsim_engine::Results;
 
 const FILE: &str = include_str!("../../../scenarios/dctcp-datacenter.toml");
 
@@ -34,28 +34,20 @@ const K: f64 = 65.0;
 /// The steady phase of the file.
 const FROM: f64 = 0.1;
 
+mod common;
+
 fn run(n: usize) -> Results {
-    let o = vec![format!("flows.f.count={n}")];
-    let mut sim = run_text(FILE, "dctcp-datacenter.toml", &o, None).unwrap_or_else(|e| panic!("{e}"));
-    let r = sim.results(0.0);
-    for f in &r.flows {
-        assert_eq!(f.sent_pkts, f.arrived_pkts + f.dropped_pkts + f.in_network_pkts, "flow {}", f.name);
-    }
-    for l in &r.links {
-        assert_eq!(l.offered_pkts, l.tx_pkts + l.drops + l.queued_pkts, "channel {}", l.name);
-    }
-    r
+    common::run_conserving(FILE, "dctcp-datacenter.toml", &[&format!("flows.f.count={n}")])
 }
 
 fn bottleneck(r: &Results) -> PhaseLink {
-    let p = r.phases.iter().find(|p| p.name == "steady").unwrap();
-    p.links.iter().find(|l| l.name == "sw->d").cloned().unwrap()
+    common::phase_link(r, "steady", "sw->d")
 }
 
 /// A series as a step function from `FROM` on: (value, seconds held) pairs.
 fn steps(r: &Results, name: &str) -> Vec<(f64, f64)> {
-    let s = r.series.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("no series {name}"));
-    let pts: Vec<(f64, f64)> = s.t.iter().copied().zip(s.v.iter().copied()).filter(|p| p.0 >= FROM).collect();
+    let (t, v) = common::series(r, name);
+    let pts: Vec<(f64, f64)> = t.iter().copied().zip(v.iter().copied()).filter(|p| p.0 >= FROM).collect();
     pts.windows(2).map(|w| (w[0].1, w[1].0 - w[0].0)).collect()
 }
 
@@ -154,9 +146,8 @@ fn a_reno_flow_with_rfc_3168_echo_halves_on_marks_and_swings_wider() {
     // half of a flow's (C x RTT + K) / 2 = 46-packet window, 23 packets, out of the
     // queue, where DCTCP's cut at alpha ~ 0.2 takes about 5: Reno's queue spends 5 %
     // of the time more than 10 packets lower than DCTCP's.
-    let o = vec!["flows.f.count=2".to_string(), "defaults.cc=reno".to_string(), "flows.f.ecn=true".to_string()];
-    let mut sim = run_text(FILE, "dctcp-datacenter.toml", &o, None).unwrap_or_else(|e| panic!("{e}"));
-    let r = sim.results(0.0);
+    let o = ["flows.f.count=2", "defaults.cc=reno", "flows.f.ecn=true"];
+    let r = common::run_conserving(FILE, "dctcp-datacenter.toml", &o);
     let q = steps(&r, "sw->d.queue");
     let dctcp = steps(&run(2), "sw->d.queue");
     assert!(

@@ -63,7 +63,7 @@
 //! reductions; windows are whole packets of the flow's data size at the transport.
 
 use super::{
-    at_least_one, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CcPolicy, CongestionControl,
+    at_least_one, fast_recovery_window, partial_ack_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CcPolicy, CongestionControl,
     CongestionSample, LossRecoveryParams, Recovery, RecoveryAck, SsthreshRule,
 };
 use crate::base::time::SimTime;
@@ -226,10 +226,7 @@ impl CongestionControl for Dctcp {
         if self.recovering {
             if s.recovery == RecoveryAck::Partial {
                 if !self.pipe {
-                    // RFC 6582 step 5: deflate by the amount acked, add back one segment.
-                    let acked = s.acked_pkts as u64 * self.mss;
-                    self.cwnd =
-                        self.cwnd.saturating_sub(acked).max(self.mss) + if acked >= self.mss { self.mss } else { 0 };
+                    self.cwnd = partial_ack_window(self.cwnd, s.acked_pkts, self.mss);
                 }
                 return;
             }
@@ -268,7 +265,7 @@ impl CongestionControl for Dctcp {
         self.ca_bytes = 0;
         if s.cause == Cause::FastRetransmit {
             self.pipe = s.pipe;
-            self.cwnd = if s.pipe { self.ssthresh } else { self.ssthresh + s.dupack_threshold as u64 * self.mss };
+            self.cwnd = fast_recovery_window(s, self.ssthresh, self.mss);
             self.recovering = true;
         } else {
             self.cwnd = self.mss;

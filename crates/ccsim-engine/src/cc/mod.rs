@@ -548,6 +548,24 @@ pub fn bsd_open_window(cwnd: u64, ssthresh: u64, mss: u64, max: u64) -> u64 {
     (cwnd + incr).min(max)
 }
 
+/// cwnd on entering Reno's fast recovery at a fast retransmit (RFC 5681 section 3.2 step
+/// 4): ssthresh plus the `dupack_threshold` segments that left the network, or with
+/// SACK's pipe (RFC 6675) ssthresh alone. Shared by the Reno-style policies.
+pub fn fast_recovery_window(s: &CongestionSample, ssthresh: u64, mss: u64) -> u64 {
+    if s.pipe {
+        ssthresh
+    } else {
+        ssthresh + s.dupack_threshold as u64 * mss
+    }
+}
+
+/// cwnd after a NewReno partial ack outside SACK's pipe (RFC 6582 section 3.2 step 5):
+/// deflated by the amount acknowledged, one segment added back if at least one was.
+pub fn partial_ack_window(cwnd: u64, acked_pkts: u32, mss: u64) -> u64 {
+    let acked = acked_pkts as u64 * mss;
+    cwnd.saturating_sub(acked).max(mss) + if acked >= mss { mss } else { 0 }
+}
+
 /// The 4.3BSD loss threshold: ssthresh = max(min(cwnd, max) / 2, 2 segments), rounded
 /// down to whole segments.
 pub fn bsd_ssthresh_after_loss(cwnd: u64, mss: u64, max: u64) -> u64 {
@@ -945,6 +963,20 @@ mod tests {
         let pp = CcConfig::PacketPair(Default::default());
         assert_eq!(pp.loss_recovery(&LossRecoveryConfig::RFC6298).dupack_threshold, None);
         assert!(!pp.params(&LossRecoveryConfig::RFC6298).contains_key("dupack_threshold"));
+    }
+
+    #[test]
+    fn fast_recovery_inflates_by_the_dupack_threshold_unless_sack_and_partial_acks_deflate() {
+        let mut s = sample(Cause::FastRetransmit, 20, false);
+        // 10 segments + 3 duplicate acks' worth; SACK's pipe: ssthresh alone.
+        assert_eq!(fast_recovery_window(&s, 10_000, 1000), 13_000);
+        s.pipe = true;
+        assert_eq!(fast_recovery_window(&s, 10_000, 1000), 10_000);
+        // 20 segments, 3 acked: 17 + 1 = 18; a window below what was acked keeps one
+        // segment, plus one; nothing acked leaves it.
+        assert_eq!(partial_ack_window(20_000, 3, 1000), 18_000);
+        assert_eq!(partial_ack_window(1500, 3, 1000), 2000);
+        assert_eq!(partial_ack_window(20_000, 0, 1000), 20_000);
     }
 
     #[test]

@@ -28,7 +28,7 @@
 //! rounded down to whole segments).
 
 use super::{
-    bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CcPolicy, CongestionControl,
+    bsd_open_window, fast_recovery_window, partial_ack_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CcPolicy, CongestionControl,
     CongestionSample, LossRecoveryParams, RecoveryAck, SsthreshRule, TahoeConfig,
 };
 use crate::base::time::SimTime;
@@ -92,10 +92,7 @@ impl CongestionControl for Reno {
         if self.recovering {
             if s.recovery == RecoveryAck::Partial {
                 if !self.pipe {
-                    // RFC 6582 step 5: deflate by the amount acked, add back one segment.
-                    let acked = s.acked_pkts as u64 * self.mss;
-                    self.cwnd =
-                        self.cwnd.saturating_sub(acked).max(self.mss) + if acked >= self.mss { self.mss } else { 0 };
+                    self.cwnd = partial_ack_window(self.cwnd, s.acked_pkts, self.mss);
                 }
                 return;
             }
@@ -123,8 +120,7 @@ impl CongestionControl for Reno {
         match s.cause {
             Cause::FastRetransmit => {
                 self.pipe = s.pipe;
-                self.cwnd =
-                    if s.pipe { self.ssthresh } else { self.ssthresh + s.dupack_threshold as u64 * self.mss };
+                self.cwnd = fast_recovery_window(s, self.ssthresh, self.mss);
                 self.recovering = true;
             }
             Cause::Ecn => {

@@ -84,7 +84,7 @@
 //! - Windows are whole packets of the flow's data size, kept in bytes.
 
 use super::{CcPolicy, 
-    at_least_one, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample,
+    at_least_one, fast_recovery_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample,
     LossRecoveryParams, RecoveryAck, SendSample, SsthreshRule,
 };
 use crate::base::time::{SimDuration, SimTime};
@@ -379,8 +379,7 @@ impl CongestionControl for Vegas {
         match s.cause {
             Cause::FastRetransmit => {
                 self.pipe = s.pipe;
-                self.cwnd =
-                    if s.pipe { self.ssthresh } else { self.ssthresh + s.dupack_threshold as u64 * self.mss };
+                self.cwnd = fast_recovery_window(s, self.ssthresh, self.mss);
                 self.recovering = true;
             }
             Cause::Ecn => self.cwnd = self.ssthresh,
