@@ -177,6 +177,9 @@ impl Serialize for FlowOut<'_> {
                     t.serialize_entry("tso", &tso)?;
                 }
                 t.serialize_entry("fast_retransmit", &sender.fast_retransmit)?;
+                if sender.sack {
+                    t.serialize_entry("sack_timeout", &sender.sack_timeout)?;
+                }
                 match self.params {
                     Some(p) => t.serialize_entry("params", p)?,
                     None => t.serialize_entry("params", &cc.params(loss))?,

@@ -572,6 +572,30 @@ mod tests {
     }
 
     #[test]
+    fn sack_timeout_defaults_to_keep_exports_and_needs_sack() {
+        use crate::transport::sender::SackTimeout;
+        let base = format!("{MIN}[[links]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\n");
+        let flows = "[[flows]]\nname = \"s\"\nfrom = \"a\"\nto = \"b\"\nsack = true\n[[flows]]\nname = \"p\"\nfrom = \"a\"\nto = \"b\"\n";
+        let text = format!("{base}{flows}");
+        let o = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let st = |sc: &Scenario, name: &str| match &sc.flows.iter().find(|f| f.name == name).unwrap().spec {
+            FlowSpec::Window { sender, .. } => sender.sack_timeout,
+            _ => unreachable!(),
+        };
+        let sc = parse(&text, "f.toml", &[]).unwrap();
+        assert_eq!(st(&sc, "s"), SackTimeout::Keep);
+        let sc = parse(&text, "f.toml", &o(&["defaults.sack_timeout=clear"])).unwrap();
+        assert_eq!(st(&sc, "s"), SackTimeout::Clear);
+        assert_eq!(parse(&sc.to_toml(), "export.toml", &[]).unwrap(), sc);
+        let e = parse(&text, "f.toml", &o(&["flows.p.sack_timeout=clear"])).unwrap_err();
+        assert_eq!(e.field, "flows.p.sack_timeout");
+        assert!(e.message.contains("sack = true"), "{}", e.message);
+        let e = parse(&text, "f.toml", &o(&["flows.s.sack_timeout=forget"])).unwrap_err();
+        assert_eq!(e.field, "flows.s.sack_timeout");
+        assert!(e.message.contains("\"keep\"") && e.message.contains("\"clear\""), "{}", e.message);
+    }
+
+    #[test]
     fn dctcp_flows_get_ecn_and_its_echo_unless_they_say_otherwise() {
         use crate::transport::receiver::EcnEcho;
         let base = format!("{MIN}[[links]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\n");

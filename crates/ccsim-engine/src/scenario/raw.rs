@@ -65,6 +65,7 @@ pub struct Defaults {
     pub tso: Option<Value>,
     pub handshake: Option<bool>,
     pub fast_retransmit: Option<String>,
+    pub sack_timeout: Option<String>,
     pub ecn_echo: Option<String>,
 }
 
@@ -148,6 +149,7 @@ pub struct Flow {
     pub tso: Option<Value>,
     pub handshake: Option<bool>,
     pub fast_retransmit: Option<String>,
+    pub sack_timeout: Option<String>,
     pub ecn_echo: Option<String>,
     pub params: Option<toml::Table>,
     // unresponsive sources

@@ -11,7 +11,7 @@ use crate::base::units::{self, Limit};
 use crate::cc::{CcConfig, LossRecoveryConfig};
 use crate::element::ElementConfig;
 use crate::transport::receiver::{DelayedAck, EcnEcho, ReceiverConfig};
-use crate::transport::sender::{FastRetransmit, RttSample, SenderConfig, Tso};
+use crate::transport::sender::{FastRetransmit, RttSample, SackTimeout, SenderConfig, Tso};
 use crate::transport::RateFlowConfig;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -268,6 +268,7 @@ struct Defaults {
     ack_delay_min: Option<SimDuration>,
     tso: Option<Tso>,
     fast_retransmit: FastRetransmit,
+    sack_timeout: SackTimeout,
     /// `ecn_echo`, for flows whose policy does not need ECN.
     ecn_echo: Option<EcnEcho>,
     /// `start_jitter` (read after `[nodes]`, in `validate`).
@@ -328,6 +329,10 @@ fn defaults(cx: Ctx, f: &raw::File) -> Result<Defaults, ScenarioError> {
         Some(v) => fast_retransmit(&cx, "defaults.fast_retransmit", v)?,
         None => FastRetransmit::Bsd,
     };
+    let def_sack_timeout = match &d.sack_timeout {
+        Some(v) => sack_timeout(&cx, "defaults.sack_timeout", v)?,
+        None => SackTimeout::Keep,
+    };
     let def_ecn_echo = match &d.ecn_echo {
         Some(v) => Some(ecn_echo(&cx, "defaults.ecn_echo", v)?),
         None => None,
@@ -345,6 +350,7 @@ fn defaults(cx: Ctx, f: &raw::File) -> Result<Defaults, ScenarioError> {
         ack_delay_min: def_ack_delay_min,
         tso: def_tso,
         fast_retransmit: def_fast_retransmit,
+        sack_timeout: def_sack_timeout,
         ecn_echo: def_ecn_echo,
         jitter: SimDuration::ZERO,
     })
@@ -715,6 +721,18 @@ fn flows(
                     }
                     None => def_fast_retransmit,
                 };
+                let sack_timeout = match &fl.sack_timeout {
+                    Some(v) => sack_timeout(&cx, &cat(&p, ".sack_timeout"), v)?,
+                    // [defaults] applies where it means something: SACK flows.
+                    None if sack => defs.sack_timeout,
+                    None => SackTimeout::Keep,
+                };
+                if fl.sack_timeout.is_some() && !sack {
+                    return Err(cx.err(
+                        cat(&p, ".sack_timeout"),
+                        "applies to SACK recovery only; set sack = true or remove sack_timeout",
+                    ));
+                }
                 let sender = SenderConfig {
                     sack,
                     ecn,
@@ -722,6 +740,7 @@ fn flows(
                     tso,
                     handshake: handshake.then_some(ack_size),
                     fast_retransmit,
+                    sack_timeout,
                 };
                 if fast_retransmit == FastRetransmit::GoBackN && (sack || matches!(cc, CcConfig::NewReno(_))) {
                     return Err(cx.err(
@@ -1406,6 +1425,14 @@ fn fast_retransmit(cx: &Ctx, field: &str, v: &str) -> Result<FastRetransmit, Sce
     }
 }
 
+fn sack_timeout(cx: &Ctx, field: &str, v: &str) -> Result<SackTimeout, ScenarioError> {
+    match v {
+        "keep" => Ok(SackTimeout::Keep),
+        "clear" => Ok(SackTimeout::Clear),
+        _ => Err(cx.err(field, format!("unknown value '{v}'; use \"keep\" (after a timeout resend only what the receiver has not SACKed: Linux, ns-3) or \"clear\" (forget the SACK blocks and resend everything: RFC 2018, ns-2)"))),
+    }
+}
+
 fn ecn_echo(cx: &Ctx, field: &str, v: &str) -> Result<EcnEcho, ScenarioError> {
     match v {
         "rfc3168" => Ok(EcnEcho::Rfc3168),
@@ -1635,7 +1662,7 @@ fn check_series(
 
 /// The fields of a flow that only the window transport reads (in the order their
 /// errors are checked), with whether each is set: other kinds reject them.
-fn window_fields(fl: &raw::Flow) -> [(&'static str, bool); 14] {
+fn window_fields(fl: &raw::Flow) -> [(&'static str, bool); 15] {
     [
         ("max_window", fl.max_window.is_some()),
         ("ack_size", fl.ack_size.is_some()),
@@ -1650,6 +1677,7 @@ fn window_fields(fl: &raw::Flow) -> [(&'static str, bool); 14] {
         ("tso", fl.tso.is_some()),
         ("handshake", fl.handshake.is_some()),
         ("fast_retransmit", fl.fast_retransmit.is_some()),
+        ("sack_timeout", fl.sack_timeout.is_some()),
         ("ecn_echo", fl.ecn_echo.is_some()),
     ]
 }

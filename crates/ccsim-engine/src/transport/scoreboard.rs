@@ -16,6 +16,10 @@ pub struct Scoreboard {
     sacked: VecDeque<bool>,
     /// Number of `true` entries.
     n_sacked: u32,
+    /// After a timeout that kept the board (`SackTimeout::Keep`): `snd_max` then. Until
+    /// the cumulative ack reaches it, the sender's go-back from `snd_una` skips SACKed
+    /// packets, and they do not count against its window.
+    pub timeout_point: Option<u32>,
 }
 
 impl Scoreboard {
@@ -52,10 +56,24 @@ impl Scoreboard {
     pub fn clear(&mut self) {
         self.sacked.clear();
         self.n_sacked = 0;
+        self.timeout_point = None;
     }
 
     pub fn is_sacked(&self, seq: u32) -> bool {
         seq >= self.base && self.sacked.get((seq - self.base) as usize).copied().unwrap_or(false)
+    }
+
+    /// Packets SACKed in [from, to).
+    pub fn sacked_in(&self, from: u32, to: u32) -> u32 {
+        let lo = from.max(self.base);
+        if to <= lo {
+            return 0;
+        }
+        let (i, j) = ((lo - self.base) as usize, ((to - self.base) as usize).min(self.sacked.len()));
+        if i >= j {
+            return 0;
+        }
+        self.sacked.range(i..j).filter(|&&b| b).count() as u32
     }
 
     /// Packets SACKed.
@@ -131,6 +149,19 @@ impl Scoreboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sacked_in_counts_the_blocks_inside_a_range() {
+        // base 2; SACKed 3, 4, 6, 8 and 9 (three_holes below).
+        let b = three_holes();
+        assert_eq!(b.sacked_in(0, 10), 5);
+        assert_eq!(b.sacked_in(2, 4), 1); // 3
+        assert_eq!(b.sacked_in(4, 7), 2); // 4 and 6
+        assert_eq!(b.sacked_in(5, 6), 0); // the hole at 5
+        assert_eq!(b.sacked_in(7, 100), 2); // 8 and 9; the board ends at 10
+        assert_eq!(b.sacked_in(10, 100), 0);
+        assert_eq!(b.sacked_in(6, 6), 0);
+    }
 
     /// Packets 0..10 outstanding; 2, 5 and 7 lost; the rest SACKed as their acks arrive.
     fn three_holes() -> Scoreboard {

@@ -29,8 +29,14 @@
 //!   blocks the receiver reports; recovery starts at the duplicate-ack threshold or when
 //!   the first unacknowledged packet is deemed lost (IsLost), and sends while the pipe
 //!   estimate is below cwnd, choosing lost holes first, then new data, then other holes
-//!   (NextSeg rules 1-3; no rescue retransmission). A timeout clears the scoreboard
-//!   (RFC 2018 section 8) and goes back to `snd_una`.
+//!   (NextSeg rules 1-3; no rescue retransmission). A timeout goes back to `snd_una`;
+//!   what it does with the scoreboard is `sack_timeout`: **`keep`** (default; Linux's
+//!   `tcp_timeout_mark_lost`, ns-3's TCP; RFC 6675 section 5.1 on keeping SACK
+//!   information across a timeout) resends only the packets not SACKed, and SACKed ones
+//!   do not count against the window, until the cumulative ack reaches the highest
+//!   packet sent before the timeout (every unSACKed packet below it is taken as lost,
+//!   as Linux marks them); **`clear`** forgets the SACK information and resends every
+//!   packet from `snd_una` (RFC 2018 section 8; ns-2's `Sack1` agent).
 //!
 //! What follows a fast retransmit in Reno recovery (`fast_retransmit`):
 //! - **`bsd`** (default): the lost packet alone is resent and sending resumes where it
@@ -158,6 +164,17 @@ pub enum FastRetransmit {
     GoBackN,
 }
 
+/// What a timeout does with the SACK scoreboard (module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SackTimeout {
+    /// Keep it: the go-back skips SACKed packets (Linux, ns-3).
+    #[default]
+    Keep,
+    /// Clear it: the go-back resends every packet (RFC 2018 section 8, ns-2).
+    Clear,
+}
+
 /// Options of the window sender beyond its policy.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SenderConfig {
@@ -176,6 +193,9 @@ pub struct SenderConfig {
     /// What follows a fast retransmit (Reno recovery only).
     #[serde(default)]
     pub fast_retransmit: FastRetransmit,
+    /// What a timeout does with the SACK scoreboard (`sack = true` only).
+    #[serde(default)]
+    pub sack_timeout: SackTimeout,
 }
 
 /// Time spent at each window size since `from` (`[measure].windows`).
@@ -499,6 +519,7 @@ impl WindowSender {
             return;
         }
         let mut limit = self.snd_una + self.window_of(&m);
+        let mut skip = false;
         if !self.plain {
             if self.cfg.handshake.is_some() && self.snd_una == 0 {
                 limit = 1; // the SYN alone until it is acknowledged
@@ -506,8 +527,18 @@ impl WindowSender {
             if self.cfg.tso.is_some() && self.tso_defers(now, limit, &m) {
                 return;
             }
+            if let Some(sacked) = self.after_timeout_sacked() {
+                limit += sacked;
+                skip = true;
+            }
         }
         while self.snd_nxt < limit {
+            if skip {
+                limit += self.skip_sacked();
+                if self.snd_nxt >= limit {
+                    break;
+                }
+            }
             if self.snd_nxt >= self.snd_max && now >= self.stop {
                 break;
             }
@@ -516,6 +547,32 @@ impl WindowSender {
             self.snd_max = self.snd_max.max(self.snd_nxt);
         }
         rec.record(self.trace.as_deref().and_then(|t| t.outstanding), now, || self.outstanding() as f64);
+    }
+
+    /// After a timeout that kept the SACK scoreboard (`SackTimeout::Keep`), until the
+    /// cumulative ack reaches the highest packet sent before it: the packets SACKed in
+    /// [snd_una, snd_nxt), which the window does not count (in flight are only the
+    /// packets resent since the timeout). `None` otherwise.
+    #[inline(never)]
+    fn after_timeout_sacked(&mut self) -> Option<u32> {
+        let sb = self.sb.as_deref_mut()?;
+        let point = sb.timeout_point?;
+        if self.snd_una >= point {
+            sb.timeout_point = None;
+            return None;
+        }
+        Some(sb.sacked_in(self.snd_una, self.snd_nxt))
+    }
+
+    /// Moves `snd_nxt` past SACKed packets (below `snd_max`); returns how many.
+    #[inline(never)]
+    fn skip_sacked(&mut self) -> u32 {
+        let Some(sb) = self.sb.as_deref() else { return 0 };
+        let from = self.snd_nxt;
+        while self.snd_nxt < self.snd_max && sb.is_sacked(self.snd_nxt) {
+            self.snd_nxt += 1;
+        }
+        self.snd_nxt - from
     }
 
     /// TSO batching (Linux `tcp_tso_should_defer`): hold new data back while the window
@@ -559,7 +616,14 @@ impl WindowSender {
     ) {
         let window = self.window_of(m);
         let burst = m.send_quantum.clamp(1, window);
-        let limit = self.snd_una + window;
+        let mut limit = self.snd_una + window;
+        let skip = match self.after_timeout_sacked() {
+            Some(sacked) => {
+                limit += sacked;
+                true
+            }
+            None => false,
+        };
         self.pace.deadline = None;
         while self.snd_nxt + burst <= limit {
             if now < self.next_send {
@@ -568,6 +632,9 @@ impl WindowSender {
             }
             let mut n = 0;
             while n < burst {
+                if skip {
+                    limit += self.skip_sacked();
+                }
                 if self.snd_nxt >= self.snd_max && now >= self.stop {
                     self.out_of_data();
                     break;
@@ -956,7 +1023,10 @@ impl WindowSender {
         self.recover = None;
         self.high_rxt = None;
         if let Some(sb) = self.sb.as_deref_mut() {
-            sb.clear();
+            match self.cfg.sack_timeout {
+                SackTimeout::Clear => sb.clear(),
+                SackTimeout::Keep => sb.timeout_point = Some(self.snd_max),
+            }
         }
         self.snd_nxt = self.snd_una;
         self.timer.deadline = None;
@@ -1282,6 +1352,49 @@ mod tests {
         assert_eq!(t.c.fast_retransmits, 1);
         assert_eq!(t.c.retransmitted, 3, "each hole once");
         assert!(!t.s.in_recovery());
+    }
+
+    /// Window 10 with SACK, 0 and 5 lost; the fast retransmits are lost too, then the
+    /// timer expires; 0 is resent and arrives. Returns what the sender sends on its ack.
+    fn after_a_timeout(sack_timeout: SackTimeout) -> Vec<u32> {
+        use crate::transport::receiver::AckReceiver;
+        let cfg = SenderConfig { sack: true, sack_timeout, ..Default::default() };
+        let mut t = opened(CcConfig::Reno(TahoeConfig::default()), cfg, 10);
+        let rcfg = ReceiverConfig { sack_blocks: 3, ..Default::default() };
+        let mut r = AckReceiver::new(rcfg, Packet::new(PacketKind::Ack, 0, 40), 64);
+        let mut rc = FlowCounters::default();
+        let mut deliver = |t: &mut T, now: u64, keep: &dyn Fn(u32) -> bool| {
+            let mut acks = Vec::new();
+            for p in t.out.drain(..).collect::<Vec<_>>() {
+                if keep(p.seq) {
+                    r.on_data(ms(now), &p, &mut rc, &mut acks, &mut t.meta);
+                }
+            }
+            for a in acks {
+                t.ack_packet(now, a);
+            }
+        };
+        deliver(&mut t, 100, &|s| s != 0 && s != 5);
+        assert_eq!(t.c.fast_retransmits, 1);
+        t.out.clear(); // the recovery's retransmissions are lost as well
+        t.timeout(5000);
+        assert_eq!(t.sent(), vec![0], "the timeout resends the first unacknowledged packet");
+        t.out.push({
+            let mut p = Packet::new(PacketKind::Data, 0, 1000);
+            p.seq = 0;
+            p
+        });
+        deliver(&mut t, 5100, &|_| true);
+        t.sent()
+    }
+
+    #[test]
+    fn a_timeout_that_keeps_the_sack_blocks_resends_only_the_holes() {
+        // The ack of 0 says 5 with 6..10 SACKed; cwnd 2 after it (slow start from 1).
+        // keep: 5, then 6..9 are skipped (SACKed, not in flight), so the second packet
+        // the window allows is 10. clear: 5 and 6, a packet the receiver holds.
+        assert_eq!(after_a_timeout(SackTimeout::Keep), vec![5, 10]);
+        assert_eq!(after_a_timeout(SackTimeout::Clear), vec![5, 6]);
     }
 
     fn go_back_n() -> SenderConfig {
