@@ -18,7 +18,7 @@ docs/reproductions/welzl.md.
 Each experiment also measures the paper's claims of its section (the inventory
 ``claims/welzl.toml``, scored by claims.py). For them ``fig12`` adds a sweep of the
 smoothness factor a, and ``fig4`` runs its left case without the startup enhancement and
-its right case again in 1 s bins. TFRC and TEAR (Figure 6) are not in ccsim yet.
+its right case again in 1 s bins.
 """
 
 from __future__ import annotations
