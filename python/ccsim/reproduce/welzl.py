@@ -13,7 +13,12 @@ experiment is also a reproduction of its own (``welzl-<key>``); ``welzl`` runs t
 Scenarios: ``scenarios/welzl-cadpc.toml`` and ``scenarios/welzl-tcp.toml`` (Table 1 with a
 short default duration); everything varied is an override here. Grids and flow-count
 sweeps run on the sweep runner (all cores). Every reading and difference:
-docs/reproductions/welzl.md. TFRC and TEAR (Figure 6) are not in ccsim yet.
+docs/reproductions/welzl.md.
+
+Each experiment also measures the paper's claims of its section (the inventory
+``claims/welzl.toml``, scored by claims.py). For them ``fig12`` adds a sweep of the
+smoothness factor a, and ``fig4`` runs its left case without the startup enhancement and
+its right case again in 1 s bins.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import Any
 
 import ccsim
 from ccsim.reproduce import Progress, Report, Row, Table, combine, write_csv
+from ccsim.reproduce.claims import Measured
 from ccsim.reproduce.scoreboard import Explain
 from ccsim.scenarios import scenario_path
 
@@ -39,6 +45,16 @@ COUNTS = tuple(range(10, 101, 10))
 # Worker processes of the sweeps (None: one per core; the smoke tests run them inline).
 SWEEP_JOBS: int | None = None
 NOTE = "docs/reproductions/welzl.md"
+# The claims inventory (python/ccsim/reproduce/claims/welzl.toml) and its fixed readings.
+PAPER = "welzl"
+# A grid cell "close to 0" (Section 3.2: "packet loss ratio and queue length close to 0"):
+# loss ratio below 1% and a mean queue below 10% of the 50-packet buffer.
+STABLE_LOSS = 0.01
+STABLE_QUEUE = 5.0
+# The smoothness factor swept for "stability ... indirectly proportional to a" (section 3.2),
+# on the low-bandwidth part of the Figure 1 grid (1000 B), where the limits lie.
+A_VALUES = (0.25, 0.5, 1.0)
+A_BANDWIDTHS = (1, 2, 5, 10)
 
 EXPLAIN: list[Explain] = [
     Explain(
@@ -68,8 +84,39 @@ def _row(rows: list[Row], row: str, column: str, ours: float | None, paper: floa
     rows.append(Row(row, column, None if ours is None else float(ours), paper, note))
 
 
-def _report(name: str, rows: list[Row], tables: list[Table], out_dir: Path, figures: list[Path], notes: list[str]) -> Report:
-    return Report(name, rows, tables, [write_csv(rows, out_dir / f"{name}.csv"), *figures], notes, EXPLAIN)
+def _report(name: str, rows: list[Row], tables: list[Table], out_dir: Path, figures: list[Path], notes: list[str],
+            measured: dict[str, Measured] | None = None) -> Report:  # fmt: skip
+    report = Report(name, rows, tables, [write_csv(rows, out_dir / f"{name}.csv"), *figures], notes, EXPLAIN)
+    report.paper = PAPER
+    report.experiments = [name.removeprefix("welzl-")]
+    report.measured = dict(measured or {})
+    return report
+
+
+def _majority(hits: int, total: int) -> bool:
+    """An unquantified statement over a figure's flow counts: more than half of them
+    (the inventory's counting rule)."""
+    return 2 * hits > total
+
+
+def _stable(c: dict[str, Any]) -> bool:
+    return c["loss"] < STABLE_LOSS and c["queue"] < STABLE_QUEUE
+
+
+def _never_falls(xs: list[float]) -> bool:
+    return all(b >= a for a, b in zip(xs, xs[1:], strict=False))
+
+
+def _strictly_falls(xs: list[float]) -> bool:
+    return all(b < a for a, b in zip(xs, xs[1:], strict=False))
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3g}"
+
+
+def _secs(t: float | None) -> str:
+    return "never" if t is None else f"{t:g} s"
 
 
 def jain(xs: list[float]) -> float | None:
@@ -191,7 +238,16 @@ def fluid(out_dir: Path, progress: Progress) -> Report:
         floor={"per-flow rate": 0.0, "total": 0.02}, unit="B/s; fraction",
     )
     notes = ["Rates are the payload flow (data packets delivered) over 80-160 s of a 160 s run."]
-    return _report("welzl-fluid", rows, [table], out_dir, [], notes)
+    # Not counted (identities of eq. 1): ours is shown beside them.
+    per10 = _row_val(rows, "fluid n = 10, 10 Mbps", "per-flow rate (byte/s)")
+    tot10 = _row_val(rows, "fluid n = 10, 10 Mbps", "total / B")
+    bg10 = _row_val(rows, "fluid n = 10, background b = 0.3", "per-flow rate (byte/s)")
+    measured = {
+        "sec31-equilibrium-b-over-1-plus-n": Measured(f"{per10:.0f} byte/s per flow, n = 10, 80-160 s", value=per10),
+        "sec31-total-n-over-1-plus-n": Measured(f"total/B {tot10:.4f}, n = 10, 80-160 s", value=tot10),
+        "sec31-background-1-minus-b": Measured(f"{bg10:.0f} byte/s per flow, n = 10, b = 0.3", value=bg10),
+    }
+    return _report("welzl-fluid", rows, [table], out_dir, [], notes, measured)
 
 
 # ---------------------------------------------------------------------------------------
@@ -202,7 +258,9 @@ def fig12(out_dir: Path, progress: Progress, bandwidths: tuple[int, ...] = BANDW
           counts: tuple[int, ...] = COUNTS, duration: str = DURATION) -> Report:  # fmt: skip
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    progress.start(1)
+    a_bandwidths = [b for b in bandwidths if b in A_BANDWIDTHS]
+    a_others = [a for a in A_VALUES if a != 0.5]
+    progress.start(2)
     progress.step(f"welzl fig12 sweep: {len(bandwidths) * len(counts) * 2} runs")
     sc = _with(_load("welzl-cadpc"), {"scenario.duration": duration})
     res = _sweep(sc, {
@@ -211,6 +269,14 @@ def fig12(out_dir: Path, progress: Progress, bandwidths: tuple[int, ...] = BANDW
         "defaults.data_size": ["1000B", "500B"],
     }, out_dir, "fig12")  # fmt: skip
     cases = _summarise(res, ["links.bottleneck.rate", "flows.c.count", "defaults.data_size"], "c")
+    # The smoothness factor a (section 3.2): the same cells at 1000 B with a = 0.25 and 1.
+    progress.step(f"welzl fig12 a sweep: {len(a_bandwidths) * len(counts) * len(a_others)} runs")
+    a_res = _sweep(sc, {
+        "links.bottleneck.rate": [f"{b}Mbps" for b in a_bandwidths],
+        "flows.c.count": list(counts),
+        "flows.c.params.a": a_others,
+    }, out_dir, "fig12-a")  # fmt: skip
+    a_cases = _summarise(a_res, ["links.bottleneck.rate", "flows.c.count", "flows.c.params.a"], "c")
     progress.done()
     grid: dict[tuple[str, int, str], dict[str, Any]] = {}
     for c in cases:
@@ -261,8 +327,59 @@ def fig12(out_dir: Path, progress: Progress, bandwidths: tuple[int, ...] = BANDW
         "Grid: bottleneck 1-100 Mbps x 10-100 flows, 160 s each; loss ratio = data packets "
         "dropped / sent, queue = time-average of the bottleneck queue (packets).",
         "Claim 'smaller packets widen the stable region': compare the loss<1% cell counts.",
+        f"Claims: a cell is 'close to 0' with loss < {STABLE_LOSS:g} and mean queue < {STABLE_QUEUE:g} packets; "
+        f"the a sweep repeats the 1000 B cells at {', '.join(map(str, a_bandwidths))} Mbps with a = "
+        f"{', '.join(f'{a:g}' for a in A_VALUES)}.",
     ]
-    return _report("welzl-fig12", rows, tables, out_dir, figures, notes)
+    a_grid: dict[tuple[float, int, int], dict[str, Any]] = {
+        (0.5, b, n): grid[("1000B", b, n)] for b in a_bandwidths for n in counts
+    }
+    for c in a_cases:
+        rate = int(str(c["links.bottleneck.rate"]).removesuffix("Mbps"))
+        a_grid[(float(c["flows.c.params.a"]), rate, int(c["flows.c.count"]))] = c
+    measured = _fig12_claims(grid, a_grid, bandwidths, counts, a_bandwidths)
+    return _report("welzl-fig12", rows, tables, out_dir, figures, notes, measured)
+
+
+def _fig12_claims(grid: dict[tuple[str, int, int], dict[str, Any]], a_grid: dict[tuple[float, int, int], dict[str, Any]],
+                  bandwidths: tuple[int, ...], counts: tuple[int, ...], a_bandwidths: list[int]) -> dict[str, Measured]:  # fmt: skip
+    """The Section 3.2 / Figure 1-2 claims of the inventory, from the grid and the a sweep."""
+    out: dict[str, Measured] = {}
+    # Stability against a: cells close to 0 per a (fewer as a rises).
+    n_a = {a: sum(1 for b in a_bandwidths for n in counts if _stable(a_grid[(a, b, n)])) for a in A_VALUES}
+    cells = len(a_bandwidths) * len(counts)
+    lo, mid, hi = (n_a[a] for a in A_VALUES)
+    out["sec32-stability-vs-a"] = Measured(
+        "cells close to 0 (of " + str(cells) + "): " + ", ".join(f"a = {a:g}: {n_a[a]}" for a in A_VALUES)
+        + "; loss at 1 Mbps and the most flows: "
+        + ", ".join(f"a = {a:g}: {_fmt(a_grid[(a, a_bandwidths[0], counts[-1])]['loss'])}" for a in A_VALUES)
+        if a_bandwidths else "no cell of the a sweep in this grid",
+        holds=bool(a_bandwidths) and lo >= mid >= hi and lo > hi,
+    )  # fmt: skip
+    # Figure 1: loss grows with flows at 1 and 2 Mbps, falls with bandwidth (1..10) at the most flows.
+    low = [b for b in (1, 2) if b in bandwidths]
+    span = [b for b in (1, 2, 5, 10) if b in bandwidths]
+    top = counts[-1]
+    for cid, key, what in (("fig1-loss-grows-small-bw-many-flows", "loss", "loss"),
+                           ("fig1-queue-coincides-with-loss", "queue", "mean queue")):  # fmt: skip
+        by_flows = {b: [grid[("1000B", b, n)][key] for n in counts] for b in low}
+        by_bw = [grid[("1000B", b, top)][key] for b in span]
+        ok = all(_never_falls(v) for v in by_flows.values()) and _strictly_falls(by_bw) and len(span) > 1
+        words = "; ".join(f"{what} at {b} Mbps over {counts[0]}..{top} flows: " + " ".join(_fmt(x) for x in v)
+                          for b, v in by_flows.items())  # fmt: skip
+        words += f"; at {top} flows over " + "/".join(map(str, span)) + " Mbps: " + " ".join(_fmt(x) for x in by_bw)
+        out[cid] = Measured(words, holds=ok)
+    if 1 in bandwidths and 100 in counts:
+        c = grid[("1000B", 1, 100)]
+        out["fig1-loss-100-flows-1mbps"] = Measured(
+            f"loss ratio {c['loss']:.3f} (mean queue {c['queue']:.1f} packets), 100 flows, 1 Mbps, 1000 B", value=c["loss"]
+        )  # fmt: skip
+    stable = {size: sum(1 for b in bandwidths for n in counts if _stable(grid[(size, b, n)])) for size in ("1000B", "500B")}
+    out["fig2-stable-region-grows-smaller-packets"] = Measured(
+        f"cells close to 0 (of {len(bandwidths) * len(counts)}): 1000 B {stable['1000B']}, 500 B {stable['500B']}",
+        holds=stable["500B"] > stable["1000B"],
+    )
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -322,14 +439,54 @@ def fig3(out_dir: Path, progress: Progress, duration: str = DURATION) -> Report:
                   score_rows=[])  # fmt: skip
     notes = ["Claims: CADPC smoother (lower cv) than TCP; TCP slower to converge and less "
              "utilisation at 100 Mbps than at 10 Mbps, CADPC fast at both."]  # fmt: skip
-    return _report("welzl-fig3", rows, [table], out_dir, figures, notes)
+    return _report("welzl-fig3", rows, [table], out_dir, figures, notes, _fig3_claims(rows))
+
+
+# "Rapidly" (Figure 3): within a tenth of the 160 s run, about 50 of its 500 RTTs.
+RAPID_S = 16.0
+
+
+def _fig3_claims(rows: list[Row]) -> dict[str, Measured]:
+    def v(kind: str, rate: int, col: str) -> float | None:
+        for r in rows:
+            if r.row == f"fig3 {kind}, {rate} Mbps" and r.column == col:
+                return r.ours
+        raise KeyError((kind, rate, col))
+
+    cv = {(k, b): v(k, b, "cv after 20 s") for k in ("CADPC", "TCP Reno") for b in (10, 100)}
+    util = {(k, b): v(k, b, "utilisation after 20 s") for k in ("CADPC", "TCP Reno") for b in (10, 100)}
+    reach = {(k, b): v(k, b, "time to 80% of 10/11 B (s)") for k in ("CADPC", "TCP Reno") for b in (10, 100)}
+    inf = float("inf")
+    out: dict[str, Measured] = {}
+    out["fig3-cadpc-smoother"] = Measured(
+        "cv of the total after 20 s, CADPC / TCP: " + ", ".join(f"{b} Mbps {cv[('CADPC', b)]:.4f} / {cv[('TCP Reno', b)]:.3f}" for b in (10, 100)),
+        holds=all((cv[("CADPC", b)] or 0.0) < (cv[("TCP Reno", b)] or 0.0) for b in (10, 100)),
+    )  # fmt: skip
+    t10, t100 = (reach[("TCP Reno", b)] for b in (10, 100))
+    out["fig3-tcp-slower-at-higher-capacity"] = Measured(
+        f"TCP Reno utilisation after 20 s {util[('TCP Reno', 10)]:.3f} at 10 Mbps, {util[('TCP Reno', 100)]:.3f} at 100; "
+        f"time to 80% of 10/11 B {_secs(t10)} and {_secs(t100)}",
+        holds=(util[("TCP Reno", 100)] or 0.0) < (util[("TCP Reno", 10)] or 0.0)
+        and (t100 if t100 is not None else inf) > (t10 if t10 is not None else inf),
+    )  # fmt: skip
+    steady = 10 / 11
+    ok = all((reach[("CADPC", b)] if reach[("CADPC", b)] is not None else inf) <= RAPID_S
+             and abs((util[("CADPC", b)] or 0.0) / steady - 1) <= 0.02 for b in (10, 100))  # fmt: skip
+    out["fig3-cadpc-converges-rapidly"] = Measured(
+        "CADPC: 80% of 10/11 B after " + ", ".join(f"{_secs(reach[('CADPC', b)])} at {b} Mbps" for b in (10, 100))
+        + f" (limit {RAPID_S:g} s); utilisation after 20 s "
+        + ", ".join(f"{util[('CADPC', b)]:.4f}" for b in (10, 100)) + f" (10/11 = {steady:.4f}, within 2%)",
+        holds=ok,
+    )  # fmt: skip
+    return out
 
 
 # ---------------------------------------------------------------------------------------
 # Figure 4: heterogeneous update intervals and RTTs.
 
 
-def _hetero_text(n: int, updates: list[float], extra_ms: list[float], starts_ms: list[float], duration: str) -> str:
+def _hetero_text(n: int, updates: list[float], extra_ms: list[float], starts_ms: list[float], duration: str,
+                 startup: bool = True, interval: str = "10s") -> str:  # fmt: skip
     """n CADPC flows, flow i from s_i (its access link 50 ms + extra_ms[i]/2 each way, so
     its RTT grows by extra_ms[i]) to d, update interval updates[i] RTTs."""
     hosts = ", ".join(f'"s{i}"' for i in range(n))
@@ -344,8 +501,8 @@ def _hetero_text(n: int, updates: list[float], extra_ms: list[float], starts_ms:
         t += f'[[links]]\nbetween = ["s{i}", "r1"]\nrate = "1000Mbps"\ndelay = "{50 + extra_ms[i] / 2:g}ms"\n'
     for i in range(n):
         t += (f'[[flows]]\nname = "c{i}"\nkind = "cadpc"\nfrom = "s{i}"\nto = "d"\nstart = "{starts_ms[i]:g}ms"\n'
-              f'params = {{ update = {updates[i]:g} }}\n')  # fmt: skip
-    t += '[[elements]]\nkind = "ptp"\nat = ["r1->r2", "r2->d"]\n[measure]\ninterval = "10s"\n'
+              f'params = {{ update = {updates[i]:g}{"" if startup else ", startup = false"} }}\n')  # fmt: skip
+    t += f'[[elements]]\nkind = "ptp"\nat = ["r1->r2", "r2->d"]\n[measure]\ninterval = "{interval}"\n'
     return t
 
 
@@ -361,12 +518,21 @@ def _per_flow_series(r: ccsim.Results, n: int) -> dict[int, tuple[list[float], l
 def fig4(out_dir: Path, progress: Progress, duration_left: str = "1200s", duration_right: str = "300s") -> Report:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    progress.start(2)
+    progress.start(4)
     n = 10
+    left_updates = [4.0 * (i + 1) for i in range(n)]
+    right_extra, right_starts = [117.0 * i for i in range(n)], [30.0 * i for i in range(n)]
     progress.step("welzl fig4 left: update intervals 4..40 RTTs")
-    left = ccsim.run(ccsim.loads(_hetero_text(n, [4.0 * (i + 1) for i in range(n)], [0.0] * n, [0.0] * n, duration_left)))
+    left = ccsim.run(ccsim.loads(_hetero_text(n, left_updates, [0.0] * n, [0.0] * n, duration_left)))
     progress.step("welzl fig4 right: RTTs +117 ms per flow, a new flow every 30 ms")
-    right = ccsim.run(ccsim.loads(_hetero_text(n, [4.0] * n, [117.0 * i for i in range(n)], [30.0 * i for i in range(n)], duration_right)))
+    right = ccsim.run(ccsim.loads(_hetero_text(n, [4.0] * n, right_extra, right_starts, duration_right)))
+    # For the claims: the left run without the startup enhancement (regular logistic
+    # growth), twice as long, and the right run again in 1 s bins.
+    progress.step("welzl fig4 left without startup (claims)")
+    long_left = f"{2 * _seconds(duration_left):g}s"
+    logistic = ccsim.run(ccsim.loads(_hetero_text(n, left_updates, [0.0] * n, [0.0] * n, long_left, startup=False)))
+    progress.step("welzl fig4 right in 1 s bins (claims)")
+    right_fine = ccsim.run(ccsim.loads(_hetero_text(n, [4.0] * n, right_extra, right_starts, duration_right, interval="1s")))
     progress.done()
     rows: list[Row] = []
     labels = []
@@ -408,7 +574,85 @@ def fig4(out_dir: Path, progress: Progress, duration_left: str = "1200s", durati
     ]
     notes = ["Left: 1200 s (flow 9 needs about 1000 s in the paper). Right: 300 s; the paper "
              "gives neither its length nor its figure's numbers."]  # fmt: skip
-    return _report("welzl-fig4", rows, tables, out_dir, figures, notes)
+    measured = _fig4_claims(rows, left, right, logistic, right_fine, n, reach)
+    return _report("welzl-fig4", rows, tables, out_dir, figures, notes, measured)
+
+
+def _seconds(duration: str) -> float:
+    assert duration.endswith("s"), duration
+    return float(duration[:-1])
+
+
+def _reach(series: tuple[list[float], list[float]], level: float) -> float | None:
+    """The end of the first bin whose rate is at least ``level``."""
+    return next((t for t, x in zip(*series, strict=True) if x >= level), None)
+
+
+def _window_mean(series: tuple[list[float], list[float]], start: float, end: float) -> float:
+    xs = [x for t, x in zip(*series, strict=True) if start < t <= end]
+    return sum(xs) / len(xs) if xs else 0.0
+
+
+# A flow "used the startup mechanism" (Figure 4 right) if it reached half its fair share
+# faster than eq. 1 with a = 0.5 allows: at most x1.5 per update, so from the initial
+# 1000 byte/s to 56818 byte/s takes ln(56.8)/ln(1.5) = 9.96, i.e. 10 updates, the first of
+# them one RTT + 4 RTTs after the start (the first feedback carries no measurement).
+STARTUP_UPDATES = 10
+
+
+def _fig4_claims(rows: list[Row], left: ccsim.Results, right: ccsim.Results, logistic: ccsim.Results,
+                 right_fine: ccsim.Results, n: int, reach9: float | None) -> dict[str, Measured]:  # fmt: skip
+    out: dict[str, Measured] = {}
+    finals = [_row_val(rows, "fig4 left", f"flow {i} final rate (B/s)") for i in range(n)]
+    worst = max(range(n), key=lambda i: abs(finals[i] - FAIR_10))
+    out["fig4-left-converge-fair-share"] = Measured(
+        f"last 200 s: flows between {min(finals):.0f} and {max(finals):.0f} byte/s; farthest from 113636: "
+        f"flow {worst}, {finals[worst]:.0f}", value=finals[worst],
+    )  # fmt: skip
+    end = left.sim_time_s
+    out["fig4-flow9-1000s"] = Measured(
+        f"flow 9 first at 90% of 113636 byte/s after {reach9:g} s" if reach9 is not None
+        else f"flow 9 not at 90% of 113636 byte/s within {end:g} s (given as {end:g})",
+        value=reach9 if reach9 is not None else end,
+    )  # fmt: skip
+    log9 = _reach(_per_flow_series(logistic, n)[9], 0.9 * FAIR_10)
+    log_end = logistic.sim_time_s
+    t_start = reach9 if reach9 is not None else float("inf")
+    t_log = log9 if log9 is not None else float("inf")
+    out["fig4-startup-almost-logistic"] = Measured(
+        f"flow 9 at 90% of its fair share after {_secs(reach9)} with the startup enhancement, after "
+        + (f"{log9:g} s" if log9 is not None else f"more than {log_end:g} s") + " without it (startup = false); "
+        + (f"ratio {t_start / t_log:.2f}" if log9 is not None and reach9 is not None else "")
+        + " (almost: at least 0.85)",
+        holds=log9 is not None and t_start >= 0.85 * t_log,
+    )  # fmt: skip
+    # Section 3.1 on Figure 4 right: converging (not oscillating) with RTTs 300 + 117 i ms.
+    s = _per_flow_series(right, n)
+    t_end = right.sim_time_s
+    mid = [_window_mean(s[i], t_end - 200, t_end - 100) for i in range(n)]
+    last = [_window_mean(s[i], t_end - 100, t_end) for i in range(n)]
+    d_mid = max(abs(x / FAIR_10 - 1) for x in mid)
+    d_last = max(abs(x / FAIR_10 - 1) for x in last)
+    total = 8 * sum(last) / B10
+    out["sec31-stable-async-rtts"] = Measured(
+        f"largest distance of a flow's mean rate from 113636 byte/s: {d_mid:.1%} over {t_end - 200:g}-{t_end - 100:g} s, "
+        f"{d_last:.1%} over {t_end - 100:g}-{t_end:g} s; total {total:.4f} of B (10/11 = 0.9091)",
+        holds=d_last < d_mid and abs(total / (10 / 11) - 1) <= 0.02,
+    )  # fmt: skip
+    fine = _per_flow_series(right_fine, n)
+    used, not_used = [], []
+    for i in range(n):
+        rtt = 0.3 + 0.117 * i
+        start = 0.03 * i
+        t_half = _reach(fine[i], FAIR_10 / 2)
+        limit = start + (1 + 4 * STARTUP_UPDATES) * rtt + 1.0  # + one 1 s bin
+        (used if t_half is not None and t_half <= limit else not_used).append(i)
+    out["fig4-right-some-flows-use-startup"] = Measured(
+        f"reached half the fair share faster than a = 0.5 allows (used startup): flows {used or 'none'}; "
+        f"not: flows {not_used or 'none'}",
+        holds=bool(used) and bool(not_used),
+    )  # fmt: skip
+    return out
 
 
 def _row_val(rows: list[Row], row: str, column: str) -> float:
@@ -487,7 +731,47 @@ def fig5(out_dir: Path, progress: Progress, counts: tuple[int, ...] = COUNTS, du
     notes = ["Whole 160 s runs; throughput = payload delivered; loss = data dropped / sent; "
              "queue = time-average of the bottleneck queue; fairness = Jain's index of per-flow throughput.",
              "ECN is negotiated but inert: drop-tail marks nothing (Table 1)."]  # fmt: skip
-    return _report("welzl-fig5", rows, tables, out_dir, figures, notes)
+    return _report("welzl-fig5", rows, tables, out_dir, figures, notes, _fig5_claims(data, counts))
+
+
+def _wins(data: dict[str, Any], counts: tuple[int, ...], key: str, other: str, higher: bool) -> int:
+    """At how many counts CADPC's ``key`` is strictly above (``higher``) or below ``other``'s."""
+    def better(n: int) -> bool:
+        a, b = data["CADPC"][n][key], data[other][n][key]
+        return a > b if higher else a < b
+    return sum(1 for n in counts if better(n))
+
+
+def _smallest_queue(data: dict[str, Any], counts: tuple[int, ...], kinds: list[str]) -> int:
+    return sum(1 for n in counts if all(data["CADPC"][n]["queue"] < data[k][n]["queue"] for k in kinds if k != "CADPC"))
+
+
+def _pairwise(data: dict[str, Any], counts: tuple[int, ...], key: str, others: list[str], higher: bool) -> tuple[dict[str, int], str]:
+    wins = {k: _wins(data, counts, key, k, higher) for k in others}
+    return wins, ", ".join(f"{k} {w}/{len(counts)}" for k, w in wins.items())
+
+
+def _fig5_claims(data: dict[str, Any], counts: tuple[int, ...]) -> dict[str, Measured]:
+    tcp = ["Reno", "SACK", "Vegas"]
+    m = len(counts)
+    out: dict[str, Measured] = {}
+    jains = [data["CADPC"][n]["jain"] or 0.0 for n in counts]
+    fair = sum(1 for j in jains if j >= 0.99)
+    out["intro-max-min-fairness"] = Measured(
+        f"CADPC's Jain index >= 0.99 at {fair} of {m} counts (" + ", ".join(f"{n}: {j:.2f}" for n, j in zip(counts, jains, strict=True)) + ")",
+        holds=_majority(fair, m),
+    )  # fmt: skip
+    wins, words = _pairwise(data, counts, "throughput", tcp, higher=True)
+    out["fig5-more-throughput-than-tcp"] = Measured(
+        f"counts where CADPC's throughput is higher: {words}", holds=all(_majority(w, m) for w in wins.values())
+    )
+    wins, words = _pairwise(data, counts, "loss", tcp, higher=False)
+    out["fig5-less-loss-than-tcp"] = Measured(
+        f"counts where CADPC's loss ratio is lower: {words}", holds=all(_majority(w, m) for w in wins.values())
+    )
+    q = _smallest_queue(data, counts, ["CADPC", *tcp])
+    out["fig5-smallest-queue"] = Measured(f"CADPC's mean queue the smallest of the four at {q} of {m} counts", holds=q >= 0.8 * m)
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -529,7 +813,46 @@ def fig6(out_dir: Path, progress: Progress, counts: tuple[int, ...] = COUNTS, du
               f"RAP less throughput and more loss than TFRC (of counts >= {MANY})", f"flow counts >= {MANY}")  # fmt: skip
     tables.append(Table("Figure 6: the text's claims (ours)", ["fig6 claims"], [(c, c) for c in claims], score_rows=[]))
     notes = ["Figure 6: RAP, GAIMD (RAP with alpha = 0.31, beta = 7/8) TFRC (RFC 3448) and TEAR (our reading of Rhee et al. 2000, transport/tear.rs)."]
-    return _report("welzl-fig6", rows, tables, out_dir, figures, notes)
+    return _report("welzl-fig6", rows, tables, out_dir, figures, notes, _fig6_claims(data, counts))
+
+
+def _fig6_claims(data: dict[str, Any], counts: tuple[int, ...]) -> dict[str, Measured]:
+    others = ["RAP", "GAIMD", "TFRC", "TEAR"]
+    m = len(counts)
+    out: dict[str, Measured] = {}
+    tfrc = [n for n in counts if data["TFRC"][n]["throughput"] > max(data["RAP"][n]["throughput"], data["GAIMD"][n]["throughput"])
+            and data["TFRC"][n]["loss"] > data["CADPC"][n]["loss"]]  # fmt: skip
+    out["fig6-tfrc-high-throughput-high-loss"] = Measured(
+        f"TFRC above RAP and GAIMD in throughput and above CADPC in loss at {len(tfrc)} of {m} counts ({tfrc})",
+        holds=_majority(len(tfrc), m),
+    )
+    # "Many flows": the upper half of the figure's range of counts.
+    many = [n for n in counts if n > (counts[0] + counts[-1]) / 2] or [counts[-1]]
+    rap = [n for n in many if data["RAP"][n]["throughput"] < data["TFRC"][n]["throughput"]
+           and data["RAP"][n]["loss"] > data["TFRC"][n]["loss"]]  # fmt: skip
+    out["fig6-rap-worse-than-tfrc-many-flows"] = Measured(
+        f"RAP below TFRC in throughput and above it in loss at {len(rap)} of the {len(many)} counts {many} ({rap}); "
+        + "throughput RAP/TFRC " + ", ".join(f"{n}: {data['RAP'][n]['throughput'] / 1e6:.1f}/{data['TFRC'][n]['throughput'] / 1e6:.1f}" for n in many)
+        + "; loss x1000 RAP/TFRC " + ", ".join(f"{n}: {1e3 * data['RAP'][n]['loss']:.2f}/{1e3 * data['TFRC'][n]['loss']:.2f}" for n in many),
+        holds=_majority(len(rap), len(many)),
+    )  # fmt: skip
+    wins, words = _pairwise(data, counts, "throughput", others, higher=True)
+    beaten = sum(1 for w in wins.values() if _majority(w, m))
+    out["fig6-more-throughput-than-almost-all"] = Measured(
+        f"counts where CADPC's throughput is higher: {words}; more at a majority against {beaten} of 4", holds=beaten >= 3
+    )
+    wins, words = _pairwise(data, counts, "loss", others, higher=False)
+    out["fig6-lowest-loss"] = Measured(
+        f"counts where CADPC's loss ratio is lower: {words}", holds=all(_majority(w, m) for w in wins.values())
+    )
+    q = _smallest_queue(data, counts, ["CADPC", *others])
+    smaller = {k: sum(1 for n in counts if data[k][n]["queue"] <= data["CADPC"][n]["queue"]) for k in others}
+    out["fig6-smallest-queue"] = Measured(
+        f"CADPC's mean queue the smallest of the five at {q} of {m} counts; counts where another's is at most CADPC's: "
+        + ", ".join(f"{k} {v}" for k, v in smaller.items()),
+        holds=q >= 0.8 * m,
+    )  # fmt: skip
+    return out
 
 
 EXPERIMENTS = {
@@ -544,4 +867,4 @@ EXPERIMENTS = {
 
 def reproduce(out_dir: Path, progress: Progress) -> Report:
     """Every experiment; welzl.csv holds every row."""
-    return combine("welzl", EXPERIMENTS, out_dir, progress, len(FLUID_N) + len(FLUID_BG) + 1 + 4 + 2 + len(FIG5_KINDS) + len(FIG6_KINDS), EXPLAIN)
+    return combine("welzl", EXPERIMENTS, out_dir, progress, len(FLUID_N) + len(FLUID_BG) + 2 + 4 + 4 + len(FIG5_KINDS) + len(FIG6_KINDS), EXPLAIN)
