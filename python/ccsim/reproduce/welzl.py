@@ -668,7 +668,8 @@ def _row_val(rows: list[Row], row: str, column: str) -> float:
 FIG5_KINDS = {
     "CADPC": ("welzl-cadpc", "c", {}),
     "Reno": ("welzl-tcp", "t", {"defaults.cc": "reno"}),
-    "SACK": ("welzl-tcp", "t", {"defaults.cc": "reno", "defaults.sack": True}),
+    # ns-2's Sack1 agent forgets the SACK blocks on a timeout and resends everything.
+    "SACK": ("welzl-tcp", "t", {"defaults.cc": "reno", "defaults.sack": True, "defaults.sack_timeout": "clear"}),
     "Vegas": ("welzl-tcp", "t", {"defaults.cc": "vegas"}),
 }
 METRICS = (("throughput", "throughput (Mbit/s)", 1e-6), ("loss", "loss ratio", 1.0),
