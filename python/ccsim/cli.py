@@ -171,9 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--json",
         action="store_true",
-        help='print the JSON object {"reproduction", "rows", "scoreboard"} instead of tables '
-        '(rows: {"row", "column", "ours", "paper", ...}; docs/cli.md); files are written '
-        "only with --out",
+        help='print the JSON object {"reproduction", "rows", "scoreboard", "claims_summary", '
+        '"claims"} instead of tables (rows: {"row", "column", "ours", "paper", ...}; claims: '
+        '{"kind", "source", "paper", "ours", "verdict", "reason", ...}; docs/cli.md); files '
+        "are written only with --out",
     )
     p.add_argument(
         "--no-report",
