@@ -178,6 +178,15 @@ pub fn cases() -> Vec<Case> {
             ),
             every_10s: None,
         },
+        Case { name: "codel-reno", covers: "codel (drops at dequeue, idle pass)", t: 40.0, toml: dumbbell("", "qdisc = \"codel\"", &reno3), every_10s: None },
+        Case {
+            name: "fq-codel-reno-cbr",
+            covers: "fq_codel (flow queues, new/old lists, CoDel per queue)",
+            t: 40.0,
+            toml: dumbbell("", "qdisc = \"fq_codel\"", &format!("{reno3}{cbr}")),
+            every_10s: None,
+        },
+        Case { name: "pie-reno", covers: "pie (drop probability updates)", t: 40.0, toml: dumbbell("", "qdisc = \"pie\"", &reno3), every_10s: None },
     ];
     // Congestion controls (two window flows each, drop-tail unless the policy needs FQ).
     for (name, cc, extra, qdisc, covers) in [
@@ -198,6 +207,14 @@ pub fn cases() -> Vec<Case> {
             "delay_aimd per-packet variant",
         ),
         ("cc-cubic", "cubic", "", "", "cubic"),
+        ("cc-bbr", "bbr", "sack = true", "", "bbr (pacing, rate samples) with sack"),
+        (
+            "cc-dctcp",
+            "dctcp",
+            "",
+            "qdisc = { kind = \"red\", w_q = 1.0, min_th = \"20pkt\", max_th = \"20pkt\", ecn = true, ecn_above_max_th = true }",
+            "dctcp over step-marking red (ecn echo)",
+        ),
         (
             "cc-cubic-sack-hystart",
             "cubic",
