@@ -1048,7 +1048,15 @@ def fig9_claims(c100: list[dict[str, Any]], cmix: list[dict[str, Any]], c512: li
     out["fig9b-delay-fairer"] = Measured(
         f"Jain delay AIMD vs SACK Reno, 100 ms, mean over {seeds}: {text}", holds=all(diff("100ms", n) > 0 for n in FAIR_AT)
     )
-    text = "; ".join(f"{n} flows |{diff('mixed', n):+.3f}| vs |{diff('100ms', n):+.3f}|" for n in FAIR_AT)
+    def seeds_range(key: str, n: int) -> str:
+        d = [a - b for a, b in zip(fair[key][("delay_aimd", n)], fair[key][("reno", n)], strict=False)]
+        return f"{min(d):+.3f} to {max(d):+.3f}"
+
+    text = "; ".join(
+        f"{n} flows |{diff('mixed', n):+.3f}| (seeds {seeds_range('mixed', n)}) vs |{diff('100ms', n):+.3f}| "
+        f"({seeds_range('100ms', n)})"
+        for n in FAIR_AT
+    )
     out["fig10b-less-pronounced"] = Measured(
         f"Jain delay AIMD - SACK Reno, 20-200 ms vs 100 ms, mean over {seeds}: {text}",
         holds=all(abs(diff("mixed", n)) < abs(diff("100ms", n)) for n in FAIR_AT),
