@@ -8,7 +8,7 @@ import json
 from dataclasses import replace
 
 import pytest
-from ccsim.reproduce import NoProgress, leith
+from ccsim.reproduce import NoProgress, claims, leith
 from ccsim.reproduce._leith_scenarios import files
 from conftest import REPO, run_cli
 
@@ -35,9 +35,58 @@ def test_generated_scenario_files_are_committed_as_written():
         )
 
 
+def verdicts(report) -> dict[str, str]:
+    report.score()
+    assert not report.claims.unmeasured, [r.claim.id for r in report.claims.unmeasured]
+    return {r.claim.id: r.verdict for r in report.claims.results}
+
+
+def test_inventory_loads_and_every_counted_claim_names_an_experiment():
+    inv = claims.load("leith")
+    assert inv.paper == "leith"
+    counted = [c for c in inv.claims if c.counted]
+    assert len(counted) == 36
+    assert {c.experiment for c in inv.claims} <= set(leith.EXPERIMENTS)
+    by_id = inv.by_id()
+    # The issue's cells that cannot fail are listed, not counted.
+    for cid in ("fig2-first-backoff-halves", "fig7a-limit-arithmetic", "fig6-share-75kbps",
+                "fig8-share-25kbps", "fig11-filtered-removed"):  # fmt: skip
+        assert not by_id[cid].counted, cid
+    # Bounds are bounds: bound (5) from above, "more than 390" from below.
+    assert (by_id["fig6b-bound5"].kind, by_id["fig6b-bound5"].bound) == ("bound", "upper")
+    assert (by_id["fig8-more-than-390"].bound, by_id["fig8-more-than-390"].value) == ("lower", 391)
+    # Every counted claim found outside in the full run carries its checked reason.
+    for c in counted:
+        if c.outside_reason is not None:
+            assert c.link and c.link.startswith("leith.md#"), c.id
+
+
+def test_time_weighted_helpers_by_hand():
+    import pandas as pd
+
+    # 10 held 0.5-1 s, 20 held 1-3 s, 30 held 3-4 s: (5 + 40 + 30) / 3.5 = 21.43.
+    s = pd.DataFrame({"t": [0.0, 1.0, 3.0, 9.0], "v": [10, 20, 30, 40]})
+    assert leith.time_mean(s, 0.5, 4.0) == pytest.approx(75 / 3.5)
+    # At most one packet over [0, 2.5) and [6, 10): the longest stretch is 4 s.
+    q = pd.DataFrame({"t": [0.0, 1.0, 2.0, 2.5, 6.0], "v": [0, 1, 0, 3, 0]})
+    assert leith.longest_at_most(q, 0.0, 10.0, 1) == pytest.approx(4.0)
+    # Ranks 1 2 3 4 against 1 3 2 4: 1 - 6 * (0 + 1 + 1 + 0) / (4 * 15) = 0.8.
+    assert leith.spearman([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(0.8)
+
+
 def test_fig11_rows_and_files(tmp_path):
-    rows = json.loads(ok(run_cli("reproduce", "leith-fig11", "--json", "--out", tmp_path)))["rows"]
+    out = json.loads(ok(run_cli("reproduce", "leith-fig11", "--json", "--out", tmp_path)))
+    rows = out["rows"]
     cell = {(r["row"], r["column"]): r for r in rows}
+    verdict = {c["id"]: c for c in out["claims"]}
+    # Flow 2 (110 ms) has far more timestamp samples >10 ms above the filtered RTT than
+    # flow 1 (the paper's ordering), and holds a window well above "around 10" packets.
+    share = {f: cell[(f, "timestamp samples > 10 ms above filtered (%)")]["ours"]
+             for f in ("fig11 flow 1 (RTT 20 ms)", "fig11 flow 2 (RTT 110 ms)")}  # fmt: skip
+    assert share["fig11 flow 2 (RTT 110 ms)"] > share["fig11 flow 1 (RTT 20 ms)"]
+    assert verdict["fig11-longer-rtt-hit-harder"]["verdict"] == "within"
+    assert verdict["fig11-cwnd-flow2"]["verdict"] == "outside"
+    assert verdict["fig11-filtered-removed"]["verdict"] == "not_counted"
     for flow in ("fig11 flow 1 (RTT 20 ms)", "fig11 flow 2 (RTT 110 ms)"):
         # The newest-packet samples never exceed base RTT + queueing (the paper's claim);
         # the RFC 1323 echo does, by a delayed-ack wait.
@@ -53,6 +102,20 @@ def test_fig13_tso_spikes_go_with_the_2_6_24_bound(tmp_path):
     rng = {r.row: r.ours for r in report.rows if r.column == "RTT range in 200 ms windows (ms)"}
     assert rng["fig13 2.6.18 (40 ms timer)"] > 3 * rng["fig13 2.6.24 (2 ms)"]
     assert rng["fig13 2.6.24 (2 ms)"] < 2 * rng["fig13 no TSO"]
+    # 2.6.18 exceeds no TSO by >= 20 ms and 2.6.24 keeps <= 10% of that excess.
+    assert rng["fig13 2.6.18 (40 ms timer)"] - rng["fig13 no TSO"] >= 20
+    v = verdicts(report)
+    assert v["fig13-2618-spikes"] == v["fig13-2624-removed"] == "within"
+    assert v["fig13-little-noise"] == "not_counted"
+
+
+def test_fig2_claims_on_the_first_20_seconds():
+    # The first 20 s of Fig. 2's run hold the claims: slow start's backoff at 1.96 s with
+    # the queue at 165 of 400 packets, then 18 s (75 round trips of 240 ms) of empty queue.
+    sets = {"measure.series": ["f.cwnd", "r1->r2.queue"], "scenario.duration": "20s"}
+    measured = leith.fig2_claims(leith._run(leith._with(leith._load(leith.FIG2), sets)))
+    assert measured["fig2-backs-off-before-full"].value == 165
+    assert measured["fig2-queue-empties"].holds
 
 
 @pytest.fixture
@@ -64,6 +127,8 @@ def small_sweeps(monkeypatch):
     small["100ms"] = replace(small["100ms"], counts=(10, 128, 140))
     monkeypatch.setattr(leith, "SWEEPS", small)
     monkeypatch.setattr(leith, "_DONE", {})
+    monkeypatch.setattr(leith, "FAIR_SEEDS", (1, 2))
+    monkeypatch.setattr(leith, "FAIR_AT", (128,))
     return small
 
 
@@ -79,7 +144,18 @@ def test_flow_count_sweeps_in_small(tmp_path, small_sweeps):
     assert peak.ours <= peak.paper + 1.2
     for name in ("leith-fig6a.png", "leith-fig7b.png", "leith-fig8.png", "sweeps/leith-100ms.duckdb"):
         assert (tmp_path / name).is_file(), name
-    # Figures 9/10 reuse the same sweeps (no new runs).
+    v = verdicts(report)
+    # One-packet point 128 against "130 flows": |128 - 130| = 2 <= 15% of 130 = 19.5.
+    assert report.measured["fig7a-onset-130"].value == 128.0
+    assert v["fig7a-onset-130"] == "within"
+    # Below 128 flows only n = 10 is swept: 60.7 ms against bound (5) = 50 + 10 x 1.2 = 62 ms.
+    assert -1.4 < report.measured["fig6a-bound5"].value < 0
+    assert v["fig6a-bound5"] == "within"
+    assert v["fig7a-limit-arithmetic"] == "not_counted"
+    # Figures 9/10 reuse the same sweeps, plus seed 2 at FAIR_AT for the fairness claims.
     report = leith.fig9(tmp_path, NoProgress())
     jain = {r.row: r.ours for r in report.rows if r.column == "Jain at 128 flows"}
     assert jain["fig9 100ms delay AIMD"] > jain["fig9 100ms SACK Reno"]
+    v = verdicts(report)
+    assert v["fig9b-delay-fairer"] == "within"
+    assert v["fig9-aggregate-similar"] == "not_counted"

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import ccsim
 from ccsim.reproduce import Progress, Report, Row, Table, combine, write_csv
+from ccsim.reproduce.claims import Measured
 from ccsim.reproduce.scoreboard import Explain
 from ccsim.scenarios import scenario_path
 
@@ -119,8 +120,103 @@ EXPLAIN = [
 ]  # fmt: skip
 
 
-def _report(name: str, rows: list[Row], tables: list[Table], out_dir: Path, figures: list[Path], notes: list[str]) -> Report:
-    return Report(name, rows, tables, [write_csv(rows, out_dir / f"{name}.csv"), *figures], notes, explain=EXPLAIN)
+def _report(name: str, rows: list[Row], tables: list[Table], out_dir: Path, figures: list[Path], notes: list[str],
+            measured: dict[str, Measured] | None = None) -> Report:  # fmt: skip
+    report = Report(name, rows, tables, [write_csv(rows, out_dir / f"{name}.csv"), *figures], notes, explain=EXPLAIN)
+    # Claims (claims/leith.toml): the experiment key is the report's name without "leith-".
+    report.paper = "leith"
+    report.experiments = [name.removeprefix("leith-")]
+    report.measured = measured or {}
+    return report
+
+
+# ---------------------------------------------------------------------------------------
+# Claim statistics (claims/leith.toml says which claim uses which).
+
+
+def spearman(xs: list[float], ys: list[float]) -> float | None:
+    """Spearman's rank correlation (ties get their mean rank); None below 3 points."""
+    import numpy as np
+
+    if len(xs) < 3:
+        return None
+
+    def ranks(v: list[float]):
+        a = np.asarray(v, dtype=float)
+        order = a.argsort(kind="stable")
+        r = np.empty(len(a))
+        r[order] = np.arange(len(a), dtype=float)
+        for value in np.unique(a):
+            tie = a == value
+            r[tie] = r[tie].mean()
+        return r
+
+    rx, ry = ranks(xs), ranks(ys)
+    if rx.std() == 0 or ry.std() == 0:
+        return None
+    return float(np.corrcoef(rx, ry)[0, 1])
+
+
+def time_mean(s: Any, t0: float, t1: float) -> float:
+    """Mean of a step series (value held until the next change) over [t0, t1), each value
+    weighted by how long it was held."""
+    import numpy as np
+
+    t, v = s["t"].to_numpy(dtype=float), s["v"].to_numpy(dtype=float)
+    start = max(int(np.searchsorted(t, t0, side="right")) - 1, 0)
+    stop = int(np.searchsorted(t, t1, side="left"))
+    t, v = t[start:stop].copy(), v[start:stop]
+    t[0] = max(t[0], t0)
+    dt = np.append(t[1:], t1) - t
+    return float((v * dt).sum() / dt.sum())
+
+
+def longest_at_most(s: Any, t0: float, t1: float, limit: float) -> float:
+    """The longest stretch (s) of [t0, t1) over which a step series stays at or below ``limit``."""
+    t, v = list(s["t"]), list(s["v"])
+    best, since = 0.0, None
+    for i, (ti, vi) in enumerate(zip(t, v, strict=True)):
+        ti = max(ti, t0)
+        end = min(t[i + 1] if i + 1 < len(t) else t1, t1)
+        if end <= t0:
+            continue
+        if vi <= limit:
+            since = ti if since is None else since
+            best = max(best, end - since)
+        else:
+            since = None
+    return best
+
+
+def mean_window(case: dict[str, Any]) -> float:
+    """Time-weighted mean window (packets) of a sweep case (window_fraction[i]: i + 1 packets)."""
+    return sum((i + 1) * f for i, f in enumerate(case["window_fraction"]))
+
+
+def peak_falls(cases: list[dict[str, Any]], onset: int | None) -> list[tuple[int, float]]:
+    """(n, fall in ms) wherever the peak delay falls between consecutive swept n below ``onset``."""
+    below = [c for c in cases if c["n"] < (onset or 10**9) and c["peak_s"] is not None]
+    return [(b["n"], 1000 * (a["peak_s"] - b["peak_s"])) for a, b in itertools.pairwise(below) if b["peak_s"] < a["peak_s"]]
+
+
+def peak_over_bound(cases: list[dict[str, Any]], floor: int = 1) -> tuple[float, int, int]:
+    """The largest (peak delay - bound (5)) in ms over the swept n below the ``floor``-packet
+    point (Case 1 of section IV-B: a backoff takes the queue below q0), the n where it is,
+    and how many n were compared."""
+    onset = floor_onset(cases, floor) or 10**9
+    below = [c for c in cases if c["n"] < onset and c["peak_s"] is not None]
+    worst, at = max((1000 * (c["peak_s"] - bound5_s(c["n"])), c["n"]) for c in below)
+    return worst, at, len(below)
+
+
+def _onset_value(cases: list[dict[str, Any]], floor: int = 1) -> tuple[float, str]:
+    """The one-packet (``floor``-packet) point as a number and in words; beyond the sweep
+    it is one more than the largest swept n."""
+    onset = floor_onset(cases, floor)
+    if onset is not None:
+        return float(onset), f"{onset} flows"
+    top = max(c["n"] for c in cases)
+    return float(top + 1), f"beyond the sweep (> {top} flows)"
 
 
 def _ms(x: float | None) -> float | None:
@@ -410,7 +506,32 @@ def fig2(out_dir: Path, progress: Progress) -> Report:
     table = Table("Figures 2/3: one flow, 50 Mbps, 400-packet buffer: ours (paper)", [f"fig2 {k}" for k in FIG2_RUNS],
                   [(c, c) for c in dict.fromkeys(r.column for r in rows)])  # fmt: skip
     notes = ["The ns run's packet size is not given; 1500 B as in the testbed. 'one-way 120 ms' is our reading (an ns link's delay)."]
-    return _report(FIG2, rows, [table], out_dir, [path], notes)
+    return _report(FIG2, rows, [table], out_dir, [path], notes, fig2_claims(results["one-way 120 ms"]))
+
+
+def fig2_claims(r: ccsim.Results) -> dict[str, Measured]:
+    """Figure 2's claims, on the one-way 120 ms run (claims/leith.toml)."""
+    q = r.series("r1->r2.queue")
+    cw = r.series("f.cwnd")
+    cuts = _cuts(list(cw["t"]), list(cw["v"]))
+    peak = float(q["v"].max())
+    drops = int(r.flow("f")["dropped_pkts"])
+    first = cuts[0][0] if cuts else r.sim_time_s
+    # Empty: no standing queue; ack-clocked packets meet the one in transmission (0/1).
+    empty = longest_at_most(q, first, r.sim_time_s, 1)
+    rtt = 0.240
+    return {
+        "fig2-backs-off-before-full": Measured(
+            f"largest queue over the whole run {peak:.0f} of 400 packets (first backoff at {first:.2f} s, "
+            f"in slow start); {drops} dropped",
+            value=peak,
+        ),
+        "fig2-queue-empties": Measured(
+            f"after the first backoff ({first:.2f} s) the queue holds at most one packet for {empty:.1f} s at a stretch "
+            f"({empty / rtt:.0f} round trips of 240 ms)",
+            holds=empty >= 10 * rtt,
+        ),
+    }
 
 
 # ---------------------------------------------------------------------------------------
@@ -559,7 +680,31 @@ def fig4(out_dir: Path, progress: Progress) -> Report:
         "Correlation: each flow's RTT samples minus its smallest, held on a 10 ms grid over "
         "50-250 s, Pearson's r at the lag (within +-300 ms) that maximises it (footnote 3).",
     ]
-    return _report("leith-fig4", rows, [table], out_dir, figures, notes)
+    # Claims: flows 2 and 41 as the reference instead of flow 1 (fig4-representative).
+    others = {ref: float(np.mean([aligned_correlation(hist[ref], hist[i])[0] for i in range(FIG4_FLOWS) if i != ref]))
+              for ref in (1, 40)}  # fmt: skip
+    drops = int(flows["dropped_pkts"].sum())
+    steady = int(_link_phase(r, "r1->r2")["drops"])
+    largest = max(abs(c) for c in cs)
+    measured = {
+        "fig4-correlation-near-zero": Measured(
+            f"largest |r| {largest:.2f} (flows 2-80 against flow 1, aligned; mean {np.mean(cs):.2f}, "
+            f"min {min(cs):.2f}; unaligned mean {np.mean(lag0):.2f})",
+            value=largest,
+        ),
+        "fig4-representative": Measured(
+            f"mean aligned correlation with flow 1 {np.mean(cs):.2f}; with flow 2 {others[1]:.2f}, "
+            f"with flow 41 {others[40]:.2f}",
+            holds=all(abs(v - float(np.mean(cs))) <= CORRELATION_FLOOR for v in others.values()),
+        ),
+        "fig5-regulates": Measured(
+            f"{steady} dropped in 50-250 s; sum of cwnds {total.min():.0f}-{total.max():.0f} packets, "
+            f"queueing delay peak {_ms(max(x for x in flows['qdelay_max_s'] if x is not None)):.0f} ms",
+            holds=steady == 0,
+        ),
+        "fig5-no-loss": Measured(f"{drops} dropped over the whole run ({steady} in 50-250 s)", value=float(drops)),
+    }
+    return _report("leith-fig4", rows, [table], out_dir, figures, notes, measured)
 
 
 def _mixed_rtts() -> list[float]:
@@ -657,7 +802,92 @@ def fig6(out_dir: Path, progress: Progress) -> Report:
         "of its flow-time at one packet (measured 50-250 s).",
         "Peak: the largest queueing delay of any data packet after 50 s; mean: per packet through the bottleneck, 50-250 s.",
     ]
-    return _report("leith-fig6", rows, tables, out_dir, figures, notes)
+    return _report("leith-fig6", rows, tables, out_dir, figures, notes, fig6_claims(c100, cmix, c512))
+
+
+def _fmt(x: float | None, spec: str = ".2f") -> str:
+    return "-" if x is None else format(x, spec)
+
+
+def fig6_claims(c100: list[dict[str, Any]], cmix: list[dict[str, Any]], c512: list[dict[str, Any]]) -> dict[str, Measured]:
+    """The claims of Figures 6-8 (delay-based AIMD cases of the three sweeps)."""
+    out: dict[str, Measured] = {}
+    onsets = {key: floor_onset(cases) for key, cases in (("a", c100), ("b", cmix), ("8", c512))}
+    for key, cases in (("a", c100), ("b", cmix)):
+        worst, at, count = peak_over_bound(cases)
+        out[f"fig6{key}-bound5"] = Measured(
+            f"largest peak - bound (5) {worst:+.1f} ms, at {at} flows ({count} swept n below {onsets[key]})", value=worst
+        )
+    tight = {}
+    for key, cases in (("a", c100), ("b", cmix)):
+        below = [c for c in cases if c["n"] < (onsets[key] or 10**9) and c["peak_s"] is not None]
+        near = [c for c in below if abs(c["peak_s"] - bound5_s(c["n"])) <= 0.15 * bound5_s(c["n"])]
+        tight[key] = (len(near), len(below))
+    out["fig6-bound-tight"] = Measured(
+        "peak within 15% of bound (5) below the one-packet point at "
+        + ", ".join(f"{k} of {n} swept n in Fig. 6({key})" for key, (k, n) in tight.items()),
+        holds=all(2 * k > n for k, n in tight.values()),
+    )
+    falls = {key: peak_falls(cases, onsets[key]) for key, cases in (("a", c100), ("b", cmix), ("8", c512))}
+    packet_ms = {"a": 1000 / _pkts_per_s(1500), "b": 1000 / _pkts_per_s(1500), "8": 1000 / _pkts_per_s(512)}
+    big = {key: [f for f in fs if f[1] > packet_ms[key]] for key, fs in falls.items()}
+
+    def words(key: str) -> str:
+        fs = big[key]
+        if not fs:
+            return "none"
+        n, d = max(fs, key=lambda f: f[1])
+        return f"{len(fs)} (largest {d:.1f} ms, at {n} flows)"
+
+    out["fig6-nonmonotone"] = Measured(
+        f"falls of the peak by more than a packet time below the one-packet point: Fig. 6(a) {words('a')}, "
+        f"6(b) {words('b')}, Fig. 8 {words('8')}",
+        holds=bool(big["a"] or big["b"]) and bool(big["8"]),
+    )
+    largest = {key: max((d for _, d in falls[key]), default=0.0) for key in ("a", "b")}
+    out["fig6-nonmonotone-equal-rtts"] = Measured(
+        f"largest fall of the peak: {largest['a']:.1f} ms with all RTTs 100 ms, {largest['b']:.1f} ms with 20-200 ms",
+        holds=largest["a"] > largest["b"],
+    )
+    below_b = [c for c in cmix if c["n"] < (onsets["b"] or 10**9) and c["peak_s"] is not None]
+    rho = spearman([c["n"] for c in below_b], [c["peak_s"] for c in below_b])
+    out["fig6b-rising"] = Measured(
+        f"Spearman's rho of the peak with n below {onsets['b']} flows (20-200 ms): {_fmt(rho)} over {len(below_b)} swept n",
+        holds=rho is not None and rho >= 0.8,
+    )
+    rhos = {}
+    for key, cases in (("a", c100), ("b", cmix)):
+        ok = [c for c in cases if c["steady_drops"] == 0]
+        rhos[key] = spearman([c["n"] for c in ok], [c["mean_s"] for c in ok])
+    out["fig6-mean-rising"] = Measured(
+        f"Spearman's rho of the mean delay with n (no steady loss): Fig. 6(a) {_fmt(rhos['a'])}, 6(b) {_fmt(rhos['b'])}",
+        holds=all(r is not None and r >= 0.8 for r in rhos.values()),
+    )
+    wr = {key: spearman([c["n"] for c in cases], [mean_window(c) for c in cases]) for key, cases in (("a", c100), ("b", cmix))}
+    out["fig7-cwnds-fall"] = Measured(
+        f"Spearman's rho of the time-weighted mean window with n: Fig. 7(a) {_fmt(wr['a'])}, 7(b) {_fmt(wr['b'])}; "
+        f"every window one packet from {onsets['a']} and {onsets['b']} flows",
+        holds=all(r is not None and r <= -0.8 for r in wr.values()) and onsets["a"] is not None and onsets["b"] is not None,
+    )
+    value, text = _onset_value(c100)
+    out["fig7a-onset-130"] = Measured(f"every window one packet from {text} (100 ms, 1500 B)", value=value)
+    value, text = _onset_value(cmix)
+    out["fig6b-onset-130"] = Measured(f"every window one packet from {text} (20-200 ms, 1500 B)", value=value)
+    slope = linear_slope(cmix, 130)
+    pts = [c["n"] for c in cmix if c["n"] > 130 and c["steady_drops"] == 0]
+    out["fig6b-linear-beyond-130"] = Measured(
+        f"peak delay slope {_fmt(slope)} ms per flow over n = {', '.join(map(str, pts)) or 'none'} "
+        "(bound (5): 1.2)",
+        value=slope if slope is not None else 0.0,
+    )
+    lossy = [c["n"] for c in c100 if c["steady_drops"] > 0]
+    out["fig6-loss-eventually"] = Measured(
+        f"steady-state loss at n = {', '.join(map(str, lossy)) or 'none'} (100 ms, 1500 B; one-packet point {onsets['a']})",
+        holds=bool(lossy) and onsets["a"] is not None and min(lossy) >= onsets["a"],
+    )
+    value, text = _onset_value(c512)
+    out["fig8-more-than-390"] = Measured(f"every window one packet from {text} (100 ms, 512 B)", value=value)
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -668,12 +898,39 @@ GOODPUT_AT = (1, 10, 32, 64, 128, 200, 500)
 LABEL = {"delay_aimd": "delay AIMD", "reno": "SACK Reno"}
 
 
+# Fairness claims that flip with the start jitter's seed are judged on the mean over these
+# seeds (claims/leith.toml); seed 1 is the sweep's own run.
+FAIR_SEEDS = (1, 2, 3, 4, 5)
+_SEEDED: dict[tuple[str, str, int, int], float | None] = {}
+
+
+def fairness_over_seeds(key: str, cases: list[dict[str, Any]], progress: Progress) -> dict[tuple[str, int], list[float]]:
+    """Jain's index (50-250 s) per (cc, n) of FAIR_AT for each of FAIR_SEEDS: seed 1 from
+    the sweep's ``cases``, the others run here (and kept for this process)."""
+    spec = SWEEPS[key]
+    todo = [(cc, n, s) for cc in spec.ccs for n in FAIR_AT for s in FAIR_SEEDS[1:] if (key, cc, n, s) not in _SEEDED]
+    if todo:
+        progress.step(f"leith {key}: fairness at {', '.join(map(str, FAIR_AT))} flows, seeds {FAIR_SEEDS[1]}-{FAIR_SEEDS[-1]}")
+    base = _with(_load(spec.scenario), dict(spec.sets))
+    for cc, n, s in todo:
+        r = _run(_with(base, {"flows.f.count": n, "defaults.cc": cc, "scenario.seed": s}))
+        _SEEDED[(key, cc, n, s)] = jain([float(f["goodput_bps"]) for f in r.phase(STEADY)["flows"]])
+    out: dict[tuple[str, int], list[float]] = {}
+    for cc in spec.ccs:
+        for n in FAIR_AT:
+            first = _case(cases, cc, n)
+            values = [first["jain"] if first else None] + [_SEEDED[(key, cc, n, s)] for s in FAIR_SEEDS[1:]]
+            out[(cc, n)] = [v for v in values if v is not None]
+    return out
+
+
 def fig9(out_dir: Path, progress: Progress) -> Report:
     out_dir.mkdir(parents=True, exist_ok=True)
-    progress.start(3)
+    progress.start(5)
     c100 = sweep_cases("100ms", out_dir, progress)
     cmix = sweep_cases("mixed", out_dir, progress)
     c512 = sweep_cases("512B", out_dir, progress)
+    fair = {"100ms": fairness_over_seeds("100ms", c100, progress), "mixed": fairness_over_seeds("mixed", cmix, progress)}
     progress.done()
     rows: list[Row] = []
     for key, cases in (("100ms", c100), ("20-200ms", cmix), ("512B 100ms", c512)):
@@ -751,7 +1008,73 @@ def fig9(out_dir: Path, progress: Progress) -> Report:
                   list(dict.fromkeys(x.row for x in rows)), [(c, c) for c in dict.fromkeys(x.column for x in rows)])  # fmt: skip
     notes = ["Goodput counts payload (1448 of 1500 B, 460 of 512 B), as iperf does.",
              "Buffer 375000 B (250 packets of 1500 B, 300 ms) in every dumbbell run; leith.md gives the reading."]  # fmt: skip
-    return _report("leith-fig9", rows, [table], out_dir, figures, notes)
+    return _report("leith-fig9", rows, [table], out_dir, figures, notes, fig9_claims(c100, cmix, c512, fair))
+
+
+def fig9_claims(c100: list[dict[str, Any]], cmix: list[dict[str, Any]], c512: list[dict[str, Any]],
+                fair: dict[str, dict[tuple[str, int], list[float]]]) -> dict[str, Measured]:  # fmt: skip
+    """The claims of Figures 9 and 10 (both algorithms' sweep cases, Jain's index over seeds)."""
+    out: dict[str, Measured] = {}
+    worst = []
+    for key, cases in (("100 ms 1500 B", c100), ("100 ms 512 B", c512), ("20-200 ms", cmix)):
+        for d in _by(cases, "delay_aimd"):
+            r = _case(cases, "reno", d["n"])
+            if r and r["goodput_bps"] > 0:
+                worst.append((d["goodput_bps"] / r["goodput_bps"], key, d["n"]))
+    ratio, key, n = min(worst)
+    out["fig9-utilisation-slightly-reduced"] = Measured(
+        f"smallest goodput ratio delay AIMD / SACK Reno {ratio:.3f} ({key}, {n} flows)", holds=ratio >= 0.90
+    )
+    pairs = [(cc, a["n"], b["goodput_bps"] / a["goodput_bps"]) for cc in ("delay_aimd", "reno")
+             for a in _by(c100, cc) for b in _by(c512, cc) if a["n"] == b["n"]]  # fmt: skip
+    top = max(pairs, key=lambda x: x[2])
+    out["fig9a-512-lower"] = Measured(
+        f"512 B / 1500 B goodput at most {top[2]:.3f} ({LABEL[top[0]]}, {top[1]} flows) over {len(pairs)} pairs",
+        holds=all(x[2] < 1 for x in pairs),
+    )
+
+    def mean(xs: list[float]) -> float:
+        return sum(xs) / len(xs)
+
+    def diff(key: str, n: int) -> float:
+        return mean(fair[key][("delay_aimd", n)]) - mean(fair[key][("reno", n)])
+
+    seeds = f"seeds {FAIR_SEEDS[0]}-{FAIR_SEEDS[-1]}"
+    text = "; ".join(
+        f"{n} flows {mean(fair['100ms'][('delay_aimd', n)]):.3f} vs {mean(fair['100ms'][('reno', n)]):.3f} "
+        f"(Reno {min(fair['100ms'][('reno', n)]):.3f}-{max(fair['100ms'][('reno', n)]):.3f})"
+        for n in FAIR_AT
+    )
+    out["fig9b-delay-fairer"] = Measured(
+        f"Jain delay AIMD vs SACK Reno, 100 ms, mean over {seeds}: {text}", holds=all(diff("100ms", n) > 0 for n in FAIR_AT)
+    )
+    def seeds_range(key: str, n: int) -> str:
+        d = [a - b for a, b in zip(fair[key][("delay_aimd", n)], fair[key][("reno", n)], strict=False)]
+        return f"{min(d):+.3f} to {max(d):+.3f}"
+
+    text = "; ".join(
+        f"{n} flows |{diff('mixed', n):+.3f}| (seeds {seeds_range('mixed', n)}) vs |{diff('100ms', n):+.3f}| "
+        f"({seeds_range('100ms', n)})"
+        for n in FAIR_AT
+    )
+    out["fig10b-less-pronounced"] = Measured(
+        f"Jain delay AIMD - SACK Reno, 20-200 ms vs 100 ms, mean over {seeds}: {text}",
+        holds=all(abs(diff("mixed", n)) < abs(diff("100ms", n)) for n in FAIR_AT),
+    )
+    n = 128 if _case(c100, "reno", 128) else max(c["n"] for c in _by(c100, "reno") if c["n"] <= 128)
+    d, r = _case(c100, "delay_aimd", n), _case(c100, "reno", n)
+    assert d is not None and r is not None
+    out["fig9-reno-rto"] = Measured(
+        f"timeouts at {n} flows, 100 ms: SACK Reno {r['timeouts']}, delay AIMD {d['timeouts']}",
+        holds=r["timeouts"] > 10 * d["timeouts"],
+    )
+    lossy = [(key, c["n"]) for key, cases in (("100 ms", c100), ("512 B", c512), ("20-200 ms", cmix))
+             for c in _by(cases, "delay_aimd") if c["n"] <= 200 and c["steady_drops"] > 0]  # fmt: skip
+    out["fig9-delay-avoids-loss"] = Measured(
+        "delay AIMD steady-state loss at n <= 200: " + (", ".join(f"{k} {n}" for k, n in lossy) or "none"),
+        holds=not lossy,
+    )
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -769,6 +1092,7 @@ def fig11(out_dir: Path, progress: Progress) -> Report:
     r = _run(_load("leith-two-flows"))
     progress.done()
     rows: list[Row] = []
+    stats: dict[str, dict[str, float]] = {}
     q = r.series("r1->r2.queue")
     qmax = float(q[q["t"] > STEADY_11_S]["v"].max()) * 8 * 1500 / LINK_BPS  # s
     fig, axes = _axes(2, 1, size=(9, 6))
@@ -791,6 +1115,11 @@ def fig11(out_dir: Path, progress: Progress) -> Report:
         _row(rows, row, "largest timestamp excess over filtered (ms)", _ms(float(excess.max())))
         _row(rows, row, "mean cwnd (pkts)", float(r.series(f"{f}.cwnd")["v"].mean()),
              40.0 if f == "f1" else 10.0, "paper: 'around 40' and 'around 10' packets")  # fmt: skip
+        stats[f] = {
+            "spikes": 100.0 * float(np.mean(excess > 0.010)),
+            "largest": _ms(float(excess.max())) or 0.0,
+            "cwnd": time_mean(r.series(f"{f}.cwnd"), STEADY_11_S, r.sim_time_s),
+        }
         m = (echo["t"] >= 20) & (echo["t"] < 25)
         ax.plot(echo["t"][m], 1000 * echo["v"][m], ".", markersize=3, label="timestamp (RFC 1323 echo)")
         m = (cc["t"] >= 20) & (cc["t"] < 25)
@@ -804,7 +1133,21 @@ def fig11(out_dir: Path, progress: Progress) -> Report:
     table = Table("Figures 11/12: RTT with delayed acks: ours (paper)", list(dict.fromkeys(x.row for x in rows)),
                   [(c, c) for c in dict.fromkeys(x.column for x in rows)])  # fmt: skip
     notes = ["Series from one run: echo_rtt (RFC 1323, what the RTO uses) and cc_rtt (the samples delay_aimd uses)."]
-    return _report("leith-fig11", rows, [table], out_dir, [path], notes)
+    s1, s2 = stats["f1"], stats["f2"]
+    measured = {
+        "fig11-timestamp-spikes": Measured(
+            f"timestamp samples > 10 ms above the filtered RTT: flow 1 {s1['spikes']:.2f}% (largest {s1['largest']:.1f} ms), "
+            f"flow 2 {s2['spikes']:.2f}% (largest {s2['largest']:.1f} ms)",
+            holds=s1["spikes"] > 0 and s2["spikes"] > 0,
+        ),
+        "fig11-longer-rtt-hit-harder": Measured(
+            f"samples > 10 ms above the filtered RTT: flow 2 (110 ms) {s2['spikes']:.2f}%, flow 1 (20 ms) {s1['spikes']:.2f}%",
+            holds=s2["spikes"] > s1["spikes"],
+        ),
+        "fig11-cwnd-flow1": Measured(f"time-weighted mean cwnd after {STEADY_11_S:g} s: {s1['cwnd']:.1f} packets", value=s1["cwnd"]),
+        "fig11-cwnd-flow2": Measured(f"time-weighted mean cwnd after {STEADY_11_S:g} s: {s2['cwnd']:.1f} packets", value=s2["cwnd"]),
+    }
+    return _report("leith-fig11", rows, [table], out_dir, [path], notes, measured)
 
 
 # ---------------------------------------------------------------------------------------
@@ -838,10 +1181,12 @@ def fig13(out_dir: Path, progress: Progress) -> Report:
     progress.start(len(TSO_RUNS))
     rows: list[Row] = []
     res = {}
+    ranges: dict[str, float] = {}
     for label, sets in TSO_RUNS.items():
         progress.step(f"leith-tso {label}")
         res[label] = r = _run(_with(_load("leith-tso"), sets))
         rng, jump = rtt_noise(r, "f.rtt", 20.0)
+        ranges[label] = rng
         f = r.flow("f")
         row = f"fig13 {label}"
         _row(rows, row, "RTT range in 200 ms windows (ms)", rng, None,
@@ -872,7 +1217,20 @@ def fig13(out_dir: Path, progress: Progress) -> Report:
     path = _save(fig, out_dir / "leith-fig13-tso.png")
     table = Table("Figure 13: TSO and the measured RTT: ours (paper)", [f"fig13 {k}" for k in TSO_RUNS],
                   [(c, c) for c in dict.fromkeys(x.column for x in rows)])  # fmt: skip
-    return _report("leith-fig13", rows, [table], out_dir, [path], [])
+    old_k, new_k, none = (ranges[k] for k in TSO_RUNS)
+    spike, left = old_k - none, new_k - none
+    measured = {
+        "fig13-2618-spikes": Measured(
+            f"mean RTT range in 200 ms windows: 2.6.18 {old_k:.1f} ms, no TSO {none:.1f} ms (excess {spike:.1f} ms)",
+            holds=spike >= 20.0,
+        ),
+        "fig13-2624-removed": Measured(
+            f"excess of the RTT range over no TSO: 2.6.24 {left:.1f} ms, 2.6.18 {spike:.1f} ms "
+            f"({100 * left / spike:.0f}% of the spike left)" if spike > 0 else f"no spike with 2.6.18 ({spike:.1f} ms)",
+            holds=spike > 0 and left <= 0.1 * spike,
+        ),
+    }
+    return _report("leith-fig13", rows, [table], out_dir, [path], [], measured)
 
 
 # ---------------------------------------------------------------------------------------
@@ -918,7 +1276,36 @@ def fig14(out_dir: Path, progress: Progress) -> Report:
                   floor={"largest goodput": GOODPUT_FLOOR_MBPS, "": 0.0})  # fmt: skip
     notes = ["Delayed acks: Linux-like (every 2nd packet, timer from 40 ms up to 200 ms); TSO: 2.6.24 (defer < 2 ms); "
              "senders: newest-packet RTT, single acks ignored, delay backoff floor 2 packets."]  # fmt: skip
-    return _report("leith-fig14", rows, [table], out_dir, figures, notes)
+    return _report("leith-fig14", rows, [table], out_dir, figures, notes, fig14_claims(c14, cmix))
+
+
+def fig14_claims(c14: list[dict[str, Any]], cmix: list[dict[str, Any]]) -> dict[str, Measured]:
+    """Figure 14's claims (delay-based AIMD with delayed acks and TSO, against Fig. 6(b)/10)."""
+    out: dict[str, Measured] = {}
+    pairs = [(a, b) for a in c14 for b in cmix if a["n"] == b["n"]]
+    near = [(a["n"], a["peak_s"] / b["peak_s"] - 1) for a, b in pairs if a["n"] <= 80 and a["peak_s"] and b["peak_s"]]
+    far = max(near, key=lambda x: abs(x[1]))
+    out["fig14a-similar-to-6b"] = Measured(
+        f"peak delay against Fig. 6(b)'s at n <= 80: largest difference {100 * far[1]:+.0f}% at {far[0]} flows "
+        f"({len(near)} swept n)",
+        holds=all(abs(x) <= 0.15 for _, x in near),
+    )
+    worst, at, count = peak_over_bound(c14, 2)
+    out["fig14a-bounded"] = Measured(
+        f"largest peak - bound (5) {worst:+.1f} ms, at {at} flows ({count} swept n below {floor_onset(c14, 2)})", value=worst
+    )
+    value, text = _onset_value(c14, 2)
+    out["fig14a-onset-90"] = Measured(f"every window at most two packets from {text}", value=value)
+    diffs = [(abs(a["goodput_bps"] - b["goodput_bps"]) / 1e6, a["n"]) for a, b in pairs]
+    d, n = max(diffs)
+    out["fig14b-goodput-identical"] = Measured(f"largest goodput difference {d:.3f} Mbit/s, at {n} flows", value=d)
+    fair = [(n, a["jain"], b["jain"]) for n in FAIR_AT for a, b in pairs if a["n"] == n and a["jain"] and b["jain"]]
+    out["fig14-fairness-similar"] = Measured(
+        "Jain with / without delayed acks and TSO: "
+        + ("; ".join(f"{n} flows {x:.3f} / {y:.3f}" for n, x, y in fair) or f"none of {FAIR_AT} swept"),
+        holds=bool(fair) and all(abs(x - y) <= 0.15 * y for _, x, y in fair),
+    )
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -936,4 +1323,4 @@ EXPERIMENTS: dict[str, tuple[str, Callable[[Path, Progress], Report]]] = {
 
 def reproduce(out_dir: Path, progress: Progress) -> Report:
     """All seven experiments (each sweep once); leith.csv holds every row."""
-    return combine("leith", EXPERIMENTS, out_dir, progress, 2 + 1 + len(SWEEPS) + 1 + len(TSO_RUNS), EXPLAIN)
+    return combine("leith", EXPERIMENTS, out_dir, progress, 2 + 1 + len(SWEEPS) + 2 + 1 + len(TSO_RUNS), EXPLAIN)
