@@ -137,9 +137,9 @@ def test_s2_s3_reproductions_measure_every_counted_claim(tmp_path):
 
 def test_capture_does_not_change_the_run():
     # The probe run adds a capture element; the PP/FQ run it repeats must be identical.
-    scenario = ccsim.load(scenario_path("keshav-s2")).set("defaults.cc", "pp").set("defaults.qdisc", "fq")
-    from ccsim.pcap import with_capture
+    from ccsim.reproduce._keshav_tandem import PROBE_CAPTURE
 
+    scenario = ccsim.load(scenario_path("keshav-s2")).set("defaults.cc", "pp").set("defaults.qdisc", "fq")
     plain = ccsim.run(scenario)
-    captured = ccsim.run(with_capture(scenario, ["sw1->ftp1"]))
+    captured = ccsim.run(scenario.set("elements", PROBE_CAPTURE))
     assert [f["delivered_pkts"] for f in plain.raw["flows"]] == [f["delivered_pkts"] for f in captured.raw["flows"]]

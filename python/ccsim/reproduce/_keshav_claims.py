@@ -411,7 +411,7 @@ def measure_tandem(
             ours=f"after 120 s source 1's packets outstanding peak at {late:.0f} (window limit 60)", holds=late >= 60
         )
         if probe_run is not None:
-            dev, n = probe_deviation(probe_run, "sw1->ftp1", 10 * rtt_s)
+            dev, n = probe_deviation(probe_run, PROBE_CHANNEL, 10 * rtt_s)
             m["concl-s2-probe-changes"] = Measured(
                 ours=f"95th percentile of |probe / median - 1| = {dev:.2f} over {n} probes", value=dev
             )
@@ -442,6 +442,9 @@ def measure_tandem(
         )
     return _keep(m)
 
+
+# The channel that brings Scenario 2's source 1 its acks (their last hop).
+PROBE_CHANNEL = "sw1->ftp1"
 
 # Pair marks echoed by acks (crates/ccsim-engine/src/packet/mod.rs).
 FLAG_PAIR_FIRST, FLAG_PAIR_SECOND = 2, 4
