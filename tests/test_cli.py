@@ -276,7 +276,8 @@ def reproduction(tmp_path_factory):
     out_dir = tmp_path_factory.mktemp("keshav")
     result = run_cli("reproduce", "keshav-s1", "--json", "--out", out_dir)
     data = json.loads(ok(result))
-    assert set(data) == {"reproduction", "rows", "scoreboard"}
+    # Keshav has a claims inventory (claims/keshav.toml): its claims ride along.
+    assert set(data) == {"reproduction", "rows", "scoreboard", "claims_summary", "claims"}
     return data["rows"], out_dir, data["scoreboard"]
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import ccsim
 from ccsim import _ccsim
 from ccsim.reproduce import Progress, Report, Row, Table, run_variants, write_csv
+from ccsim.reproduce._keshav_claims import PROBE_CHANNEL, measure_tandem
 from ccsim.reproduce.scoreboard import Explain
 from ccsim.scenarios import scenario_path
 
@@ -67,6 +68,9 @@ EXPLAIN_COMMON: list[Explain] = [
         "DKS charges the Poisson sources' drops; PP sees their slack, overshoots, loses (rollback: 0)", f"{NOTE}#fq-drop-rule",
     ),
 ]  # fmt: skip
+
+# A capture of the channel that brings source 1 its acks, for PP's probes.
+PROBE_CAPTURE = f'[{{ kind = "capture", at = "{PROBE_CHANNEL}" }}]'
 
 # Absolute tolerance floors: rates 3% of the 10 pkt/s slow lines; delays 0.5 s.
 FLOOR = {"throughput": 0.3, "loss": 0.3, "retransmission": 0.3, "delay": 0.5}
@@ -226,7 +230,24 @@ def reproduce(spec: Spec, out_dir: Path, progress: Progress) -> Report:
         "The scoreboard counts means, not the standard deviations (the spread of the "
         "interval means, which depends on the interval length the paper does not give).",
     ]
-    return Report(spec.scenario, rows, tables, files, notes, explain=spec.explain)
+    report = Report(spec.scenario, rows, tables, files, notes, explain=spec.explain)
+    # The paper's claims (claims/keshav.toml): experiment "s2" or "s3".
+    experiment = spec.scenario.removeprefix("keshav-")
+    by_cell = {(r.row, r.column): r.ours for r in rows}
+    probe_run = None
+    if experiment == "s2":
+        # PP/FQ again with its acks captured on their last hop, for the probe values
+        # (the capture only observes: the run is otherwise the PP/FQ run).
+        scenario = ccsim.load(scenario_path(spec.scenario))
+        for key, value in {**PAIRS["PP/FQ"], "elements": PROBE_CAPTURE}.items():
+            scenario = scenario.set(key, value)
+        probe_run = ccsim.run(scenario)
+    report.paper = "keshav"
+    report.experiments = [experiment]
+    report.measured = measure_tandem(
+        experiment, lambda row, col: float(by_cell[(row, col)]), results, rtt_s, depth, probe_run
+    )
+    return report
 
 
 def _headers(metrics: tuple[str, ...]) -> list[tuple[str, str]]:

@@ -33,6 +33,7 @@ from ccsim.reproduce import (
     spread_row,
     write_csv,
 )
+from ccsim.reproduce._keshav_claims import measure_s1
 from ccsim.reproduce.scoreboard import REL_TOL, Explain
 from ccsim.scenarios import scenario_path
 
@@ -261,7 +262,13 @@ def reproduce(out_dir: Path, progress: Progress) -> Report:
         f"PP/FQ chooses its rate once per round trip; {PP_PER_PROBE} at every pair probe. "
         "Both are compared with the paper's PP/FQ row; only PP/FQ is counted.",
     ]
-    return Report(SCENARIO, rows, tables, files, notes, explain=EXPLAIN)
+    report = Report(SCENARIO, rows, tables, files, notes, explain=EXPLAIN)
+    report.paper = "keshav"
+    report.experiments = ["s1"]
+    report.measured = measure_s1(
+        phased, results, lambda run, phase, flow, key: float(_flow(run.phase(phase), flow)[key])
+    )
+    return report
 
 
 def _values(runs: list[ccsim.Results], phase: str, metric: str, source: str) -> list[float]:
