@@ -1128,7 +1128,8 @@ def _cell(row: reproduce.Row | None) -> str:
 
 
 def _print_scoreboard(console: Any, report: reproduce.Report) -> None:
-    """The scoreboard after the tables (reproduce/scoreboard.py); * marks above."""
+    """The scoreboard after the tables (reproduce/scoreboard.py; * marks above), then
+    the paper's claims and their verdicts (reproduce/claims.py)."""
     from ccsim.reproduce.scoreboard import lines
 
     if any(r.phase_sensitive for r in report.rows):
@@ -1136,6 +1137,12 @@ def _print_scoreboard(console: Any, report: reproduce.Report) -> None:
     console.print()
     for line in lines(report.scoreboard):
         console.print(line, markup=False, highlight=False)
+    if report.claims is not None:
+        from ccsim.reproduce import claims
+
+        console.print()
+        for line in claims.lines(report.claims):
+            console.print(line, markup=False, highlight=False)
 
 
 # ccsim sweep ---------------------------------------------------------------------------

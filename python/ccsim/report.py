@@ -636,6 +636,34 @@ def _number(x: float | None) -> str:
     return "" if x is None else _tables.number(x)
 
 
+def _claims_section(page: Page, doc: dict[str, Any]) -> None:
+    """The paper's claims (reproduce/claims.py): each one's verdict, ours beside the
+    paper's words, and the reason for every claim outside or not counted."""
+    summary = doc["claims_summary"]
+    share = summary.get("share_within")
+    pct = f" ({share:.0%})" if share is not None else ""
+    page.heading("The paper's claims")
+    page.add(
+        f'<p><span class="badge {"good" if share is not None and share >= 0.5 else "bad"}">'
+        f'{summary["within"]} of {summary["counted"]} counted claims within{pct}</span> &nbsp;'
+        f'{summary["not_counted"]} not counted'
+        + (f'; <b>{summary["unmeasured"]} unmeasured</b>' if summary["unmeasured"] else "")
+        + ".</p>"
+    )
+    page.para(f"Tolerance: {summary['tolerance']}", "note")
+    body = []
+    for c in doc["claims"]:
+        verdict = c["verdict"]
+        cls = {"within": "within", "outside": "outside"}.get(verdict, "")
+        body.append([
+            c["id"], c["kind"], c["source"], c["paper"], c["ours"],
+            ("html", esc(verdict.replace("_", " ")), cls), c.get("reason") or "",
+        ])  # fmt: skip
+    page.table(
+        ["claim", "kind", "source", "paper", "ours", "verdict", "reason"], body, numeric_from=7
+    )
+
+
 def render_reproduction(page: Page, directory: Path) -> None:
     doc = json.loads((directory / "reproduction.json").read_text(encoding="utf-8"))
     name = doc["reproduction"]
@@ -728,6 +756,9 @@ def render_reproduction(page: Page, directory: Path) -> None:
             numeric_from=3,
             numeric_to=4,
         )  # fmt: skip
+    if doc.get("claims") is not None:
+        _claims_section(page, doc)
+
     figures = [directory / f for f in doc.get("files", []) if f.endswith(".png")]
     figures = [f for f in figures if f.is_file()]
     if figures:

@@ -159,22 +159,36 @@ class Report:
     # Explain rules (scoreboard.Explain) for the cells of this report.
     explain: list[Any] = field(default_factory=list)
     scoreboard: Any = None
+    # Claims (claims.py): the paper's inventory name, the experiments this report ran
+    # and what they measured (claim id -> claims.Measured); ``claims`` is the scored board.
+    paper: str | None = None
+    experiments: list[str] = field(default_factory=list)
+    measured: dict[str, Any] = field(default_factory=dict)
+    claims: Any = None
 
     def score(self) -> Any:
-        """Computes (and keeps) the scoreboard; returns it."""
-        from ccsim.reproduce import scoreboard
+        """Computes (and keeps) the scoreboard and, when the report names its paper, the
+        claims' verdicts; returns the scoreboard."""
+        from ccsim.reproduce import claims, scoreboard
 
         self.scoreboard = scoreboard.score(self, self.explain)
+        if self.paper is not None:
+            self.claims = claims.score(claims.load(self.paper), self.experiments, self.measured)
         return self.scoreboard
 
     def to_dict(self) -> dict[str, Any]:
-        """The run's JSON: every row and the scoreboard."""
+        """The run's JSON: every row, the scoreboard and (with an inventory) the claims
+        with their summary."""
         board = self.scoreboard if self.scoreboard is not None else self.score()
-        return {
+        d: dict[str, Any] = {
             "reproduction": self.name,
             "rows": [r.to_dict() for r in self.rows],
             "scoreboard": board.to_dict(),
         }
+        if self.claims is not None:
+            d["claims_summary"] = self.claims.summary()
+            d["claims"] = self.claims.to_list()
+        return d
 
     def cell(self, row: str, column: str) -> Row | None:
         for r in self.rows:
@@ -201,15 +215,23 @@ def combine(
     tables: list[Table] = []
     files: list[Path] = []
     notes: list[str] = []
+    paper: str | None = None
+    ran: list[str] = []
+    measured: dict[str, Any] = {}
     for _, function in experiments.values():
         report = function(out_dir, nested)
         rows += report.rows
         tables += report.tables
         files += report.files
         notes += report.notes
+        paper = report.paper or paper
+        ran += [e for e in report.experiments if e not in ran]
+        measured.update(report.measured)
     progress.done()
     files.insert(0, write_csv(rows, out_dir / f"{name}.csv"))
-    return Report(name, rows, tables, files, notes, explain=explain)
+    return Report(
+        name, rows, tables, files, notes, explain=explain, paper=paper, experiments=ran, measured=measured
+    )
 
 
 class _Nested:

@@ -14,9 +14,11 @@ Each reproduction in ``DOCS`` is run with its output directory under docs/reprod
 
 is replaced: TABLE is ``scoreboard`` (the counts and the cells outside tolerance), or the
 start of a table's title (its first table whose title starts so), rendered in Markdown as
-``ours (paper)`` with ``*`` on phase-sensitive cells. docs/reproductions/scoreboard.json
-gets every reproduction's scoreboard, and the summary block ``<!-- generated: summary
-scoreboard -->`` (in any note) the counts of all of them.
+``ours (paper)`` with ``*`` on phase-sensitive cells, or ``claims`` (the paper's claims
+that reproduction measures, with their verdicts: claims.py).
+docs/reproductions/scoreboard.json gets every reproduction's scoreboard and claims, the
+summary block ``<!-- generated: summary scoreboard -->`` (in any note) the cell counts of
+all of them and ``<!-- generated: summary claims -->`` their claim counts.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ccsim.reproduce import NoProgress, Report, get, scoreboard
+from ccsim.reproduce import NoProgress, Report, claims, get, scoreboard
 
 REPO = Path(__file__).resolve().parents[3]
 DOCS_DIR = REPO / "docs" / "reproductions"
@@ -111,6 +113,48 @@ def markdown_scoreboard(board: scoreboard.Scoreboard) -> str:
     return "\n".join(out) + "\n"
 
 
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def markdown_claims(board: claims.ClaimBoard) -> str:
+    share = board.share()
+    out = [
+        f"**Claims: {board.within} of {board.counted} counted claims within"
+        f"{f' ({share:.0%})' if share is not None else ''}**; {len(board.not_counted)} not counted"
+        + (f"; **{len(board.unmeasured)} unmeasured**" if board.unmeasured else "")
+        + f". Tolerance: {_cell(board.inventory.tolerance_text)}",
+        "",
+        "| claim | kind | source | paper | ours | verdict | reason |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in board.results:
+        reason = r.reason or ""
+        if r.verdict == claims.OUTSIDE and r.claim.link:
+            reason += f" ([note](#{r.claim.link.split('#', 1)[-1]}))"
+        out.append(
+            f"| {r.claim.id} | {r.claim.kind} | {_cell(r.claim.source)} | {_cell(r.claim.paper)} | "
+            f"{_cell(r.ours)} | {r.verdict.replace('_', ' ')} | {_cell(reason)} |"
+        )
+    return "\n".join(out) + "\n"
+
+
+def markdown_claims_summary(summaries: dict[str, dict[str, Any]]) -> str:
+    out = [
+        "| reproduction | claims within | counted | share | not counted |",
+        "|---|---|---|---|---|",
+    ]
+    n = k = 0
+    for name, d in summaries.items():
+        share = d["share_within"]
+        pct = f"{share:.0%}" if share is not None else "-"
+        out.append(f"| {name} | {d['within']} | {d['counted']} | {pct} | {d['not_counted']} |")
+        n += d["counted"]
+        k += d["within"]
+    out.append(f"| all | {k} | {n} | {f'{k / n:.0%}' if n else '-'} | |")
+    return "\n".join(out) + "\n"
+
+
 def markdown_summary(boards: dict[str, scoreboard.Scoreboard]) -> str:
     out = [
         "| reproduction | within tolerance | counted | share | self-inconsistent (not counted) |",
@@ -151,12 +195,20 @@ def board_from_json(d: dict[str, Any]) -> scoreboard.Scoreboard:
 
 
 def render_notes(
-    reports: dict[str, Report], paths: list[Path], others: dict[str, scoreboard.Scoreboard] | None = None
+    reports: dict[str, Report],
+    paths: list[Path],
+    others: dict[str, scoreboard.Scoreboard] | None = None,
+    other_claims: dict[str, dict[str, Any]] | None = None,
 ) -> dict[Path, str]:
     """The notes with every generated block replaced (path -> new text). Blocks of
-    reproductions not in ``reports`` are kept; ``others`` are their scoreboards, for the
-    summary."""
+    reproductions not in ``reports`` are kept; ``others`` are their scoreboards and
+    ``other_claims`` their claims summaries, for the summaries."""
     boards = {**(others or {}), **{name: r.scoreboard for name, r in reports.items()}}
+    summaries = {
+        **(other_claims or {}),
+        **{name: r.claims.summary() for name, r in reports.items() if r.claims is not None},
+    }
+    summaries = {name: summaries[name] for name in DOCS if name in summaries}
     # In the order of DOCS (then any others).
     boards = dict(sorted(boards.items(), key=lambda kv: list(DOCS).index(kv[0]) if kv[0] in DOCS else len(DOCS)))
     out = {}
@@ -169,8 +221,15 @@ def render_notes(
             name, what = m["name"], m["what"].strip()
             if name != "summary" and name not in reports:
                 return m.group(0)
-            if name == "summary":
+            if name == "summary" and what == "claims":
+                body = markdown_claims_summary(summaries)
+            elif name == "summary":
                 body = markdown_summary(boards)
+            elif what == "claims":
+                board = reports[name].claims
+                if board is None:
+                    raise SystemExit(f"a claims block for {name}, which measures no claims")
+                body = markdown_claims(board)
             elif what == "scoreboard":
                 body = markdown_scoreboard(boards[name])
             else:
@@ -193,7 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     saved = DOCS_DIR / "scoreboard.json"
     kept = json.loads(saved.read_text(encoding="utf-8")) if saved.exists() and args.names else {}
     others = {name: board_from_json(d) for name, d in kept.items() if name not in reports}
-    rendered = render_notes(reports, NOTES, others)
+    other_claims = {
+        name: d["claims_summary"] for name, d in kept.items() if name not in reports and "claims_summary" in d
+    }
+    rendered = render_notes(reports, NOTES, others, other_claims)
     stale = [p for p, text in rendered.items() if p.read_text(encoding="utf-8") != text]
     if args.check:
         for p in stale:
@@ -202,12 +264,24 @@ def main(argv: list[str] | None = None) -> int:
     for p in stale:
         p.write_text(rendered[p], encoding="utf-8")
         print(f"updated {p.relative_to(REPO)}", file=sys.stderr)
-    boards = {**kept, **{name: r.scoreboard.to_dict() for name, r in reports.items()}}
+    fresh = {}
+    for name, r in reports.items():
+        fresh[name] = r.scoreboard.to_dict()
+        if r.claims is not None:
+            fresh[name]["claims_summary"] = r.claims.summary()
+            fresh[name]["claims"] = r.claims.to_list()
+    boards = {**kept, **fresh}
     boards = {name: boards[name] for name in DOCS if name in boards}
     (DOCS_DIR / "scoreboard.json").write_text(json.dumps(boards, indent=1) + "\n", encoding="utf-8")
     for name, r in reports.items():
         b = r.scoreboard
         print(f"{name}: {b.within} of {b.counted} within tolerance, {len(b.unexplained)} unexplained")
+        if r.claims is not None:
+            c = r.claims
+            print(
+                f"{name}: claims {c.within} of {c.counted} within, {len(c.not_counted)} not counted, "
+                f"{len(c.unexplained)} outside unexplained, {len(c.unmeasured)} unmeasured"
+            )
     return 0
 
 
