@@ -67,18 +67,23 @@ def _voice_flow(i: int, partner: int, src: str, dst: str, voice: dict[str, Any],
 
 
 def _smart(at: str | list[str], algorithm: str, a: float, protocol: bool, update: str,
-           read_rate: str, record: bool) -> dict[str, Any]:
-    return {"kind": "smart_link", "at": at, "algorithm": algorithm, "a": a,
-            "protocol": protocol, "update": update, "read_rate": read_rate, "record": record}
+           read_rate: str, record: bool, queue_after: str | None = None) -> dict[str, Any]:
+    el = {"kind": "smart_link", "at": at, "algorithm": algorithm, "a": a,
+          "protocol": protocol, "update": update, "read_rate": read_rate, "record": record}
+    if queue_after is not None:
+        el["queue_after"] = queue_after
+    return el
 
 
 def heybey(*, algorithm: str = "hayden", a: float = 0.8, protocol: bool = False,
            update: str = "20ms", slow_start: bool = False, read_rate: str = "transmit",
            duration: str = "150s", seed: int = 1, record: bool = False,
            users: int = 40, initial_rate: str = INITIAL_RATE,
-           start_spread: str = "20ms") -> dict[str, Any]:
+           start_spread: str = "20ms", queue_after: str | None = None) -> dict[str, Any]:
     """Heybey's simple topology (section 3.2). ``start_spread``: each user's first packet
-    leaves at a uniform random time in [0, start_spread)."""
+    leaves at a uniform random time in [0, start_spread). ``queue_after``: the smart
+    link's ``queue_max_after_pkts`` counts from this time (the element's default, 10 s,
+    when None)."""
     voice = {"slow_start": slow_start, "initial_rate": initial_rate}
     flows = []
     for i in range(1, users + 1):
@@ -92,7 +97,7 @@ def heybey(*, algorithm: str = "hayden", a: float = 0.8, protocol: bool = False,
         "links": [{"between": ["A", "B"], "rate": CAPACITY, "delay": PROP, "buffer": BUFFER,
                    "name": "link"}],
         "flows": flows,
-        "elements": [_smart(["A->B", "B->A"], algorithm, a, protocol, update, read_rate, record)],
+        "elements": [_smart(["A->B", "B->A"], algorithm, a, protocol, update, read_rate, record, queue_after)],
         "measure": {"series": ["A->B.queue", "B->A.queue"] if record else []},
     }
 
