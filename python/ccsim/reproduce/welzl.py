@@ -668,8 +668,10 @@ def _row_val(rows: list[Row], row: str, column: str) -> float:
 FIG5_KINDS = {
     "CADPC": ("welzl-cadpc", "c", {}),
     "Reno": ("welzl-tcp", "t", {"defaults.cc": "reno"}),
-    # ns-2's Sack1 agent forgets the SACK blocks on a timeout and resends everything.
-    "SACK": ("welzl-tcp", "t", {"defaults.cc": "reno", "defaults.sack": True, "defaults.sack_timeout": "clear"}),
+    # ns-2's Sack1 agent forgets the SACK blocks on a timeout and resends everything, and
+    # only its timer finds a lost retransmission.
+    "SACK": ("welzl-tcp", "t", {"defaults.cc": "reno", "defaults.sack": True, "defaults.sack_timeout": "clear",
+                                "defaults.lost_retransmissions": "timer"}),
     "Vegas": ("welzl-tcp", "t", {"defaults.cc": "vegas"}),
 }
 METRICS = (("throughput", "throughput (Mbit/s)", 1e-6), ("loss", "loss ratio", 1.0),

@@ -179,6 +179,7 @@ impl Serialize for FlowOut<'_> {
                 t.serialize_entry("fast_retransmit", &sender.fast_retransmit)?;
                 if sender.sack {
                     t.serialize_entry("sack_timeout", &sender.sack_timeout)?;
+                    t.serialize_entry("lost_retransmissions", &sender.lost_retransmissions)?;
                 }
                 match self.params {
                     Some(p) => t.serialize_entry("params", p)?,

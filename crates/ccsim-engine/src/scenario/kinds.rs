@@ -143,6 +143,7 @@ const WINDOW: FlowKindInfo = FlowKindInfo {
         key("handshake", D("false")),
         key("fast_retransmit", D("\"bsd\"")),
         FlowKey { name: "sack_timeout", default: D("\"keep\""), with: "sack = true" },
+        FlowKey { name: "lost_retransmissions", default: D("\"detect\""), with: "sack = true" },
         FlowKey { name: "ecn_echo", default: D("\"rfc3168\""), with: "ecn = true" },
         STOP,
     ],

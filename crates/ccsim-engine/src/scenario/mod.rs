@@ -572,7 +572,7 @@ mod tests {
     }
 
     #[test]
-    fn sack_timeout_defaults_to_keep_exports_and_needs_sack() {
+    fn sack_timeout_and_lost_retransmissions_default_export_and_need_sack() {
         use crate::transport::sender::SackTimeout;
         let base = format!("{MIN}[[links]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\n");
         let flows = "[[flows]]\nname = \"s\"\nfrom = \"a\"\nto = \"b\"\nsack = true\n[[flows]]\nname = \"p\"\nfrom = \"a\"\nto = \"b\"\n";
@@ -590,6 +590,19 @@ mod tests {
         let e = parse(&text, "f.toml", &o(&["flows.p.sack_timeout=clear"])).unwrap_err();
         assert_eq!(e.field, "flows.p.sack_timeout");
         assert!(e.message.contains("sack = true"), "{}", e.message);
+        let lr = |sc: &Scenario, name: &str| match &sc.flows.iter().find(|f| f.name == name).unwrap().spec {
+            FlowSpec::Window { sender, .. } => sender.lost_retransmissions,
+            _ => unreachable!(),
+        };
+        use crate::transport::sender::LostRetransmissions;
+        assert_eq!(lr(&parse(&text, "f.toml", &[]).unwrap(), "s"), LostRetransmissions::Detect);
+        let sc = parse(&text, "f.toml", &o(&["defaults.lost_retransmissions=timer"])).unwrap();
+        assert_eq!(lr(&sc, "s"), LostRetransmissions::Timer);
+        assert_eq!(parse(&sc.to_toml(), "export.toml", &[]).unwrap(), sc);
+        let e = parse(&text, "f.toml", &o(&["flows.p.lost_retransmissions=timer"])).unwrap_err();
+        assert_eq!(e.field, "flows.p.lost_retransmissions");
+        let e = parse(&text, "f.toml", &o(&["flows.s.lost_retransmissions=never"])).unwrap_err();
+        assert!(e.message.contains("\"detect\"") && e.message.contains("\"timer\""), "{}", e.message);
         let e = parse(&text, "f.toml", &o(&["flows.s.sack_timeout=forget"])).unwrap_err();
         assert_eq!(e.field, "flows.s.sack_timeout");
         assert!(e.message.contains("\"keep\"") && e.message.contains("\"clear\""), "{}", e.message);

@@ -66,6 +66,7 @@ pub struct Defaults {
     pub handshake: Option<bool>,
     pub fast_retransmit: Option<String>,
     pub sack_timeout: Option<String>,
+    pub lost_retransmissions: Option<String>,
     pub ecn_echo: Option<String>,
 }
 
@@ -150,6 +151,7 @@ pub struct Flow {
     pub handshake: Option<bool>,
     pub fast_retransmit: Option<String>,
     pub sack_timeout: Option<String>,
+    pub lost_retransmissions: Option<String>,
     pub ecn_echo: Option<String>,
     pub params: Option<toml::Table>,
     // unresponsive sources

@@ -11,7 +11,7 @@ use crate::base::units::{self, Limit};
 use crate::cc::{CcConfig, LossRecoveryConfig};
 use crate::element::ElementConfig;
 use crate::transport::receiver::{DelayedAck, EcnEcho, ReceiverConfig};
-use crate::transport::sender::{FastRetransmit, RttSample, SackTimeout, SenderConfig, Tso};
+use crate::transport::sender::{FastRetransmit, LostRetransmissions, RttSample, SackTimeout, SenderConfig, Tso};
 use crate::transport::RateFlowConfig;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -269,6 +269,7 @@ struct Defaults {
     tso: Option<Tso>,
     fast_retransmit: FastRetransmit,
     sack_timeout: SackTimeout,
+    lost_retransmissions: LostRetransmissions,
     /// `ecn_echo`, for flows whose policy does not need ECN.
     ecn_echo: Option<EcnEcho>,
     /// `start_jitter` (read after `[nodes]`, in `validate`).
@@ -333,6 +334,10 @@ fn defaults(cx: Ctx, f: &raw::File) -> Result<Defaults, ScenarioError> {
         Some(v) => sack_timeout(&cx, "defaults.sack_timeout", v)?,
         None => SackTimeout::Keep,
     };
+    let def_lost_retransmissions = match &d.lost_retransmissions {
+        Some(v) => lost_retransmissions(&cx, "defaults.lost_retransmissions", v)?,
+        None => LostRetransmissions::Detect,
+    };
     let def_ecn_echo = match &d.ecn_echo {
         Some(v) => Some(ecn_echo(&cx, "defaults.ecn_echo", v)?),
         None => None,
@@ -351,6 +356,7 @@ fn defaults(cx: Ctx, f: &raw::File) -> Result<Defaults, ScenarioError> {
         tso: def_tso,
         fast_retransmit: def_fast_retransmit,
         sack_timeout: def_sack_timeout,
+        lost_retransmissions: def_lost_retransmissions,
         ecn_echo: def_ecn_echo,
         jitter: SimDuration::ZERO,
     })
@@ -733,6 +739,17 @@ fn flows(
                         "applies to SACK recovery only; set sack = true or remove sack_timeout",
                     ));
                 }
+                let lost_retransmissions = match &fl.lost_retransmissions {
+                    Some(v) => lost_retransmissions(&cx, &cat(&p, ".lost_retransmissions"), v)?,
+                    None if sack => defs.lost_retransmissions,
+                    None => LostRetransmissions::Detect,
+                };
+                if fl.lost_retransmissions.is_some() && !sack {
+                    return Err(cx.err(
+                        cat(&p, ".lost_retransmissions"),
+                        "applies to SACK recovery only; set sack = true or remove lost_retransmissions",
+                    ));
+                }
                 let sender = SenderConfig {
                     sack,
                     ecn,
@@ -741,6 +758,7 @@ fn flows(
                     handshake: handshake.then_some(ack_size),
                     fast_retransmit,
                     sack_timeout,
+                    lost_retransmissions,
                 };
                 if fast_retransmit == FastRetransmit::GoBackN && (sack || matches!(cc, CcConfig::NewReno(_))) {
                     return Err(cx.err(
@@ -1433,6 +1451,14 @@ fn sack_timeout(cx: &Ctx, field: &str, v: &str) -> Result<SackTimeout, ScenarioE
     }
 }
 
+fn lost_retransmissions(cx: &Ctx, field: &str, v: &str) -> Result<LostRetransmissions, ScenarioError> {
+    match v {
+        "detect" => Ok(LostRetransmissions::Detect),
+        "timer" => Ok(LostRetransmissions::Timer),
+        _ => Err(cx.err(field, format!("unknown value '{v}'; use \"detect\" (a retransmission is lost once data sent after it is SACKed: Linux) or \"timer\" (only the retransmission timer finds it: RFC 6675, ns-2)"))),
+    }
+}
+
 fn ecn_echo(cx: &Ctx, field: &str, v: &str) -> Result<EcnEcho, ScenarioError> {
     match v {
         "rfc3168" => Ok(EcnEcho::Rfc3168),
@@ -1662,7 +1688,7 @@ fn check_series(
 
 /// The fields of a flow that only the window transport reads (in the order their
 /// errors are checked), with whether each is set: other kinds reject them.
-fn window_fields(fl: &raw::Flow) -> [(&'static str, bool); 15] {
+fn window_fields(fl: &raw::Flow) -> [(&'static str, bool); 16] {
     [
         ("max_window", fl.max_window.is_some()),
         ("ack_size", fl.ack_size.is_some()),
@@ -1678,6 +1704,7 @@ fn window_fields(fl: &raw::Flow) -> [(&'static str, bool); 15] {
         ("handshake", fl.handshake.is_some()),
         ("fast_retransmit", fl.fast_retransmit.is_some()),
         ("sack_timeout", fl.sack_timeout.is_some()),
+        ("lost_retransmissions", fl.lost_retransmissions.is_some()),
         ("ecn_echo", fl.ecn_echo.is_some()),
     ]
 }

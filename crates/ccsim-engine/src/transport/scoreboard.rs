@@ -20,6 +20,11 @@ pub struct Scoreboard {
     /// the cumulative ack reaches it, the sender's go-back from `snd_una` skips SACKed
     /// packets, and they do not count against its window.
     pub timeout_point: Option<u32>,
+    /// Lost-retransmission detection (`LostRetransmissions::Detect`): the packets
+    /// retransmitted in this recovery, in sending order, each with `snd_max` when it
+    /// left, and those found lost again, to be resent first.
+    rxt: VecDeque<(u32, u32)>,
+    again: VecDeque<u32>,
 }
 
 impl Scoreboard {
@@ -57,6 +62,54 @@ impl Scoreboard {
         self.sacked.clear();
         self.n_sacked = 0;
         self.timeout_point = None;
+        self.end_recovery();
+    }
+
+    /// Forgets the retransmissions of a recovery that ended.
+    pub fn end_recovery(&mut self) {
+        self.rxt.clear();
+        self.again.clear();
+    }
+
+    /// `seq` was retransmitted while `snd_max` was the next new packet.
+    pub fn note_retransmit(&mut self, seq: u32, snd_max: u32) {
+        self.rxt.push_back((seq, snd_max));
+    }
+
+    /// Lost-retransmission detection (Linux's `tcp_mark_lost_retrans`): a retransmission
+    /// is lost when data first sent after it (at or above the `snd_max` it left with)
+    /// has been SACKed, as on a path that does not reorder it must have arrived first.
+    /// Such packets move to the queue of packets to resend; acknowledged or SACKed ones
+    /// are forgotten. The log is in sending order and `snd_max` only grows, so the lost
+    /// ones are at its front.
+    pub fn detect_lost_retransmits(&mut self) {
+        let high = self.high_sack();
+        while let Some(&(seq, snd_max)) = self.rxt.front() {
+            if seq < self.base || self.is_sacked(seq) {
+                self.rxt.pop_front();
+            } else if high > snd_max {
+                self.rxt.pop_front();
+                self.again.push_back(seq);
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// The next retransmission found lost (not acknowledged or SACKed since), if any.
+    pub fn next_again(&mut self) -> Option<u32> {
+        while let Some(seq) = self.again.pop_front() {
+            if seq >= self.base && !self.is_sacked(seq) {
+                return Some(seq);
+            }
+        }
+        None
+    }
+
+    /// Retransmissions found lost and not yet resent (not in flight: the pipe leaves
+    /// them out).
+    pub fn lost_again(&self) -> u32 {
+        self.again.len() as u32
     }
 
     pub fn is_sacked(&self, seq: u32) -> bool {
@@ -149,6 +202,30 @@ impl Scoreboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_retransmission_is_lost_once_data_sent_after_it_is_sacked() {
+        // base 2, SACKed 3, 4, 6, 8, 9 (high_sack 10). 2 was retransmitted when snd_max
+        // was 12, 5 when it was 9 (a log in sending order must have growing snd_max:
+        // here 5 left first), so: 5 is lost (10 > 9), 2 is not yet (10 <= 12).
+        let mut b = three_holes();
+        b.note_retransmit(5, 9);
+        b.note_retransmit(2, 12);
+        b.detect_lost_retransmits();
+        assert_eq!(b.lost_again(), 1);
+        // 12 SACKed: 2's retransmission is lost too.
+        b.add(12, 13);
+        b.detect_lost_retransmits();
+        assert_eq!(b.lost_again(), 2);
+        assert_eq!(b.next_again(), Some(5));
+        // 2 is acknowledged meanwhile: skipped.
+        b.advance(3);
+        assert_eq!(b.next_again(), None);
+        b.note_retransmit(7, 20);
+        b.end_recovery();
+        b.detect_lost_retransmits();
+        assert_eq!(b.lost_again(), 0);
+    }
 
     #[test]
     fn sacked_in_counts_the_blocks_inside_a_range() {

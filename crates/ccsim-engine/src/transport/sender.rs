@@ -37,6 +37,12 @@
 //!   packet sent before the timeout (every unSACKed packet below it is taken as lost,
 //!   as Linux marks them); **`clear`** forgets the SACK information and resends every
 //!   packet from `snd_una` (RFC 2018 section 8; ns-2's `Sack1` agent).
+//!   A retransmission lost again is found by `lost_retransmissions`: **`detect`**
+//!   (default; Linux's `tcp_mark_lost_retrans`, the rule RACK generalises): once data
+//!   first sent after the retransmission is SACKed, it is lost (paths do not reorder) and
+//!   is resent before anything else NextSeg would choose, and the pipe leaves it out
+//!   until then; **`timer`**: only the retransmission timer finds it (RFC 6675 as
+//!   written; ns-2's `Sack1`).
 //!
 //! What follows a fast retransmit in Reno recovery (`fast_retransmit`):
 //! - **`bsd`** (default): the lost packet alone is resent and sending resumes where it
@@ -175,6 +181,17 @@ pub enum SackTimeout {
     Clear,
 }
 
+/// How SACK recovery finds a retransmission that was lost again (module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LostRetransmissions {
+    /// Lost once data sent after it is SACKed (Linux).
+    #[default]
+    Detect,
+    /// Only the retransmission timer finds it (RFC 6675, ns-2).
+    Timer,
+}
+
 /// Options of the window sender beyond its policy.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SenderConfig {
@@ -196,6 +213,9 @@ pub struct SenderConfig {
     /// What a timeout does with the SACK scoreboard (`sack = true` only).
     #[serde(default)]
     pub sack_timeout: SackTimeout,
+    /// How SACK recovery finds lost retransmissions (`sack = true` only).
+    #[serde(default)]
+    pub lost_retransmissions: LostRetransmissions,
 }
 
 /// Time spent at each window size since `from` (`[measure].windows`).
@@ -703,13 +723,18 @@ impl WindowSender {
     fn sack_send(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
         let th = self.dupack_threshold.map_or(3, NonZeroU32::get);
         let window = self.window_pkts();
-        let sb = self.sb.as_deref().expect("SACK recovery has a scoreboard");
-        let mut pipe = sb.pipe(self.snd_max, self.high_rxt, th);
+        let detect = self.cfg.lost_retransmissions == LostRetransmissions::Detect;
+        let sb = self.sb.as_deref_mut().expect("SACK recovery has a scoreboard");
+        if detect {
+            sb.detect_lost_retransmits();
+        }
+        let mut pipe = sb.pipe(self.snd_max, self.high_rxt, th).saturating_sub(sb.lost_again());
         while pipe < window {
-            let sb = self.sb.as_deref().expect("scoreboard");
+            let sb = self.sb.as_deref_mut().expect("scoreboard");
+            let again = if detect { sb.next_again() } else { None };
             let new_data_ok = self.snd_max < self.snd_una + self.max_window && now < self.stop;
-            let next = sb
-                .next_lost(self.high_rxt, th)
+            let next = again
+                .or_else(|| sb.next_lost(self.high_rxt, th))
                 .or(new_data_ok.then_some(self.snd_max))
                 .or_else(|| sb.next_hole(self.high_rxt));
             let Some(s) = next else { break };
@@ -718,7 +743,11 @@ impl WindowSender {
                 self.snd_max += 1;
                 self.snd_nxt = self.snd_max;
             } else {
-                self.high_rxt = Some(s);
+                if detect {
+                    let snd_max = self.snd_max;
+                    self.sb.as_deref_mut().expect("scoreboard").note_retransmit(s, snd_max);
+                }
+                self.high_rxt = Some(self.high_rxt.map_or(s, |h| h.max(s)));
             }
             pipe += 1;
         }
@@ -839,6 +868,9 @@ impl WindowSender {
                     self.recover = None;
                     self.guard = Some(r);
                     self.high_rxt = None;
+                    if let Some(sb) = self.sb.as_deref_mut() {
+                        sb.end_recovery();
+                    }
                     RecoveryAck::Exit
                 }
                 Some(_) => RecoveryAck::Partial,
@@ -976,6 +1008,10 @@ impl WindowSender {
             self.recover = Some(self.snd_max);
             self.high_rxt = Some(self.snd_una);
             self.fast_retransmit(now, true, c, out, rec);
+            if self.cfg.lost_retransmissions == LostRetransmissions::Detect {
+                let (una, snd_max) = (self.snd_una, self.snd_max);
+                self.sb.as_deref_mut().expect("scoreboard").note_retransmit(una, snd_max);
+            }
             self.sack_send(now, c, out, rec);
         }
     }
@@ -1025,7 +1061,10 @@ impl WindowSender {
         if let Some(sb) = self.sb.as_deref_mut() {
             match self.cfg.sack_timeout {
                 SackTimeout::Clear => sb.clear(),
-                SackTimeout::Keep => sb.timeout_point = Some(self.snd_max),
+                SackTimeout::Keep => {
+                    sb.end_recovery();
+                    sb.timeout_point = Some(self.snd_max);
+                }
             }
         }
         self.snd_nxt = self.snd_una;
