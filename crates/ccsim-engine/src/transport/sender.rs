@@ -1427,6 +1427,62 @@ mod tests {
         t.sent()
     }
 
+    /// Window 10, SACK, 100 ms rounds: packet 2 and its first retransmission are lost.
+    /// Returns the retransmissions per round and the timeouts needed.
+    fn lost_retransmission(lost_retransmissions: LostRetransmissions) -> (Vec<Vec<u32>>, u64) {
+        use crate::transport::receiver::AckReceiver;
+        let cfg = SenderConfig { sack: true, lost_retransmissions, ..Default::default() };
+        let mut t = opened(CcConfig::Reno(TahoeConfig::default()), cfg, 10);
+        let rcfg = ReceiverConfig { sack_blocks: 3, ..Default::default() };
+        let mut r = AckReceiver::new(rcfg, Packet::new(PacketKind::Ack, 0, 40), 64);
+        let mut rc = FlowCounters::default();
+        let mut sends_of_2 = 0;
+        let mut rounds = Vec::new();
+        let mut now = 0;
+        while t.s.outstanding() > 0 && now < 20_000 {
+            now += 100;
+            let batch: Vec<Packet> = t.out.drain(..).collect();
+            if batch.is_empty() {
+                // Nothing in flight that can arrive: the timer's turn.
+                now = now.max(t.s.timer.deadline.map_or(now, |d| (d.as_ps() / 1_000_000_000) as u64));
+                t.timeout(now);
+                continue;
+            }
+            rounds.push(batch.iter().filter(|p| p.has(FLAG_RETX)).map(|p| p.seq).collect());
+            let mut acks = Vec::new();
+            for p in &batch {
+                if p.seq == 2 {
+                    sends_of_2 += 1;
+                    if sends_of_2 <= 2 {
+                        continue;
+                    }
+                }
+                r.on_data(ms(now), p, &mut rc, &mut acks, &mut t.meta);
+            }
+            for a in acks {
+                t.ack_packet(now, a);
+            }
+        }
+        (rounds, t.c.timeouts)
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_found_by_later_sacks_or_by_the_timer() {
+        // Round 0: 0..9, 2 lost; the duplicate acks of 3..9 start recovery and 2 is
+        // resent in round 1 together with new data (10 and up). That retransmission is
+        // lost too. The SACKs of that new data, sent after it, arrive with round 2's
+        // acks: detect resends 2 in round 2, no timeout. timer: nothing finds it until
+        // the retransmission timer fires (round 24 here), one timeout.
+        let (r, timeouts) = lost_retransmission(LostRetransmissions::Detect);
+        let twos: Vec<usize> = r.iter().enumerate().filter(|(_, x)| x.contains(&2)).map(|(i, _)| i).collect();
+        assert_eq!(twos, vec![1, 2], "{r:?}");
+        assert_eq!(timeouts, 0);
+        let (r, timeouts) = lost_retransmission(LostRetransmissions::Timer);
+        let twos: Vec<usize> = r.iter().enumerate().filter(|(_, x)| x.contains(&2)).map(|(i, _)| i).collect();
+        assert_eq!(twos, vec![1, 24], "{r:?}");
+        assert_eq!(timeouts, 1);
+    }
+
     #[test]
     fn a_timeout_that_keeps_the_sack_blocks_resends_only_the_holes() {
         // The ack of 0 says 5 with 6..10 SACKed; cwnd 2 after it (slow start from 1).
