@@ -539,7 +539,6 @@ impl WindowSender {
             return;
         }
         let mut limit = self.snd_una + self.window_of(&m);
-        let mut skip = false;
         if !self.plain {
             if self.cfg.handshake.is_some() && self.snd_una == 0 {
                 limit = 1; // the SYN alone until it is acknowledged
@@ -548,17 +547,12 @@ impl WindowSender {
                 return;
             }
             if let Some(sacked) = self.after_timeout_sacked() {
-                limit += sacked;
-                skip = true;
+                self.send_skipping_sacked(now, limit + sacked, c, out);
+                rec.record(self.trace.as_deref().and_then(|t| t.outstanding), now, || self.outstanding() as f64);
+                return;
             }
         }
         while self.snd_nxt < limit {
-            if skip {
-                limit += self.skip_sacked();
-                if self.snd_nxt >= limit {
-                    break;
-                }
-            }
             if self.snd_nxt >= self.snd_max && now >= self.stop {
                 break;
             }
@@ -582,6 +576,22 @@ impl WindowSender {
             return None;
         }
         Some(sb.sacked_in(self.snd_una, self.snd_nxt))
+    }
+
+    /// `try_send`'s loop after a timeout that kept the SACK blocks: SACKed packets are
+    /// skipped and widen the window by one each (`limit` already counts those below
+    /// `snd_nxt`).
+    #[inline(never)]
+    fn send_skipping_sacked(&mut self, now: SimTime, mut limit: u32, c: &mut FlowCounters, out: &mut Vec<Packet>) {
+        while self.snd_nxt < limit {
+            limit += self.skip_sacked();
+            if self.snd_nxt >= limit || (self.snd_nxt >= self.snd_max && now >= self.stop) {
+                break;
+            }
+            self.send(now, self.snd_nxt, c, out);
+            self.snd_nxt += 1;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+        }
     }
 
     /// Moves `snd_nxt` past SACKed packets (below `snd_max`); returns how many.
