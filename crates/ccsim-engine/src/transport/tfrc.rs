@@ -17,9 +17,17 @@
 //!   packets between the starts of loss events (5.3); the loss event rate is
 //!   p = 1/I_mean with I_mean the weighted average of the last 8 intervals, weights
 //!   1,1,1,1,0.8,0.6,0.4,0.2, taking the larger of the averages with and without the
-//!   open interval (5.4). The first interval is set from the receive rate at the first
-//!   loss by inverting the equation (5.5). Feedback (X_recv, p, the echo of the last
-//!   data packet's timestamp) goes back once per R and at once when p grows (6.1, 6.2).
+//!   open interval (5.4). Feedback (X_recv, p, the echo of the last data packet's
+//!   timestamp) goes back once per R and at once when p grows (6.1, 6.2).
+//! - The first loss interval (6.3.1): "TFRC approximates this target rate by X_recv, the
+//!   receive rate over the most recent round-trip time"; the receiver inverts the
+//!   equation (s, R, t_RTO = 4R) on that rate and seeds the history with 1/p. The rate is
+//!   the bytes that arrived in the last R (the packet revealing the loss included)
+//!   divided by R, what ns-2's TFRC sink (the simulator Welzl used) computes for its
+//!   first-loss history when its last report is less than R old (its `est_thput`). The
+//!   arrivals of the last R are kept only until the first loss event; R is the one the
+//!   arriving packet carries, so a window that R later outgrows has already lost its
+//!   oldest arrivals.
 //!
 //! Assumptions and deviations (written down in docs/reproductions/welzl.md):
 //! - Losses are declared on the first packet after a gap, not after 3 later packets
@@ -43,6 +51,7 @@ use crate::cc::Feedback;
 use crate::packet::meta::{Control, MetaSlab};
 use crate::packet::{Packet, PacketKind};
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 
 /// Parameters of a TFRC flow (`params` of a `kind = "tfrc"` flow).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -110,7 +119,7 @@ pub fn tcp_equation(s: f64, r: f64, p: f64, t_rto: f64) -> f64 {
     s / (r * (2.0 * b * p / 3.0).sqrt() + t_rto * (3.0 * (3.0 * b * p / 8.0).sqrt()) * p * (1.0 + 32.0 * p * p))
 }
 
-/// The loss event rate p with `tcp_equation(s, r, p, 4r) == x` (RFC 3448 5.5), by
+/// The loss event rate p with `tcp_equation(s, r, p, 4r) == x` (RFC 3448 6.3.1), by
 /// bisection (the equation falls monotonically in p). 1 if even p = 1 allows more.
 pub fn invert_equation(s: f64, r: f64, x: f64) -> f64 {
     if tcp_equation(s, r, 1.0, 4.0 * r) >= x {
@@ -359,9 +368,12 @@ pub struct TfrcReceiver {
     closed: Vec<f64>,
     /// Sequence number of the first loss of the most recent loss event.
     last_event_seq: Option<u32>,
-    /// First data arrival (for the receive rate before the first loss).
-    first_arrival: Option<SimTime>,
-    bytes_since_first: f64,
+    /// A data packet has arrived.
+    seen: bool,
+    /// Until the first loss event: arrivals (time, bytes) of the last R and their sum,
+    /// for X_recv over the most recent round trip (RFC 3448 6.3.1).
+    recent: VecDeque<(SimTime, f64)>,
+    recent_bytes: f64,
     last_feedback: Option<SimTime>,
     bytes_since_feedback: f64,
     pub x_recv: f64,
@@ -377,8 +389,9 @@ impl TfrcReceiver {
             loss: LossEvents::default(),
             closed: Vec::with_capacity(9),
             last_event_seq: None,
-            first_arrival: None,
-            bytes_since_first: 0.0,
+            seen: false,
+            recent: VecDeque::new(),
+            recent_bytes: 0.0,
             last_feedback: None,
             bytes_since_feedback: 0.0,
             x_recv: 0.0,
@@ -407,22 +420,32 @@ impl TfrcReceiver {
         c.arrived += 1;
         c.delivered += 1;
         let bytes = p.bits as f64 / 8.0;
-        let first = self.first_arrival.is_none();
-        let start = *self.first_arrival.get_or_insert(now);
-        self.bytes_since_first += bytes;
+        let first = !self.seen;
+        self.seen = true;
         self.bytes_since_feedback += bytes;
         // R from the packet; before the sender has one, one second (its initial pace).
         let r = carried_rtt(p, meta, SimDuration::from_secs(1));
+        if self.last_event_seq.is_none() {
+            self.recent.push_back((now, bytes));
+            self.recent_bytes += bytes;
+            while let Some(&(t, b)) = self.recent.front() {
+                if now.saturating_since(t) < r {
+                    break;
+                }
+                self.recent.pop_front();
+                self.recent_bytes -= b;
+            }
+        }
         let mut grew = false;
         if let Some(k) = self.loss.on_data(p.seq, p.ts, r) {
             match self.last_event_seq {
                 None => {
-                    // The first loss event: the synthetic first interval (5.5) from the
-                    // receive rate so far.
-                    let span = now.saturating_since(start).as_secs_f64();
-                    let xr = if span > 0.0 { self.bytes_since_first / span } else { bytes / r.as_secs_f64() };
-                    let pf = invert_equation(bytes, r.as_secs_f64(), xr);
+                    // The first loss event: the synthetic first interval (6.3.1) from
+                    // X_recv over the most recent round trip.
+                    let rs = r.as_secs_f64();
+                    let pf = invert_equation(bytes, rs, self.recent_bytes / rs);
                     self.closed.insert(0, 1.0 / pf);
+                    self.recent = VecDeque::new();
                 }
                 Some(e) => self.closed.insert(0, k.wrapping_sub(e) as f64),
             }
@@ -597,10 +620,11 @@ mod tests {
         for k in (101..200).chain(201..300).chain(301..350) {
             send(&mut r, k, &mut out, &mut meta);
         }
-        // Closed intervals: I_2 = synthetic (from 1000 B/ms), I_1 = 100 (200 - 100),
-        // and after the third event the closed ones are [100, 100, synthetic];
-        // open I_0 = 349 - 300 + 1 = 50.
-        let syn = 1.0 / invert_equation(1000.0, 0.01, 101_000.0 / 0.101);
+        // Closed intervals: I_2 = synthetic, I_1 = 100 (200 - 100), and after the third
+        // event the closed ones are [100, 100, synthetic]; open I_0 = 349 - 300 + 1 = 50.
+        // The synthetic one from X_recv over the last R = 10 ms when 101 arrives (151 ms):
+        // arrivals after 141 ms are 92..=99 and 101 (100 is lost), 9000 B / 0.01 s.
+        let syn = 1.0 / invert_equation(1000.0, 0.01, 900_000.0);
         let want = weighted_mean(50.0, &[100.0, 100.0, syn]).unwrap();
         assert!((r.p - 1.0 / want).abs() < 1e-12, "{} vs {}", r.p, 1.0 / want);
         // The last feedback carries it.
@@ -609,5 +633,43 @@ mod tests {
             Control::Feedback(Feedback::LossRate { p, .. }) => assert_eq!(p, r.p),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn first_interval_inverts_the_receive_rate_of_the_last_rtt() {
+        // RFC 3448 6.3.1: the first loss interval is the one the equation gives for X_recv,
+        // the receive rate over the most recent round trip. R = 100 ms throughout.
+        // Seq 0..=29 arrive every 10 ms (50..=340 ms), seq 30..=129 every 1 ms
+        // (350..=449 ms); 130 is lost and 131 arrives at 451 ms.
+        let mut r = TfrcReceiver::new(Packet::new(PacketKind::Control, 0, 40));
+        let (mut c, mut out, mut meta) = (FlowCounters::default(), Vec::new(), MetaSlab::default());
+        let mut arrive = |r: &mut TfrcReceiver, seq: u32, at_ms: u64| {
+            let mut p = Packet::new(PacketKind::Data, 0, 1000);
+            p.seq = seq;
+            p.ts = SimTime::from_millis(at_ms - 50);
+            carry_rtt(&mut p, &mut meta, Some(SimDuration::from_millis(100)));
+            r.on_data(SimTime::from_millis(at_ms), &p, &mut c, &mut out, &mut meta);
+            meta.free(p.meta);
+        };
+        for k in 0..30u32 {
+            arrive(&mut r, k, 50 + 10 * k as u64);
+        }
+        for k in 30..130u32 {
+            arrive(&mut r, k, 350 + (k - 30) as u64);
+        }
+        assert_eq!(r.p, 0.0);
+        arrive(&mut r, 131, 451);
+        // The last R is (351, 451] ms: seq 32..=129 (98 packets) and 131, 99000 B, so
+        // X_recv = 99000 B / 0.1 s = 990000 B/s. (The mean since the first arrival,
+        // 131000 B over 0.401 s = 326683 B/s, is what this rule replaces.)
+        // Only the synthetic interval I is closed and the open one is 131 - 130 + 1 = 2,
+        // so p = 1/max(2, I) = 1/I, and the equation at p must give X_recv back.
+        let x = tcp_equation(1000.0, 0.1, r.p, 0.4);
+        assert!((x - 990_000.0).abs() < 1e-3, "{x}");
+        // By hand: p ~ 1.5 (s/(R X))^2 = 1.5 (1000/99000)^2 = 1.5305e-4; the t_RTO term
+        // (0.4 * 3 sqrt(3p/8) * p = 1.39e-6 s against R sqrt(2p/3) = 1.0101e-3 s) lowers it
+        // by about 2 * 0.138 %: p ~ 1.5263e-4, I ~ 6552 packets (326683 B/s would give ~711).
+        let i = 1.0 / r.p;
+        assert!((i - 6552.0).abs() < 10.0, "{i}");
     }
 }
