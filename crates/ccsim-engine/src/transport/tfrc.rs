@@ -29,6 +29,16 @@
 //!   arriving packet carries, so a window that R later outgrows has already lost its
 //!   oldest arrivals.
 //!
+//! - History discounting (5.5, optional in the RFC; `history_discounting`, on by default
+//!   as in ns-2, whose TFRC sink sets `discount_ 1` with a 0.5 floor): each closed
+//!   interval I_i carries a discount DF_i (1 when it closes); on every arrival the receiver
+//!   computes I_mean = sum(I_i w_(i-1) DF_i) / sum(w_(i-1) DF_i) over the closed ones and
+//!   DF = max(2 I_mean / I_0, 0.5) if I_0 > 2 I_mean, else 1; the loss event rate is
+//!   p = min(W_tot0/I_tot0, W_tot1/I_tot1) with I_tot0 = I_0 w_0 + sum_(i=1..n-1) I_i w_i
+//!   DF_i DF (W_tot0 the same weights) and I_tot1 = sum_(i=1..n) I_i w_(i-1) DF_i. At a new
+//!   loss event every DF_i is multiplied by DF, the history shifts and DF = 1. Off, p is
+//!   5.4's undiscounted average.
+//!
 //! Assumptions and deviations (written down in docs/reproductions/welzl.md):
 //! - Losses are declared on the first packet after a gap, not after 3 later packets
 //!   (NDUPACK): our paths never reorder, so a gap is a loss; the loss's time is
@@ -37,7 +47,7 @@
 //!   packet that arrives at least R after the previous feedback. The RFC's timer sends
 //!   nothing either when no data arrived, so this delays a report by at most one packet
 //!   gap; t_delay is then zero.
-//! - History discounting (5.5 optional) and oscillation prevention (4.5 optional) are not
+//! - Oscillation prevention (4.5, optional; ns-2's `ca_`, on by default there) is not
 //!   implemented; there is no retransmission (TFRC has none).
 
 use super::endpoint::{Io, Pass, ReceiverMetrics, ReceiverPolicy, SenderMetrics, SenderPolicy};
@@ -66,6 +76,9 @@ pub struct TfrcConfig {
     /// t_mbi, the longest back-off interval (RFC 3448: 64 s).
     #[serde(default = "d_mbi", with = "serde_units::time")]
     pub t_mbi: SimDuration,
+    /// History discounting (RFC 3448 5.5; ns-2's TFRC sink default `discount_ 1`).
+    #[serde(default = "d_true")]
+    pub history_discounting: bool,
 }
 
 fn d_fb() -> u32 {
@@ -77,10 +90,13 @@ fn d_nofb() -> SimDuration {
 fn d_mbi() -> SimDuration {
     SimDuration::from_secs(64)
 }
+fn d_true() -> bool {
+    true
+}
 
 impl Default for TfrcConfig {
     fn default() -> Self {
-        TfrcConfig { feedback_size: d_fb(), initial_nofeedback: d_nofb(), t_mbi: d_mbi() }
+        TfrcConfig { feedback_size: d_fb(), initial_nofeedback: d_nofb(), t_mbi: d_mbi(), history_discounting: true }
     }
 }
 
@@ -107,7 +123,7 @@ impl RateFlow for TfrcConfig {
         let feedback = answer(PacketKind::Control, self.feedback_size);
         (
             Sender::Tfrc(Box::new(TfrcSender::new(self.clone(), data, stop))),
-            Receiver::Tfrc(Box::new(TfrcReceiver::new(feedback))),
+            Receiver::Tfrc(Box::new(TfrcReceiver::new(feedback, self.history_discounting))),
         )
     }
 }
@@ -161,6 +177,48 @@ pub fn weighted_mean(open: f64, closed: &[f64]) -> Option<f64> {
         wtot += WEIGHTS[i];
     }
     Some(tot0.max(tot1) / wtot)
+}
+
+/// RFC 3448 5.5, the general discount factor DF: with I_mean the average of the closed
+/// intervals weighted by w_(i-1) DF_i, DF = max(2 I_mean / I_0, THRESHOLD = 0.5) when the
+/// open interval I_0 exceeds 2 I_mean, else 1. `closed[0]` is I_1, `df_closed[i]` its DF.
+pub fn discount_factor(open: f64, closed: &[f64], df_closed: &[f64]) -> f64 {
+    let (mut itot, mut wtot) = (0.0, 0.0);
+    for (i, (&l, &d)) in closed.iter().zip(df_closed).take(WEIGHTS.len()).enumerate() {
+        itot += l * WEIGHTS[i] * d;
+        wtot += WEIGHTS[i] * d;
+    }
+    if wtot == 0.0 {
+        return 1.0;
+    }
+    let mean = itot / wtot;
+    if open > 2.0 * mean {
+        (2.0 * mean / open).max(0.5)
+    } else {
+        1.0
+    }
+}
+
+/// RFC 3448 5.5, the average loss interval with discounting: I_tot0 = I_0 w_0 +
+/// sum_(i=1..k-1) I_i w_i DF_i DF over W_tot0 = w_0 + sum w_i DF_i DF, I_tot1 =
+/// sum_(i=1..k) I_i w_(i-1) DF_i over W_tot1 = sum w_(i-1) DF_i; the larger of the two
+/// averages (p = min(W_tot0/I_tot0, W_tot1/I_tot1)). `None` with no closed interval.
+pub fn discounted_mean(open: f64, closed: &[f64], df_closed: &[f64], df: f64) -> Option<f64> {
+    let k = closed.len().min(WEIGHTS.len());
+    if k == 0 {
+        return None;
+    }
+    let (mut tot0, mut w0) = (open * WEIGHTS[0], WEIGHTS[0]);
+    let (mut tot1, mut w1) = (0.0, 0.0);
+    for i in 0..k {
+        if i + 1 < k {
+            tot0 += closed[i] * WEIGHTS[i + 1] * df_closed[i] * df;
+            w0 += WEIGHTS[i + 1] * df_closed[i] * df;
+        }
+        tot1 += closed[i] * WEIGHTS[i] * df_closed[i];
+        w1 += WEIGHTS[i] * df_closed[i];
+    }
+    Some((tot0 / w0).max(tot1 / w1))
 }
 
 /// Loss-event detection at a receiver (RFC 3448 5.2), shared by TFRC and TEAR.
@@ -366,6 +424,10 @@ pub struct TfrcReceiver {
     loss: LossEvents,
     /// Closed loss intervals, most recent first (at most 8 kept), packets.
     closed: Vec<f64>,
+    /// History discounting (RFC 3448 5.5): on, DF_i of each closed interval and DF.
+    discounting: bool,
+    df_closed: Vec<f64>,
+    df: f64,
     /// Sequence number of the first loss of the most recent loss event.
     last_event_seq: Option<u32>,
     /// A data packet has arrived.
@@ -383,11 +445,14 @@ pub struct TfrcReceiver {
 
 impl TfrcReceiver {
     /// `feedback`: template control packet on the flow's ack route with its size.
-    pub fn new(feedback: Packet) -> Self {
+    pub fn new(feedback: Packet, discounting: bool) -> Self {
         TfrcReceiver {
             feedback,
             loss: LossEvents::default(),
             closed: Vec::with_capacity(9),
+            discounting,
+            df_closed: Vec::with_capacity(9),
+            df: 1.0,
             last_event_seq: None,
             seen: false,
             recent: VecDeque::new(),
@@ -400,13 +465,34 @@ impl TfrcReceiver {
         }
     }
 
-    /// The loss event rate from the intervals (RFC 3448 5.4).
-    fn loss_event_rate(&self) -> f64 {
+    /// A loss interval of `len` packets closes (RFC 3448 5.3): the history shifts; with
+    /// discounting every older DF_i is multiplied by DF, the new one gets 1, DF = 1 (5.5).
+    fn close_interval(&mut self, len: f64) {
+        self.closed.insert(0, len);
+        self.closed.truncate(WEIGHTS.len());
+        if self.discounting {
+            for d in self.df_closed.iter_mut() {
+                *d *= self.df;
+            }
+            self.df_closed.insert(0, 1.0);
+            self.df_closed.truncate(WEIGHTS.len());
+            self.df = 1.0;
+        }
+    }
+
+    /// The loss event rate from the intervals (RFC 3448 5.4; with discounting 5.5, which
+    /// first updates DF from the open interval, as on every arrival).
+    fn loss_event_rate(&mut self) -> f64 {
         let (Some(h), Some(e)) = (self.loss.high_seq(), self.last_event_seq) else {
             return 0.0;
         };
         let open = (h.wrapping_sub(e) + 1) as f64;
-        weighted_mean(open, &self.closed).map_or(0.0, |m| 1.0 / m)
+        if self.discounting {
+            self.df = discount_factor(open, &self.closed, &self.df_closed);
+            discounted_mean(open, &self.closed, &self.df_closed, self.df).map_or(0.0, |m| 1.0 / m)
+        } else {
+            weighted_mean(open, &self.closed).map_or(0.0, |m| 1.0 / m)
+        }
     }
 
     pub fn on_data(
@@ -444,12 +530,11 @@ impl TfrcReceiver {
                     // X_recv over the most recent round trip.
                     let rs = r.as_secs_f64();
                     let pf = invert_equation(bytes, rs, self.recent_bytes / rs);
-                    self.closed.insert(0, 1.0 / pf);
+                    self.close_interval(1.0 / pf);
                     self.recent = VecDeque::new();
                 }
-                Some(e) => self.closed.insert(0, k.wrapping_sub(e) as f64),
+                Some(e) => self.close_interval(k.wrapping_sub(e) as f64),
             }
-            self.closed.truncate(WEIGHTS.len());
             self.last_event_seq = Some(k);
         }
         let p_new = self.loss_event_rate();
@@ -601,7 +686,7 @@ mod tests {
     #[test]
     fn receiver_reports_the_loss_event_rate_of_the_intervals() {
         let route = Packet::new(PacketKind::Control, 0, 40);
-        let mut r = TfrcReceiver::new(route);
+        let mut r = TfrcReceiver::new(route, false);
         let (mut c, mut out, mut meta) = (FlowCounters::default(), Vec::new(), MetaSlab::default());
         let mut send = |r: &mut TfrcReceiver, seq: u32, out: &mut Vec<Packet>, meta: &mut MetaSlab| {
             let mut p = Packet::new(PacketKind::Data, 0, 1000);
@@ -641,7 +726,7 @@ mod tests {
         // the receive rate over the most recent round trip. R = 100 ms throughout.
         // Seq 0..=29 arrive every 10 ms (50..=340 ms), seq 30..=129 every 1 ms
         // (350..=449 ms); 130 is lost and 131 arrives at 451 ms.
-        let mut r = TfrcReceiver::new(Packet::new(PacketKind::Control, 0, 40));
+        let mut r = TfrcReceiver::new(Packet::new(PacketKind::Control, 0, 40), true);
         let (mut c, mut out, mut meta) = (FlowCounters::default(), Vec::new(), MetaSlab::default());
         let mut arrive = |r: &mut TfrcReceiver, seq: u32, at_ms: u64| {
             let mut p = Packet::new(PacketKind::Data, 0, 1000);
@@ -671,5 +756,51 @@ mod tests {
         // by about 2 * 0.138 %: p ~ 1.5263e-4, I ~ 6552 packets (326683 B/s would give ~711).
         let i = 1.0 / r.p;
         assert!((i - 6552.0).abs() < 10.0, "{i}");
+    }
+
+    #[test]
+    fn history_discounting_by_hand() {
+        // RFC 3448 5.5. Closed I_1 = I_2 = 100 with DF_i = 1: I_mean = (100 + 100)/2 = 100.
+        let (closed, ones) = ([100.0, 100.0], [1.0, 1.0]);
+        // I_0 = 150 <= 2 I_mean: no discount.
+        assert_eq!(discount_factor(150.0, &closed, &ones), 1.0);
+        // I_0 = 300 > 200: DF = 2 * 100 / 300 = 2/3.
+        assert!((discount_factor(300.0, &closed, &ones) - 2.0 / 3.0).abs() < 1e-15);
+        // I_0 = 500: 200/500 = 0.4, floored at THRESHOLD = 0.5.
+        assert_eq!(discount_factor(500.0, &closed, &ones), 0.5);
+        // The average at I_0 = 300, DF = 2/3: I_tot0 = 300*1 + 100*1*1*(2/3) = 366.67 over
+        // W_tot0 = 1 + 2/3 = 1.6667: 220; I_tot1 = 100 + 100 = 200 over 2: 100. I_mean = 220
+        // (undiscounted: (300 + 100)/2 = 200).
+        let m = discounted_mean(300.0, &closed, &ones, 2.0 / 3.0).unwrap();
+        assert!((m - 220.0).abs() < 1e-12, "{m}");
+        assert_eq!(weighted_mean(300.0, &closed), Some(200.0));
+        // With every DF 1 it is 5.4's average.
+        let c8 = [100.0, 200.0, 300.0, 400.0, 500.0, 600.0, 700.0, 800.0];
+        assert!((discounted_mean(50.0, &c8, &[1.0; 8], 1.0).unwrap() - 2200.0 / 6.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_new_loss_event_folds_the_discount_into_the_history() {
+        let mut r = TfrcReceiver::new(Packet::new(PacketKind::Control, 0, 40), true);
+        r.closed = vec![100.0, 100.0];
+        r.df_closed = vec![1.0, 1.0];
+        r.df = 2.0 / 3.0; // as computed at I_0 = 300 (above)
+        r.close_interval(300.0);
+        assert_eq!(r.closed, vec![300.0, 100.0, 100.0]);
+        assert_eq!(r.df_closed, vec![1.0, 2.0 / 3.0, 2.0 / 3.0]);
+        assert_eq!(r.df, 1.0);
+        // Open I_0 = 10: I_mean for DF = (300 + 100*(2/3) + 100*(2/3)) / (1 + 2/3 + 2/3)
+        // = 433.33/2.3333 = 185.71 and 10 < 2 * 185.71: DF = 1.
+        // I_tot0 = 10 + 300*1*1 + 100*1*(2/3) = 376.67 over 1 + 1 + 2/3: 141.25;
+        // I_tot1 = 433.33 over 2.3333: 185.714. p = 1/185.714 = 0.0053846
+        // (undiscounted: max(410, 500)/3 = 166.67, p = 0.006).
+        assert_eq!(discount_factor(10.0, &r.closed, &r.df_closed), 1.0);
+        let m = discounted_mean(10.0, &r.closed, &r.df_closed, 1.0).unwrap();
+        assert!((m - 1300.0 / 7.0).abs() < 1e-9, "{m}");
+        // Off, nothing is discounted.
+        let mut r = TfrcReceiver::new(Packet::new(PacketKind::Control, 0, 40), false);
+        r.df = 0.5;
+        r.close_interval(300.0);
+        assert!(r.df_closed.is_empty());
     }
 }
