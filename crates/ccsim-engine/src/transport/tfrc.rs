@@ -38,6 +38,12 @@
 //!   DF_i DF (W_tot0 the same weights) and I_tot1 = sum_(i=1..n) I_i w_(i-1) DF_i. At a new
 //!   loss event every DF_i is multiplied by DF, the history shifts and DF = 1. Off, p is
 //!   5.4's undiscounted average.
+//! - Oscillation prevention (4.5, optional in the RFC; `oscillation_prevention`, on by
+//!   default as in ns-2, whose TFRC sender sets `ca_ 1`, "sqrt(RTT) congestion
+//!   avoidance"): the sender keeps R_sqmean = q2 R_sqmean + (1 - q2) sqrt(R_sample)
+//!   (q2 = 0.9, the RFC's recommendation; the first sample sets it) and paces at
+//!   X_inst = X R_sqmean / sqrt(R_sample), R_sample the latest RTT sample. The rate it
+//!   reports (`rate_bps`) is X.
 //!
 //! Assumptions and deviations (written down in docs/reproductions/welzl.md):
 //! - Losses are declared on the first packet after a gap, not after 3 later packets
@@ -47,8 +53,7 @@
 //!   packet that arrives at least R after the previous feedback. The RFC's timer sends
 //!   nothing either when no data arrived, so this delays a report by at most one packet
 //!   gap; t_delay is then zero.
-//! - Oscillation prevention (4.5, optional; ns-2's `ca_`, on by default there) is not
-//!   implemented; there is no retransmission (TFRC has none).
+//! - There is no retransmission (TFRC has none).
 
 use super::endpoint::{Io, Pass, ReceiverMetrics, ReceiverPolicy, SenderMetrics, SenderPolicy};
 use super::rate_flow::RateFlow;
@@ -79,6 +84,9 @@ pub struct TfrcConfig {
     /// History discounting (RFC 3448 5.5; ns-2's TFRC sink default `discount_ 1`).
     #[serde(default = "d_true")]
     pub history_discounting: bool,
+    /// Oscillation prevention (RFC 3448 4.5; ns-2's TFRC default `ca_ 1`).
+    #[serde(default = "d_true")]
+    pub oscillation_prevention: bool,
 }
 
 fn d_fb() -> u32 {
@@ -96,7 +104,13 @@ fn d_true() -> bool {
 
 impl Default for TfrcConfig {
     fn default() -> Self {
-        TfrcConfig { feedback_size: d_fb(), initial_nofeedback: d_nofb(), t_mbi: d_mbi(), history_discounting: true }
+        TfrcConfig {
+            feedback_size: d_fb(),
+            initial_nofeedback: d_nofb(),
+            t_mbi: d_mbi(),
+            history_discounting: true,
+            oscillation_prevention: true,
+        }
     }
 }
 
@@ -293,6 +307,9 @@ pub struct TfrcSender {
     pub x_recv: f64,
     pub p: f64,
     pub rtt: Option<SimDuration>,
+    /// Oscillation prevention (RFC 3448 4.5): R_sqmean and sqrt(R_sample), seconds^0.5.
+    r_sqmean: Option<f64>,
+    sqrt_sample: f64,
     /// Time of the last doubling in slow start (tld).
     tld: Option<SimTime>,
     last_data: Option<SimTime>,
@@ -315,6 +332,8 @@ impl TfrcSender {
             x_recv: 0.0,
             p: 0.0,
             rtt: None,
+            r_sqmean: None,
+            sqrt_sample: 0.0,
             tld: None,
             last_data: None,
             seq: 0,
@@ -327,7 +346,16 @@ impl TfrcSender {
     }
 
     fn gap(&self) -> SimDuration {
-        SimDuration::from_secs_f64(self.s / self.x).max(super::MIN_PACING_GAP)
+        SimDuration::from_secs_f64(self.s / self.x_inst()).max(super::MIN_PACING_GAP)
+    }
+
+    /// The pacing rate: X, or with oscillation prevention X_inst = X R_sqmean /
+    /// sqrt(R_sample) (RFC 3448 4.5).
+    pub fn x_inst(&self) -> f64 {
+        match self.r_sqmean {
+            Some(m) if self.sqrt_sample > 0.0 => self.x * m / self.sqrt_sample,
+            _ => self.x,
+        }
     }
 
     fn x_calc(&self) -> Option<f64> {
@@ -378,6 +406,11 @@ impl TfrcSender {
     pub fn on_feedback(&mut self, now: SimTime, x_recv: f64, p: f64, echo: SimTime) {
         self.feedbacks += 1;
         let sample = now.saturating_since(echo);
+        if self.cfg.oscillation_prevention && sample > SimDuration::ZERO {
+            let sq = sample.as_secs_f64().sqrt();
+            self.sqrt_sample = sq;
+            self.r_sqmean = Some(self.r_sqmean.map_or(sq, |m| 0.9 * m + 0.1 * sq));
+        }
         let r = match self.rtt {
             None => sample,
             Some(r) => SimDuration::from_secs_f64(0.9 * r.as_secs_f64() + 0.1 * sample.as_secs_f64()),
@@ -661,7 +694,8 @@ mod tests {
     #[test]
     fn slow_start_doubles_once_per_rtt_then_the_equation_rules() {
         let d = Packet::new(PacketKind::Data, 0, 1000);
-        let mut s = TfrcSender::new(TfrcConfig::default(), d, SimTime::MAX);
+        let cfg = TfrcConfig { oscillation_prevention: false, ..Default::default() };
+        let mut s = TfrcSender::new(cfg, d, SimTime::MAX);
         let (mut c, mut out, mut meta) = (FlowCounters::default(), Vec::new(), MetaSlab::default());
         s.start(SimTime::ZERO, &mut c, &mut out, &mut meta);
         assert_eq!(s.x, 1000.0);
@@ -802,5 +836,32 @@ mod tests {
         r.df = 0.5;
         r.close_interval(300.0);
         assert!(r.df_closed.is_empty());
+    }
+
+    #[test]
+    fn oscillation_prevention_paces_at_x_times_r_sqmean_over_sqrt_r_sample() {
+        // RFC 3448 4.5 with q2 = 0.9. First sample R = 0.16 s: R_sqmean = sqrt(0.16) = 0.4,
+        // X_inst = X. Then a sample of 0.36 s: R_sqmean = 0.9*0.4 + 0.1*0.6 = 0.42,
+        // X_inst = X * 0.42/0.6 = 0.7 X: the queue grew, the pace slows at once.
+        let d = Packet::new(PacketKind::Data, 0, 1000);
+        let mut s = TfrcSender::new(TfrcConfig::default(), d, SimTime::MAX);
+        s.on_feedback(SimTime::from_millis(160), 0.0, 0.0, SimTime::ZERO);
+        // Slow start without X_recv: X = max(min(2000, 0), s/R) = 1000/0.16 = 6250 B/s.
+        assert!((s.x - 6250.0).abs() < 1e-9);
+        assert!((s.x_inst() - 6250.0).abs() < 1e-9);
+        s.on_feedback(SimTime::from_millis(1360), 0.0, 0.0, SimTime::from_millis(1000));
+        // R = 0.9*0.16 + 0.1*0.36 = 0.18 s; one R after the last doubling: X =
+        // max(min(12500, 0), 1000/0.18) = 5555.6 B/s; X_inst = 0.7 of it = 3888.9 B/s.
+        assert!((s.x - 1000.0 / 0.18).abs() < 1e-6, "{}", s.x);
+        assert!((s.x_inst() - 0.7 * 1000.0 / 0.18).abs() < 1e-6, "{}", s.x_inst());
+        // Paced at X_inst: 1000 B / 3888.9 B/s = 257.14 ms between packets.
+        let gap = s.gap().as_secs_f64();
+        assert!((gap - 0.257_142_857).abs() < 1e-9, "{gap}");
+        // Off, the pace is X.
+        let cfg = TfrcConfig { oscillation_prevention: false, ..Default::default() };
+        let mut s = TfrcSender::new(cfg, d, SimTime::MAX);
+        s.on_feedback(SimTime::from_millis(160), 0.0, 0.0, SimTime::ZERO);
+        s.on_feedback(SimTime::from_millis(1360), 0.0, 0.0, SimTime::from_millis(1000));
+        assert_eq!(s.x_inst(), s.x);
     }
 }
