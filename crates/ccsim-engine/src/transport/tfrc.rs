@@ -28,7 +28,6 @@
 //!   arrivals of the last R are kept only until the first loss event; R is the one the
 //!   arriving packet carries, so a window that R later outgrows has already lost its
 //!   oldest arrivals.
-//!
 //! - History discounting (5.5, optional in the RFC; `history_discounting`, on by default
 //!   as in ns-2, whose TFRC sink sets `discount_ 1` with a 0.5 floor): each closed
 //!   interval I_i carries a discount DF_i (1 when it closes); on every arrival the receiver
