@@ -13,7 +13,12 @@
 //!   ("no measurement yet"), which only gives the sender an RTT.
 //! - On feedback the sender updates x <- x + a*x*(1 - x/B - lambda/B) (eq. 1 is a = 1;
 //!   the smoothness factor a defaults to 0.5, Table 1). x never reaches zero: it is kept
-//!   at or above `initial_rate`.
+//!   at or above `min_rate`. Section 3.1: "The old rate, x(t), can be arbitrarily small
+//!   but it must not reach zero", since x = 0 is the unstable equilibrium of eq. 2 ("hence
+//!   the rule that the rate must not reach zero"). The mechanism sets no other lower
+//!   bound, so `min_rate` defaults to the smallest positive rate the parameter holds,
+//!   1 bit/s; it binds only when an update would end at or below it (with a = 0.5, when
+//!   x/B + lambda/B approaches 3). `initial_rate` is only the starting rate.
 //! - Update frequency (section 3.2): the RTT is measured from the PTP packet's departure
 //!   to its feedback's arrival; the next PTP packet departs `update` RTTs after the
 //!   previous one (default 4, Table 1), so feedback arrives about every `update` RTTs and
@@ -55,10 +60,14 @@ pub struct CadpcConfig {
     /// The startup enhancement (Table 1: active); see the module comment.
     #[serde(default = "d_true")]
     pub startup: bool,
-    /// Initial rate and floor of the rate, bits/s. Default 8 kbps: one 1000-byte packet
-    /// per second, "arbitrarily small" next to every bottleneck of the paper.
+    /// Initial rate, bits/s. Default 8 kbps: one 1000-byte packet per second,
+    /// "arbitrarily small" next to every bottleneck of the paper.
     #[serde(default = "d_initial", with = "serde_units::rate")]
     pub initial_rate: u64,
+    /// Floor of the rate, bits/s: section 3.1's rate "can be arbitrarily small but it
+    /// must not reach zero"; default the smallest positive value, 1 bit/s.
+    #[serde(default = "d_min", with = "serde_units::rate")]
+    pub min_rate: u64,
     /// Size of a PTP request leaving the sender (the paper's mode: 32 bytes, growing by
     /// the `ptp` element's record size at each router).
     #[serde(default = "d_ptp", with = "serde_units::bytes")]
@@ -83,6 +92,9 @@ fn d_true() -> bool {
 fn d_initial() -> u64 {
     8_000
 }
+fn d_min() -> u64 {
+    1
+}
 fn d_ptp() -> u32 {
     32
 }
@@ -100,6 +112,7 @@ impl Default for CadpcConfig {
             update: d_update(),
             startup: true,
             initial_rate: d_initial(),
+            min_rate: d_min(),
             ptp_size: d_ptp(),
             feedback_size: d_fb(),
             ptp_timeout: d_timeout(),
@@ -126,6 +139,21 @@ impl RateFlow for CadpcConfig {
         }
         if self.initial_rate == 0 {
             return Err(("initial_rate", "must be positive: the rate must never reach zero (section 3.1)".into()));
+        }
+        if self.min_rate == 0 {
+            return Err((
+                "min_rate",
+                "must be positive: the rate must never reach zero (section 3.1); use 1bps".into(),
+            ));
+        }
+        if self.min_rate > self.initial_rate {
+            return Err((
+                "min_rate",
+                format!(
+                    "{} bps is above initial_rate ({} bps): lower it or raise initial_rate",
+                    self.min_rate, self.initial_rate
+                ),
+            ));
         }
         if self.ptp_size == 0 || self.feedback_size == 0 {
             let f = if self.ptp_size == 0 { "ptp_size" } else { "feedback_size" };
@@ -280,7 +308,7 @@ impl CadpcSender {
                     self.in_startup = false;
                 }
                 let a = if self.in_startup { 1.0 } else { self.cfg.a };
-                self.rate_bps = cadpc_update(x, capacity_bps, traffic_bps, a).max(self.cfg.initial_rate as f64);
+                self.rate_bps = cadpc_update(x, capacity_bps, traffic_bps, a).max(self.cfg.min_rate as f64);
                 self.updates += 1;
                 // The next data packet one new gap after the last one.
                 if self.pace.deadline.is_some() {
@@ -455,11 +483,25 @@ mod tests {
 
     #[test]
     fn rate_never_reaches_zero() {
+        // a = 1, x = 5 Mbps, B = lambda = 1 Mbps: 5e6 * (2 - 5 - 1) = -2e7 < 0: the floor.
         let mut s = sender(CadpcConfig { startup: false, a: 1.0, ..Default::default() });
         s.rate_bps = 5e6;
         let fb = Feedback::Bandwidth { capacity_bps: 1e6, traffic_bps: 1e6, interval: SimDuration::from_secs(1) };
         s.on_feedback(SimTime::from_secs(2), &fb, SimTime::from_secs(1));
-        assert_eq!(s.rate_bps, 8_000.0, "floored at the initial rate");
+        assert_eq!(s.rate_bps, 1.0, "floored at min_rate, 1 bit/s by default");
+        // The floor is min_rate, not the initial rate: x = 6 kbps below the 8 kbps start,
+        // B = 1 Mbps, lambda = 1.1 Mbps, a = 0.5: 6000 * (1 + 0.5 * (1 - 0.006 - 1.1))
+        // = 6000 * 0.947 = 5682 bps, above a 5 kbps floor and kept.
+        let mut s = sender(CadpcConfig { startup: false, min_rate: 5_000, ..Default::default() });
+        s.rate_bps = 6_000.0;
+        let fb = Feedback::Bandwidth { capacity_bps: 1e6, traffic_bps: 1.1e6, interval: SimDuration::from_secs(1) };
+        s.on_feedback(SimTime::from_secs(2), &fb, SimTime::from_secs(1));
+        assert!((s.rate_bps - 5_682.0).abs() < 1e-9, "{}", s.rate_bps);
+        // The next one, 5682 * (1 + 0.5 * (1 - 0.005682 - 1.5)) = 5682 * 0.747159 = 4245.4,
+        // is floored at 5 kbps.
+        let fb = Feedback::Bandwidth { capacity_bps: 1e6, traffic_bps: 1.5e6, interval: SimDuration::from_secs(1) };
+        s.on_feedback(SimTime::from_secs(3), &fb, SimTime::from_secs(2));
+        assert_eq!(s.rate_bps, 5_000.0);
     }
 
     #[test]
@@ -502,6 +544,8 @@ mod tests {
         assert_eq!(bad(CadpcConfig { a: 0.0, ..Default::default() }), "a");
         assert_eq!(bad(CadpcConfig { update: 0.5, ..Default::default() }), "update");
         assert_eq!(bad(CadpcConfig { initial_rate: 0, ..Default::default() }), "initial_rate");
+        assert_eq!(bad(CadpcConfig { min_rate: 0, ..Default::default() }), "min_rate");
+        assert_eq!(bad(CadpcConfig { min_rate: 9_000, ..Default::default() }), "min_rate");
         assert!(CadpcConfig::default().check().is_ok());
     }
 }

@@ -7,9 +7,20 @@
 //!   data packets it receives: per arriving packet cwnd += 1 in slow start (cwnd <
 //!   ssthresh), cwnd += 1/cwnd in congestion avoidance. A loss event (a sequence gap; the
 //!   losses within one RTT of the first are one event, RFC 3448 5.2, `tfrc::LossEvents`)
-//!   halves it: ssthresh = cwnd = max(cwnd/2, 1) (Reno's fast recovery). Assumption: no
-//!   emulated timeout (the paper's cwnd = 1 after a long gap) -- our paths never lose a
-//!   whole window.
+//!   halves it: ssthresh = cwnd = max(cwnd/2, 1) (Reno's fast recovery).
+//! - Emulated timeout (`emulated_timeout`, on by default; the report's text on it was not
+//!   reachable, so this is our reading of "emulating TCP" applied to Reno's timeout): the
+//!   emulated sender can fast-retransmit only with 3 duplicate acks (RFC 5681 3.2), and
+//!   after the first lost packet of a loss event its window of floor(cwnd) packets holds
+//!   floor(cwnd) - 1 more, less the other packets lost in the same gap. If that leaves
+//!   fewer than 3, the emulated sender times out instead (the case Padhye et al.'s
+//!   equation, RFC 3448 3.1, charges t_RTO for): ssthresh = max(cwnd/2, 2), cwnd = 1
+//!   (RFC 5681 eq. 4 and 3.1), a new round, and the emulated idle time counts in the new
+//!   epoch as a round of length T = backoff * `rto_rtts` * R (default 4R, the t_RTO of
+//!   RFC 3448 4.3) at one packet per T, weighted T/R rounds. The backoff doubles (up to
+//!   64, Padhye et al.) for a timeout before a full round after the previous one has
+//!   ended, and returns to 1 when one has. Losses after the packet that reveals the
+//!   event are not known then and do not count against the duplicate acks.
 //! - A round is one window of packets: it ends when as many packets as cwnd at its start
 //!   have arrived or been detected lost. At the end of a round its rate is cwnd/R
 //!   packets per second (R: the sender's RTT estimate carried in the data packets, as in
@@ -52,6 +63,12 @@ pub struct TearConfig {
     /// The emulated window's initial slow-start threshold, packets.
     #[serde(default = "d_ssthresh")]
     pub initial_ssthresh: f64,
+    /// Emulate Reno's retransmission timeout (fewer than 3 duplicate acks possible).
+    #[serde(default = "d_true")]
+    pub emulated_timeout: bool,
+    /// The emulated timeout's length in RTTs (RFC 3448 4.3's t_RTO = 4R).
+    #[serde(default = "d_rto")]
+    pub rto_rtts: f64,
 }
 
 fn d_fb() -> u32 {
@@ -63,10 +80,22 @@ fn d_mbi() -> SimDuration {
 fn d_ssthresh() -> f64 {
     1e9
 }
+fn d_true() -> bool {
+    true
+}
+fn d_rto() -> f64 {
+    4.0
+}
 
 impl Default for TearConfig {
     fn default() -> Self {
-        TearConfig { feedback_size: d_fb(), t_mbi: d_mbi(), initial_ssthresh: d_ssthresh() }
+        TearConfig {
+            feedback_size: d_fb(),
+            t_mbi: d_mbi(),
+            initial_ssthresh: d_ssthresh(),
+            emulated_timeout: true,
+            rto_rtts: d_rto(),
+        }
     }
 }
 
@@ -85,6 +114,9 @@ impl RateFlow for TearConfig {
         }
         if !(self.initial_ssthresh >= 2.0) {
             return Err(("initial_ssthresh", format!("{} must be at least 2 packets", self.initial_ssthresh)));
+        }
+        if !(self.rto_rtts.is_finite() && self.rto_rtts >= 1.0) {
+            return Err(("rto_rtts", format!("{} must be at least 1 RTT (RFC 3448 4.3: 4)", self.rto_rtts)));
         }
         Ok(())
     }
@@ -179,9 +211,10 @@ pub struct TearReceiver {
     pub ssthresh: f64,
     /// Packets of the current round still to come, and the round's size.
     round_left: f64,
-    /// Sum and count of the round rates (packets/s) of the open epoch.
+    /// Sum of the round rates (packets/s) of the open epoch, each times its weight, and
+    /// the sum of the weights (1 per round; an emulated timeout weighs T/R).
     epoch_sum: f64,
-    epoch_rounds: u32,
+    epoch_rounds: f64,
     /// The last round's rate, packets/s.
     last_round: f64,
     /// Closed epochs' rates, packets/s, most recent first (at most 8).
@@ -189,6 +222,13 @@ pub struct TearReceiver {
     last_feedback: Option<SimTime>,
     pub rate_pps: f64,
     pub feedbacks: u64,
+    /// Emulated timeouts: on, their length in RTTs, the backoff and whether the round
+    /// the last one started is still open.
+    timeout_on: bool,
+    rto_rtts: f64,
+    backoff: f64,
+    timeout_round: bool,
+    pub timeouts: u64,
 }
 
 impl TearReceiver {
@@ -200,20 +240,30 @@ impl TearReceiver {
             ssthresh: cfg.initial_ssthresh,
             round_left: 1.0,
             epoch_sum: 0.0,
-            epoch_rounds: 0,
+            epoch_rounds: 0.0,
             last_round: 0.0,
             epochs: Vec::with_capacity(9),
             last_feedback: None,
             rate_pps: 0.0,
             feedbacks: 0,
+            timeout_on: cfg.emulated_timeout,
+            rto_rtts: cfg.rto_rtts,
+            backoff: 1.0,
+            timeout_round: false,
+            timeouts: 0,
         }
     }
 
     fn end_round(&mut self, r: f64) {
         self.last_round = self.cwnd / r;
         self.epoch_sum += self.last_round;
-        self.epoch_rounds += 1;
+        self.epoch_rounds += 1.0;
         self.round_left += self.cwnd.floor().max(1.0);
+        if self.timeout_round {
+            self.timeout_round = false;
+        } else {
+            self.backoff = 1.0;
+        }
     }
 
     /// Counts one packet of the current round (arrived or lost).
@@ -226,7 +276,7 @@ impl TearReceiver {
 
     /// The rate to feed back, packets/s.
     fn rate(&self, r: f64) -> f64 {
-        let open = if self.epoch_rounds > 0 { self.epoch_sum / self.epoch_rounds as f64 } else { self.cwnd / r };
+        let open = if self.epoch_rounds > 0.0 { self.epoch_sum / self.epoch_rounds } else { self.cwnd / r };
         weighted_mean(open, &self.epochs).unwrap_or(if self.last_round > 0.0 { self.last_round } else { self.cwnd / r })
     }
 
@@ -247,16 +297,35 @@ impl TearReceiver {
         for _ in before..self.loss.losses {
             self.count(r);
         }
-        if event.is_some() {
-            // A loss event: close the epoch, halve the window, start a new round.
-            let epoch = if self.epoch_rounds > 0 { self.epoch_sum / self.epoch_rounds as f64 } else { self.cwnd / r };
+        if let Some(k) = event {
+            // A loss event: close the epoch, back off the window, start a new round.
+            let epoch = if self.epoch_rounds > 0.0 { self.epoch_sum / self.epoch_rounds } else { self.cwnd / r };
             self.epochs.insert(0, epoch);
             self.epochs.truncate(WEIGHTS.len());
             self.epoch_sum = 0.0;
-            self.epoch_rounds = 0;
-            self.cwnd = (self.cwnd / 2.0).max(1.0);
-            self.ssthresh = self.cwnd;
-            self.round_left = self.cwnd.floor().max(1.0);
+            self.epoch_rounds = 0.0;
+            // Duplicate acks the emulated sender could get: the rest of its window after
+            // the first lost packet, less the packets lost after it in this gap.
+            let w = self.cwnd.floor().max(1.0);
+            let lost_after = p.seq.wrapping_sub(k).wrapping_sub(1) as f64;
+            let dupacks = w - 1.0 - lost_after.min(w - 1.0);
+            if self.timeout_on && dupacks < 3.0 {
+                self.ssthresh = (self.cwnd / 2.0).max(2.0);
+                self.cwnd = 1.0;
+                self.round_left = 1.0;
+                // The idle time T = backoff * rto_rtts * R at one packet per T, weighing
+                // T/R rounds: rate * weight = 1/R.
+                let weight = self.backoff * self.rto_rtts;
+                self.epoch_sum += 1.0 / r;
+                self.epoch_rounds += weight;
+                self.backoff = (2.0 * self.backoff).min(64.0);
+                self.timeout_round = true;
+                self.timeouts += 1;
+            } else {
+                self.cwnd = (self.cwnd / 2.0).max(1.0);
+                self.ssthresh = self.cwnd;
+                self.round_left = self.cwnd.floor().max(1.0);
+            }
         }
         // The arriving packet opens the window (Reno per ack) and counts in the round.
         if self.cwnd < self.ssthresh {
@@ -375,5 +444,71 @@ mod tests {
         // Never below one packet per 64 s.
         s.on_feedback(SimTime::from_millis(600), 0.0, SimTime::from_millis(300));
         assert_eq!(s.x, 1000.0 / 64.0);
+    }
+
+    fn arrive_at(r: &mut TearReceiver, seq: u32, ts_ms: u64, out: &mut Vec<Packet>, meta: &mut MetaSlab) {
+        let mut p = Packet::new(PacketKind::Data, 0, 1000);
+        p.seq = seq;
+        p.ts = SimTime::from_millis(ts_ms);
+        carry_rtt(&mut p, meta, Some(SimDuration::from_millis(100)));
+        let mut c = FlowCounters::default();
+        r.on_data(SimTime::from_millis(ts_ms + 50), &p, &mut c, out, meta);
+        meta.free(p.meta);
+    }
+
+    #[test]
+    fn a_loss_with_fewer_than_three_duplicate_acks_times_out() {
+        let cfg = TearConfig::default();
+        let mut r = TearReceiver::new(Packet::new(PacketKind::Control, 0, 40), &cfg);
+        let (mut out, mut meta) = (Vec::new(), MetaSlab::default());
+        // R = 100 ms. Rounds of 1 (packet 0, cwnd -> 2, 20 pkt/s) and 2 (packets 1, 2,
+        // cwnd -> 4, 40 pkt/s); the epoch's mean is 30 pkt/s.
+        for (k, ts) in [(0, 0), (1, 10), (2, 20)] {
+            arrive_at(&mut r, k, ts, &mut out, &mut meta);
+        }
+        assert_eq!(r.cwnd, 4.0);
+        // 3 and 4 lost, 5 arrives: window 4, after the first lost packet 3 more, one of
+        // them lost: 2 duplicate acks < 3, a timeout. ssthresh = max(4/2, 2) = 2, cwnd = 1,
+        // the idle T = 4R = 0.4 s weighs 4 rounds at 1/0.4 = 2.5 pkt/s (sum 10).
+        // Packet 5 then opens the window (slow start, cwnd 1 < 2: cwnd = 2) and ends the
+        // one-packet round at 2/0.1 = 20 pkt/s: open epoch (10 + 20)/5 = 6 pkt/s.
+        // Fed back: max(6*1 + 0, 30*1)/1 = 30 pkt/s.
+        arrive_at(&mut r, 5, 50, &mut out, &mut meta);
+        assert_eq!((r.timeouts, r.ssthresh, r.cwnd), (1, 2.0, 2.0));
+        assert!((r.rate_pps - 30.0).abs() < 1e-9, "{}", r.rate_pps);
+        // 6 lost (interpolated send time 175 ms, more than R after 30 ms: a new event),
+        // 7 arrives: window 2, one more after the lost one, 1 duplicate ack: a timeout
+        // again, before a full round since the last: T = 2 * 4R = 0.8 s, weight 8 (sum 10).
+        // Closed epochs [6, 30]; packet 7: cwnd 1 -> 2, round at 20 pkt/s: open epoch
+        // 30/9 = 3.33 pkt/s. Fed back: max(3.33 + 6, 6 + 30)/2 = 18 pkt/s.
+        arrive_at(&mut r, 7, 300, &mut out, &mut meta);
+        assert_eq!(r.timeouts, 2);
+        assert!((r.rate_pps - 18.0).abs() < 1e-9, "{}", r.rate_pps);
+        assert_eq!(r.backoff, 4.0);
+        // A full round (2 packets) without loss resets the backoff.
+        arrive_at(&mut r, 8, 310, &mut out, &mut meta);
+        arrive_at(&mut r, 9, 320, &mut out, &mut meta);
+        assert_eq!(r.backoff, 1.0);
+    }
+
+    #[test]
+    fn three_duplicate_acks_halve_and_timeouts_can_be_off() {
+        // Window 4 with only packet 3 lost: 3 duplicate acks, Reno halves (cwnd = 2).
+        let cfg = TearConfig::default();
+        let mut r = TearReceiver::new(Packet::new(PacketKind::Control, 0, 40), &cfg);
+        let (mut out, mut meta) = (Vec::new(), MetaSlab::default());
+        for (k, ts) in [(0, 0), (1, 10), (2, 20), (4, 40)] {
+            arrive_at(&mut r, k, ts, &mut out, &mut meta);
+        }
+        assert_eq!((r.timeouts, r.ssthresh), (0, 2.0));
+        // The same losses as the timeout case with emulated_timeout = false: halving.
+        let cfg = TearConfig { emulated_timeout: false, ..Default::default() };
+        let mut r = TearReceiver::new(Packet::new(PacketKind::Control, 0, 40), &cfg);
+        for (k, ts) in [(0, 0), (1, 10), (2, 20), (5, 50)] {
+            arrive_at(&mut r, k, ts, &mut out, &mut meta);
+        }
+        assert_eq!((r.timeouts, r.ssthresh), (0, 2.0));
+        let bad = TearConfig { rto_rtts: 0.5, ..Default::default() };
+        assert_eq!(bad.check().unwrap_err().0, "rto_rtts");
     }
 }

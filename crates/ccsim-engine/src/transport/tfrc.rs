@@ -17,9 +17,32 @@
 //!   packets between the starts of loss events (5.3); the loss event rate is
 //!   p = 1/I_mean with I_mean the weighted average of the last 8 intervals, weights
 //!   1,1,1,1,0.8,0.6,0.4,0.2, taking the larger of the averages with and without the
-//!   open interval (5.4). The first interval is set from the receive rate at the first
-//!   loss by inverting the equation (5.5). Feedback (X_recv, p, the echo of the last
-//!   data packet's timestamp) goes back once per R and at once when p grows (6.1, 6.2).
+//!   open interval (5.4). Feedback (X_recv, p, the echo of the last data packet's
+//!   timestamp) goes back once per R and at once when p grows (6.1, 6.2).
+//! - The first loss interval (6.3.1): "TFRC approximates this target rate by X_recv, the
+//!   receive rate over the most recent round-trip time"; the receiver inverts the
+//!   equation (s, R, t_RTO = 4R) on that rate and seeds the history with 1/p. The rate is
+//!   the bytes that arrived in the last R (the packet revealing the loss included)
+//!   divided by R, what ns-2's TFRC sink (the simulator Welzl used) computes for its
+//!   first-loss history when its last report is less than R old (its `est_thput`). The
+//!   arrivals of the last R are kept only until the first loss event; R is the one the
+//!   arriving packet carries, so a window that R later outgrows has already lost its
+//!   oldest arrivals.
+//! - History discounting (5.5, optional in the RFC; `history_discounting`, on by default
+//!   as in ns-2, whose TFRC sink sets `discount_ 1` with a 0.5 floor): each closed
+//!   interval I_i carries a discount DF_i (1 when it closes); on every arrival the receiver
+//!   computes I_mean = sum(I_i w_(i-1) DF_i) / sum(w_(i-1) DF_i) over the closed ones and
+//!   DF = max(2 I_mean / I_0, 0.5) if I_0 > 2 I_mean, else 1; the loss event rate is
+//!   p = min(W_tot0/I_tot0, W_tot1/I_tot1) with I_tot0 = I_0 w_0 + sum_(i=1..n-1) I_i w_i
+//!   DF_i DF (W_tot0 the same weights) and I_tot1 = sum_(i=1..n) I_i w_(i-1) DF_i. At a new
+//!   loss event every DF_i is multiplied by DF, the history shifts and DF = 1. Off, p is
+//!   5.4's undiscounted average.
+//! - Oscillation prevention (4.5, optional in the RFC; `oscillation_prevention`, on by
+//!   default as in ns-2, whose TFRC sender sets `ca_ 1`, "sqrt(RTT) congestion
+//!   avoidance"): the sender keeps R_sqmean = q2 R_sqmean + (1 - q2) sqrt(R_sample)
+//!   (q2 = 0.9, the RFC's recommendation; the first sample sets it) and paces at
+//!   X_inst = X R_sqmean / sqrt(R_sample), R_sample the latest RTT sample. The rate it
+//!   reports (`rate_bps`) is X.
 //!
 //! Assumptions and deviations (written down in docs/reproductions/welzl.md):
 //! - Losses are declared on the first packet after a gap, not after 3 later packets
@@ -29,8 +52,7 @@
 //!   packet that arrives at least R after the previous feedback. The RFC's timer sends
 //!   nothing either when no data arrived, so this delays a report by at most one packet
 //!   gap; t_delay is then zero.
-//! - History discounting (5.5 optional) and oscillation prevention (4.5 optional) are not
-//!   implemented; there is no retransmission (TFRC has none).
+//! - There is no retransmission (TFRC has none).
 
 use super::endpoint::{Io, Pass, ReceiverMetrics, ReceiverPolicy, SenderMetrics, SenderPolicy};
 use super::rate_flow::RateFlow;
@@ -43,6 +65,7 @@ use crate::cc::Feedback;
 use crate::packet::meta::{Control, MetaSlab};
 use crate::packet::{Packet, PacketKind};
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 
 /// Parameters of a TFRC flow (`params` of a `kind = "tfrc"` flow).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -57,6 +80,12 @@ pub struct TfrcConfig {
     /// t_mbi, the longest back-off interval (RFC 3448: 64 s).
     #[serde(default = "d_mbi", with = "serde_units::time")]
     pub t_mbi: SimDuration,
+    /// History discounting (RFC 3448 5.5; ns-2's TFRC sink default `discount_ 1`).
+    #[serde(default = "d_true")]
+    pub history_discounting: bool,
+    /// Oscillation prevention (RFC 3448 4.5; ns-2's TFRC default `ca_ 1`).
+    #[serde(default = "d_true")]
+    pub oscillation_prevention: bool,
 }
 
 fn d_fb() -> u32 {
@@ -68,10 +97,19 @@ fn d_nofb() -> SimDuration {
 fn d_mbi() -> SimDuration {
     SimDuration::from_secs(64)
 }
+fn d_true() -> bool {
+    true
+}
 
 impl Default for TfrcConfig {
     fn default() -> Self {
-        TfrcConfig { feedback_size: d_fb(), initial_nofeedback: d_nofb(), t_mbi: d_mbi() }
+        TfrcConfig {
+            feedback_size: d_fb(),
+            initial_nofeedback: d_nofb(),
+            t_mbi: d_mbi(),
+            history_discounting: true,
+            oscillation_prevention: true,
+        }
     }
 }
 
@@ -98,7 +136,7 @@ impl RateFlow for TfrcConfig {
         let feedback = answer(PacketKind::Control, self.feedback_size);
         (
             Sender::Tfrc(Box::new(TfrcSender::new(self.clone(), data, stop))),
-            Receiver::Tfrc(Box::new(TfrcReceiver::new(feedback))),
+            Receiver::Tfrc(Box::new(TfrcReceiver::new(feedback, self.history_discounting))),
         )
     }
 }
@@ -110,7 +148,7 @@ pub fn tcp_equation(s: f64, r: f64, p: f64, t_rto: f64) -> f64 {
     s / (r * (2.0 * b * p / 3.0).sqrt() + t_rto * (3.0 * (3.0 * b * p / 8.0).sqrt()) * p * (1.0 + 32.0 * p * p))
 }
 
-/// The loss event rate p with `tcp_equation(s, r, p, 4r) == x` (RFC 3448 5.5), by
+/// The loss event rate p with `tcp_equation(s, r, p, 4r) == x` (RFC 3448 6.3.1), by
 /// bisection (the equation falls monotonically in p). 1 if even p = 1 allows more.
 pub fn invert_equation(s: f64, r: f64, x: f64) -> f64 {
     if tcp_equation(s, r, 1.0, 4.0 * r) >= x {
@@ -152,6 +190,48 @@ pub fn weighted_mean(open: f64, closed: &[f64]) -> Option<f64> {
         wtot += WEIGHTS[i];
     }
     Some(tot0.max(tot1) / wtot)
+}
+
+/// RFC 3448 5.5, the general discount factor DF: with I_mean the average of the closed
+/// intervals weighted by w_(i-1) DF_i, DF = max(2 I_mean / I_0, THRESHOLD = 0.5) when the
+/// open interval I_0 exceeds 2 I_mean, else 1. `closed[0]` is I_1, `df_closed[i]` its DF.
+pub fn discount_factor(open: f64, closed: &[f64], df_closed: &[f64]) -> f64 {
+    let (mut itot, mut wtot) = (0.0, 0.0);
+    for (i, (&l, &d)) in closed.iter().zip(df_closed).take(WEIGHTS.len()).enumerate() {
+        itot += l * WEIGHTS[i] * d;
+        wtot += WEIGHTS[i] * d;
+    }
+    if wtot == 0.0 {
+        return 1.0;
+    }
+    let mean = itot / wtot;
+    if open > 2.0 * mean {
+        (2.0 * mean / open).max(0.5)
+    } else {
+        1.0
+    }
+}
+
+/// RFC 3448 5.5, the average loss interval with discounting: I_tot0 = I_0 w_0 +
+/// sum_(i=1..k-1) I_i w_i DF_i DF over W_tot0 = w_0 + sum w_i DF_i DF, I_tot1 =
+/// sum_(i=1..k) I_i w_(i-1) DF_i over W_tot1 = sum w_(i-1) DF_i; the larger of the two
+/// averages (p = min(W_tot0/I_tot0, W_tot1/I_tot1)). `None` with no closed interval.
+pub fn discounted_mean(open: f64, closed: &[f64], df_closed: &[f64], df: f64) -> Option<f64> {
+    let k = closed.len().min(WEIGHTS.len());
+    if k == 0 {
+        return None;
+    }
+    let (mut tot0, mut w0) = (open * WEIGHTS[0], WEIGHTS[0]);
+    let (mut tot1, mut w1) = (0.0, 0.0);
+    for i in 0..k {
+        if i + 1 < k {
+            tot0 += closed[i] * WEIGHTS[i + 1] * df_closed[i] * df;
+            w0 += WEIGHTS[i + 1] * df_closed[i] * df;
+        }
+        tot1 += closed[i] * WEIGHTS[i] * df_closed[i];
+        w1 += WEIGHTS[i] * df_closed[i];
+    }
+    Some((tot0 / w0).max(tot1 / w1))
 }
 
 /// Loss-event detection at a receiver (RFC 3448 5.2), shared by TFRC and TEAR.
@@ -226,6 +306,9 @@ pub struct TfrcSender {
     pub x_recv: f64,
     pub p: f64,
     pub rtt: Option<SimDuration>,
+    /// Oscillation prevention (RFC 3448 4.5): R_sqmean and sqrt(R_sample), seconds^0.5.
+    r_sqmean: Option<f64>,
+    sqrt_sample: f64,
     /// Time of the last doubling in slow start (tld).
     tld: Option<SimTime>,
     last_data: Option<SimTime>,
@@ -248,6 +331,8 @@ impl TfrcSender {
             x_recv: 0.0,
             p: 0.0,
             rtt: None,
+            r_sqmean: None,
+            sqrt_sample: 0.0,
             tld: None,
             last_data: None,
             seq: 0,
@@ -260,7 +345,16 @@ impl TfrcSender {
     }
 
     fn gap(&self) -> SimDuration {
-        SimDuration::from_secs_f64(self.s / self.x).max(super::MIN_PACING_GAP)
+        SimDuration::from_secs_f64(self.s / self.x_inst()).max(super::MIN_PACING_GAP)
+    }
+
+    /// The pacing rate: X, or with oscillation prevention X_inst = X R_sqmean /
+    /// sqrt(R_sample) (RFC 3448 4.5).
+    pub fn x_inst(&self) -> f64 {
+        match self.r_sqmean {
+            Some(m) if self.sqrt_sample > 0.0 => self.x * m / self.sqrt_sample,
+            _ => self.x,
+        }
     }
 
     fn x_calc(&self) -> Option<f64> {
@@ -311,6 +405,11 @@ impl TfrcSender {
     pub fn on_feedback(&mut self, now: SimTime, x_recv: f64, p: f64, echo: SimTime) {
         self.feedbacks += 1;
         let sample = now.saturating_since(echo);
+        if self.cfg.oscillation_prevention && sample > SimDuration::ZERO {
+            let sq = sample.as_secs_f64().sqrt();
+            self.sqrt_sample = sq;
+            self.r_sqmean = Some(self.r_sqmean.map_or(sq, |m| 0.9 * m + 0.1 * sq));
+        }
         let r = match self.rtt {
             None => sample,
             Some(r) => SimDuration::from_secs_f64(0.9 * r.as_secs_f64() + 0.1 * sample.as_secs_f64()),
@@ -357,11 +456,18 @@ pub struct TfrcReceiver {
     loss: LossEvents,
     /// Closed loss intervals, most recent first (at most 8 kept), packets.
     closed: Vec<f64>,
+    /// History discounting (RFC 3448 5.5): on, DF_i of each closed interval and DF.
+    discounting: bool,
+    df_closed: Vec<f64>,
+    df: f64,
     /// Sequence number of the first loss of the most recent loss event.
     last_event_seq: Option<u32>,
-    /// First data arrival (for the receive rate before the first loss).
-    first_arrival: Option<SimTime>,
-    bytes_since_first: f64,
+    /// A data packet has arrived.
+    seen: bool,
+    /// Until the first loss event: arrivals (time, bytes) of the last R and their sum,
+    /// for X_recv over the most recent round trip (RFC 3448 6.3.1).
+    recent: VecDeque<(SimTime, f64)>,
+    recent_bytes: f64,
     last_feedback: Option<SimTime>,
     bytes_since_feedback: f64,
     pub x_recv: f64,
@@ -371,14 +477,18 @@ pub struct TfrcReceiver {
 
 impl TfrcReceiver {
     /// `feedback`: template control packet on the flow's ack route with its size.
-    pub fn new(feedback: Packet) -> Self {
+    pub fn new(feedback: Packet, discounting: bool) -> Self {
         TfrcReceiver {
             feedback,
             loss: LossEvents::default(),
             closed: Vec::with_capacity(9),
+            discounting,
+            df_closed: Vec::with_capacity(9),
+            df: 1.0,
             last_event_seq: None,
-            first_arrival: None,
-            bytes_since_first: 0.0,
+            seen: false,
+            recent: VecDeque::new(),
+            recent_bytes: 0.0,
             last_feedback: None,
             bytes_since_feedback: 0.0,
             x_recv: 0.0,
@@ -387,13 +497,34 @@ impl TfrcReceiver {
         }
     }
 
-    /// The loss event rate from the intervals (RFC 3448 5.4).
-    fn loss_event_rate(&self) -> f64 {
+    /// A loss interval of `len` packets closes (RFC 3448 5.3): the history shifts; with
+    /// discounting every older DF_i is multiplied by DF, the new one gets 1, DF = 1 (5.5).
+    fn close_interval(&mut self, len: f64) {
+        self.closed.insert(0, len);
+        self.closed.truncate(WEIGHTS.len());
+        if self.discounting {
+            for d in self.df_closed.iter_mut() {
+                *d *= self.df;
+            }
+            self.df_closed.insert(0, 1.0);
+            self.df_closed.truncate(WEIGHTS.len());
+            self.df = 1.0;
+        }
+    }
+
+    /// The loss event rate from the intervals (RFC 3448 5.4; with discounting 5.5, which
+    /// first updates DF from the open interval, as on every arrival).
+    fn loss_event_rate(&mut self) -> f64 {
         let (Some(h), Some(e)) = (self.loss.high_seq(), self.last_event_seq) else {
             return 0.0;
         };
         let open = (h.wrapping_sub(e) + 1) as f64;
-        weighted_mean(open, &self.closed).map_or(0.0, |m| 1.0 / m)
+        if self.discounting {
+            self.df = discount_factor(open, &self.closed, &self.df_closed);
+            discounted_mean(open, &self.closed, &self.df_closed, self.df).map_or(0.0, |m| 1.0 / m)
+        } else {
+            weighted_mean(open, &self.closed).map_or(0.0, |m| 1.0 / m)
+        }
     }
 
     pub fn on_data(
@@ -407,26 +538,35 @@ impl TfrcReceiver {
         c.arrived += 1;
         c.delivered += 1;
         let bytes = p.bits as f64 / 8.0;
-        let first = self.first_arrival.is_none();
-        let start = *self.first_arrival.get_or_insert(now);
-        self.bytes_since_first += bytes;
+        let first = !self.seen;
+        self.seen = true;
         self.bytes_since_feedback += bytes;
         // R from the packet; before the sender has one, one second (its initial pace).
         let r = carried_rtt(p, meta, SimDuration::from_secs(1));
+        if self.last_event_seq.is_none() {
+            self.recent.push_back((now, bytes));
+            self.recent_bytes += bytes;
+            while let Some(&(t, b)) = self.recent.front() {
+                if now.saturating_since(t) < r {
+                    break;
+                }
+                self.recent.pop_front();
+                self.recent_bytes -= b;
+            }
+        }
         let mut grew = false;
         if let Some(k) = self.loss.on_data(p.seq, p.ts, r) {
             match self.last_event_seq {
                 None => {
-                    // The first loss event: the synthetic first interval (5.5) from the
-                    // receive rate so far.
-                    let span = now.saturating_since(start).as_secs_f64();
-                    let xr = if span > 0.0 { self.bytes_since_first / span } else { bytes / r.as_secs_f64() };
-                    let pf = invert_equation(bytes, r.as_secs_f64(), xr);
-                    self.closed.insert(0, 1.0 / pf);
+                    // The first loss event: the synthetic first interval (6.3.1) from
+                    // X_recv over the most recent round trip.
+                    let rs = r.as_secs_f64();
+                    let pf = invert_equation(bytes, rs, self.recent_bytes / rs);
+                    self.close_interval(1.0 / pf);
+                    self.recent = VecDeque::new();
                 }
-                Some(e) => self.closed.insert(0, k.wrapping_sub(e) as f64),
+                Some(e) => self.close_interval(k.wrapping_sub(e) as f64),
             }
-            self.closed.truncate(WEIGHTS.len());
             self.last_event_seq = Some(k);
         }
         let p_new = self.loss_event_rate();
@@ -553,7 +693,8 @@ mod tests {
     #[test]
     fn slow_start_doubles_once_per_rtt_then_the_equation_rules() {
         let d = Packet::new(PacketKind::Data, 0, 1000);
-        let mut s = TfrcSender::new(TfrcConfig::default(), d, SimTime::MAX);
+        let cfg = TfrcConfig { oscillation_prevention: false, ..Default::default() };
+        let mut s = TfrcSender::new(cfg, d, SimTime::MAX);
         let (mut c, mut out, mut meta) = (FlowCounters::default(), Vec::new(), MetaSlab::default());
         s.start(SimTime::ZERO, &mut c, &mut out, &mut meta);
         assert_eq!(s.x, 1000.0);
@@ -578,7 +719,7 @@ mod tests {
     #[test]
     fn receiver_reports_the_loss_event_rate_of_the_intervals() {
         let route = Packet::new(PacketKind::Control, 0, 40);
-        let mut r = TfrcReceiver::new(route);
+        let mut r = TfrcReceiver::new(route, false);
         let (mut c, mut out, mut meta) = (FlowCounters::default(), Vec::new(), MetaSlab::default());
         let mut send = |r: &mut TfrcReceiver, seq: u32, out: &mut Vec<Packet>, meta: &mut MetaSlab| {
             let mut p = Packet::new(PacketKind::Data, 0, 1000);
@@ -597,10 +738,11 @@ mod tests {
         for k in (101..200).chain(201..300).chain(301..350) {
             send(&mut r, k, &mut out, &mut meta);
         }
-        // Closed intervals: I_2 = synthetic (from 1000 B/ms), I_1 = 100 (200 - 100),
-        // and after the third event the closed ones are [100, 100, synthetic];
-        // open I_0 = 349 - 300 + 1 = 50.
-        let syn = 1.0 / invert_equation(1000.0, 0.01, 101_000.0 / 0.101);
+        // Closed intervals: I_2 = synthetic, I_1 = 100 (200 - 100), and after the third
+        // event the closed ones are [100, 100, synthetic]; open I_0 = 349 - 300 + 1 = 50.
+        // The synthetic one from X_recv over the last R = 10 ms when 101 arrives (151 ms):
+        // arrivals after 141 ms are 92..=99 and 101 (100 is lost), 9000 B / 0.01 s.
+        let syn = 1.0 / invert_equation(1000.0, 0.01, 900_000.0);
         let want = weighted_mean(50.0, &[100.0, 100.0, syn]).unwrap();
         assert!((r.p - 1.0 / want).abs() < 1e-12, "{} vs {}", r.p, 1.0 / want);
         // The last feedback carries it.
@@ -609,5 +751,116 @@ mod tests {
             Control::Feedback(Feedback::LossRate { p, .. }) => assert_eq!(p, r.p),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn first_interval_inverts_the_receive_rate_of_the_last_rtt() {
+        // RFC 3448 6.3.1: the first loss interval is the one the equation gives for X_recv,
+        // the receive rate over the most recent round trip. R = 100 ms throughout.
+        // Seq 0..=29 arrive every 10 ms (50..=340 ms), seq 30..=129 every 1 ms
+        // (350..=449 ms); 130 is lost and 131 arrives at 451 ms.
+        let mut r = TfrcReceiver::new(Packet::new(PacketKind::Control, 0, 40), true);
+        let (mut c, mut out, mut meta) = (FlowCounters::default(), Vec::new(), MetaSlab::default());
+        let mut arrive = |r: &mut TfrcReceiver, seq: u32, at_ms: u64| {
+            let mut p = Packet::new(PacketKind::Data, 0, 1000);
+            p.seq = seq;
+            p.ts = SimTime::from_millis(at_ms - 50);
+            carry_rtt(&mut p, &mut meta, Some(SimDuration::from_millis(100)));
+            r.on_data(SimTime::from_millis(at_ms), &p, &mut c, &mut out, &mut meta);
+            meta.free(p.meta);
+        };
+        for k in 0..30u32 {
+            arrive(&mut r, k, 50 + 10 * k as u64);
+        }
+        for k in 30..130u32 {
+            arrive(&mut r, k, 350 + (k - 30) as u64);
+        }
+        assert_eq!(r.p, 0.0);
+        arrive(&mut r, 131, 451);
+        // The last R is (351, 451] ms: seq 32..=129 (98 packets) and 131, 99000 B, so
+        // X_recv = 99000 B / 0.1 s = 990000 B/s. (The mean since the first arrival,
+        // 131000 B over 0.401 s = 326683 B/s, is what this rule replaces.)
+        // Only the synthetic interval I is closed and the open one is 131 - 130 + 1 = 2,
+        // so p = 1/max(2, I) = 1/I, and the equation at p must give X_recv back.
+        let x = tcp_equation(1000.0, 0.1, r.p, 0.4);
+        assert!((x - 990_000.0).abs() < 1e-3, "{x}");
+        // By hand: p ~ 1.5 (s/(R X))^2 = 1.5 (1000/99000)^2 = 1.5305e-4; the t_RTO term
+        // (0.4 * 3 sqrt(3p/8) * p = 1.39e-6 s against R sqrt(2p/3) = 1.0101e-3 s) lowers it
+        // by about 2 * 0.138 %: p ~ 1.5263e-4, I ~ 6552 packets (326683 B/s would give ~711).
+        let i = 1.0 / r.p;
+        assert!((i - 6552.0).abs() < 10.0, "{i}");
+    }
+
+    #[test]
+    fn history_discounting_by_hand() {
+        // RFC 3448 5.5. Closed I_1 = I_2 = 100 with DF_i = 1: I_mean = (100 + 100)/2 = 100.
+        let (closed, ones) = ([100.0, 100.0], [1.0, 1.0]);
+        // I_0 = 150 <= 2 I_mean: no discount.
+        assert_eq!(discount_factor(150.0, &closed, &ones), 1.0);
+        // I_0 = 300 > 200: DF = 2 * 100 / 300 = 2/3.
+        assert!((discount_factor(300.0, &closed, &ones) - 2.0 / 3.0).abs() < 1e-15);
+        // I_0 = 500: 200/500 = 0.4, floored at THRESHOLD = 0.5.
+        assert_eq!(discount_factor(500.0, &closed, &ones), 0.5);
+        // The average at I_0 = 300, DF = 2/3: I_tot0 = 300*1 + 100*1*1*(2/3) = 366.67 over
+        // W_tot0 = 1 + 2/3 = 1.6667: 220; I_tot1 = 100 + 100 = 200 over 2: 100. I_mean = 220
+        // (undiscounted: (300 + 100)/2 = 200).
+        let m = discounted_mean(300.0, &closed, &ones, 2.0 / 3.0).unwrap();
+        assert!((m - 220.0).abs() < 1e-12, "{m}");
+        assert_eq!(weighted_mean(300.0, &closed), Some(200.0));
+        // With every DF 1 it is 5.4's average.
+        let c8 = [100.0, 200.0, 300.0, 400.0, 500.0, 600.0, 700.0, 800.0];
+        assert!((discounted_mean(50.0, &c8, &[1.0; 8], 1.0).unwrap() - 2200.0 / 6.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_new_loss_event_folds_the_discount_into_the_history() {
+        let mut r = TfrcReceiver::new(Packet::new(PacketKind::Control, 0, 40), true);
+        r.closed = vec![100.0, 100.0];
+        r.df_closed = vec![1.0, 1.0];
+        r.df = 2.0 / 3.0; // as computed at I_0 = 300 (above)
+        r.close_interval(300.0);
+        assert_eq!(r.closed, vec![300.0, 100.0, 100.0]);
+        assert_eq!(r.df_closed, vec![1.0, 2.0 / 3.0, 2.0 / 3.0]);
+        assert_eq!(r.df, 1.0);
+        // Open I_0 = 10: I_mean for DF = (300 + 100*(2/3) + 100*(2/3)) / (1 + 2/3 + 2/3)
+        // = 433.33/2.3333 = 185.71 and 10 < 2 * 185.71: DF = 1.
+        // I_tot0 = 10 + 300*1*1 + 100*1*(2/3) = 376.67 over 1 + 1 + 2/3: 141.25;
+        // I_tot1 = 433.33 over 2.3333: 185.714. p = 1/185.714 = 0.0053846
+        // (undiscounted: max(410, 500)/3 = 166.67, p = 0.006).
+        assert_eq!(discount_factor(10.0, &r.closed, &r.df_closed), 1.0);
+        let m = discounted_mean(10.0, &r.closed, &r.df_closed, 1.0).unwrap();
+        assert!((m - 1300.0 / 7.0).abs() < 1e-9, "{m}");
+        // Off, nothing is discounted.
+        let mut r = TfrcReceiver::new(Packet::new(PacketKind::Control, 0, 40), false);
+        r.df = 0.5;
+        r.close_interval(300.0);
+        assert!(r.df_closed.is_empty());
+    }
+
+    #[test]
+    fn oscillation_prevention_paces_at_x_times_r_sqmean_over_sqrt_r_sample() {
+        // RFC 3448 4.5 with q2 = 0.9. First sample R = 0.16 s: R_sqmean = sqrt(0.16) = 0.4,
+        // X_inst = X. Then a sample of 0.36 s: R_sqmean = 0.9*0.4 + 0.1*0.6 = 0.42,
+        // X_inst = X * 0.42/0.6 = 0.7 X: the queue grew, the pace slows at once.
+        let d = Packet::new(PacketKind::Data, 0, 1000);
+        let mut s = TfrcSender::new(TfrcConfig::default(), d, SimTime::MAX);
+        s.on_feedback(SimTime::from_millis(160), 0.0, 0.0, SimTime::ZERO);
+        // Slow start without X_recv: X = max(min(2000, 0), s/R) = 1000/0.16 = 6250 B/s.
+        assert!((s.x - 6250.0).abs() < 1e-9);
+        assert!((s.x_inst() - 6250.0).abs() < 1e-9);
+        s.on_feedback(SimTime::from_millis(1360), 0.0, 0.0, SimTime::from_millis(1000));
+        // R = 0.9*0.16 + 0.1*0.36 = 0.18 s; one R after the last doubling: X =
+        // max(min(12500, 0), 1000/0.18) = 5555.6 B/s; X_inst = 0.7 of it = 3888.9 B/s.
+        assert!((s.x - 1000.0 / 0.18).abs() < 1e-6, "{}", s.x);
+        assert!((s.x_inst() - 0.7 * 1000.0 / 0.18).abs() < 1e-6, "{}", s.x_inst());
+        // Paced at X_inst: 1000 B / 3888.9 B/s = 257.14 ms between packets.
+        let gap = s.gap().as_secs_f64();
+        assert!((gap - 0.257_142_857).abs() < 1e-9, "{gap}");
+        // Off, the pace is X.
+        let cfg = TfrcConfig { oscillation_prevention: false, ..Default::default() };
+        let mut s = TfrcSender::new(cfg, d, SimTime::MAX);
+        s.on_feedback(SimTime::from_millis(160), 0.0, 0.0, SimTime::ZERO);
+        s.on_feedback(SimTime::from_millis(1360), 0.0, 0.0, SimTime::from_millis(1000));
+        assert_eq!(s.x_inst(), s.x);
     }
 }
