@@ -237,9 +237,11 @@ def test_list_flow_gives_every_kind_with_its_sender_receiver_keys_and_parameters
         "receiver: Sink  counts what arrives",
     ]
     assert block["cbr"][2] == 'keys: rate = "40kbps" (required), packet_size = "1000B", on unset'
-    # TFRC's parameters from its Config: RFC 3448's 2 s nofeedback timer, t_mbi 64 s.
+    # TFRC's parameters from its Config: RFC 3448's 2 s nofeedback timer, t_mbi 64 s,
+    # history discounting (5.5) and oscillation prevention (4.5) on, as ns-2's defaults.
     assert block["tfrc"][3] == (
-        'params: feedback_size = "40B", initial_nofeedback = "2s", t_mbi = "64s"'
+        'params: feedback_size = "40B", initial_nofeedback = "2s", t_mbi = "64s", '
+        "history_discounting = true, oscillation_prevention = true"
     )
     assert block["voice"][2] == "keys: none"
     assert block["voice"][3].startswith('voice: partner = "reply" (required), packet_rate = 50.0')

@@ -45,7 +45,7 @@ def _queue(raw: dict[str, Any], chan: str) -> tuple[list[float], list[float]]:
 
 
 def _trace(raw: dict[str, Any], chan: str) -> dict[str, Any]:
-    from ccsim.reproduce.heybey import _elements
+    from ccsim.reproduce._heybey_runs import _elements
 
     L = next(L for L in raw["links"] if L["name"] == chan)
     return _elements(L)[0]["trace"]
@@ -137,7 +137,7 @@ def _mosely_label(alg: str, protocol: bool, update: str) -> str:
 def measure_mosely(raws: dict[str, dict[str, Any]]) -> dict[str, Measured]:
     """The 12 permutations on Mosely's topology (a = 0.8, 30 s, seed 1); A-1 and A-2's
     recorded runs are reused for Hayden/no/slow and Hayden/no/fast."""
-    from ccsim.reproduce.heybey import _run_fig
+    from ccsim.reproduce._heybey_runs import _run_fig
 
     runs: dict[tuple[str, bool, str], dict[str, Any]] = {}
     if "A-1" in raws and raws["A-1"]["sim_time_s"] >= 30:
@@ -220,7 +220,7 @@ def measure_mosely(raws: dict[str, dict[str, Any]]) -> dict[str, Measured]:
 
 
 def measure_stability(raws: dict[str, dict[str, Any]]) -> dict[str, Measured]:
-    from ccsim.reproduce.heybey import _flows_queue_corr
+    from ccsim.reproduce._heybey_runs import _flows_queue_corr
 
     out: dict[str, Measured] = {}
     l1, l2 = S.HEYBEY_LINKS["link 1"], S.HEYBEY_LINKS["link 2"]
@@ -269,7 +269,7 @@ def measure_stability(raws: dict[str, dict[str, Any]]) -> dict[str, Measured]:
 
 
 def measure_params(raws: dict[str, dict[str, Any]]) -> dict[str, Measured]:
-    from ccsim.reproduce.heybey import _flows_queue_corr
+    from ccsim.reproduce._heybey_runs import _flows_queue_corr
 
     figs = [f for f in ("A-3", "A-4") if f in raws]
     if len(figs) < 2:
@@ -344,7 +344,7 @@ def _shape(raw: dict[str, Any]) -> dict[str, float]:
 def measure_forward(raws: dict[str, dict[str, Any]]) -> dict[str, Measured]:
     """A-7/A-8 against the same settings with the rate read at transmission (A-3/A-4's
     runs, made here again so that this experiment stands alone)."""
-    from ccsim.reproduce.heybey import FIG_RUNS, _run_fig
+    from ccsim.reproduce._heybey_runs import FIG_RUNS, _run_fig
 
     twins = {"A-7": "A-3", "A-8": "A-4"}
     figs = [f for f in twins if f in raws and raws[f]["sim_time_s"] > LATE_S]
@@ -395,7 +395,7 @@ def _late_case(case: tuple[bool, str, bool, str, float, int]) -> dict[str, Any]:
     dur = float(sc["scenario"]["duration"].rstrip("s"))
     chans = set(S.HEYBEY_LINKS.values())
     links = [L for L in raw["links"] if L["name"] in chans]
-    from ccsim.reproduce.heybey import _elements
+    from ccsim.reproduce._heybey_runs import _elements
 
     late_max = max(_elements(L)[0]["queue_max_after_pkts"] for L in links)
     late = [L for L in raw["phases"][0]["links"] if L["name"] in chans]
@@ -494,7 +494,7 @@ def measure_table(
     per_seed: dict[tuple[Key, int], list[dict[str, Any]]],
     seeds: list[int],
 ) -> dict[str, Measured]:
-    from ccsim.reproduce.heybey import threshold
+    from ccsim.reproduce._heybey_runs import threshold
 
     out: dict[str, Measured] = {}
     keys = sorted({_key(c) for c in grid_runs} | {k for k, _ in per_seed}, key=lambda k: (k[1], k[2], k[3], k[0]))

@@ -24,7 +24,6 @@ The set-up, every assumption and every difference: docs/reproductions/heybey.md.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -34,6 +33,14 @@ import ccsim
 from ccsim.reproduce import Progress, Report, Row, Table, combine, write_csv
 from ccsim.reproduce import _heybey_claims as C
 from ccsim.reproduce import _heybey_scenarios as S
+from ccsim.reproduce._heybey_runs import (
+    FIG_RUNS,
+    _elements,
+    _flows_queue_corr,
+    _run_fig,
+    summarise,
+    threshold,
+)
 from ccsim.reproduce.scoreboard import Explain
 
 DESCRIPTION = (
@@ -41,7 +48,6 @@ DESCRIPTION = (
 )
 
 NOTE = "docs/reproductions/heybey.md"
-UNSTABLE_PKTS = 100
 A_GRID = [round(0.30 + 0.01 * k, 2) for k in range(81)]  # 0.30 .. 1.10
 SEEDS = [1, 2, 3, 4, 5]
 # Processes for the Table 3-1 runs (None: one per core). 1 runs them in this process,
@@ -70,29 +76,6 @@ UPDATE = {"fast": "20ms", "slow": "100ms"}
 
 def row_label(alg: str, protocol: str, update: str) -> str:
     return f"{alg.capitalize()}/{protocol}/{update}"
-
-
-def _elements(link: dict[str, Any]) -> list[dict[str, Any]]:
-    e = link["elements"]
-    return json.loads(e) if isinstance(e, str) else e
-
-
-def summarise(raw: dict[str, Any], links: dict[str, str], duration_s: float) -> dict[str, Any]:
-    """Per named link: the smart link's measures, throughput and queue; plus stability."""
-    by_name = {L["name"]: L for L in raw["links"]}
-    out: dict[str, Any] = {}
-    for label, chan in links.items():
-        L = by_name[chan]
-        el = _elements(L)[0]
-        out[label] = {
-            "kbps": L["tx_bits"] / duration_s / 1000.0,
-            "queue_max": L["queue_max_pkts"],
-            "queue_max_after": el["queue_max_after_pkts"],
-            "trace": el.get("trace"),
-        }
-    worst = max(v["queue_max_after"] for v in out.values())
-    return {"links": out, "queue_max_after": worst, "stable": worst < UNSTABLE_PKTS,
-            "kbps": sum(v["kbps"] for v in out.values()) / len(out)}
 
 
 # ---------------------------------------------------------------------------------------
@@ -134,61 +117,6 @@ def _cycles(raw: dict[str, Any], chan: str, high: float = 500.0, low: float = 50
         elif v <= low:
             armed = True
     return n
-
-
-def _flows_queue_corr(raw: dict[str, Any], chan: str) -> float:
-    """Correlation of the link's table size with its queue, sampled at update attempts
-    (the convoy effect: the two oscillate in phase)."""
-    import numpy as np
-
-    L = next(L for L in raw["links"] if L["name"] == chan)
-    tr = _elements(L)[0]["trace"]
-    q = next(s for s in raw["series"] if s["name"] == f"{chan}.queue")
-    t, v = np.array(q["t"]), np.array(q["v"])
-    ts = np.array(tr["t_s"])
-    idx = np.searchsorted(t, ts, side="right") - 1
-    qs = np.where(idx >= 0, v[np.clip(idx, 0, None)], 0.0)
-    w = np.array(tr["flows"], dtype=float)
-    if w.std() == 0 or qs.std() == 0:
-        return 0.0
-    return float(np.corrcoef(w, qs)[0, 1])
-
-
-# A figure run: (key, label, topology, kwargs, channel shown, link label).
-FigRun = tuple[str, str, str, dict[str, Any], str]
-
-FIG_RUNS: dict[str, list[FigRun]] = {
-    "mosely": [
-        ("A-1", "Hayden/no/slow (Mosely) link 2", "mosely", {"algorithm": "hayden", "update": "100ms"}, "link 2"),
-        ("A-2", "Hayden/no/fast (Mosely) link 2", "mosely", {"algorithm": "hayden", "update": "20ms"}, "link 2"),
-    ],
-    "params": [
-        ("A-3", "Hayden/no/slow (Heybey), a = 0.8, link 1", "heybey", {"algorithm": "hayden", "update": "100ms", "a": 0.8}, "link 1"),
-        ("A-4", "Mosely/no/fast (Heybey), a = 0.8, link 1", "heybey", {"algorithm": "mosely", "update": "20ms", "a": 0.8}, "link 1"),
-    ],
-    "stability": [
-        ("A-5", "Hayden/no/fast (Heybey), a = 0.55, link 1", "heybey", {"algorithm": "hayden", "update": "20ms", "a": 0.55}, "link 1"),
-        ("A-6", "Hayden/no/fast (Heybey), a = 0.56, link 1", "heybey", {"algorithm": "hayden", "update": "20ms", "a": 0.56}, "link 1"),
-    ],
-    "forward": [
-        ("A-7", "Hayden/no/slow (Heybey) forward queueing, a = 0.8, link 1", "heybey",
-         {"algorithm": "hayden", "update": "100ms", "a": 0.8, "read_rate": "enqueue"}, "link 1"),
-        ("A-8", "Mosely/no/fast (Heybey) forward queueing, a = 0.8, link 1", "heybey",
-         {"algorithm": "mosely", "update": "20ms", "a": 0.8, "read_rate": "enqueue"}, "link 1"),
-    ],
-}
-
-
-def _run_fig(topology: str, kwargs: dict[str, Any], duration: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-    build = S.mosely if topology == "mosely" else S.heybey
-    links = S.MOSELY_LINKS if topology == "mosely" else S.HEYBEY_LINKS
-    kw = dict(kwargs)
-    if duration is not None:
-        kw["duration"] = duration
-    sc = build(record=True, **kw)
-    raw = ccsim.run(sc).raw
-    dur = float(sc["scenario"]["duration"].rstrip("s"))
-    return raw, summarise(raw, links, dur)
 
 
 # The paper's words about each figure, as checks: (figure, check, paper value).
@@ -321,19 +249,6 @@ def _write_cases(cases: list[dict[str, Any]], path: Path) -> Path:
         w.writeheader()
         w.writerows(cases)
     return path
-
-
-def threshold(cases: list[dict[str, Any]]) -> tuple[float | None, float | None, int]:
-    """(last stable a before the first unstable one, throughput there, stable values
-    of a above the first unstable one). a = None: unstable already at the lowest a."""
-    cases = sorted(cases, key=lambda c: c["a"])
-    last: dict[str, Any] | None = None
-    for i, c in enumerate(cases):
-        if not c["stable"]:
-            above = sum(1 for d in cases[i:] if d["stable"])
-            return (last["a"], last["kbps"], above) if last else (None, None, above)
-        last = c
-    return (last["a"], last["kbps"], 0) if last else (None, None, 0)
 
 
 def table(out_dir: Path, progress: Progress, seeds: list[int] | None = None) -> Report:
