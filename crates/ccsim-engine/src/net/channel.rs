@@ -788,14 +788,14 @@ impl Channel {
                 match self.qdisc.pass_idle(now, pkt.bits) {
                     IdlePass::Unsupported => {}
                     IdlePass::Sent => {
-                        // As `enqueue_queued` + `serve`: the queue was empty until now,
-                        // the sojourn is 0.
-                        self.account_queue(now);
+                        // As `enqueue_queued` + `serve`: the queue was empty until now
+                        // (`account_queue` would add 0 to its integral), the sojourn is 0.
+                        self.queue_last_change = now;
                         self.start_tx::<false>(id, now, &pkt, cx);
                         return;
                     }
                     IdlePass::Dropped(reason) => {
-                        self.account_queue(now);
+                        self.queue_last_change = now;
                         self.drop_pkt(id, now, pkt, reason, cx);
                         return;
                     }
