@@ -216,7 +216,7 @@ impl Red {
         match self.q_time {
             Some(idle_since) if self.queue.is_empty() => {
                 let m = if self.s > 0.0 { (now - idle_since).as_secs_f64() / self.s } else { 0.0 };
-                self.avg *= (1.0 - w).powf(m);
+                self.avg *= idle_decay(1.0 - w, m);
             }
             _ => self.avg = (1.0 - w) * self.avg + w * self.q(),
         }
@@ -243,6 +243,22 @@ impl Red {
         self.bits += pkt.bits as u64;
         self.queue.push_back((now, pkt));
         self.q_time = None;
+    }
+}
+
+/// FJ93's idle decay `base^m` (`base` = 1 - w_q, m >= 0). With w_q = 1 (step marking)
+/// the base is 0, and 0^m is 0 for m > 0 and 1 for m = 0 (C99 Annex F.9.4.4, which
+/// `powf` follows): the same value without the call.
+#[inline]
+fn idle_decay(base: f64, m: f64) -> f64 {
+    if base == 0.0 {
+        if m == 0.0 {
+            1.0
+        } else {
+            0.0
+        }
+    } else {
+        base.powf(m)
     }
 }
 
@@ -358,6 +374,18 @@ mod tests {
         }
         // By hand: 0, 0.5, 1.25, 2.125, 3.0625, 4.03125.
         assert!((q.avg() - 4.03125).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_idle_decay_without_pow_is_pow_s_value() {
+        // w_q = 1: 0^m is +0 for any m > 0 (fractional, tiny, huge) and 1 for m = 0,
+        // as powf gives them; other bases go to powf itself.
+        for m in [0.0, 1e-300, 0.5, 1.0, 2.5, 1e9, f64::INFINITY] {
+            assert_eq!(idle_decay(0.0, m).to_bits(), 0.0f64.powf(m).to_bits(), "m = {m}");
+        }
+        assert_eq!(idle_decay(0.0, 0.0), 1.0);
+        assert_eq!(idle_decay(0.0, 3.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(idle_decay(0.998, 10.0), 0.998f64.powf(10.0));
     }
 
     #[test]
