@@ -231,3 +231,53 @@ impl Net {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the simulation's run loop does (`Simulation::pop_next` and the `Merged`
+    /// arm of its dispatch) with no merged arrivals: the queue's events before the first
+    /// key kept outside, else the departure slot's, which is then emptied.
+    fn pop(net: &mut Net) -> Option<(SimTime, Event)> {
+        if let Some(x) = net.ev.pop_before(SimTime::MAX, net.merge_first) {
+            return Some(x);
+        }
+        if net.merge_first == u128::MAX {
+            return None;
+        }
+        assert_eq!(net.merge_next, DEPARTURE);
+        let t = EventQueue::key_time(net.merge_first);
+        net.ev.pass_to(t);
+        Some((t, Event::TxDone(net.take_departure())))
+    }
+
+    #[test]
+    fn departures_in_the_slot_run_in_the_order_of_one_queue() {
+        let mut net = Net { merge_first: u128::MAX, departure_key: u128::MAX, ..Default::default() };
+        let t = |ps: u64| SimTime(ps);
+        // Channel 3's departure at 100 takes the slot; channel 4's at 50, scheduled while
+        // the slot is taken, goes into the queue, as does channel 2's at 100.
+        net.schedule_departure(t(100), 3);
+        net.schedule_departure(t(50), 4);
+        net.schedule_departure(t(100), 2);
+        // At 100 also: an arrival over channel 0 and a snapshot (classes after departures).
+        net.ev.schedule(t(100), Event::PipeHead(0, 0));
+        net.ev.schedule(t(100), Event::Snapshot(0));
+        assert_eq!(net.departure_channel, 3);
+        assert_eq!(pop(&mut net), Some((t(50), Event::TxDone(4))));
+        // Departures at one instant by channel: 2 (queue) before 3 (slot).
+        assert_eq!(pop(&mut net), Some((t(100), Event::TxDone(2))));
+        assert_eq!(pop(&mut net), Some((t(100), Event::TxDone(3))));
+        assert_eq!(net.departure_key, u128::MAX, "the slot is free again");
+        // Channel 5's next departure, at the same instant, takes the slot and still
+        // comes before the snapshot and the arrival.
+        net.schedule_departure(t(100), 5);
+        assert_eq!(pop(&mut net), Some((t(100), Event::TxDone(5))));
+        assert_eq!(pop(&mut net), Some((t(100), Event::Snapshot(0))));
+        assert_eq!(pop(&mut net), Some((t(100), Event::PipeHead(0, 0))));
+        assert_eq!(pop(&mut net), None);
+        // Every one counted: 6 events, 2 of them taken from the slot.
+        assert_eq!(net.ev.events_processed(), 6);
+    }
+}
