@@ -272,10 +272,13 @@ impl CodelVars {
             // Dropping, and the next drop is not due yet.
             return Some(self.ce_threshold_mark(p, pkt, at, marked));
         }
-        self.dequeue_ok_to_drop(p, q, now, drops, reason, (pkt, at), marked)
+        let (item, marked_here) = self.dequeue_ok_to_drop(p, q, now, drops, reason, (pkt, at));
+        *marked |= marked_here;
+        item
     }
 
-    /// The rest of `dequeue` once `ok_to_drop` holds for the packet taken out (`first`).
+    /// The rest of `dequeue` once `ok_to_drop` holds for the packet taken out (`first`):
+    /// the packet to send and whether this dequeue marked it.
     #[inline(never)]
     fn dequeue_ok_to_drop<Q: CodelQueue>(
         &mut self,
@@ -285,9 +288,9 @@ impl CodelVars {
         drops: &mut Vec<(Packet, DropReason)>,
         reason: DropReason,
         first: (Packet, SimTime),
-        marked: &mut bool,
-    ) -> Option<(Packet, SimTime)> {
+    ) -> (Option<(Packet, SimTime)>, bool) {
         let mut item = Some(first);
+        let mut marked = false;
         if self.dropping {
             while self.dropping && now >= self.drop_next {
                 self.count = self.count.wrapping_add(1);
@@ -296,7 +299,7 @@ impl CodelVars {
                 }
                 let (pkt, _) = item.as_mut().expect("the dropping loop holds a packet");
                 if Self::mark(p, pkt) {
-                    *marked = true;
+                    marked = true;
                     self.drop_next = self.control_law(self.drop_next, p);
                     break;
                 }
@@ -311,7 +314,7 @@ impl CodelVars {
         } else {
             let (pkt, _) = item.as_mut().expect("a packet was taken");
             if Self::mark(p, pkt) {
-                *marked = true;
+                marked = true;
             } else {
                 drops.push((*pkt, reason));
                 item = q.pop();
@@ -333,8 +336,8 @@ impl CodelVars {
             self.lastcount = self.count;
             self.drop_next = self.control_law(now, p);
         }
-        let (pkt, at) = item?;
-        Some(self.ce_threshold_mark(p, pkt, at, marked))
+        let Some((pkt, at)) = item else { return (None, marked) };
+        (Some(self.ce_threshold_mark(p, pkt, at, &mut marked)), marked)
     }
 
     /// The packet to send, ECN-marked if its sojourn (`ldelay`) exceeds `ce_threshold`
