@@ -96,11 +96,16 @@ impl<T: Copy> Ring<T> {
             }
         }
         self.push_back(v);
-        let m = self.mask();
-        let mut i = self.head + self.len - 1;
-        for _ in 0..walk {
-            self.buf.swap(i & m, (i - 1) & m);
-            i -= 1;
+        if walk > 0 {
+            // Each of the `walk` later values moves one place back (a copy each, not a
+            // swap), then `v` goes into the place they left.
+            let m = self.mask();
+            let mut i = self.head + self.len - 1;
+            for _ in 0..walk {
+                self.buf[i & m] = self.buf[(i - 1) & m];
+                i -= 1;
+            }
+            self.buf[i & m] = v;
         }
         true
     }
