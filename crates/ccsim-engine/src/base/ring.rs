@@ -96,11 +96,16 @@ impl<T: Copy> Ring<T> {
             }
         }
         self.push_back(v);
-        let m = self.mask();
-        let mut i = self.head + self.len - 1;
-        for _ in 0..walk {
-            self.buf.swap(i & m, (i - 1) & m);
-            i -= 1;
+        if walk > 0 {
+            // Each of the `walk` later values moves one place back (a copy each, not a
+            // swap), then `v` goes into the place they left.
+            let m = self.mask();
+            let mut i = self.head + self.len - 1;
+            for _ in 0..walk {
+                self.buf[i & m] = self.buf[(i - 1) & m];
+                i -= 1;
+            }
+            self.buf[i & m] = v;
         }
         true
     }
@@ -161,5 +166,15 @@ mod tests {
         // At the back: no walk.
         assert!(r.insert_sorted(0, (60, 5), |e| e.0));
         assert_eq!(r.back(), Some(&(60, 5)));
+        // A ring with room (9 values, capacity 16): a refused walk (3 later values, a
+        // limit of 2) leaves the values where they were.
+        r.push_back((70, 0));
+        assert_eq!((r.len(), r.buf.len()), (9, 16));
+        let before: Vec<_> = r.iter().collect();
+        assert!(!r.insert_sorted(2, (45, 6), |e| e.0));
+        assert_eq!(r.iter().collect::<Vec<_>>(), before);
+        // The same walk allowed: after the two 40s, before 50, 60, 70.
+        assert!(r.insert_sorted(3, (45, 6), |e| e.0));
+        assert_eq!(r.iter().map(|e| e.0).collect::<Vec<_>>(), [5, 20, 30, 35, 40, 40, 45, 50, 60, 70]);
     }
 }

@@ -596,7 +596,7 @@ impl Channel {
         self.extras.as_deref().and_then(|x| x.trace_sojourn)
     }
 
-    #[inline]
+    #[inline(always)]
     fn tx_time(&mut self, bits: u32) -> SimDuration {
         if self.tx_bits0 == bits {
             return self.tx_time0;
@@ -788,14 +788,14 @@ impl Channel {
                 match self.qdisc.pass_idle(now, pkt.bits) {
                     IdlePass::Unsupported => {}
                     IdlePass::Sent => {
-                        // As `enqueue_queued` + `serve`: the queue was empty until now,
-                        // the sojourn is 0.
-                        self.account_queue(now);
+                        // As `enqueue_queued` + `serve`: the queue was empty until now
+                        // (`account_queue` would add 0 to its integral), the sojourn is 0.
+                        self.queue_last_change = now;
                         self.start_tx::<false>(id, now, &pkt, cx);
                         return;
                     }
                     IdlePass::Dropped(reason) => {
-                        self.account_queue(now);
+                        self.queue_last_change = now;
                         self.drop_pkt(id, now, pkt, reason, cx);
                         return;
                     }
@@ -834,7 +834,7 @@ impl Channel {
             cx.rec.record(self.trace_queue(), now, || len as f64);
             if !self.tx_pending && len > 0 {
                 self.tx_pending = true;
-                cx.ev.schedule(self.busy_until.max(now), Event::TxDone(id));
+                cx.schedule_departure(self.busy_until.max(now), id);
             }
         }
         debug_assert!(
@@ -897,7 +897,7 @@ impl Channel {
             cx.rec.record(self.trace_queue(), now, || len as f64);
             if len > 0 {
                 self.tx_pending = true;
-                cx.ev.schedule(self.busy_until, Event::TxDone(id));
+                cx.schedule_departure(self.busy_until, id);
             }
         }
         debug_assert!(

@@ -31,9 +31,11 @@
 //! queue holds O(links + flows) entries, never O(packets).
 //!
 //! Some events live outside the queue: a channel's merged arrivals (`net/merge.rs`) carry
-//! the key an arrival event would have (`arrival_key`), and the run loop pops from the
-//! queue only what comes before the first of them (`pop_before`), counting the others
-//! as it takes them (`pass_to`), so the order is still that of one queue.
+//! the key an arrival event would have (`arrival_key`), one channel's pending `TxDone`
+//! waits in a slot of `Net` with its key (`Net::schedule_departure`), and the run loop
+//! pops from the queue only what comes before the first of them (`pop_before`),
+//! counting the others as it takes them (`pass_to`), so the order is still that of one
+//! queue.
 //!
 //! The structure is a calendar queue with an overflow heap (see `EventQueue`): push and
 //! pop cost O(1) for the events near the present (propagation, transmission) and
@@ -52,9 +54,10 @@ pub enum Event {
     /// (channel, the pipe node that holds it, for prefetching ahead of the event).
     PipeHead(u32, u32),
     /// The first packet of a channel's merged arrivals (`merge::Merge`) reaches it: the
-    /// index of the `Merge` in `Net::merges`. Never in the queue: the simulation's run
-    /// loop takes it when the `Merge`'s first key comes before the queue's
-    /// (`EventQueue::pop_before`).
+    /// index of the `Merge` in `Net::merges`, or `net::DEPARTURE`: the departure kept
+    /// in `Net`'s slot (`Net::schedule_departure`), which runs as its `TxDone`. Never in
+    /// the queue: the simulation's run loop takes it when the `Merge`'s (or the slot's)
+    /// first key comes before the queue's (`EventQueue::pop_before`).
     Merged(u32),
     /// A flow's timer (retransmission timeout) with its generation.
     FlowTimer(u32, u32),

@@ -22,7 +22,7 @@ use crate::element::Emit;
 use crate::packet::meta::MetaSlab;
 use crate::packet::Packet;
 use crate::qdisc::DropReason;
-use event::EventQueue;
+use event::{Event, EventQueue};
 use merge::Merge;
 use pipe::PipePool;
 
@@ -72,13 +72,22 @@ pub struct Net {
     pub merges: Vec<Merge>,
     /// Per channel: the index of its `Merge` in `merges`, or `NOT_CUT`.
     pub merge_of: Vec<u32>,
-    /// The first key over all `merges` (`u128::MAX` if all are empty) and its `Merge`.
+    /// The first key over all `merges` and the departure slot (`u128::MAX` if all are
+    /// empty), and its `Merge` (or `DEPARTURE`: the slot's).
     pub merge_first: u128,
     pub merge_next: u32,
+    /// One channel's pending departure kept outside the queue, as a merged arrival is
+    /// (`schedule_departure`): its key (`u128::MAX`: none) and channel.
+    pub departure_key: u128,
+    pub departure_channel: u32,
     /// Packets a `Merge` refused (too early to insert, `merge::MAX_WALK`): they went
     /// into their channel's own pipe.
     pub merge_refused: u64,
 }
+
+/// `Net::merge_next` of the departure slot (`Net::schedule_departure`): no `Merge` has
+/// this index.
+pub const DEPARTURE: u32 = u32::MAX;
 
 /// `Net::held` of a channel that takes no packets at send time.
 pub const NOT_CUT: u32 = u32::MAX;
@@ -167,14 +176,47 @@ impl Net {
     #[inline(always)]
     pub(crate) fn merge_pop(&mut self, m: u32) -> Packet {
         let p = self.merges[m as usize].pop();
-        (self.merge_first, self.merge_next) = (u128::MAX, 0);
+        self.find_merge_first();
+        p
+    }
+
+    /// Empties the departure slot (`schedule_departure`): its channel.
+    #[inline(always)]
+    pub(crate) fn take_departure(&mut self) -> u32 {
+        self.departure_key = u128::MAX;
+        self.find_merge_first();
+        self.departure_channel
+    }
+
+    /// Sets `merge_first` and `merge_next` to the first key over the merges and the
+    /// departure slot.
+    #[inline(always)]
+    fn find_merge_first(&mut self) {
+        (self.merge_first, self.merge_next) = (self.departure_key, DEPARTURE);
         for (i, g) in self.merges.iter().enumerate() {
             let k = g.front_key();
             if k < self.merge_first {
                 (self.merge_first, self.merge_next) = (k, i as u32);
             }
         }
-        p
+    }
+
+    /// Schedules channel `c`'s `TxDone` at `at`: into the departure slot if it is free,
+    /// where it costs a compare instead of a push and a pop of the queue (the run loop
+    /// takes it as it takes a merged arrival, by its key, so the order of events is that
+    /// of one queue), or else into the queue.
+    #[inline(always)]
+    pub(crate) fn schedule_departure(&mut self, at: SimTime, c: u32) {
+        if self.departure_key != u128::MAX {
+            self.ev.schedule(at, Event::TxDone(c));
+            return;
+        }
+        debug_assert!(at >= self.ev.now(), "departure scheduled in the past");
+        let key = EventQueue::key_of(at, Event::TxDone(c).rank());
+        (self.departure_key, self.departure_channel) = (key, c);
+        if key < self.merge_first {
+            (self.merge_first, self.merge_next) = (key, DEPARTURE);
+        }
     }
 
     /// Moves a packet handed over at send time (`cut_next`) to the end of `cut`, behind
@@ -187,5 +229,55 @@ impl Net {
             self.cut.push((h.to, h.at, h.pkt));
             self.pending = true;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the simulation's run loop does (`Simulation::pop_next` and the `Merged`
+    /// arm of its dispatch) with no merged arrivals: the queue's events before the first
+    /// key kept outside, else the departure slot's, which is then emptied.
+    fn pop(net: &mut Net) -> Option<(SimTime, Event)> {
+        if let Some(x) = net.ev.pop_before(SimTime::MAX, net.merge_first) {
+            return Some(x);
+        }
+        if net.merge_first == u128::MAX {
+            return None;
+        }
+        assert_eq!(net.merge_next, DEPARTURE);
+        let t = EventQueue::key_time(net.merge_first);
+        net.ev.pass_to(t);
+        Some((t, Event::TxDone(net.take_departure())))
+    }
+
+    #[test]
+    fn departures_in_the_slot_run_in_the_order_of_one_queue() {
+        let mut net = Net { merge_first: u128::MAX, departure_key: u128::MAX, ..Default::default() };
+        let t = |ps: u64| SimTime(ps);
+        // Channel 3's departure at 100 takes the slot; channel 4's at 50, scheduled while
+        // the slot is taken, goes into the queue, as does channel 2's at 100.
+        net.schedule_departure(t(100), 3);
+        net.schedule_departure(t(50), 4);
+        net.schedule_departure(t(100), 2);
+        // At 100 also: an arrival over channel 0 and a snapshot (classes after departures).
+        net.ev.schedule(t(100), Event::PipeHead(0, 0));
+        net.ev.schedule(t(100), Event::Snapshot(0));
+        assert_eq!(net.departure_channel, 3);
+        assert_eq!(pop(&mut net), Some((t(50), Event::TxDone(4))));
+        // Departures at one instant by channel: 2 (queue) before 3 (slot).
+        assert_eq!(pop(&mut net), Some((t(100), Event::TxDone(2))));
+        assert_eq!(pop(&mut net), Some((t(100), Event::TxDone(3))));
+        assert_eq!(net.departure_key, u128::MAX, "the slot is free again");
+        // Channel 5's next departure, at the same instant, takes the slot and still
+        // comes before the snapshot and the arrival.
+        net.schedule_departure(t(100), 5);
+        assert_eq!(pop(&mut net), Some((t(100), Event::TxDone(5))));
+        assert_eq!(pop(&mut net), Some((t(100), Event::Snapshot(0))));
+        assert_eq!(pop(&mut net), Some((t(100), Event::PipeHead(0, 0))));
+        assert_eq!(pop(&mut net), None);
+        // Every one counted: 6 events, 2 of them taken from the slot.
+        assert_eq!(net.ev.events_processed(), 6);
     }
 }

@@ -215,6 +215,12 @@ impl CodelVars {
             self.first_above_time = None;
             return false;
         };
+        self.ok_to_drop_at(p, at, backlog_bits, now)
+    }
+
+    /// `ok_to_drop` for a packet enqueued at `at`.
+    #[inline(always)]
+    fn ok_to_drop_at(&mut self, p: &CodelParams, at: SimTime, backlog_bits: u64, now: SimTime) -> bool {
         self.ldelay = now - at;
         if self.ldelay < p.target || backlog_bits <= p.mtu_bits {
             self.first_above_time = None;
@@ -240,9 +246,10 @@ impl CodelVars {
         }
     }
 
-    /// RFC 8289's `dequeue` on `q` at `now`: the packet to send (with its enqueue time
-    /// and whether this dequeue marked it); packets dropped on the way are pushed to
-    /// `drops` with `reason`.
+    /// RFC 8289's `dequeue` on `q` at `now`: the packet to send, with its enqueue time;
+    /// `marked` is set if this dequeue ECN-marked it (and left as it was otherwise);
+    /// packets dropped on the way are pushed to `drops` with `reason`.
+    #[inline(always)]
     pub(crate) fn dequeue<Q: CodelQueue>(
         &mut self,
         p: &CodelParams,
@@ -250,39 +257,61 @@ impl CodelVars {
         now: SimTime,
         drops: &mut Vec<(Packet, DropReason)>,
         reason: DropReason,
-    ) -> Option<(Packet, SimTime, bool)> {
-        let mut item = q.pop();
-        if item.is_none() {
+        marked: &mut bool,
+    ) -> Option<(Packet, SimTime)> {
+        let Some((pkt, at)) = q.pop() else {
             self.dropping = false;
             return None;
+        };
+        if !self.ok_to_drop_at(p, at, q.backlog_bits(), now) {
+            // No drop: the dropping state, if any, ends (section 5.6).
+            self.dropping = false;
+            return Some(self.ce_threshold_mark(p, pkt, at, marked));
         }
+        if self.dropping && now < self.drop_next {
+            // Dropping, and the next drop is not due yet.
+            return Some(self.ce_threshold_mark(p, pkt, at, marked));
+        }
+        let (item, marked_here) = self.dequeue_ok_to_drop(p, q, now, drops, reason, (pkt, at));
+        *marked |= marked_here;
+        item
+    }
+
+    /// The rest of `dequeue` once `ok_to_drop` holds for the packet taken out (`first`):
+    /// the packet to send and whether this dequeue marked it.
+    #[inline(never)]
+    fn dequeue_ok_to_drop<Q: CodelQueue>(
+        &mut self,
+        p: &CodelParams,
+        q: &mut Q,
+        now: SimTime,
+        drops: &mut Vec<(Packet, DropReason)>,
+        reason: DropReason,
+        first: (Packet, SimTime),
+    ) -> (Option<(Packet, SimTime)>, bool) {
+        let mut item = Some(first);
         let mut marked = false;
-        let drop = self.ok_to_drop(p, item.as_ref(), q.backlog_bits(), now);
         if self.dropping {
-            if !drop {
-                self.dropping = false;
-            } else {
-                while self.dropping && now >= self.drop_next {
-                    self.count = self.count.wrapping_add(1);
-                    if p.newton {
-                        self.newton_step();
-                    }
-                    let (pkt, _) = item.as_mut().expect("the dropping loop holds a packet");
-                    if Self::mark(p, pkt) {
-                        marked = true;
-                        self.drop_next = self.control_law(self.drop_next, p);
-                        break;
-                    }
-                    drops.push((*pkt, reason));
-                    item = q.pop();
-                    if self.ok_to_drop(p, item.as_ref(), q.backlog_bits(), now) {
-                        self.drop_next = self.control_law(self.drop_next, p);
-                    } else {
-                        self.dropping = false;
-                    }
+            while self.dropping && now >= self.drop_next {
+                self.count = self.count.wrapping_add(1);
+                if p.newton {
+                    self.newton_step();
+                }
+                let (pkt, _) = item.as_mut().expect("the dropping loop holds a packet");
+                if Self::mark(p, pkt) {
+                    marked = true;
+                    self.drop_next = self.control_law(self.drop_next, p);
+                    break;
+                }
+                drops.push((*pkt, reason));
+                item = q.pop();
+                if self.ok_to_drop(p, item.as_ref(), q.backlog_bits(), now) {
+                    self.drop_next = self.control_law(self.drop_next, p);
+                } else {
+                    self.dropping = false;
                 }
             }
-        } else if drop {
+        } else {
             let (pkt, _) = item.as_mut().expect("a packet was taken");
             if Self::mark(p, pkt) {
                 marked = true;
@@ -307,14 +336,21 @@ impl CodelVars {
             self.lastcount = self.count;
             self.drop_next = self.control_law(now, p);
         }
-        let (mut pkt, at) = item?;
+        let Some((pkt, at)) = item else { return (None, marked) };
+        (Some(self.ce_threshold_mark(p, pkt, at, &mut marked)), marked)
+    }
+
+    /// The packet to send, ECN-marked if its sojourn (`ldelay`) exceeds `ce_threshold`
+    /// (Linux; `marked` is then set).
+    #[inline(always)]
+    fn ce_threshold_mark(&self, p: &CodelParams, mut pkt: Packet, at: SimTime, marked: &mut bool) -> (Packet, SimTime) {
         if let Some(ce) = p.ce_threshold {
             if self.ldelay > ce && pkt.has(FLAG_ECT) {
                 pkt.flags |= FLAG_CE;
-                marked = true;
+                *marked = true;
             }
         }
-        Some((pkt, at, marked))
+        (pkt, at)
     }
 }
 
@@ -396,9 +432,8 @@ impl Qdisc for Codel {
         }
     }
     fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
-        let r = self.vars.dequeue(&self.params, &mut self.q, now, drops, DropReason::Codel);
-        self.marked = matches!(r, Some((_, _, true)));
-        r.map(|(p, t, _)| (p, t))
+        self.marked = false;
+        self.vars.dequeue(&self.params, &mut self.q, now, drops, DropReason::Codel, &mut self.marked)
     }
     fn dequeue_marked(&mut self) -> bool {
         self.marked

@@ -463,10 +463,9 @@ impl Qdisc for FqCodel {
                 continue;
             }
             let mut q = FlowQueue { arena: &mut self.arena, q: &mut f.q, pkts: &mut self.pkts, bits: &mut self.bits };
-            match f.vars.dequeue(&self.params, &mut q, now, drops, DropReason::FqCodel) {
-                Some((p, at, marked)) => {
+            match f.vars.dequeue(&self.params, &mut q, now, drops, DropReason::FqCodel, &mut self.marked) {
+                Some((p, at)) => {
                     f.deficit -= p.bits as i64;
-                    self.marked = marked;
                     return Some((p, at));
                 }
                 None => {

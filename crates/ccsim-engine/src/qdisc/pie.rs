@@ -247,8 +247,17 @@ impl Pie {
     }
 
     /// Performs the updates due at or before `now` (see the module header).
-    #[inline]
+    #[inline(always)]
     fn catch_up(&mut self, now: SimTime) {
+        if self.next_update <= now {
+            self.run_updates(now);
+        }
+    }
+
+    /// `catch_up`'s updates (at most one per `tupdate`, so out of line: the per-packet
+    /// steps stay small).
+    #[inline(never)]
+    fn run_updates(&mut self, now: SimTime) {
         while self.next_update <= now {
             let before = (self.prob, self.qdelay_old, self.burst_allowance);
             self.update();
@@ -319,7 +328,7 @@ impl Qdisc for Pie {
     /// not above 2 mean_pkt_size) and touches no state; the dequeue leaves the queue
     /// empty, so qdelay = 0. A full buffer drops it (resetting the accumulated
     /// probability) and the dequeue finds nothing.
-    #[inline]
+    #[inline(always)]
     fn pass_idle(&mut self, now: SimTime, bits: u32) -> IdlePass {
         self.catch_up(now);
         if !fits(self.limit, 0, 0, bits) {

@@ -42,7 +42,7 @@
 //! Deviations: `count` is kept as in FJ93's Figure 2 (not ns-2's "wait" option); the
 //! uniform draw compares `u < p_a` with u in [0, 1) from the channel's own RNG stream.
 
-use super::{fits, DropReason, Qdisc, QdiscPolicy, Verdict};
+use super::{fits, DropReason, IdlePass, Qdisc, QdiscPolicy, Verdict};
 use crate::packet::{Packet, FLAG_CE, FLAG_ECT};
 use crate::base::rng::Rng;
 use crate::base::time::{tx_time, SimTime};
@@ -216,7 +216,7 @@ impl Red {
         match self.q_time {
             Some(idle_since) if self.queue.is_empty() => {
                 let m = if self.s > 0.0 { (now - idle_since).as_secs_f64() / self.s } else { 0.0 };
-                self.avg *= (1.0 - w).powf(m);
+                self.avg *= idle_decay(1.0 - w, m);
             }
             _ => self.avg = (1.0 - w) * self.avg + w * self.q(),
         }
@@ -243,6 +243,22 @@ impl Red {
         self.bits += pkt.bits as u64;
         self.queue.push_back((now, pkt));
         self.q_time = None;
+    }
+}
+
+/// FJ93's idle decay `base^m` (`base` = 1 - w_q, m >= 0). With w_q = 1 (step marking)
+/// the base is 0, and 0^m is 0 for m > 0 and 1 for m = 0 (C99 Annex F.9.4.4, which
+/// `powf` follows): the same value without the call.
+#[inline]
+fn idle_decay(base: f64, m: f64) -> f64 {
+    if base == 0.0 {
+        if m == 0.0 {
+            1.0
+        } else {
+            0.0
+        }
+    } else {
+        base.powf(m)
     }
 }
 
@@ -308,6 +324,28 @@ impl Qdisc for Red {
         }
     }
 
+    /// Enqueue then dequeue of the one packet, when the average (decayed over the idle
+    /// time) stays below min_th: no early decision (count = -1, no draw); the packet is
+    /// sent, or dropped if it does not fit the buffer; sent, it leaves the queue empty
+    /// at `now`, where the next idle period starts. With the average at min_th or above
+    /// (a decision that may draw, mark or drop) the state is left as it was and the
+    /// channel enqueues and dequeues the packet.
+    #[inline]
+    fn pass_idle(&mut self, now: SimTime, bits: u32) -> IdlePass {
+        let before = self.avg;
+        self.update_avg(now);
+        if self.avg >= self.min_th {
+            self.avg = before;
+            return IdlePass::Unsupported;
+        }
+        self.count = -1;
+        if !fits(self.limit, 0, 0, bits) {
+            return IdlePass::Dropped(DropReason::Overflow);
+        }
+        self.q_time = Some(now);
+        IdlePass::Sent
+    }
+
     fn dequeue(&mut self, now: SimTime, _drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
         let (t, p) = self.queue.pop_front()?;
         self.bits -= p.bits as u64;
@@ -358,6 +396,67 @@ mod tests {
         }
         // By hand: 0, 0.5, 1.25, 2.125, 3.0625, 4.03125.
         assert!((q.avg() - 4.03125).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_idle_pass_leaves_the_state_an_enqueue_and_dequeue_leave() {
+        // 10 Mbps, mean packet 500 B: s = 400 us. Twenty packets queued at 0 (avg by
+        // w_q = 0.1), all sent by 1 ms; the arrival comes at 5 ms: m = 10 idle slots.
+        let loaded = |min_th: u64, limit: u64| {
+            let cfg = RedConfig {
+                w_q: 0.1,
+                min_th: Limit::Packets(min_th),
+                max_th: Limit::Packets(200),
+                ecn: true,
+                ..Default::default()
+            };
+            let mut q = Red::new(cfg, Limit::Packets(1000), 10_000_000, Rng::new(1, 1));
+            let mut d = Vec::new();
+            for k in 0..20 {
+                q.enqueue(SimTime::ZERO, pkt(0, k, 1000), 0, &mut d);
+            }
+            while q.dequeue(SimTime::from_millis(1), &mut d).is_some() {}
+            q.limit = Limit::Packets(limit);
+            q
+        };
+        // avg before the arrival: the k-th of 20 arrivals finds k - 1 queued (the first
+        // none, at m = 0), so avg = sum_{j=1}^{19} 0.1 j 0.9^(19-j)
+        // = 19 - 9 (1 - 0.9^19) = 19 - 9 (1 - 0.135085) = 11.2158; after 10 idle slots,
+        // times 0.9^10 = 0.348678: 3.9107.
+        let before = loaded(100, 1000).avg();
+        assert!((before - 11.2158).abs() < 1e-4, "{before}");
+        let t = SimTime::from_millis(5);
+        for (min_th, limit, want) in [(100, 1000, IdlePass::Sent), (100, 0, IdlePass::Dropped(DropReason::Overflow))] {
+            let mut q = loaded(min_th, limit);
+            let mut general = q.clone();
+            let mut d = Vec::new();
+            let mut p = pkt(0, 99, 1000);
+            p.flags |= FLAG_ECT;
+            let v = general.enqueue(t, p, 0, &mut d);
+            let sent = general.dequeue(t, &mut d);
+            assert_eq!(q.pass_idle(t, p.bits), want);
+            assert_eq!((v == Verdict::Queued, sent.is_some()), (want == IdlePass::Sent, want == IdlePass::Sent));
+            assert_eq!(format!("{q:?}"), format!("{general:?}"));
+            assert!((q.avg() - before * 0.9f64.powi(10)).abs() < 1e-9);
+        }
+        // min_th = 2: the decayed average (3.91) is above it, a decision to take: the
+        // pass declines and leaves the state untouched.
+        let mut q = loaded(2, 1000);
+        let untouched = format!("{q:?}");
+        assert_eq!(q.pass_idle(t, 8000), IdlePass::Unsupported);
+        assert_eq!(format!("{q:?}"), untouched);
+    }
+
+    #[test]
+    fn the_idle_decay_without_pow_is_pow_s_value() {
+        // w_q = 1: 0^m is +0 for any m > 0 (fractional, tiny, huge) and 1 for m = 0,
+        // as powf gives them; other bases go to powf itself.
+        for m in [0.0, 1e-300, 0.5, 1.0, 2.5, 1e9, f64::INFINITY] {
+            assert_eq!(idle_decay(0.0, m).to_bits(), 0.0f64.powf(m).to_bits(), "m = {m}");
+        }
+        assert_eq!(idle_decay(0.0, 0.0), 1.0);
+        assert_eq!(idle_decay(0.0, 3.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(idle_decay(0.998, 10.0), 0.998f64.powf(10.0));
     }
 
     #[test]

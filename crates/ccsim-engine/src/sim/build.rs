@@ -277,6 +277,8 @@ impl Simulation {
                 merge_of: Vec::new(),
                 merge_first: u128::MAX,
                 merge_next: 0,
+                departure_key: u128::MAX,
+                departure_channel: 0,
                 merge_refused: 0,
             },
             channels,

@@ -24,7 +24,7 @@
 use crate::base::stats::DelayStats;
 use crate::base::time::{SimDuration, SimTime};
 use crate::net::event::{Event, EventQueue};
-use crate::net::{end_counted, Channel, ChannelCounters, Handover, Net, NOT_CUT};
+use crate::net::{end_counted, Channel, ChannelCounters, Handover, Net, DEPARTURE, NOT_CUT};
 use crate::packet::{Packet, PacketKind, FLAG_GHOST, NO_FLOW};
 use crate::scenario::Scenario;
 use crate::transport::sender::WindowSender;
@@ -309,9 +309,12 @@ impl Simulation {
                 self.arrive(c, now, p);
             }
             Event::Merged(m) => {
+                if m == DEPARTURE {
+                    return self.departure(now);
+                }
                 let p = self.net.merge_pop(m);
                 if self.prefetch_ahead > 0 {
-                    if let Some(q) = self.net.merges[self.net.merge_next as usize].front() {
+                    if let Some(q) = self.net.merges.get(self.net.merge_next as usize).and_then(|g| g.front()) {
                         self.prefetch_packet(q);
                     }
                 }
@@ -391,6 +394,15 @@ impl Simulation {
                 }
             }
         }
+    }
+
+    /// Channel `c`'s departure from the slot (`Net::schedule_departure`). Out of line:
+    /// inlined, it would grow the run loop enough to push other steps out of line.
+    #[inline(never)]
+    fn departure(&mut self, now: SimTime) {
+        let c = self.net.take_departure();
+        self.channels[c as usize].on_tx_done(c, now, &mut self.net);
+        self.after_channel(now);
     }
 
     /// A packet reached the far end of channel `c`.
