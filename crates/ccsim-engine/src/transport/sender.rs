@@ -1454,7 +1454,7 @@ mod tests {
             let batch: Vec<Packet> = t.out.drain(..).collect();
             if batch.is_empty() {
                 // Nothing in flight that can arrive: the timer's turn.
-                now = now.max(t.s.timer.deadline.map_or(now, |d| (d.as_ps() / 1_000_000_000) as u64));
+                now = now.max(t.s.timer.deadline.map_or(now, |d| d.as_ps() / 1_000_000_000));
                 t.timeout(now);
                 continue;
             }
