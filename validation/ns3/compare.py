@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 
 
 def _f(x: float | None, digits: int = 2) -> str:
@@ -42,13 +43,19 @@ def table(ccsim: dict, ns3: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> int:
+def run(make_table: Callable[[dict, dict], str]) -> int:
+    """Reads the two JSON files named on the command line (ccsim's, ns-3's) and writes
+    ``make_table`` of them to stdout (this script and compare_families.py)."""
     with open(sys.argv[1], encoding="utf-8") as f:
         ccsim = json.load(f)
     with open(sys.argv[2], encoding="utf-8") as f:
         ns3 = json.load(f)
-    sys.stdout.write(table(ccsim, ns3))
+    sys.stdout.write(make_table(ccsim, ns3))
     return 0
+
+
+def main() -> int:
+    return run(table)
 
 
 if __name__ == "__main__":

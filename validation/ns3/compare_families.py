@@ -9,19 +9,16 @@ within 0.03; a difference is marked `*` when it is outside its target.
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 import sys
+
+from compare import jain, run
 
 # Student's t, two-sided 95%, by degrees of freedom
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}
 
 GOODPUT_REL, SOJOURN_REL, JAIN_ABS = 0.03, 0.10, 0.03
-
-
-def jain(xs: list[float]) -> float:
-    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if any(xs) else 0.0
 
 
 def mean_ci(xs: list[float]) -> tuple[float, float]:
@@ -108,12 +105,7 @@ def table(ccsim: dict, ns3: dict) -> str:
 
 
 def main() -> int:
-    with open(sys.argv[1], encoding="utf-8") as f:
-        ccsim = json.load(f)
-    with open(sys.argv[2], encoding="utf-8") as f:
-        ns3 = json.load(f)
-    sys.stdout.write(table(ccsim, ns3))
-    return 0
+    return run(table)
 
 
 if __name__ == "__main__":

@@ -74,7 +74,7 @@
 
 use super::{
     AckSample, Cause, CcMetrics, CcPolicy, CongestionControl, CongestionSample, LossRecoveryConfig,
-    LossRecoveryParams, RateSample, Recovery, RecoveryAck, RtoKind, SendSample,
+    LossRecoveryParams, RateSample, Recovery, RecoveryAck, SendSample,
 };
 use crate::base::rng::Rng;
 use crate::base::time::{SimDuration, SimTime, PS_PER_S};
@@ -691,12 +691,7 @@ impl CcPolicy for Bbr {
     /// Linux's timer (200 ms to 120 s, every ack sampled) and NewReno recovery (Linux
     /// recovers until everything sent before the loss is acknowledged).
     const LOSS_RECOVERY: LossRecoveryParams = LossRecoveryParams {
-        defaults: LossRecoveryConfig {
-            min_rto: SimDuration::from_millis(200),
-            max_rto: SimDuration::from_secs(120),
-            rto: RtoKind::Linux,
-            ..LossRecoveryConfig::RFC6298
-        },
+        defaults: LossRecoveryConfig::LINUX,
         recovery: Recovery::NewReno,
         ..LossRecoveryParams::RFC6298
     };

@@ -70,7 +70,7 @@
 //! window reduction is immediate, not spread by PRR as Linux does.
 
 use super::{
-    at_least_one, AckSample, Cause, CcMetrics, CcPolicy, CongestionControl, CongestionSample, LossRecoveryParams,
+    check_window_start, AckSample, Cause, CcMetrics, CcPolicy, CongestionControl, CongestionSample, LossRecoveryParams,
     Recovery, RecoveryAck, SendSample,
 };
 use crate::base::time::SimTime;
@@ -123,10 +123,7 @@ impl CubicConfig {
                 format!("{} is not a decrease factor in (0, 1); RFC 9438 uses 0.7", self.beta),
             ));
         }
-        at_least_one(&[("initial_window", self.initial_window)])?;
-        if self.initial_ssthresh == Some(0) {
-            return Err(("initial_ssthresh", "must be a whole number of at least 1".into()));
-        }
+        check_window_start(self.initial_window, self.initial_ssthresh)?;
         Ok(())
     }
 }

@@ -63,7 +63,7 @@
 //! reductions; windows are whole packets of the flow's data size at the transport.
 
 use super::{
-    at_least_one, fast_recovery_window, partial_ack_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CcPolicy, CongestionControl,
+    check_window_start, fast_recovery_window, partial_ack_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CcPolicy, CongestionControl,
     CongestionSample, LossRecoveryParams, Recovery, RecoveryAck, SsthreshRule,
 };
 use crate::base::time::SimTime;
@@ -99,10 +99,7 @@ impl Default for DctcpConfig {
 impl DctcpConfig {
     /// Checks the values; (field, message) for the first bad one.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
-        at_least_one(&[("initial_window", self.initial_window)])?;
-        if self.initial_ssthresh == Some(0) {
-            return Err(("initial_ssthresh", "must be a whole number of at least 1".into()));
-        }
+        check_window_start(self.initial_window, self.initial_ssthresh)?;
         if !(self.g > 0.0 && self.g <= 1.0) {
             return Err(("g", format!("{} is not a gain in (0, 1]; RFC 8257 uses 1/16 = 0.0625", self.g)));
         }

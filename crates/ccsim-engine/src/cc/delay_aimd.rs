@@ -76,8 +76,8 @@
 //!   undone).
 
 use super::{CcPolicy, 
-    at_least_one, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, LossRecoveryConfig, LossRecoveryParams,
-    RecoveryAck, RtoKind, SendSample,
+    check_window_start, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, LossRecoveryConfig, LossRecoveryParams,
+    RecoveryAck, SendSample,
 };
 use crate::packet::FLAG_RETX;
 use crate::base::time::{SimDuration, SimTime};
@@ -174,10 +174,7 @@ impl DelayAimdConfig {
                 return Err(("gamma", format!("expected a non-negative number of packets, found {g}")));
             }
         }
-        at_least_one(&[("initial_window", self.initial_window)])?;
-        if self.initial_ssthresh == Some(0) {
-            return Err(("initial_ssthresh", "must be a whole number of at least 1".into()));
-        }
+        check_window_start(self.initial_window, self.initial_ssthresh)?;
         Ok(())
     }
 }
@@ -376,12 +373,7 @@ impl CcPolicy for DelayAimd {
     /// Linux's timer by default: 200 ms to 120 s (`TCP_RTO_MIN`, `TCP_RTO_MAX`), every
     /// ack sampled; `rto = "jk"` for the 4.3BSD one.
     const LOSS_RECOVERY: LossRecoveryParams = LossRecoveryParams {
-        defaults: LossRecoveryConfig {
-            min_rto: SimDuration::from_millis(200),
-            max_rto: SimDuration::from_secs(120),
-            rto: RtoKind::Linux,
-            ..LossRecoveryConfig::RFC6298
-        },
+        defaults: LossRecoveryConfig::LINUX,
         ..LossRecoveryParams::RFC6298
     };
 }

@@ -340,6 +340,15 @@ impl LossRecoveryConfig {
         rto: RtoKind::Jk,
     };
 
+    /// Linux's timer: 200 ms to 120 s (`TCP_RTO_MIN`, `TCP_RTO_MAX`), every ack sampled
+    /// (the defaults of `delay_aimd` and `bbr`).
+    pub const LINUX: LossRecoveryConfig = LossRecoveryConfig {
+        min_rto: SimDuration::from_millis(200),
+        max_rto: SimDuration::from_secs(120),
+        rto: RtoKind::Linux,
+        ..LossRecoveryConfig::RFC6298
+    };
+
     /// The Jacobson/Karels timer parameters.
     pub const fn jk(&self) -> JkRtoConfig {
         JkRtoConfig { initial_rto: self.initial_rto, min_rto: self.min_rto, max_rto: self.max_rto, k: self.rto_k }
@@ -693,6 +702,19 @@ pub(crate) fn at_least_one(values: &[(&'static str, u32)]) -> Result<(), (&'stat
         if v < 1 {
             return Err((name, format!("expected a whole number of at least 1, found {v}")));
         }
+    }
+    Ok(())
+}
+
+/// The window-based policies' start: `initial_window` and, when set, `initial_ssthresh`
+/// whole numbers of at least 1.
+pub(crate) fn check_window_start(
+    initial_window: u32,
+    initial_ssthresh: Option<u32>,
+) -> Result<(), (&'static str, String)> {
+    at_least_one(&[("initial_window", initial_window)])?;
+    if initial_ssthresh == Some(0) {
+        return Err(("initial_ssthresh", "must be a whole number of at least 1".into()));
     }
     Ok(())
 }

@@ -15,7 +15,7 @@
 //! counted in whole packets of the flow's data size.
 
 use super::{
-    at_least_one, bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CcPolicy,
+    check_window_start, bsd_open_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CcPolicy,
     CongestionControl, CongestionSample, LossRecoveryParams, SsthreshRule,
 };
 use serde::{Deserialize, Serialize};
@@ -50,10 +50,7 @@ impl Default for TahoeConfig {
 impl TahoeConfig {
     /// Checks the values; (field, message) for the first bad one.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
-        at_least_one(&[("initial_window", self.initial_window)])?;
-        if self.initial_ssthresh == Some(0) {
-            return Err(("initial_ssthresh", "must be a whole number of at least 1".into()));
-        }
+        check_window_start(self.initial_window, self.initial_ssthresh)?;
         Ok(())
     }
 }

@@ -84,7 +84,7 @@
 //! - Windows are whole packets of the flow's data size, kept in bytes.
 
 use super::{CcPolicy, 
-    at_least_one, fast_recovery_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample,
+    check_window_start, fast_recovery_window, ssthresh_after_congestion, AckSample, Cause, CcMetrics, CongestionControl, CongestionSample,
     LossRecoveryParams, RecoveryAck, SendSample, SsthreshRule,
 };
 use crate::base::time::{SimDuration, SimTime};
@@ -166,10 +166,7 @@ impl VegasConfig {
                 format!("must not be below alpha ({} packets; the paper uses alpha 1, beta 3)", self.alpha_pkts),
             ));
         }
-        at_least_one(&[("initial_window", self.initial_window)])?;
-        if self.initial_ssthresh == Some(0) {
-            return Err(("initial_ssthresh", "must be a whole number of at least 1".into()));
-        }
+        check_window_start(self.initial_window, self.initial_ssthresh)?;
         Ok(())
     }
 }

@@ -727,29 +727,24 @@ fn flows(
                     }
                     None => def_fast_retransmit,
                 };
-                let sack_timeout = match &fl.sack_timeout {
-                    Some(v) => sack_timeout(&cx, &cat(&p, ".sack_timeout"), v)?,
-                    // [defaults] applies where it means something: SACK flows.
-                    None if sack => defs.sack_timeout,
-                    None => SackTimeout::Keep,
-                };
-                if fl.sack_timeout.is_some() && !sack {
-                    return Err(cx.err(
-                        cat(&p, ".sack_timeout"),
-                        "applies to SACK recovery only; set sack = true or remove sack_timeout",
-                    ));
-                }
-                let lost_retransmissions = match &fl.lost_retransmissions {
-                    Some(v) => lost_retransmissions(&cx, &cat(&p, ".lost_retransmissions"), v)?,
-                    None if sack => defs.lost_retransmissions,
-                    None => LostRetransmissions::Detect,
-                };
-                if fl.lost_retransmissions.is_some() && !sack {
-                    return Err(cx.err(
-                        cat(&p, ".lost_retransmissions"),
-                        "applies to SACK recovery only; set sack = true or remove lost_retransmissions",
-                    ));
-                }
+                let sack_timeout = sack_option(
+                    &cx,
+                    &p,
+                    "sack_timeout",
+                    fl.sack_timeout.as_deref(),
+                    sack,
+                    defs.sack_timeout,
+                    sack_timeout,
+                )?;
+                let lost_retransmissions = sack_option(
+                    &cx,
+                    &p,
+                    "lost_retransmissions",
+                    fl.lost_retransmissions.as_deref(),
+                    sack,
+                    defs.lost_retransmissions,
+                    lost_retransmissions,
+                )?;
                 let sender = SenderConfig {
                     sack,
                     ecn,
@@ -1440,6 +1435,32 @@ fn fast_retransmit(cx: &Ctx, field: &str, v: &str) -> Result<FastRetransmit, Sce
         "bsd" => Ok(FastRetransmit::Bsd),
         "go_back_n" => Ok(FastRetransmit::GoBackN),
         _ => Err(cx.err(field, format!("unknown value '{v}'; use \"bsd\" (resend the lost packet, resume where it was) or \"go_back_n\" (resend from the lost packet on)"))),
+    }
+}
+
+/// A sender option of SACK recovery (`sack_timeout`, `lost_retransmissions`): the flow's
+/// own value (refused without `sack = true`), else `[defaults]`' for a SACK flow, else
+/// the built-in default (it means nothing without SACK, and export leaves it out).
+fn sack_option<T: Copy + Default>(
+    cx: &Ctx,
+    flow: &str,
+    key: &str,
+    own: Option<&str>,
+    sack: bool,
+    from_defaults: T,
+    parse: fn(&Ctx, &str, &str) -> Result<T, ScenarioError>,
+) -> Result<T, ScenarioError> {
+    match own {
+        Some(v) => {
+            let field = format!("{flow}.{key}");
+            let value = parse(cx, &field, v)?;
+            if !sack {
+                return Err(cx.err(field, format!("applies to SACK recovery only; set sack = true or remove {key}")));
+            }
+            Ok(value)
+        }
+        None if sack => Ok(from_defaults),
+        None => Ok(T::default()),
     }
 }
 

@@ -83,6 +83,9 @@ impl Scoreboard {
     /// are forgotten. The log is in sending order and `snd_max` only grows, so the lost
     /// ones are at its front.
     pub fn detect_lost_retransmits(&mut self) {
+        if self.rxt.is_empty() {
+            return; // no scan of the board for the highest SACK
+        }
         let high = self.high_sack();
         while let Some(&(seq, snd_max)) = self.rxt.front() {
             if seq < self.base || self.is_sacked(seq) {
