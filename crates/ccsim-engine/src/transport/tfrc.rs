@@ -19,9 +19,10 @@
 //!   1,1,1,1,0.8,0.6,0.4,0.2, taking the larger of the averages with and without the
 //!   open interval (5.4). Feedback (X_recv, p, the echo of the last data packet's
 //!   timestamp) goes back once per R and at once when p grows (6.1, 6.2).
-//! - The first loss interval (6.3.1): "TFRC approximates this target rate by X_recv, the
-//!   receive rate over the most recent round-trip time"; the receiver inverts the
-//!   equation (s, R, t_RTO = 4R) on that rate and seeds the history with 1/p. The rate is
+//! - The first loss interval (6.3.1): the target rate is approximated by X_recv, the
+//!   receive rate over the most recent round trip (not since the first packet); the
+//!   receiver inverts the equation (s, R, t_RTO = 4R) on that rate and seeds the history
+//!   with 1/p. The rate is
 //!   the bytes that arrived in the last R (the packet revealing the loss included)
 //!   divided by R, what ns-2's TFRC sink (the simulator Welzl used) computes for its
 //!   first-loss history when its last report is less than R old (its `est_thput`). The
