@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -240,6 +240,22 @@ class Results:
         if self._cols is not None:
             return self._cols.intervals.frame("links")
         return _periods(self.raw.get("intervals", []), "links")
+
+    def fct(self) -> pd.DataFrame:
+        """Finite window flows (those with a ``size``), one row each: name, from, to,
+        size_bytes, completed, fct_s, ideal_fct_s, slowdown (docs/scenario-format.md,
+        "Finite flows")."""
+        from ._fct import fct_table
+
+        return fct_table(self.flows)
+
+    def fct_summary(self, buckets: Sequence[float] | None = None) -> pd.DataFrame:
+        """FCT and slowdown percentiles (p50, p95, p99) and means of the completed finite
+        flows by size bucket; ``buckets`` are the edges in bytes (default 0, 100 kB,
+        1 MB, 10 MB, infinity)."""
+        from ._fct import DEFAULT_EDGES, fct_summary, fct_table
+
+        return fct_summary(fct_table(self.flows), DEFAULT_EDGES if buckets is None else buckets)
 
     def flow(self, name: str) -> dict[str, Any]:
         """The JSON entry of one flow."""

@@ -544,7 +544,8 @@ impl Simulation {
         let (mut c, in_net, ends) = self.columns_but_tables(wall_time_s);
         c.series = series(self.net.rec.series.clone());
         let now = self.now();
-        c.flows = flow_columns(&self.scenario, &self.flows, now, &in_net);
+        let finite = self.finite_flows();
+        c.flows = flow_columns(&self.scenario, &self.flows, now, &in_net, &finite);
         c.links = link_columns(&self.scenario, &self.channels, &self.merged_per_channel(), &ends, now);
         c
     }
@@ -559,10 +560,11 @@ impl Simulation {
         let now = self.now();
         c.series = series(take(&mut self.net.rec.series));
         let merged = self.merged_per_channel();
+        let finite = self.finite_flows();
         drop(take(&mut self.net));
         drop(take(&mut self.snapshots));
         let flows = take(&mut self.flows);
-        c.flows = flow_columns(&self.scenario, &flows, now, &in_net);
+        c.flows = flow_columns(&self.scenario, &flows, now, &in_net, &finite);
         drop(flows);
         drop(in_net);
         // The scenario's flows (names, paths, policies: about 500 B a flow) are not read
@@ -653,13 +655,37 @@ fn release_free_heap() {
     }
 }
 
+impl Simulation {
+    /// `ideal_fct` of every flow while the routes exist (empty when no flow has a size).
+    fn finite_flows(&self) -> Vec<Option<(u32, f64)>> {
+        let any = self
+            .scenario
+            .flows
+            .iter()
+            .any(|f| matches!(&f.spec, crate::scenario::FlowSpec::Window { sender, .. } if sender.size.is_some()));
+        if !any {
+            return Vec::new();
+        }
+        (0..self.flows.len())
+            .map(|i| super::ideal_fct(&self.scenario, &self.flows[i], i, &self.channels, &self.net.routes))
+            .collect()
+    }
+}
+
 /// The flow table from the endpoints (`in_net`: `Simulation::in_network`).
-fn flow_columns(sc: &crate::scenario::Scenario, eps: &[crate::sim::Endpoint], now: SimTime, in_net: &[u64]) -> Table {
+/// `finite`: `Simulation::finite_flows`.
+fn flow_columns(
+    sc: &crate::scenario::Scenario,
+    eps: &[crate::sim::Endpoint],
+    now: SimTime,
+    in_net: &[u64],
+    finite: &[Option<(u32, f64)>],
+) -> Table {
     let n = sc.flows.len();
     let mut t = chunked(
         n,
         &["name", "kind", "cc", "from", "to"],
-        |i| flow_numbers(sc, &eps[i], i, now, in_net[i]),
+        |i| flow_numbers(sc, &eps[i], i, now, in_net[i], finite.get(i).copied().flatten()),
         FlowResult::write_columns,
     );
     let node = |f: fn(&crate::scenario::Flow) -> usize| Column::Ref {

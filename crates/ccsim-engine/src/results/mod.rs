@@ -8,12 +8,12 @@
 
 pub mod columns;
 
-use crate::base::time::{SimTime, PS_PER_S};
+use crate::base::time::{tx_time, SimTime, PS_PER_S};
 use crate::base::trace::Series;
 use crate::base::units::Limit;
 use crate::element::AnyElement;
-use crate::net::N_DROP_REASONS;
 use crate::net::{Channel, ChannelCounters};
+use crate::net::{N_DROP_REASONS, ROUTE_END};
 use crate::qdisc::DropReason;
 use crate::scenario::FlowSpec;
 use crate::scenario::Scenario;
@@ -93,6 +93,15 @@ pub struct FlowResult {
     /// Seconds the flow's window was 1, 2, ... packets (from `[measure].start`), for
     /// window flows listed in `[measure].windows`.
     pub window_time_s: Option<Vec<f64>>,
+    /// A finite window flow (`size`): its data in bytes (whole packets of `data_size`),
+    /// whether its last packet was acknowledged, its completion time (from its start,
+    /// jitter included, to that ack), the ideal completion time and the slowdown (the
+    /// ratio of the two). Null (completed false) for other flows.
+    pub size_bytes: Option<u64>,
+    pub completed: bool,
+    pub fct_s: Option<f64>,
+    pub ideal_fct_s: Option<f64>,
+    pub slowdown: Option<f64>,
 }
 }
 
@@ -363,7 +372,7 @@ pub(crate) fn flow_result(sim: &Simulation, i: usize, now: SimTime, in_net: &[u6
         cc: flow_cc(ep, &f.spec).map(str::to_string),
         from: node(f.from),
         to: node(f.to),
-        ..flow_numbers(sc, ep, i, now, in_net[i])
+        ..flow_numbers(sc, ep, i, now, in_net[i], ideal_fct(sc, ep, i, &sim.channels, &sim.net.routes))
     }
 }
 
@@ -378,8 +387,17 @@ pub(crate) fn flow_cc<'a>(ep: &Endpoint, spec: &'a FlowSpec) -> Option<&'a str> 
 /// The result row of flow `i` (endpoint `ep`, `in_net` of its packets in the network)
 /// without its strings: `name`, `kind`, `from` and `to` empty, `cc` `None` (the columns
 /// encode those from the scenario; `flow_result` fills them in).
-pub(crate) fn flow_numbers(sc: &Scenario, ep: &Endpoint, i: usize, now: SimTime, in_net: u64) -> FlowResult {
+/// `finite`: `ideal_fct`'s answer for the flow.
+pub(crate) fn flow_numbers(
+    sc: &Scenario,
+    ep: &Endpoint,
+    i: usize,
+    now: SimTime,
+    in_net: u64,
+    finite: Option<(u32, f64)>,
+) -> FlowResult {
     let f = &sc.flows[i];
+    let fct = ep.window().and_then(|w| w.completed_at()).map(|t| (t - ep.start).as_secs_f64());
     let c = ep.counters();
     let active_s = (now.as_secs_f64() - f.start.as_secs_f64()).max(0.0);
     let size = flow_size(&f.spec);
@@ -432,7 +450,53 @@ pub(crate) fn flow_numbers(sc: &Scenario, ep: &Endpoint, i: usize, now: SimTime,
         qdelay_p99_s: d.and_then(|d| d.queueing.quantile_s(0.99)),
         qdelay_max_s: d.and_then(|d| d.queueing.max_s()),
         window_time_s: ep.window().and_then(|w| w.window_times(now)),
+        size_bytes: finite.map(|(size_pkts, _)| size_pkts as u64 * size as u64),
+        completed: fct.is_some(),
+        fct_s: fct,
+        ideal_fct_s: finite.map(|(_, ideal)| ideal),
+        slowdown: fct.zip(finite).map(|(t, (_, ideal))| t / ideal),
     }
+}
+
+/// A finite window flow's size in data packets and its ideal completion time, s: its
+/// data at the slowest rate of its data route, plus the base round trip (propagation
+/// and one packet's transmission per hop, data route out, ack route back) less one data
+/// packet's transmission at that slowest hop, which the first term already counts (so a
+/// flow alone on its path, whose window covers its size, has a slowdown of exactly 1);
+/// plus one more base round trip of a SYN-sized packet for a handshake. Rates are the
+/// channels' current ones. `None` for other flows.
+pub(crate) fn ideal_fct(
+    sc: &Scenario,
+    ep: &Endpoint,
+    i: usize,
+    channels: &[Channel],
+    routes: &[u32],
+) -> Option<(u32, f64)> {
+    let FlowSpec::Window { data_size, ack_size, sender, .. } = &sc.flows[i].spec else { return None };
+    let size = sender.size?.get();
+    let w = ep.window()?;
+    // (propagation + transmission of one packet of `bits` over the route, ps; the
+    // slowest rate on it)
+    let walk = |route: u32, bits: u32| {
+        let (mut base, mut slowest, mut i) = (0u64, u64::MAX, route as usize);
+        while routes[i] != ROUTE_END {
+            let ch = &channels[routes[i] as usize];
+            base += tx_time(bits, ch.rate_bps).as_ps() + ch.delay.as_ps();
+            slowest = slowest.min(ch.rate_bps);
+            i += 1;
+        }
+        (base, slowest)
+    };
+    let bits = data_size * 8;
+    let (out, slowest) = walk(w.data_route(), bits);
+    let (back, _) = walk(ep.receiver.ack_route()?, ack_size * 8);
+    let mut ps = (out + back - tx_time(bits, slowest).as_ps()) as f64
+        + size as f64 * bits as f64 / slowest as f64 * PS_PER_S as f64;
+    if sender.handshake.is_some() {
+        let (syn, _) = walk(w.data_route(), ack_size * 8);
+        ps += (syn + back) as f64;
+    }
+    Some((size, ps / PS_PER_S as f64))
 }
 
 /// The result row of channel `i` at `now`.

@@ -148,6 +148,9 @@ impl Serialize for FlowOut<'_> {
         match &f.spec {
             FlowSpec::Window { cc, loss, data_size, ack_size, max_window, receiver, sender } => {
                 stop(&mut t)?;
+                if let Some(n) = sender.size {
+                    t.serialize_entry("size", &format!("{n}pkt"))?;
+                }
                 t.serialize_entry("cc", cc.name())?;
                 t.serialize_entry("data_size", &format!("{data_size}B"))?;
                 t.serialize_entry("ack_size", &format!("{ack_size}B"))?;

@@ -146,6 +146,7 @@ const WINDOW: FlowKindInfo = FlowKindInfo {
         FlowKey { name: "lost_retransmissions", default: D("\"detect\""), with: "sack = true" },
         FlowKey { name: "ecn_echo", default: D("\"rfc3168\""), with: "ecn = true" },
         STOP,
+        key("size", U("\"100kB\"")),
     ],
     params: None,
 };

@@ -133,6 +133,8 @@ pub struct Flow {
     pub start: Option<Value>,
     pub start_jitter: Option<Value>,
     pub stop: Option<Value>,
+    /// A finite window flow's data: bytes ("100kB") or packets ("70pkt").
+    pub size: Option<Value>,
     pub path: Option<Vec<String>>,
     pub ack_path: Option<Vec<String>>,
     // window flows

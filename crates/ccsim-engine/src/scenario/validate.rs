@@ -15,6 +15,7 @@ use crate::transport::sender::{FastRetransmit, LostRetransmissions, RttSample, S
 use crate::transport::RateFlowConfig;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::num::NonZeroU32;
 use toml::Value;
 
 const DEFAULT_BUFFER: Limit = Limit::Packets(100);
@@ -745,12 +746,18 @@ fn flows(
                     defs.lost_retransmissions,
                     lost_retransmissions,
                 )?;
+                // A size in bytes is carried in whole data packets of data_size each.
+                let size = match &fl.size {
+                    Some(v) => Some(flow_size(&cx, &cat(&p, ".size"), v, data_size)?),
+                    None => None,
+                };
                 let sender = SenderConfig {
+                    size,
                     sack,
                     ecn,
                     rtt_sample,
                     tso,
-                    handshake: handshake.then_some(ack_size),
+                    handshake: NonZeroU32::new(ack_size).filter(|_| handshake),
                     fast_retransmit,
                     sack_timeout,
                     lost_retransmissions,
@@ -1707,10 +1714,27 @@ fn check_series(
     Err(cx.err(field, format!("'{s}': no flow or channel named '{entity}'")))
 }
 
+/// A finite flow's size in data packets: "70pkt", or bytes ("100kB") carried in whole
+/// packets of `data_size` bytes.
+fn flow_size(cx: &Ctx, field: &str, v: &Value, data_size: u32) -> Result<NonZeroU32, ScenarioError> {
+    let text = cx.text(field, v, "100kB")?;
+    let n = if text.trim_end().ends_with("pkt") || text.trim_end().ends_with("pkts") {
+        cx.packets(field, v)?
+    } else {
+        let b = units::parse_size(text).map_err(|m| {
+            cx.err(field, format!("{m} (a flow's size is bytes like \"100kB\" or packets like \"70pkt\")"))
+        })?;
+        b.div_ceil(data_size as u64) as u32
+    };
+    // Both parsers refuse zero; a positive size is at least one packet.
+    NonZeroU32::new(n).ok_or_else(|| cx.err(field, "must be at least one packet"))
+}
+
 /// The fields of a flow that only the window transport reads (in the order their
 /// errors are checked), with whether each is set: other kinds reject them.
-fn window_fields(fl: &raw::Flow) -> [(&'static str, bool); 16] {
+fn window_fields(fl: &raw::Flow) -> [(&'static str, bool); 17] {
     [
+        ("size", fl.size.is_some()),
         ("max_window", fl.max_window.is_some()),
         ("ack_size", fl.ack_size.is_some()),
         ("data_size", fl.data_size.is_some()),

@@ -221,7 +221,14 @@ impl Simulation {
             // (A kind whose data is not measured keeps empty statistics.)
             let from = if built.measures_delay { SimTime::ZERO + scenario.measure_start } else { SimTime::MAX };
             let delay = measured[fi].0.then(|| Box::new(FlowDelay { key: (u32::MAX, 0), from, ..Default::default() }));
-            flows.push(Endpoint { counters: FlowCounters::default(), delay, src: f.from as u32, sender, receiver });
+            flows.push(Endpoint {
+                counters: FlowCounters::default(),
+                delay,
+                src: f.from as u32,
+                start,
+                sender,
+                receiver,
+            });
         }
         for (slot, a, b) in unnumbered {
             route_chans[slot] = conv(&mut convs, a, b);

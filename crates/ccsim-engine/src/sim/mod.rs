@@ -67,6 +67,8 @@ pub struct Endpoint {
     pub delay: Option<Box<FlowDelay>>,
     /// The flow's source host (control packets arriving there go to the sender).
     pub src: u32,
+    /// When the flow starts (its `start` plus its start jitter).
+    pub start: SimTime,
     pub sender: Sender,
     pub receiver: Receiver,
 }

@@ -206,7 +206,7 @@ pub struct SenderConfig {
     /// `Some(bytes)`: a SYN-like handshake: sequence number 0 is a packet of this size
     /// sent alone, and data follows its ack (its RTT is the policy's first sample).
     #[serde(default)]
-    pub handshake: Option<u32>,
+    pub handshake: Option<NonZeroU32>,
     /// What follows a fast retransmit (Reno recovery only).
     #[serde(default)]
     pub fast_retransmit: FastRetransmit,
@@ -216,6 +216,10 @@ pub struct SenderConfig {
     /// How SACK recovery finds lost retransmissions (`sack = true` only).
     #[serde(default)]
     pub lost_retransmissions: LostRetransmissions,
+    /// A finite flow: its data packets (a handshake's SYN not counted); the flow
+    /// completes when the last is acknowledged. `None` (default): sends until `stop`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<NonZeroU32>,
 }
 
 /// Time spent at each window size since `from` (`[measure].windows`).
@@ -284,8 +288,13 @@ pub struct WindowSender {
     /// the first only).
     partial_seen: bool,
     /// Data segment size, bytes.
-    mss: u64,
-    /// No new data is sent from this time on (retransmissions continue).
+    mss: u32,
+    /// One past the last packet of a finite flow (`SenderConfig::size`; `u32::MAX`:
+    /// unlimited). No new data from here on; once `snd_una` reaches it the flow is
+    /// complete and `stop` holds the completion time.
+    end: u32,
+    /// No new data is sent from this time on (retransmissions continue); a completed
+    /// finite flow's completion time.
     stop: SimTime,
     /// The series this flow records; boxed, and `None` when it records none (most
     /// flows of a large run), so an idle flow does not carry 56 bytes of empty ids.
@@ -349,13 +358,15 @@ impl WindowSender {
         stop: SimTime,
         rng: Rng,
     ) -> Self {
-        let mss = (data.bits / 8) as u64;
-        let cc_state = cc.build(mss, max_window, rng);
+        let mss = data.bits / 8;
+        let cc_state = cc.build(mss as u64, max_window, rng);
         let rate_sample = cc.info().rate_sample;
         let loss = cc.loss_recovery(loss);
         let recovery_mode = loss.recovery;
         WindowSender {
             mss,
+            // The handshake's sequence number 0 is not data.
+            end: cfg.size.map_or(u32::MAX, |n| n.get().saturating_add(cfg.handshake.is_some() as u32)),
             max_window,
             stop,
             dupack_threshold: loss.dupack_threshold.and_then(NonZeroU32::new),
@@ -433,7 +444,7 @@ impl WindowSender {
     /// Window the sender may have outstanding, packets.
     #[inline]
     fn window_of(&self, m: &CcMetrics) -> u32 {
-        ((m.cwnd / self.mss) as u32).clamp(1, self.max_window)
+        ((m.cwnd / self.mss as u64) as u32).clamp(1, self.max_window)
     }
 
     /// Window the sender may have outstanding, packets.
@@ -469,6 +480,18 @@ impl WindowSender {
         self.try_send(now, c, out, rec);
     }
 
+    /// No new data may be sent: past `stop`, or a finite flow's last packet is out.
+    #[inline(always)]
+    fn no_new_data(&self, now: SimTime) -> bool {
+        now >= self.stop || self.snd_max >= self.end
+    }
+
+    /// A finite flow's completion time: when its last packet was acknowledged (`None`
+    /// for a flow without a size, or one not complete).
+    pub fn completed_at(&self) -> Option<SimTime> {
+        (self.end != u32::MAX && self.snd_una >= self.end).then_some(self.stop)
+    }
+
     #[inline]
     fn send(&mut self, now: SimTime, seq: u32, c: &mut FlowCounters, out: &mut Vec<Packet>) {
         self.send_marked(now, seq, 0, c, out)
@@ -497,7 +520,7 @@ impl WindowSender {
         let mut p = Packet { seq, ts: now, flags: if retx { FLAG_RETX | mark } else { mark }, ..self.data };
         if !PLAIN && seq == 0 {
             if let Some(b) = self.cfg.handshake {
-                p.bits = b * 8;
+                p.bits = b.get() * 8;
             }
         }
         if !PLAIN && self.cfg.ecn && !retx {
@@ -553,7 +576,7 @@ impl WindowSender {
             }
         }
         while self.snd_nxt < limit {
-            if self.snd_nxt >= self.snd_max && now >= self.stop {
+            if self.snd_nxt >= self.snd_max && self.no_new_data(now) {
                 break;
             }
             self.send(now, self.snd_nxt, c, out);
@@ -585,7 +608,7 @@ impl WindowSender {
     fn send_skipping_sacked(&mut self, now: SimTime, mut limit: u32, c: &mut FlowCounters, out: &mut Vec<Packet>) {
         while self.snd_nxt < limit {
             limit += self.skip_sacked();
-            if self.snd_nxt >= limit || (self.snd_nxt >= self.snd_max && now >= self.stop) {
+            if self.snd_nxt >= limit || (self.snd_nxt >= self.snd_max && self.no_new_data(now)) {
                 break;
             }
             self.send(now, self.snd_nxt, c, out);
@@ -613,12 +636,13 @@ impl WindowSender {
         let Some(t) = self.cfg.tso else { return false };
         let room = limit.saturating_sub(self.snd_nxt) as u64;
         let idle = self.snd_una == self.snd_max;
-        if room == 0 || idle || self.recover.is_some() || self.snd_nxt < self.snd_max || now >= self.stop {
+        if room == 0 || idle || self.recover.is_some() || self.snd_nxt < self.snd_max || self.no_new_data(now) {
             self.tso_since = None;
             return false;
         }
-        let bytes = room * self.mss;
-        let window = (m.cwnd / self.mss).clamp(1, self.max_window as u64) * self.mss;
+        let mss = self.mss as u64;
+        let bytes = room * mss;
+        let window = (m.cwnd / mss).clamp(1, self.max_window as u64) * mss;
         if bytes >= t.segment_bytes as u64 || bytes >= window / t.divisor.max(1) as u64 {
             self.tso_since = None;
             self.pace.deadline = None;
@@ -665,7 +689,7 @@ impl WindowSender {
                 if skip {
                     limit += self.skip_sacked();
                 }
-                if self.snd_nxt >= self.snd_max && now >= self.stop {
+                if self.snd_nxt >= self.snd_max && self.no_new_data(now) {
                     self.out_of_data();
                     break;
                 }
@@ -683,7 +707,7 @@ impl WindowSender {
             if n == 0 {
                 break;
             }
-            self.next_send = now + tx_time((n as u64 * self.mss * 8).min(u32::MAX as u64) as u32, rate_bps);
+            self.next_send = now + tx_time((n as u64 * self.mss as u64 * 8).min(u32::MAX as u64) as u32, rate_bps);
         }
         rec.record(self.trace.as_deref().and_then(|t| t.outstanding), now, || self.outstanding() as f64);
     }
@@ -740,9 +764,9 @@ impl WindowSender {
         }
         let mut pipe = sb.pipe(self.snd_max, self.high_rxt, th).saturating_sub(sb.lost_again());
         while pipe < window {
+            let new_data_ok = self.snd_max < self.snd_una + self.max_window && !self.no_new_data(now);
             let sb = self.sb.as_deref_mut().expect("scoreboard");
             let again = if detect { sb.next_again() } else { None };
-            let new_data_ok = self.snd_max < self.snd_una + self.max_window && now < self.stop;
             let next = again
                 .or_else(|| sb.next_lost(self.high_rxt, th))
                 .or(new_data_ok.then_some(self.snd_max))
@@ -854,6 +878,10 @@ impl WindowSender {
             let acked = ack.seq - self.snd_una;
             if let Some(sent) = self.sent_at.as_deref_mut().filter(|_| !PLAIN) {
                 sent.drain(..(acked as usize).min(sent.len()));
+            }
+            if ack.seq >= self.end && self.snd_una < self.end {
+                // A finite flow's last packet is acknowledged: `stop` keeps the time.
+                self.stop = now;
             }
             self.snd_una = ack.seq;
             self.dupacks = 0;
@@ -1600,7 +1628,7 @@ mod tests {
 
     #[test]
     fn handshake_sends_a_small_first_packet_alone_then_the_window() {
-        let cfg = SenderConfig { handshake: Some(52), ..Default::default() };
+        let cfg = SenderConfig { handshake: NonZeroU32::new(52), ..Default::default() };
         let reno = TahoeConfig { initial_window: 3, ..Default::default() };
         let mut t = T::with(CcConfig::Reno(reno), cfg, 100);
         t.start(0);
