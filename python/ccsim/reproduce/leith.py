@@ -1088,16 +1088,17 @@ def fig9_claims(c100: list[dict[str, Any]], cmix: list[dict[str, Any]], c512: li
 # Delayed-ack detection, read from the packets (a capture of the sender's channel and of
 # the acks' way back).
 
-STARTUP_S = 2.0  # the synchronised start's losses and first timeouts are over by then
+STARTUP_S = 2.0  # the synchronised start's losses are over by then
 ACK_CHANNEL = "r2->r1"  # every flow's acks, on their way back to the sender
 DATA_CHANNEL = "s->r1"  # every flow's data, as it leaves the sender
+BOTTLENECK = "r1->r2"  # what crossed the bottleneck (the rest was dropped at r1)
 
 
 def with_detection_capture(scenario: ccsim.Scenario) -> ccsim.Scenario:
-    """``scenario`` with captures on the two channels ``dack_detection`` reads."""
+    """``scenario`` with captures on the three channels ``dack_detection`` reads."""
     from ccsim.pcap import with_capture
 
-    return with_capture(scenario, [ACK_CHANNEL, DATA_CHANNEL], max_packets=10_000_000)
+    return with_capture(scenario, [ACK_CHANNEL, DATA_CHANNEL, BOTTLENECK], max_packets=10_000_000)
 
 
 def dack_detection(r: ccsim.Results) -> list[dict[str, Any]]:
@@ -1105,7 +1106,9 @@ def dack_detection(r: ccsim.Results) -> list[dict[str, Any]]:
     arrival of the first ack that acknowledges two or more packets and echoes a first
     transmission. ``detected_s``: that ack's departure on the way back (None: no such ack
     in the run, so the flow never detects); ``first_retx_s``: the flow's first
-    retransmission (None: none). The detector also skips acks in fast recovery, which the
+    retransmission (None: none); ``first_loss_s``: when the first of its first
+    transmissions that never crossed the bottleneck was sent (None: none lost). The
+    detector also skips acks in fast recovery, which the
     packets do not show: a detection before the flow's first retransmission is exact, a
     later one the first candidate (``pairs`` counts the flow's candidate acks). A flow
     without any candidate never detects, exactly. ``window_time_s``: the flow's seconds at
@@ -1115,8 +1118,8 @@ def dack_detection(r: ccsim.Results) -> list[dict[str, Any]]:
     from ccsim.pcap import FLAG_RETX
 
     caps = {link["name"]: e for link in r.raw["links"] for e in link.get("elements", []) if e.get("kind") == "capture"}
-    acks, data = caps[ACK_CHANNEL], caps[DATA_CHANNEL]
-    if acks["truncated"] or data["truncated"]:
+    acks, data, crossed = caps[ACK_CHANNEL], caps[DATA_CHANNEL], caps[BOTTLENECK]
+    if acks["truncated"] or data["truncated"] or crossed["truncated"]:
         raise RuntimeError("dack_detection: the capture was truncated; raise max_packets")
     kind = np.asarray(acks["packet_kind"])
     m = kind == 1
@@ -1124,9 +1127,16 @@ def dack_detection(r: ccsim.Results) -> list[dict[str, Any]]:
     flow = np.asarray(acks["flow"], dtype=np.int64)[m]
     seq = np.asarray(acks["seq"], dtype=np.int64)[m]
     flags = np.asarray(acks["flags"], dtype=np.int64)[m]
-    dm = (np.asarray(data["packet_kind"]) == 0) & ((np.asarray(data["flags"], dtype=np.int64) & FLAG_RETX) != 0)
-    retx_t = np.asarray(data["t_ps"], dtype=np.int64)[dm]
-    retx_flow = np.asarray(data["flow"], dtype=np.int64)[dm]
+
+    def transmissions(e: dict[str, Any], retx: bool) -> tuple[Any, Any, Any]:
+        """(t, flow, seq) of the data packets on a channel, retransmissions or first ones."""
+        is_retx = (np.asarray(e["flags"], dtype=np.int64) & FLAG_RETX) != 0
+        m = (np.asarray(e["packet_kind"]) == 0) & (is_retx if retx else ~is_retx)
+        return tuple(np.asarray(e[k], dtype=np.int64)[m] for k in ("t_ps", "flow", "seq"))
+
+    retx_t, retx_flow, _ = transmissions(data, True)
+    sent_t, sent_flow, sent_seq = transmissions(data, False)
+    _, crossed_flow, crossed_seq = transmissions(crossed, False)
     order = np.argsort(flow, kind="stable")  # each flow's acks in time order
     t, flow, seq, flags = t[order], flow[order], seq[order], flags[order]
     out = []
@@ -1136,10 +1146,13 @@ def dack_detection(r: ccsim.Results) -> list[dict[str, Any]]:
         advance = np.diff(cum, prepend=0)
         pairs = np.flatnonzero((advance >= 2) & ((flags[lo:hi] & FLAG_RETX) == 0))
         retx = retx_t[retx_flow == i]
+        mine = sent_flow == i
+        lost = sent_t[mine][~np.isin(sent_seq[mine], crossed_seq[crossed_flow == i])]
         out.append(
             {
                 "detected_s": float(t[lo + pairs[0]]) / 1e12 if len(pairs) else None,
                 "first_retx_s": float(retx.min()) / 1e12 if len(retx) else None,
+                "first_loss_s": float(lost.min()) / 1e12 if len(lost) else None,
                 "pairs": int(len(pairs)),
                 "window_time_s": list(f["window_time_s"] or []),
             }
@@ -1149,9 +1162,9 @@ def dack_detection(r: ccsim.Results) -> list[dict[str, Any]]:
 
 def detection_summary(n: int, flows: list[dict[str, Any]], peak_s: float | None) -> dict[str, Any]:
     """One flow count's detection: how many flows detect, how many of them before their
-    first retransmission (exactly), how many of the others retransmitted within
-    STARTUP_S, the latest detection (s), and the share of flow-time at one packet of the
-    undetected flows and at most two packets of the detected ones."""
+    first retransmission (exactly), how many of the detected and of the undetected flows
+    lost a packet within STARTUP_S, the latest detection (s), and the share of flow-time
+    at one packet of the undetected flows and at most two packets of the detected ones."""
 
     def share(group: list[dict[str, Any]], k: int) -> float | None:
         total = sum(sum(f["window_time_s"]) for f in group)
@@ -1160,12 +1173,16 @@ def detection_summary(n: int, flows: list[dict[str, Any]], peak_s: float | None)
     det = [f for f in flows if f["detected_s"] is not None]
     und = [f for f in flows if f["detected_s"] is None]
     early = [f for f in det if f["first_retx_s"] is None or f["detected_s"] < f["first_retx_s"]]
-    lost = [f for f in und if f["first_retx_s"] is not None and f["first_retx_s"] < STARTUP_S]
+
+    def lost(group: list[dict[str, Any]]) -> int:
+        return sum(1 for f in group if f["first_loss_s"] is not None and f["first_loss_s"] < STARTUP_S)
+
     return {
         "n": n,
         "detected": len(det),
         "early": len(early),
-        "undetected_lost": len(lost),
+        "detected_lost": lost(det),
+        "undetected_lost": lost(und),
         "latest_s": max((f["detected_s"] for f in det), default=None),
         "undetected_at_1": share(und, 1),
         "detected_at_2": share(det, 2),
@@ -1422,7 +1439,9 @@ def fig14(out_dir: Path, progress: Progress) -> Report:
         _row(rows, det_row, "flows detecting (%)", 100.0 * d["detected"] / d["n"])
         _row(rows, det_row, "flows detecting before their first retransmission (%)", 100.0 * d["early"] / d["n"])
         _row(rows, det_row, "latest detection (s)", d["latest_s"])
-        _row(rows, det_row, f"undetected flows retransmitting in the first {STARTUP_S:g} s (%)",
+        _row(rows, det_row, f"detected flows losing a packet in the first {STARTUP_S:g} s (%)",
+             100.0 * d["detected_lost"] / d["detected"] if d["detected"] else None)  # fmt: skip
+        _row(rows, det_row, f"undetected flows losing a packet in the first {STARTUP_S:g} s (%)",
              100.0 * d["undetected_lost"] / und_n if und_n else None)  # fmt: skip
         _row(rows, det_row, "undetected flows' time at 1 pkt (%)", None if und is None else 100.0 * und)
         _row(rows, det_row, "detected flows' time at <= 2 pkts (%)", None if det is None else 100.0 * det)
