@@ -13,7 +13,8 @@ all, and the flow-count sweeps shared by several figures only once.
 - ``fig9``   Figures 9/10: goodput and Jain fairness, delay-based AIMD against SACK Reno.
 - ``fig11``  Figures 11/12: RTT samples with delayed acks, RFC 1323 echo vs newest packet.
 - ``fig13``  Figure 13: TSO, Linux 2.6.18 (40 ms timer) vs 2.6.24 (two clock ticks).
-- ``fig14``  Figure 14: queueing delay and goodput with delayed acks and TSO on.
+- ``fig14``  Figure 14: queueing delay and goodput with delayed acks and TSO on, the senders
+             detecting delayed acking (declared: a sensitivity table), and how many detect.
 
 The flow-count sweeps run on the sweep runner (``ccsim.sweep``, all cores; databases in
 ``<out>/sweeps/``). Scenarios: ``scenarios/leith-*.toml``. Every reading of the paper and
