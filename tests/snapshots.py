@@ -68,7 +68,7 @@ def _full(name: str) -> Callable[[Path], Report]:
 
 # Leith: the flow-count sweeps with a few counts each (below and beyond the one-packet
 # point), Figures 2/3 shortened, Figure 4 with fewer flows.
-LEITH_COUNTS = {"100ms": (10, 128, 140), "mixed": (10, 140), "512B": (10, 420), "dack-tso": (10, 140)}
+LEITH_COUNTS = {"100ms": (10, 128, 140), "mixed": (10, 140), "512B": (10, 420), "dack-tso": (10, 140), "dack-tso-declared": (10, 140)}
 LEITH_FIG2_DURATION = "100s"
 LEITH_FIG4_FLOWS = 10
 

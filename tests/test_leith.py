@@ -95,6 +95,23 @@ def test_fig11_rows_and_files(tmp_path):
         assert cell[(flow, "timestamp RTT max - RTT_min - queueing (ms)")]["ours"] > 5.0
     assert (tmp_path / "leith-fig11.csv").is_file()
     assert (tmp_path / "leith-fig11-rtt.png").stat().st_size > 10_000
+    # Delayed acking is detected at each flow's first data ack, a pair: two round trips
+    # (SYN, then data) plus the two 1.2 ms transmissions of 1500 B at 10 Mbit/s before
+    # the second packet arrives: >= 40 + 2.4 ms for flow 1 and >= 220 + 2.4 ms for flow 2.
+    detected = {f: cell[(f, "delayed acking detected at (s)")]["ours"]
+                for f in ("fig11 flow 1 (RTT 20 ms)", "fig11 flow 2 (RTT 110 ms)")}  # fmt: skip
+    assert 0.0424 <= detected["fig11 flow 1 (RTT 20 ms)"] < 0.046
+    assert 0.2224 <= detected["fig11 flow 2 (RTT 110 ms)"] < 0.226
+    # So declaring it from the start changes nothing after 10 s: the sensitivity rows
+    # equal the main ones, and they are not counted.
+    for f, rtt in ((1, 20), (2, 110)):
+        for column in ("timestamp samples > 10 ms above filtered (%)", "mean cwnd, time-weighted (pkts)"):
+            main = cell[(f"fig11 flow {f} (RTT {rtt} ms)", column)]["ours"]
+            assert cell[(f"fig11 declared, flow {f} (RTT {rtt} ms)", column)]["ours"] == main
+    # The table's mean cwnd is the time-weighted one the claims use.
+    assert cell[("fig11 flow 2 (RTT 110 ms)", "mean cwnd, time-weighted (pkts)")]["ours"] == pytest.approx(
+        float(verdict["fig11-cwnd-flow2"]["ours"].split(": ")[1].split()[0]), abs=0.05
+    )
 
 
 def test_fig13_tso_spikes_go_with_the_2_6_24_bound(tmp_path):
@@ -159,3 +176,79 @@ def test_flow_count_sweeps_in_small(tmp_path, small_sweeps):
     v = verdicts(report)
     assert v["fig9b-delay-fairer"] == "within"
     assert v["fig9-aggregate-similar"] == "not_counted"
+
+
+def _fake_results(acks, sent, crossed, retx, windows):
+    """Results whose captures hold ``acks`` (t s, flow, cumulative ack, flags) on the way
+    back, the first transmissions ``sent`` (t s, flow, seq) and the retransmissions
+    ``retx`` (t s, flow) on the sender's channel, and the first transmissions ``crossed``
+    (flow, seq) on the bottleneck."""
+    from types import SimpleNamespace
+
+    def capture(rows: list[tuple[float, int, int, int, int]]) -> dict:
+        return {"kind": "capture", "truncated": 0, "t_ps": [round(r[0] * 1e12) for r in rows],
+                "flow": [r[1] for r in rows], "seq": [r[2] for r in rows], "packet_kind": [r[3] for r in rows],
+                "flags": [r[4] for r in rows]}  # fmt: skip
+
+    back = capture([(t, f, q, 1, fl) for t, f, q, fl in acks] + [(0.5, 0, 9, 0, 0)])  # a data packet: skipped
+    out = capture([(t, f, q, 0, 0) for t, f, q in sent] + [(t, f, 3, 0, 1) for t, f in retx])
+    over = capture([(0.3, f, q, 0, 0) for f, q in crossed] + [(3.0, 0, 3, 0, 1)])  # seq 3's retransmission
+    raw = {"links": [{"name": leith.ACK_CHANNEL, "elements": [back]}, {"name": leith.DATA_CHANNEL, "elements": [out]},
+                     {"name": leith.BOTTLENECK, "elements": [over]}],
+           "flows": [{"window_time_s": w} for w in windows]}  # fmt: skip
+    return SimpleNamespace(raw=raw)
+
+
+def test_dack_detection_by_hand():
+    # Flow 0: acks 1 (the SYN), 2, 4 (two packets, but echoing a retransmission), 5, 7
+    # (two packets, a first transmission): detected at 5 s, after its retransmission at
+    # 2.5 s; of its first transmissions 1-6 (sent at 0.2 s) seq 3 never crossed the
+    # bottleneck (its retransmission did): lost at 0.2 s. Flow 1: acks 1, 2, a duplicate
+    # 2, 3: never two packets at once; its packets 1 and 2 all crossed.
+    acks = [(1.0, 0, 1, 0), (2.0, 0, 2, 0), (3.0, 0, 4, 1), (4.0, 0, 5, 0), (5.0, 0, 7, 0),
+            (1.0, 1, 1, 0), (2.0, 1, 2, 0), (3.0, 1, 2, 0), (4.0, 1, 3, 0)]  # fmt: skip
+    sent = [(0.2, 0, q) for q in range(1, 7)] + [(0.2, 1, 1), (0.2, 1, 2)]
+    crossed = [(0, q) for q in (1, 2, 4, 5, 6)] + [(1, 1), (1, 2)]
+    r = _fake_results(acks, sent, crossed, [(2.5, 0), (1.5, 1)], [[0.0, 10.0], [10.0]])
+    det = leith.dack_detection(r)
+    assert det[0]["detected_s"] == pytest.approx(5.0)
+    assert det[0]["first_retx_s"] == pytest.approx(2.5)
+    assert det[0]["first_loss_s"] == pytest.approx(0.2)
+    assert det[0]["pairs"] == 1
+    assert det[1]["detected_s"] is None and det[1]["pairs"] == 0
+    assert det[1]["first_retx_s"] == pytest.approx(1.5)
+    assert det[1]["first_loss_s"] is None
+    s = leith.detection_summary(2, det, 0.1)
+    # One of two detects, after its first retransmission (so not "early"), and lost a
+    # packet at 0.2 s < STARTUP_S (2 s); the other lost none. The undetected flow's 10 s
+    # are all at one packet, the detected flow's 10 s all at two.
+    assert (s["detected"], s["early"], s["latest_s"]) == (1, 0, pytest.approx(5.0))
+    assert (s["detected_lost"], s["undetected_lost"]) == (1, 0)
+    assert s["undetected_at_1"] == 1.0 and s["detected_at_2"] == 1.0
+
+
+def test_fig14_detection_in_small(tmp_path, small_sweeps):
+    report = leith.fig14(tmp_path, NoProgress())
+    cell = {(r.row, r.column): r.ours for r in report.rows}
+    det10, det140 = "fig14 detection at 10 flows", "fig14 detection at 140 flows"
+    # At 10 flows every flow detects at its first pair, before any single ack: the run
+    # is the declared one.
+    assert cell[(det10, "flows detecting (%)")] == 100.0
+    assert cell[(det10, "peak delay, detected (ms)")] == cell[(det10, "peak delay, declared (ms)")]
+    # At 140 flows some flows never detect: every one of them lost a packet in the
+    # start-up and sits at one packet; every detected flow is at most at two.
+    assert 0 < cell[(det140, "flows detecting (%)")] < 100.0
+    assert cell[(det140, "undetected flows losing a packet in the first 2 s (%)")] == 100.0
+    assert cell[(det140, "undetected flows' time at 1 pkt (%)")] == 100.0
+    assert cell[(det140, "detected flows' time at <= 2 pkts (%)")] == 100.0
+    # Half the flows at one packet: a shorter queue than declared.
+    assert cell[(det140, "peak delay, detected (ms)")] < cell[(det140, "peak delay, declared (ms)")]
+    # The captured detection runs are the sweep's runs.
+    main = "fig14 delayed ack (detected) + TSO, 20-200 ms"
+    assert cell[(det10, "peak delay, detected (ms)")] == cell[(main, "peak delay at 10 flows (ms)")]
+    # Only the main table is scored.
+    titles = {t.title: t for t in report.tables}
+    assert [t.score_rows for t in report.tables if "not counted" in t.title] == [[], []]
+    assert any("(detected)" in t and "ours (paper)" in t for t in titles)
+    assert (tmp_path / "leith-fig14-detection.png").stat().st_size > 10_000
+    assert set(report.measured) >= {"fig14a-onset-90", "fig14b-goodput-identical", "fig14-fairness-similar"}

@@ -13,7 +13,8 @@ all, and the flow-count sweeps shared by several figures only once.
 - ``fig9``   Figures 9/10: goodput and Jain fairness, delay-based AIMD against SACK Reno.
 - ``fig11``  Figures 11/12: RTT samples with delayed acks, RFC 1323 echo vs newest packet.
 - ``fig13``  Figure 13: TSO, Linux 2.6.18 (40 ms timer) vs 2.6.24 (two clock ticks).
-- ``fig14``  Figure 14: queueing delay and goodput with delayed acks and TSO on.
+- ``fig14``  Figure 14: queueing delay and goodput with delayed acks and TSO on, the senders
+             detecting delayed acking (declared: a sensitivity table), and how many detect.
 
 The flow-count sweeps run on the sweep runner (``ccsim.sweep``, all cores; databases in
 ``<out>/sweeps/``). Scenarios: ``scenarios/leith-*.toml``. Every reading of the paper and
@@ -113,9 +114,9 @@ EXPLAIN = [
             "loss; none in steady state", f"{_NOTE}#differences-and-why"),
     Explain(r"fig6 20-200ms", r"peak delay at \d+ flows \(ms\)", "mixed RTTs: short-RTT flows add several packets "
             "per long round trip; (5) counts one", f"{_NOTE}#figures-6-7-and-8-queueing-delay-and-windows-against-the-number-of-flows"),
-    Explain(r"fig11 .*", r"mean cwnd \(pkts\)", "adaptive beta backs the 110 ms flow off less (0.69 vs 0.5), "
+    Explain(r"fig11 .*", r"mean cwnd, time-weighted \(pkts\)", "adaptive beta backs the 110 ms flow off less (0.69 vs 0.5), "
             "offsetting AIMD's RTT bias", f"{_NOTE}#figures-11-and-12-rtt-with-delayed-acks"),
-    Explain(r"fig14 .*", r"flows when all cwnds are at 2 pkts", "two packets per flow fill pipe and q0 at half "
+    Explain(r"fig14 delayed ack \(detected\).*", r"flows when all cwnds are at 2 pkts", "two packets per flow fill pipe and q0 at half "
             "the one-packet count (64)", f"{_NOTE}#figure-14-delayed-acks-and-tso-on-rtts-20-200-ms"),
 ]  # fmt: skip
 
@@ -234,14 +235,18 @@ COUNTS_512 = (1, 10, 32, 50, 64, 100, 128, 150, 200, 250, 300, 340, 360, 370, 38
               450, 500)  # fmt: skip
 
 # Delayed acks as Linux does them and TSO as 2.6.24 (Figure 14), with the paper's
-# sender-side fixes: the newest packet's RTT, single-packet acks ignored, 2-packet floor.
-DACK_TSO = {
+# sender-side fixes: the newest packet's RTT and, "when delayed acking is detected"
+# (section V-F), single-packet acks ignored and a 2-packet floor on delay backoffs. The
+# main runs detect it (delay_aimd's "detect": from the first ack of two or more first
+# transmissions); declaring it from the start ("on") is a sensitivity row, not counted.
+DACK_TSO_DECLARED = {
     "defaults.delayed_ack": True,
     "defaults.ack_delay_min": "40ms",
     "defaults.rtt_sample": "newest",
     "defaults.tso": '{ defer = "2ms" }',
     "flows.f.params.delayed_ack": "on",
 }
+DACK_TSO = {**DACK_TSO_DECLARED, "flows.f.params.delayed_ack": "detect"}
 
 
 @dataclass(frozen=True)
@@ -264,6 +269,7 @@ SWEEPS: dict[str, SweepSpec] = {
         512,
     ),
     "dack-tso": SweepSpec("leith-mixed", tuple(DACK_TSO.items()), COUNTS_MIXED, ("delay_aimd",)),
+    "dack-tso-declared": SweepSpec("leith-mixed", tuple(DACK_TSO_DECLARED.items()), COUNTS_MIXED, ("delay_aimd",)),
 }
 
 # Sweep summaries already computed in this process, by (output directory, sweep, counts).
@@ -1080,34 +1086,172 @@ def fig9_claims(c100: list[dict[str, Any]], cmix: list[dict[str, Any]], c512: li
 
 
 # ---------------------------------------------------------------------------------------
+# Delayed-ack detection, read from the packets (a capture of the sender's channel and of
+# the acks' way back).
+
+STARTUP_S = 2.0  # the synchronised start's losses are over by then
+ACK_CHANNEL = "r2->r1"  # every flow's acks, on their way back to the sender
+DATA_CHANNEL = "s->r1"  # every flow's data, as it leaves the sender
+BOTTLENECK = "r1->r2"  # what crossed the bottleneck (the rest was dropped at r1)
+
+
+def with_detection_capture(scenario: ccsim.Scenario) -> ccsim.Scenario:
+    """``scenario`` with captures on the three channels ``dack_detection`` reads (an
+    override, so that the run keeps its name and overrides)."""
+    captures = ", ".join(f'{{ kind = "capture", at = "{ch}", max_packets = 10000000 }}'
+                         for ch in (ACK_CHANNEL, DATA_CHANNEL, BOTTLENECK))  # fmt: skip
+    return scenario.set("elements", f"[{captures}]")
+
+
+def dack_detection(r: ccsim.Results) -> list[dict[str, Any]]:
+    """Per flow, when delay_aimd's detector (``delayed_ack = "detect"``) switches on: the
+    arrival of the first ack that acknowledges two or more packets and echoes a first
+    transmission. ``detected_s``: that ack's departure on the way back (None: no such ack
+    in the run, so the flow never detects); ``first_retx_s``: the flow's first
+    retransmission (None: none); ``first_loss_s``: when the first of its first
+    transmissions that never crossed the bottleneck was sent (None: none lost). The
+    detector also skips acks in fast recovery, which the
+    packets do not show: a detection before the flow's first retransmission is exact, a
+    later one the first candidate (``pairs`` counts the flow's candidate acks). A flow
+    without any candidate never detects, exactly. ``window_time_s``: the flow's seconds at
+    each window (index 0 = 1 packet) over the measurement."""
+    import numpy as np
+
+    from ccsim.pcap import FLAG_RETX
+
+    caps = {link["name"]: e for link in r.raw["links"] for e in link.get("elements", []) if e.get("kind") == "capture"}
+    acks, data, crossed = caps[ACK_CHANNEL], caps[DATA_CHANNEL], caps[BOTTLENECK]
+    if acks["truncated"] or data["truncated"] or crossed["truncated"]:
+        raise RuntimeError("dack_detection: the capture was truncated; raise max_packets")
+    kind = np.asarray(acks["packet_kind"])
+    m = kind == 1
+    t = np.asarray(acks["t_ps"], dtype=np.int64)[m]
+    flow = np.asarray(acks["flow"], dtype=np.int64)[m]
+    seq = np.asarray(acks["seq"], dtype=np.int64)[m]
+    flags = np.asarray(acks["flags"], dtype=np.int64)[m]
+
+    def transmissions(e: dict[str, Any], retx: bool) -> tuple[Any, Any, Any]:
+        """(t, flow, seq) of the data packets on a channel, retransmissions or first ones."""
+        is_retx = (np.asarray(e["flags"], dtype=np.int64) & FLAG_RETX) != 0
+        m = (np.asarray(e["packet_kind"]) == 0) & (is_retx if retx else ~is_retx)
+        return tuple(np.asarray(e[k], dtype=np.int64)[m] for k in ("t_ps", "flow", "seq"))
+
+    retx_t, retx_flow, _ = transmissions(data, True)
+    sent_t, sent_flow, sent_seq = transmissions(data, False)
+    _, crossed_flow, crossed_seq = transmissions(crossed, False)
+    order = np.argsort(flow, kind="stable")  # each flow's acks in time order
+    t, flow, seq, flags = t[order], flow[order], seq[order], flags[order]
+    out = []
+    for i, f in enumerate(r.raw["flows"]):
+        lo, hi = np.searchsorted(flow, i, side="left"), np.searchsorted(flow, i, side="right")
+        cum = np.maximum.accumulate(seq[lo:hi]) if hi > lo else seq[lo:hi]
+        advance = np.diff(cum, prepend=0)
+        pairs = np.flatnonzero((advance >= 2) & ((flags[lo:hi] & FLAG_RETX) == 0))
+        retx = retx_t[retx_flow == i]
+        mine = sent_flow == i
+        lost = sent_t[mine][~np.isin(sent_seq[mine], crossed_seq[crossed_flow == i])]
+        out.append(
+            {
+                "detected_s": float(t[lo + pairs[0]]) / 1e12 if len(pairs) else None,
+                "first_retx_s": float(retx.min()) / 1e12 if len(retx) else None,
+                "first_loss_s": float(lost.min()) / 1e12 if len(lost) else None,
+                "pairs": int(len(pairs)),
+                "window_time_s": list(f["window_time_s"] or []),
+            }
+        )
+    return out
+
+
+def detection_summary(n: int, flows: list[dict[str, Any]], peak_s: float | None) -> dict[str, Any]:
+    """One flow count's detection: how many flows detect, how many of them before their
+    first retransmission (exactly), how many of the detected and of the undetected flows
+    lost a packet within STARTUP_S, the latest detection (s), and the share of flow-time
+    at one packet of the undetected flows and at most two packets of the detected ones."""
+
+    def share(group: list[dict[str, Any]], k: int) -> float | None:
+        total = sum(sum(f["window_time_s"]) for f in group)
+        return sum(sum(f["window_time_s"][:k]) for f in group) / total if total else None
+
+    det = [f for f in flows if f["detected_s"] is not None]
+    und = [f for f in flows if f["detected_s"] is None]
+    early = [f for f in det if f["first_retx_s"] is None or f["detected_s"] < f["first_retx_s"]]
+
+    def lost(group: list[dict[str, Any]]) -> int:
+        return sum(1 for f in group if f["first_loss_s"] is not None and f["first_loss_s"] < STARTUP_S)
+
+    return {
+        "n": n,
+        "detected": len(det),
+        "early": len(early),
+        "detected_lost": lost(det),
+        "undetected_lost": lost(und),
+        "latest_s": max((f["detected_s"] for f in det), default=None),
+        "undetected_at_1": share(und, 1),
+        "detected_at_2": share(det, 2),
+        "peak_s": peak_s,
+    }
+
+
+def detection_sweep(counts: tuple[int, ...], progress: Progress) -> list[dict[str, Any]]:
+    """Figure 14's detecting runs again at each n, captured, summarised by
+    ``detection_summary``."""
+    spec = SWEEPS["dack-tso"]
+    base = _with(_load(spec.scenario), dict(spec.sets))
+    progress.step(f"leith dack-tso: delayed-ack detection at {len(counts)} flow counts")
+    out = []
+    for n in counts:
+        r = _run(with_detection_capture(_with(base, {"flows.f.count": n, "defaults.cc": "delay_aimd"})))
+        peaks = [f["qdelay_max_s"] for f in r.raw["flows"] if f["qdelay_max_s"] is not None]
+        out.append(detection_summary(n, dack_detection(r), max(peaks) if peaks else None))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
 # 5. Figures 11 and 12: RTT samples with delayed acks.
 
 STEADY_11_S = 10.0  # the statistics skip the start-up
+
+
+FIG11_DECLARED = {"flows.f1.params.delayed_ack": "on", "flows.f2.params.delayed_ack": "on"}
+
+
+def rtt_spikes(r: ccsim.Results, f: str) -> tuple[Any, Any, Any]:
+    """Flow ``f``'s RFC 1323 (echo) and congestion-control (cc) RTT series after
+    STEADY_11_S, and each echo sample's excess over the cc sample in force when it
+    arrived (s)."""
+    import numpy as np
+
+    echo = r.series(f"{f}.echo_rtt")
+    cc = r.series(f"{f}.cc_rtt")
+    echo_s, cc_s = echo[echo["t"] > STEADY_11_S], cc[cc["t"] > STEADY_11_S]
+    e, c = echo_s["v"].to_numpy(), cc_s["v"].to_numpy()
+    idx = np.searchsorted(cc_s["t"].to_numpy(), echo_s["t"].to_numpy(), side="right") - 1
+    return echo, cc, e[idx >= 0] - c[idx[idx >= 0]]
 
 
 def fig11(out_dir: Path, progress: Progress) -> Report:
     import numpy as np
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    progress.start(1)
-    progress.step("leith-two-flows")
-    r = _run(_load("leith-two-flows"))
+    progress.start(2)
+    progress.step("leith-two-flows (delayed acking detected)")
+    r = _run(with_detection_capture(_load("leith-two-flows")))
+    progress.step("leith-two-flows (delayed acking declared: sensitivity)")
+    rd = _run(_with(_load("leith-two-flows"), FIG11_DECLARED))
     progress.done()
+    detection = dack_detection(r)
     rows: list[Row] = []
     stats: dict[str, dict[str, float]] = {}
     q = r.series("r1->r2.queue")
     qmax = float(q[q["t"] > STEADY_11_S]["v"].max()) * 8 * 1500 / LINK_BPS  # s
     fig, axes = _axes(2, 1, size=(9, 6))
-    for ax, (f, rtt) in zip(axes[:, 0], (("f1", 20), ("f2", 110)), strict=True):
+    for i, (ax, (f, rtt)) in enumerate(zip(axes[:, 0], (("f1", 20), ("f2", 110)), strict=True)):
         row = f"fig11 flow {f[1]} (RTT {rtt} ms)"
         base = r.flow(f)["rtt_min_s"]
-        echo = r.series(f"{f}.echo_rtt")
-        cc = r.series(f"{f}.cc_rtt")
-        echo_s, cc_s = echo[echo["t"] > STEADY_11_S], cc[cc["t"] > STEADY_11_S]
-        e, c = echo_s["v"].to_numpy(), cc_s["v"].to_numpy()
-        # Each timestamp sample against the filtered sample in force when it arrived.
-        idx = np.searchsorted(cc_s["t"].to_numpy(), echo_s["t"].to_numpy(), side="right") - 1
-        excess = e[idx >= 0] - c[idx[idx >= 0]]
+        echo, cc, excess = rtt_spikes(r, f)
+        e = echo[echo["t"] > STEADY_11_S]["v"].to_numpy()
+        c = cc[cc["t"] > STEADY_11_S]["v"].to_numpy()
+        cwnd = time_mean(r.series(f"{f}.cwnd"), STEADY_11_S, r.sim_time_s)
         _row(rows, row, "largest queueing delay (ms)", _ms(qmax))
         _row(rows, row, "timestamp RTT max - RTT_min - queueing (ms)", _ms(e.max() - base - qmax), None,
              "paper: 'large spikes in the measured delay due to delayed acking'")  # fmt: skip
@@ -1115,13 +1259,10 @@ def fig11(out_dir: Path, progress: Progress) -> Report:
              "paper: the spikes are 'completely removed'")  # fmt: skip
         _row(rows, row, "timestamp samples > 10 ms above filtered (%)", 100.0 * float(np.mean(excess > 0.010)))
         _row(rows, row, "largest timestamp excess over filtered (ms)", _ms(float(excess.max())))
-        _row(rows, row, "mean cwnd (pkts)", float(r.series(f"{f}.cwnd")["v"].mean()),
-             40.0 if f == "f1" else 10.0, "paper: 'around 40' and 'around 10' packets")  # fmt: skip
-        stats[f] = {
-            "spikes": 100.0 * float(np.mean(excess > 0.010)),
-            "largest": _ms(float(excess.max())) or 0.0,
-            "cwnd": time_mean(r.series(f"{f}.cwnd"), STEADY_11_S, r.sim_time_s),
-        }
+        _row(rows, row, "mean cwnd, time-weighted (pkts)", cwnd, 40.0 if f == "f1" else 10.0,
+             "paper: 'around 40' and 'around 10' packets")  # fmt: skip
+        _row(rows, row, "delayed acking detected at (s)", detection[i]["detected_s"])
+        stats[f] = {"spikes": 100.0 * float(np.mean(excess > 0.010)), "largest": _ms(float(excess.max())) or 0.0, "cwnd": cwnd}
         m = (echo["t"] >= 20) & (echo["t"] < 25)
         ax.plot(echo["t"][m], 1000 * echo["v"][m], ".", markersize=3, label="timestamp (RFC 1323 echo)")
         m = (cc["t"] >= 20) & (cc["t"] < 25)
@@ -1129,12 +1270,24 @@ def fig11(out_dir: Path, progress: Progress) -> Report:
         ax.set_ylabel(f"flow {f[1]} RTT (ms)")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8, loc="upper right")
+        # Sensitivity: the same run with delayed acking declared from the start.
+        drow = f"fig11 declared, flow {f[1]} (RTT {rtt} ms)"
+        _, _, dexcess = rtt_spikes(rd, f)
+        _row(rows, drow, "timestamp samples > 10 ms above filtered (%)", 100.0 * float(np.mean(dexcess > 0.010)))
+        _row(rows, drow, "largest timestamp excess over filtered (ms)", _ms(float(dexcess.max())))
+        _row(rows, drow, "mean cwnd, time-weighted (pkts)", time_mean(rd.series(f"{f}.cwnd"), STEADY_11_S, rd.sim_time_s))
     axes[-1, 0].set_xlabel("time (s)")
     fig.suptitle("RTT samples with delayed acks, 10 Mbps, RTTs 20 and 110 ms (cf. Figure 11)")
     path = _save(fig, out_dir / "leith-fig11-rtt.png")
-    table = Table("Figures 11/12: RTT with delayed acks: ours (paper)", list(dict.fromkeys(x.row for x in rows)),
-                  [(c, c) for c in dict.fromkeys(x.column for x in rows)])  # fmt: skip
-    notes = ["Series from one run: echo_rtt (RFC 1323, what the RTO uses) and cc_rtt (the samples delay_aimd uses)."]
+    main_rows = [x for x in dict.fromkeys(x.row for x in rows) if "declared" not in x]
+    declared_rows = [x for x in dict.fromkeys(x.row for x in rows) if "declared" in x]
+    table = Table("Figures 11/12: RTT with delayed acks (detected): ours (paper)", main_rows,
+                  [(c, c) for c in dict.fromkeys(x.column for x in rows if x.row in main_rows)])  # fmt: skip
+    sensitivity = Table("Figures 11/12, sensitivity (not counted): delayed acking declared from the start", declared_rows,
+                        [(c, c) for c in dict.fromkeys(x.column for x in rows if x.row in declared_rows)], score_rows=[])  # fmt: skip
+    notes = ["Series from one run: echo_rtt (RFC 1323, what the RTO uses) and cc_rtt (the samples delay_aimd uses). "
+             "Delayed acking detected (delay_aimd delayed_ack = \"detect\"; section V-F: \"when delayed acking is detected\"); "
+             "the declared rows run the same scenario with delayed_ack = \"on\"."]  # fmt: skip
     s1, s2 = stats["f1"], stats["f2"]
     measured = {
         "fig11-timestamp-spikes": Measured(
@@ -1149,7 +1302,7 @@ def fig11(out_dir: Path, progress: Progress) -> Report:
         "fig11-cwnd-flow1": Measured(f"time-weighted mean cwnd after {STEADY_11_S:g} s: {s1['cwnd']:.1f} packets", value=s1["cwnd"]),
         "fig11-cwnd-flow2": Measured(f"time-weighted mean cwnd after {STEADY_11_S:g} s: {s2['cwnd']:.1f} packets", value=s2["cwnd"]),
     }
-    return _report("leith-fig11", rows, [table], out_dir, [path], notes, measured)
+    return _report("leith-fig11", rows, [table, sensitivity], out_dir, [path], notes, measured)
 
 
 # ---------------------------------------------------------------------------------------
@@ -1239,14 +1392,20 @@ def fig13(out_dir: Path, progress: Progress) -> Report:
 # 7. Figure 14: delayed acks and TSO on, RTTs 20-200 ms.
 
 
+DETECT_AT = (10, 32, 50, 64, 80, 90, 100, 130, 140, 200, 300, 500)  # the detection table's n (of the sweep's)
+
+
 def fig14(out_dir: Path, progress: Progress) -> Report:
     out_dir.mkdir(parents=True, exist_ok=True)
-    progress.start(2)
+    progress.start(4)
     c14 = sweep_cases("dack-tso", out_dir, progress)
+    c14d = sweep_cases("dack-tso-declared", out_dir, progress)
     cmix = _by(sweep_cases("mixed", out_dir, progress), "delay_aimd")
+    counts = tuple(n for n in SWEEPS["dack-tso"].counts if n in DETECT_AT) or SWEEPS["dack-tso"].counts
+    detected = detection_sweep(counts, progress)
     progress.done()
     rows: list[Row] = []
-    row = "fig14 delayed ack + TSO, 20-200 ms"
+    row = "fig14 delayed ack (detected) + TSO, 20-200 ms"
     _row(rows, row, "flows when all cwnds are at 2 pkts", floor_onset(c14, 2), 90.0, "paper: 'around 90 flows'")
     _row(rows, row, "same without delayed ack (Fig. 6b; 1 pkt)", floor_onset(cmix, 1), 130.0, "paper: 'around 130 flows'")
     diffs = [abs(a["goodput_bps"] - b["goodput_bps"]) / 1e6 for a in c14 for b in cmix if a["n"] == b["n"]]
@@ -1260,10 +1419,41 @@ def fig14(out_dir: Path, progress: Progress) -> Report:
                  "paper column: bound (5)" if below else None, bound="upper" if below else None)  # fmt: skip
     zero = [c["n"] for c in c14 if c["steady_drops"] == 0]
     _row(rows, row, "largest n without steady-state loss", max(zero) if zero else None)
-    figures = [delay_figure(c14, out_dir / "leith-fig14a.png", "Delayed ack and TSO on, RTTs 20-200 ms (cf. Figure 14a)")]
+    # Sensitivity: delayed acking declared from the start (not counted).
+    drow = "fig14 sensitivity: delayed ack declared + TSO, 20-200 ms"
+    _row(rows, drow, "flows when all cwnds are at 2 pkts", floor_onset(c14d, 2))
+    ddiffs = [abs(a["goodput_bps"] - b["goodput_bps"]) / 1e6 for a in c14d for b in cmix if a["n"] == b["n"]]
+    _row(rows, drow, "largest goodput difference from Fig. 10a (Mbps)", max(ddiffs))
+    for n in (10, 50, 80, 90, 100, 130, 200):
+        c = _case(c14d, "delay_aimd", n)
+        if c:
+            _row(rows, drow, f"peak delay at {n} flows (ms)", _ms(c["peak_s"]))
+    dzero = [c["n"] for c in c14d if c["steady_drops"] == 0]
+    _row(rows, drow, "largest n without steady-state loss", max(dzero) if dzero else None)
+    # How many flows detect delayed acking, when, and what the others do.
+    det_rows = []
+    for d in detected:
+        det_row = f"fig14 detection at {d['n']} flows"
+        det_rows.append(det_row)
+        declared = _case(c14d, "delay_aimd", d["n"])
+        und, det = d["undetected_at_1"], d["detected_at_2"]
+        und_n = d["n"] - d["detected"]
+        _row(rows, det_row, "flows detecting (%)", 100.0 * d["detected"] / d["n"])
+        _row(rows, det_row, "flows detecting before their first retransmission (%)", 100.0 * d["early"] / d["n"])
+        _row(rows, det_row, "latest detection (s)", d["latest_s"])
+        _row(rows, det_row, f"detected flows losing a packet in the first {STARTUP_S:g} s (%)",
+             100.0 * d["detected_lost"] / d["detected"] if d["detected"] else None)  # fmt: skip
+        _row(rows, det_row, f"undetected flows losing a packet in the first {STARTUP_S:g} s (%)",
+             100.0 * d["undetected_lost"] / und_n if und_n else None)  # fmt: skip
+        _row(rows, det_row, "undetected flows' time at 1 pkt (%)", None if und is None else 100.0 * und)
+        _row(rows, det_row, "detected flows' time at <= 2 pkts (%)", None if det is None else 100.0 * det)
+        _row(rows, det_row, "peak delay, detected (ms)", _ms(d["peak_s"]))
+        _row(rows, det_row, "peak delay, declared (ms)", _ms(declared["peak_s"]) if declared else None)
+    figures = [delay_figure(c14, out_dir / "leith-fig14a.png", "Delayed ack (detected) and TSO on, RTTs 20-200 ms (cf. Figure 14a)")]
     fig, axes = _axes()
     ax = axes[0, 0]
-    ax.plot([c["n"] for c in c14], [c["goodput_bps"] / 1e6 for c in c14], "o-", label="delayed ack + TSO (Fig. 14b)")
+    ax.plot([c["n"] for c in c14], [c["goodput_bps"] / 1e6 for c in c14], "o-", label="delayed ack (detected) + TSO (Fig. 14b)")
+    ax.plot([c["n"] for c in c14d], [c["goodput_bps"] / 1e6 for c in c14d], "^:", label="delayed ack declared + TSO")
     ax.plot([c["n"] for c in cmix], [c["goodput_bps"] / 1e6 for c in cmix], "s--", label="without (Fig. 10a)")
     ax.set_ylim(0, 10)
     ax.set_xlabel("number of flows")
@@ -1272,13 +1462,53 @@ def fig14(out_dir: Path, progress: Progress) -> Report:
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     figures.append(_save(fig, out_dir / "leith-fig14b-goodput.png"))
-    figures.append(window_figure(c14, out_dir / "leith-fig14-cwnd.png", "Time at each cwnd, delayed ack + TSO, 20-200 ms"))
-    table = Table("Figure 14: delayed acks and TSO on, RTTs 20-200 ms: ours (paper)", [row],
-                  [(c, c) for c in dict.fromkeys(x.column for x in rows)],
+    figures.append(window_figure(c14, out_dir / "leith-fig14-cwnd.png", "Time at each cwnd, delayed ack (detected) + TSO, 20-200 ms"))
+    figures.append(detection_figure(detected, c14d, out_dir / "leith-fig14-detection.png"))
+
+    def columns(names: list[str]) -> list[tuple[str, str]]:
+        return [(c, c) for c in dict.fromkeys(x.column for x in rows if x.row in names)]
+
+    table = Table("Figure 14: delayed acks (detected) and TSO on, RTTs 20-200 ms: ours (paper)", [row], columns([row]),
                   floor={"largest goodput": GOODPUT_FLOOR_MBPS, "": 0.0})  # fmt: skip
+    sensitivity = Table("Figure 14, sensitivity (not counted): delayed acking declared from the start", [drow],
+                        columns([drow]), score_rows=[])  # fmt: skip
+    detection = Table("Figure 14: delayed-ack detection against the number of flows (not counted)", det_rows,
+                      columns(det_rows), score_rows=[])  # fmt: skip
     notes = ["Delayed acks: Linux-like (every 2nd packet, timer from 40 ms up to 200 ms); TSO: 2.6.24 (defer < 2 ms); "
-             "senders: newest-packet RTT, single acks ignored, delay backoff floor 2 packets."]  # fmt: skip
-    return _report("leith-fig14", rows, [table], out_dir, figures, notes, fig14_claims(c14, cmix))
+             "senders: newest-packet RTT; when delayed acking is detected (delay_aimd delayed_ack = \"detect\": the first "
+             "ack of two or more first transmissions), single acks ignored and a delay backoff floor of 2 packets. The "
+             "sensitivity row declares it from the start (\"on\"). Detection is read from captures of the sender's "
+             "channel and of the acks' way back (dack_detection)."]  # fmt: skip
+    return _report("leith-fig14", rows, [table, sensitivity, detection], out_dir, figures, notes, fig14_claims(c14, cmix))
+
+
+def detection_figure(detected: list[dict[str, Any]], declared: list[dict[str, Any]], path: Path) -> Path:
+    """Share of flows that detect delayed acking, and the peak delay detected and declared,
+    against the number of flows."""
+    fig, axes = _axes(1, 2, size=(11, 4))
+    ns = [d["n"] for d in detected]
+    ax = axes[0, 0]
+    ax.plot(ns, [100.0 * d["detected"] / d["n"] for d in detected], "o-", label="flows that detect")
+    ax.plot(ns, [100.0 * d["early"] / d["n"] for d in detected], "s--", label="... before their first retransmission")
+    ax.set_xscale("log")
+    ax.set_ylim(0, 105)
+    ax.set_xlabel("number of flows")
+    ax.set_ylabel("% of flows")
+    ax.set_title("Delayed-ack detection against the number of flows", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    ax = axes[0, 1]
+    ax.plot(ns, [_ms(d["peak_s"]) for d in detected], "o-", label="detected")
+    dn = [c for c in declared if c["n"] in ns]
+    ax.plot([c["n"] for c in dn], [_ms(c["peak_s"]) for c in dn], "^:", label="declared")
+    ax.plot(ns, [_ms(bound5_s(n)) for n in ns], "k--", label="analytic bound (5)")
+    ax.set_xscale("log")
+    ax.set_xlabel("number of flows")
+    ax.set_ylabel("peak queueing delay (ms)")
+    ax.set_title("Peak delay, delayed acking detected and declared", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    return _save(fig, path)
 
 
 def fig14_claims(c14: list[dict[str, Any]], cmix: list[dict[str, Any]]) -> dict[str, Measured]:
@@ -1325,4 +1555,4 @@ EXPERIMENTS: dict[str, tuple[str, Callable[[Path, Progress], Report]]] = {
 
 def reproduce(out_dir: Path, progress: Progress) -> Report:
     """All seven experiments (each sweep once); leith.csv holds every row."""
-    return combine("leith", EXPERIMENTS, out_dir, progress, 2 + 1 + len(SWEEPS) + 2 + 1 + len(TSO_RUNS), EXPLAIN)
+    return combine("leith", EXPERIMENTS, out_dir, progress, 2 + 1 + len(SWEEPS) + 1 + 2 + 1 + len(TSO_RUNS), EXPLAIN)
