@@ -55,11 +55,13 @@
 //! behaviour unchanged), "because with delayed acking enabled we need at least two
 //! packets in flight in order to obtain a clean delay measurement".
 //!
-//! Detection can fail under heavy multiplexing: when other flows' packets spread a
-//! flow's packets further apart than the receiver's delayed-ack timer, every ack is a
-//! timer-released single ack, and a flow at one packet never sees a two-packet ack; its
-//! inflated samples then hold it at one packet. So `"off"` is the default (section III's
-//! algorithm) and runs with delayed-ack receivers declare `"on"`.
+//! Detection can fail under heavy multiplexing: a flow that loses a packet at start-up
+//! before any ack of two packets reaches it times out to one packet; from then on every
+//! ack is a timer-released single ack (other flows spread its packets further apart than
+//! the receiver's timer), it never sees a two-packet ack, and its inflated samples hold
+//! it at one packet (docs/reproductions/leith.md, Figure 14: 74% of 100 flows detect,
+//! 40% of 200). `"off"` is the default (section III's algorithm); the paper's runs with
+//! delayed acks detect (`"detect"`), and `"on"` declares it from the start.
 //!
 //! **Defaults**: alpha = 1 packet per RTT, tau0 = 50 ms (section V-A), beta in [0.5,
 //! 0.8], srtt_gain = 1, per_packet off, delayed_ack off, initial window 3 (Linux 2.6.23 for a 1448-byte
