@@ -13,6 +13,10 @@ reproduction of its own (``heybey-<key>``); ``heybey`` runs them all:
                  there, per algorithm/protocol/update rate, without and with slow start;
                  one seed as in the paper, and the threshold's range over 5 seeds.
 
+How a run starts (``_heybey_scenarios.pair_starts``): each pair at a uniform random time
+in [0, 1.2 s), the listener's first control packet 100 ms later; the table adds three
+sensitivities (``SENSITIVITY``, not counted).
+
 Stability rule (fixed before looking at any table result): a run is *unstable* when the
 largest queue on either link after the first 10 s (packets waiting when a transmission
 starts) reaches ``UNSTABLE_PKTS`` = 100 packets. The threshold of a row is the last
