@@ -69,6 +69,19 @@ def test_the_first_control_packet_reaches_the_talker_one_interval_after_the_star
     assert set(control("start").values()) == {1}
 
 
+def test_a_listener_answers_an_end_of_spurt_that_arrives_before_its_first_control_packet():
+    # One pair, every data packet the last of its spurt (spurt_mean = 1): the talker's
+    # first packet (t0 < 1 ms, 80 bits at 4 kbps: 2 ms on the link plus 3 ms) reaches
+    # the listener at t0 + 5 ms, 95 ms before the listener's own start; it becomes the
+    # talker at once, and the two alternate. Within 150 ms the talker has sent more than
+    # its first packet only if the listener answered.
+    sc = S.heybey(users=2, start_spread="1ms", duration="150ms")
+    for f in sc["flows"]:
+        f["voice"]["spurt_mean"] = 1.0
+    flows = {f["name"]: f for f in ccsim.run(sc).raw["flows"]}
+    assert flows["u1"]["sent_pkts"] >= 2 and flows["u2"]["sent_pkts"] >= 1
+
+
 def test_threshold_is_the_last_stable_value_before_the_first_unstable():
     cases = [{"a": a, "stable": s, "kbps": 10 * a} for a, s in
              [(0.30, True), (0.31, True), (0.32, False), (0.33, True), (0.34, False)]]
