@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from ccsim.reproduce import _heybey_claims as C
+from ccsim.reproduce import _heybey_scenarios as S
 from ccsim.reproduce import claims
 from ccsim.reproduce import heybey as H
 
@@ -85,7 +86,7 @@ def test_table_claims_on_hand_made_runs():
     runs = [_case(False, "hayden", "no", "fast", a, q) for a, q in zip(grid, late_no, strict=True)]
     runs += [_case(True, "hayden", "no", "fast", a, q) for a, q in zip(grid, late_ss, strict=True)]
     every = [
-        {**c, "start_spread": "20ms", "queue_max_after": 2000 if c["late_max"] >= 100 else c["late_max"]} for c in runs
+        {**c, "start_spread": S.START_SPREAD, "first_control": S.FIRST_CONTROL, "queue_max_after": 2000 if c["late_max"] >= 100 else c["late_max"]} for c in runs
     ]
     k0, k1 = (False, "hayden", "no", "fast"), (True, "hayden", "no", "fast")
     per_seed = {

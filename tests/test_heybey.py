@@ -33,6 +33,55 @@ def test_mosely_routes_match_the_text():
     assert f1["path"][1:4] == ["P1", "X", "Q8"]
 
 
+def test_pairs_start_over_the_spread_and_the_listener_one_control_interval_later():
+    pairs = [(i, 41 - i) for i in range(1, 21)]
+    st = S.pair_starts(pairs, "1.2s", 3)
+    assert sorted(st) == list(range(1, 41))
+    for talker, listener in pairs:
+        assert 0 <= st[talker] < 1_200_000_000
+        # One control interval, 100 ms = 10^8 ns, after the pair's start (section 2.1.1).
+        assert st[listener] - st[talker] == 100_000_000
+    # Deterministic per seed, different between seeds; "start" puts the listener with
+    # the talker; the built scenario carries the same times.
+    assert S.pair_starts(pairs, "1.2s", 3) == st != S.pair_starts(pairs, "1.2s", 4)
+    at = S.pair_starts(pairs, "1.2s", 3, "start")
+    assert all(at[t] == at[li] == st[t] for t, li in pairs)
+    sc = S.heybey(seed=3)
+    assert {f["name"]: f["start"] for f in sc["flows"]} == {f"u{i}": f"{t}ns" for i, t in st.items()}
+    assert all(S.pair_starts(pairs, "20ms", 3)[t] < 20_000_000 for t, _ in pairs)
+    with pytest.raises(ValueError, match="first_control"):
+        S.pair_starts(pairs, "1.2s", 3, "late")
+    with pytest.raises(ValueError, match="start_spread"):
+        S.pair_starts(pairs, "soon", 3)
+
+
+def test_the_first_control_packet_reaches_the_talker_one_interval_after_the_start():
+    # Every pair within 1 ms, 102 ms of run. The thesis's reading: the first control
+    # packet leaves at 100-101 ms and arrives 3.25 ms later (10 bits take 0.25 ms at
+    # 40 kbps, plus 3 ms), after the end: none. Sent at the pair's start, each of the 20
+    # talkers has had exactly one (arrived by 4.25 ms; the second arrives after 103 ms).
+    def control(first: str) -> dict[str, int]:
+        raw = ccsim.run(S.heybey(start_spread="1ms", first_control=first, duration="102ms")).raw
+        # A listener's flow (u21..u40) counts its control packets that reached the talker.
+        return {f["name"]: f["control_pkts"] for f in raw["flows"] if int(f["name"][1:]) > 20}
+
+    assert set(control("interval").values()) == {0}
+    assert set(control("start").values()) == {1}
+
+
+def test_a_listener_answers_an_end_of_spurt_that_arrives_before_its_first_control_packet():
+    # One pair, every data packet the last of its spurt (spurt_mean = 1): the talker's
+    # first packet (t0 < 1 ms, 80 bits at 4 kbps: 2 ms on the link plus 3 ms) reaches
+    # the listener at t0 + 5 ms, 95 ms before the listener's own start; it becomes the
+    # talker at once, and the two alternate. Within 150 ms the talker has sent more than
+    # its first packet only if the listener answered.
+    sc = S.heybey(users=2, start_spread="1ms", duration="150ms")
+    for f in sc["flows"]:
+        f["voice"]["spurt_mean"] = 1.0
+    flows = {f["name"]: f for f in ccsim.run(sc).raw["flows"]}
+    assert flows["u1"]["sent_pkts"] >= 2 and flows["u2"]["sent_pkts"] >= 1
+
+
 def test_threshold_is_the_last_stable_value_before_the_first_unstable():
     cases = [{"a": a, "stable": s, "kbps": 10 * a} for a, s in
              [(0.30, True), (0.31, True), (0.32, False), (0.33, True), (0.34, False)]]

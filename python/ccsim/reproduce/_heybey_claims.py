@@ -449,7 +449,8 @@ def late_runs(
         for upd in ("20ms", "100ms")
     ]
     cases = [(*r, a, 1) for r in rows for a in grid] if 1 in seeds else []
-    base = [c for c in every if c["start_spread"] == "20ms"]
+    main = (S.START_SPREAD, S.FIRST_CONTROL)
+    base = [c for c in every if (c["start_spread"], c["first_control"]) == main]
     tasks: list[tuple[bool, str, bool, str, int, tuple[float, ...]]] = []
     before: dict[tuple[Key, int], list[dict[str, Any]]] = {}
     for ss, alg, proto, upd in rows:
@@ -499,7 +500,8 @@ def measure_table(
     out: dict[str, Measured] = {}
     keys = sorted({_key(c) for c in grid_runs} | {k for k, _ in per_seed}, key=lambda k: (k[1], k[2], k[3], k[0]))
     g = {k: sorted((c for c in grid_runs if _key(c) == k), key=lambda c: c["a"]) for k in keys}
-    old = {(_key(c), c["a"]): c for c in every if c["seed"] == 1 and c["start_spread"] == "20ms"}
+    main = (S.START_SPREAD, S.FIRST_CONTROL)
+    old = {(_key(c), c["a"]): c for c in every if c["seed"] == 1 and (c["start_spread"], c["first_control"]) == main}
 
     # Table 3-1 thresholds, per row: mean over the seeds.
     thr: dict[Key, tuple[float, float, float | None]] = {}

@@ -15,10 +15,23 @@ Two topologies (docs/reproductions/heybey.md draws both):
 Every packet reaches its link through a 1 Gbps access channel without delay (the
 paper's hosts and switches have no speed limit of their own); queues are unlimited
 (10^6 packets; unstable runs reach a few thousand).
+
+How a run starts (the thesis gives no start times; docs/reproductions/heybey.md, "How a
+run starts"): each pair's conversation begins at a uniform random time in
+[0, ``start_spread``) (``START_SPREAD`` = 1.2 s, one mean talk spurt: section 2.1.1 "talk
+spurts that last (on the average) 1.2 seconds", section 3.2.4 "the flows are supposed to
+start and stop randomly and independently"). The talker sends its first data packet
+then; the listener, inactive from that moment, sends its first control packet one
+control interval later (``first_control = "interval"``: section 2.1.1 "The inactive
+partner ... sends a control packet to its active partner every 100 milliseconds", and
+section 1.2 "The receiver periodically transmits short control packets ... that contain
+the last control rate received", so the first one follows the talker's first data), as
+it does after every later talk spurt; ``"start"`` sends it at the pair's start.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 CAPACITY = "40kbps"
@@ -28,6 +41,17 @@ BUFFER = "1000000pkt"
 # The users' rate before any feedback: C/10, the fair share of the 10 flows a link
 # carries on average (a choice; the text is silent, see the doc).
 INITIAL_RATE = "4kbps"
+
+# Each pair's conversation starts at a uniform random time in [0, START_SPREAD): one
+# mean talk spurt (section 2.1.1: "talk spurts that last (on the average) 1.2 seconds";
+# section 3.2.4: "the flows are supposed to start and stop randomly and independently").
+START_SPREAD = "1.2s"
+# The listener's first control packet: one control interval after the pair's start
+# (section 2.1.1: "The inactive partner ... sends a control packet to its active partner
+# every 100 milliseconds"), or at the pair's start ("start").
+FIRST_CONTROL = "interval"
+FIRST_CONTROL_KINDS = ("interval", "start")
+CONTROL_INTERVAL_NS = 100_000_000  # the voice flows' control_interval (section 2.1.1)
 
 # Mosely's receive links (our reconstruction; see the module docstring and the doc).
 MOSELY_RECEIVE: dict[int, list[int]] = {
@@ -49,16 +73,40 @@ def mosely_receive_link(i: int) -> int:
     raise ValueError(i)
 
 
+def _spread_ns(spread: str) -> int:
+    """A duration string ("20ms", "1.2s", "5s") in nanoseconds."""
+    for unit, per in (("ms", 1_000_000), ("us", 1_000), ("ns", 1), ("s", 1_000_000_000)):
+        if spread.endswith(unit):
+            return round(float(spread[: -len(unit)]) * per)
+    raise ValueError(f"start_spread: {spread!r} is not a duration such as '1.2s' or '20ms'")
+
+
+def pair_starts(pairs: list[tuple[int, int]], spread: str, seed: int,
+                first_control: str = FIRST_CONTROL) -> dict[int, int]:
+    """Each user's start time in ns: the pair (talker, listener) starts at a uniform
+    random time in [0, spread) drawn from the run's seed, the talker then, the listener
+    (its first control packet) one control interval later with ``first_control =
+    "interval"``, at the same time with ``"start"``."""
+    if first_control not in FIRST_CONTROL_KINDS:
+        raise ValueError(f"first_control: {first_control!r} is not one of {FIRST_CONTROL_KINDS}")
+    width = _spread_ns(spread)
+    rng = random.Random(f"heybey pair starts, seed {seed}")
+    delay = CONTROL_INTERVAL_NS if first_control == "interval" else 0
+    out: dict[int, int] = {}
+    for talker, listener in pairs:
+        t = int(rng.random() * width)
+        out[talker], out[listener] = t, t + delay
+    return out
+
+
 def _voice_flow(i: int, partner: int, src: str, dst: str, voice: dict[str, Any],
-                path: list[str] | None, starts: bool, spread: str = "20ms") -> dict[str, Any]:
+                path: list[str] | None, starts: bool, start_ns: int) -> dict[str, Any]:
     f: dict[str, Any] = {
         "name": f"u{i}",
         "kind": "voice",
         "from": src,
         "to": dst,
-        # The 50 packet/s clocks of the users are not in phase: a uniform offset in
-        # [0, 20 ms) from each user's own stream (or a longer spread of the starts).
-        "start_jitter": spread,
+        "start": f"{start_ns}ns",
         "voice": {"partner": f"u{partner}", "starts_active": starts, **voice},
     }
     if path is not None:
@@ -79,18 +127,20 @@ def heybey(*, algorithm: str = "hayden", a: float = 0.8, protocol: bool = False,
            update: str = "20ms", slow_start: bool = False, read_rate: str = "transmit",
            duration: str = "150s", seed: int = 1, record: bool = False,
            users: int = 40, initial_rate: str = INITIAL_RATE,
-           start_spread: str = "20ms", queue_after: str | None = None) -> dict[str, Any]:
-    """Heybey's simple topology (section 3.2). ``start_spread``: each user's first packet
-    leaves at a uniform random time in [0, start_spread). ``queue_after``: the smart
-    link's ``queue_max_after_pkts`` counts from this time (the element's default, 10 s,
-    when None)."""
+           start_spread: str = START_SPREAD, first_control: str = FIRST_CONTROL,
+           queue_after: str | None = None) -> dict[str, Any]:
+    """Heybey's simple topology (section 3.2). ``start_spread`` and ``first_control``:
+    how the pairs start (``pair_starts``). ``queue_after``: the smart link's
+    ``queue_max_after_pkts`` counts from this time (the element's default, 10 s, when
+    None)."""
     voice = {"slow_start": slow_start, "initial_rate": initial_rate}
+    # Users 1-20 talk first: 10 talkers on each link.
+    starts = pair_starts([(i, users + 1 - i) for i in range(1, users // 2 + 1)], start_spread, seed, first_control)
     flows = []
     for i in range(1, users + 1):
         partner = users + 1 - i
         src, dst = ("A", "B") if i % 2 == 1 else ("B", "A")
-        # Users 1-20 talk first: 10 talkers on each link.
-        flows.append(_voice_flow(i, partner, src, dst, voice, None, i < partner, start_spread))
+        flows.append(_voice_flow(i, partner, src, dst, voice, None, i < partner, starts[i]))
     return {
         "scenario": {"name": "heybey", "duration": duration, "seed": seed},
         "nodes": {"hosts": ["A", "B"]},
@@ -108,7 +158,8 @@ HEYBEY_LINKS = {"link 1": "A->B", "link 2": "B->A"}
 def mosely(*, algorithm: str = "hayden", a: float = 0.8, protocol: bool = False,
            update: str = "100ms", slow_start: bool = False, read_rate: str = "transmit",
            duration: str = "30s", seed: int = 1, record: bool = False,
-           initial_rate: str = INITIAL_RATE) -> dict[str, Any]:
+           initial_rate: str = INITIAL_RATE, start_spread: str = START_SPREAD,
+           first_control: str = FIRST_CONTROL) -> dict[str, Any]:
     """Mosely's topology (section 3.1) as reconstructed: routers P1-P4 (the send side
     of links 1-4), X (the middle) and Q5-Q8 (the receive side of links 5-8); one host
     per (send link, receive link) group of users."""
@@ -129,6 +180,8 @@ def mosely(*, algorithm: str = "hayden", a: float = 0.8, protocol: bool = False,
         links.append({"between": [h, f"P{s}"], "rate": ACCESS, "delay": "0s", "buffer": BUFFER})
         links.append({"between": [f"Q{r}", h], "rate": ACCESS, "delay": "0s", "buffer": BUFFER})
     voice = {"slow_start": slow_start, "initial_rate": initial_rate}
+    # The odd user of each pair talks first: 10 talkers on each of links 1-4.
+    starts = pair_starts([(i, 81 - i) for i in range(1, 81, 2)], start_spread, seed, first_control)
     flows = []
     for i in range(1, 81):
         partner = 81 - i
@@ -136,8 +189,7 @@ def mosely(*, algorithm: str = "hayden", a: float = 0.8, protocol: bool = False,
         dst = groups[(mosely_send_link(partner), mosely_receive_link(partner))]
         s, r = mosely_send_link(i), mosely_receive_link(partner)
         path = [src, f"P{s}", "X", f"Q{r}", dst]
-        # The odd user of each pair talks first: 10 talkers on each of links 1-4.
-        flows.append(_voice_flow(i, partner, src, dst, voice, path, i % 2 == 1))
+        flows.append(_voice_flow(i, partner, src, dst, voice, path, i % 2 == 1, starts[i]))
     chans = [f"P{k}->X" for k in range(1, 5)] + [f"X->Q{k}" for k in range(5, 9)]
     return {
         "scenario": {"name": "mosely", "duration": duration, "seed": seed},
