@@ -32,7 +32,8 @@
 //! and cwnd then holds until the cumulative ack passes the highest packet sent when it
 //! was cut (the transport's end of the reduction window): no growth in that round trip,
 //! as Linux's CWR state (`tcp_cong_control` raises cwnd only outside CWR and recovery;
-//! the state ends when `snd_una` passes `high_seq`). The RFC leaves this open.
+//! the state ends when `snd_una` passes `high_seq`). The RFC leaves this open;
+//! `cwr_hold = false` grows through that round trip instead (below).
 //!
 //! **Loss (RFC 8257 section 3.4: as conventional TCP).** Reno with NewReno's
 //! partial-ack recovery (RFC 6582; Linux recovers so without SACK) or SACK recovery
@@ -44,7 +45,10 @@
 //!
 //! **Growth (RFC 5681 section 3.1).** Slow start while cwnd < ssthresh: one segment
 //! per ack of new data; cwnd = ssthresh is congestion avoidance (the RFC allows either;
-//! Linux's `tcp_in_slow_start`). Congestion avoidance counts bytes acknowledged, as RFC 5681
+//! Linux's `tcp_in_slow_start`). With `cwr_hold = false`, cwnd = ssthresh is slow start
+//! and the window grows in the round trip after an ECN reduction too: one packet at
+//! once, then one a round trip, nearest to the paper's section 3.3 model (a window
+//! that grows one packet every round trip), whose closed forms tests/dctcp.rs checks. Congestion avoidance counts bytes acknowledged, as RFC 5681
 //! recommends and Linux's `tcp_cong_avoid_ai` does: one segment once a window's worth
 //! has been acknowledged, so about one segment per round trip with delayed acks too
 //! (the paper's analysis, section 3.3, assumes that).
@@ -94,11 +98,17 @@ pub struct DctcpConfig {
     /// Which window a loss halves; `None`: `rfc5681` (FlightSize).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ssthresh_rule: Option<SsthreshRule>,
+    /// No window growth in the round trip after an ECN reduction (Linux's CWR state),
+    /// and cwnd = ssthresh is congestion avoidance (Linux). Default true. False: the
+    /// window grows through that round trip and cwnd = ssthresh is slow start (RFC
+    /// 5681 allows either): closest to the paper's section 3.3 model, which grows one
+    /// packet every round trip (tests/dctcp.rs checks its closed forms so).
+    pub cwr_hold: bool,
 }
 
 impl Default for DctcpConfig {
     fn default() -> Self {
-        DctcpConfig { initial_window: 10, initial_ssthresh: None, g: 1.0 / 16.0, initial_alpha: 1.0, ssthresh_rule: None }
+        DctcpConfig { initial_window: 10, initial_ssthresh: None, g: 1.0 / 16.0, initial_alpha: 1.0, ssthresh_rule: None, cwr_hold: true }
     }
 }
 
@@ -148,6 +158,7 @@ pub struct Dctcp {
     snd_nxt: u32,
     /// After an ECN reduction: cwnd holds while the cumulative ack is at most this.
     cwr_until: Option<u32>,
+    cwr_hold: bool,
 }
 
 impl Dctcp {
@@ -169,6 +180,7 @@ impl Dctcp {
             window_end: 0,
             snd_nxt: 0,
             cwr_until: None,
+            cwr_hold: cfg.cwr_hold,
         }
     }
 
@@ -195,7 +207,7 @@ impl Dctcp {
 
     /// RFC 5681 section 3.1: slow start, or congestion avoidance by bytes acknowledged.
     fn open(&mut self, acked_pkts: u32) {
-        if self.cwnd < self.ssthresh {
+        if self.cwnd < self.ssthresh || (!self.cwr_hold && self.cwnd == self.ssthresh) {
             self.cwnd += self.mss;
         } else {
             self.ca_bytes += acked_pkts as u64 * self.mss;
@@ -264,7 +276,7 @@ impl CongestionControl for Dctcp {
             self.cwnd = self.cwnd.saturating_sub(cut).max(2 * self.mss);
             self.ssthresh = self.cwnd;
             self.ca_bytes = 0;
-            self.cwr_until = Some(self.snd_nxt);
+            self.cwr_until = self.cwr_hold.then_some(self.snd_nxt);
             return;
         }
         self.cwr_until = None;
@@ -441,6 +453,16 @@ mod tests {
         assert_eq!(d.cwnd(), 10_000);
         ack(&mut d, 1, 30, 10, false, RecoveryAck::None);
         assert_eq!(d.cwnd(), 11_000);
+        // cwr_hold = false: ack 2 finds cwnd = ssthresh, slow start: 11 segments; acks
+        // 3..=20 count 18000 bytes >= 11000: 12 segments (7000 bytes carried over).
+        let cfg = DctcpConfig { initial_window: 20, initial_ssthresh: Some(10), cwr_hold: false, ..Default::default() };
+        let mut d = Dctcp::new(&cfg, MSS, 1000);
+        ack(&mut d, 1, 1, 19, true, RecoveryAck::None);
+        ecn(&mut d);
+        for a in 2..=20 {
+            ack(&mut d, 1, a, 10, false, RecoveryAck::None);
+        }
+        assert_eq!(d.cwnd(), 12_000);
     }
 
     #[test]
