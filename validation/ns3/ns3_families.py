@@ -110,6 +110,9 @@ std::vector<double> run(std::string cc, std::string qdisc, uint32_t n, std::vect
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
+    // FQ-CoDel's per-queue CoDel compares its own queue's bytes with MinBytes; Linux the
+    // whole discipline's backlog with the MTU. 1 byte: no drop from a queue left empty.
+    Config::SetDefault("ns3::CoDelQueueDisc::MinBytes", UintegerValue(qdisc == "fq_codel" ? 1 : 1500));
     for (size_t i = 0; i + 1 < overrides.size(); i += 2) Config::SetDefault(overrides[i], StringValue(overrides[i + 1]));
 
     NodeContainer senders, receivers, routers;
@@ -173,8 +176,11 @@ std::vector<double> run(std::string cc, std::string qdisc, uint32_t n, std::vect
                                  "MaxBurstAllowance", TimeValue(MilliSeconds(150)), "UseDerandomization", BooleanValue(true),
                                  "UseCapDropAdjustment", BooleanValue(true), "UseEcn", BooleanValue(false));
         } else if (qdisc == "red_step") {
+            // Gentle off: a step at K (ns-3's default Gentle marks above MaxTh with a
+            // probability rising from 1/LInterm at MaxTh to 1 at 2 MaxTh)
             tch.SetRootQueueDisc("ns3::RedQueueDisc", "MaxSize", limit, "MinTh", DoubleValue(kPkts), "MaxTh", DoubleValue(kPkts),
-                                 "QW", DoubleValue(1.0), "UseEcn", BooleanValue(true), "UseHardDrop", BooleanValue(false),
+                                 "QW", DoubleValue(1.0), "Gentle", BooleanValue(false), "UseEcn", BooleanValue(true),
+                                 "UseHardDrop", BooleanValue(false),
                                  "MeanPktSize", UintegerValue(wire), "LinkBandwidth", DataRateValue(DataRate(uint64_t(rateBps))),
                                  "LinkDelay", TimeValue(NanoSeconds(int64_t(delayUs * 1000))));
         } else {

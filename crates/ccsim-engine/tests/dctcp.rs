@@ -36,8 +36,14 @@ const FROM: f64 = 0.1;
 
 mod common;
 
+/// The paper's model grows every window by one packet a round trip, the one after a
+/// reduction included: `cwr_hold = false` (Linux holds the window through it).
 fn run(n: usize) -> Results {
-    common::run_conserving(FILE, "dctcp-datacenter.toml", &[&format!("flows.f.count={n}")])
+    common::run_conserving(
+        FILE,
+        "dctcp-datacenter.toml",
+        &[&format!("flows.f.count={n}"), "flows.f.params.cwr_hold=false"],
+    )
 }
 
 fn bottleneck(r: &Results) -> PhaseLink {

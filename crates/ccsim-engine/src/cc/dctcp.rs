@@ -29,6 +29,12 @@
 //!     cwnd = max(cwnd (1 - alpha / 2), 2 segments),   ssthresh = cwnd
 //! ```
 //!
+//! and cwnd then holds until the cumulative ack passes the highest packet sent when it
+//! was cut (the transport's end of the reduction window): no growth in that round trip,
+//! as Linux's CWR state (`tcp_cong_control` raises cwnd only outside CWR and recovery;
+//! the state ends when `snd_una` passes `high_seq`). The RFC leaves this open;
+//! `cwr_hold = false` grows through that round trip instead (below).
+//!
 //! **Loss (RFC 8257 section 3.4: as conventional TCP).** Reno with NewReno's
 //! partial-ack recovery (RFC 6582; Linux recovers so without SACK) or SACK recovery
 //! (RFC 6675, `sack = true`): fast retransmit sets ssthresh = max(FlightSize / 2, 2)
@@ -37,8 +43,12 @@
 //! and set to ssthresh when recovery ends (with SACK: cwnd = ssthresh at once); a
 //! timeout sets cwnd to one segment. An ECE during recovery is ignored.
 //!
-//! **Growth (RFC 5681 section 3.1).** Slow start while cwnd <= ssthresh: one segment
-//! per ack of new data. Congestion avoidance counts bytes acknowledged, as RFC 5681
+//! **Growth (RFC 5681 section 3.1).** Slow start while cwnd < ssthresh: one segment
+//! per ack of new data; cwnd = ssthresh is congestion avoidance (the RFC allows either;
+//! Linux's `tcp_in_slow_start`). With `cwr_hold = false`, cwnd = ssthresh is slow start
+//! and the window grows in the round trip after an ECN reduction too: one packet at
+//! once, then one a round trip, nearest to the paper's section 3.3 model (a window
+//! that grows one packet every round trip), whose closed forms tests/dctcp.rs checks. Congestion avoidance counts bytes acknowledged, as RFC 5681
 //! recommends and Linux's `tcp_cong_avoid_ai` does: one segment once a window's worth
 //! has been acknowledged, so about one segment per round trip with delayed acks too
 //! (the paper's analysis, section 3.3, assumes that).
@@ -88,11 +98,17 @@ pub struct DctcpConfig {
     /// Which window a loss halves; `None`: `rfc5681` (FlightSize).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ssthresh_rule: Option<SsthreshRule>,
+    /// No window growth in the round trip after an ECN reduction (Linux's CWR state),
+    /// and cwnd = ssthresh is congestion avoidance (Linux). Default true. False: the
+    /// window grows through that round trip and cwnd = ssthresh is slow start (RFC
+    /// 5681 allows either): closest to the paper's section 3.3 model, which grows one
+    /// packet every round trip (tests/dctcp.rs checks its closed forms so).
+    pub cwr_hold: bool,
 }
 
 impl Default for DctcpConfig {
     fn default() -> Self {
-        DctcpConfig { initial_window: 10, initial_ssthresh: None, g: 1.0 / 16.0, initial_alpha: 1.0, ssthresh_rule: None }
+        DctcpConfig { initial_window: 10, initial_ssthresh: None, g: 1.0 / 16.0, initial_alpha: 1.0, ssthresh_rule: None, cwr_hold: true }
     }
 }
 
@@ -138,6 +154,11 @@ pub struct Dctcp {
     marked: u64,
     /// The window ends when the cumulative ack reaches this.
     window_end: u32,
+    /// One past the highest packet sent, as of the last ack of new data.
+    snd_nxt: u32,
+    /// After an ECN reduction: cwnd holds while the cumulative ack is at most this.
+    cwr_until: Option<u32>,
+    cwr_hold: bool,
 }
 
 impl Dctcp {
@@ -157,6 +178,9 @@ impl Dctcp {
             acked: 0,
             marked: 0,
             window_end: 0,
+            snd_nxt: 0,
+            cwr_until: None,
+            cwr_hold: cfg.cwr_hold,
         }
     }
 
@@ -183,7 +207,7 @@ impl Dctcp {
 
     /// RFC 5681 section 3.1: slow start, or congestion avoidance by bytes acknowledged.
     fn open(&mut self, acked_pkts: u32) {
-        if self.cwnd <= self.ssthresh {
+        if self.cwnd < self.ssthresh || (!self.cwr_hold && self.cwnd == self.ssthresh) {
             self.cwnd += self.mss;
         } else {
             self.ca_bytes += acked_pkts as u64 * self.mss;
@@ -220,6 +244,7 @@ impl CcPolicy for Dctcp {
 impl CongestionControl for Dctcp {
     fn on_ack(&mut self, s: &AckSample) {
         self.observe(s);
+        self.snd_nxt = s.ack_seq + s.in_flight_pkts;
         if self.recovering {
             if s.recovery == RecoveryAck::Partial {
                 if !self.pipe {
@@ -230,7 +255,10 @@ impl CongestionControl for Dctcp {
             self.cwnd = self.ssthresh;
             self.recovering = false;
             self.ca_bytes = 0;
+        } else if self.cwr_until.is_some_and(|end| s.ack_seq <= end) {
+            // Linux's CWR state: no growth until the reduced window is acknowledged.
         } else {
+            self.cwr_until = None;
             self.open(s.acked_pkts);
         }
     }
@@ -248,8 +276,10 @@ impl CongestionControl for Dctcp {
             self.cwnd = self.cwnd.saturating_sub(cut).max(2 * self.mss);
             self.ssthresh = self.cwnd;
             self.ca_bytes = 0;
+            self.cwr_until = self.cwr_hold.then_some(self.snd_nxt);
             return;
         }
+        self.cwr_until = None;
         self.ssthresh = ssthresh_after_congestion(
             self.ssthresh_rule,
             s,
@@ -380,8 +410,8 @@ mod tests {
 
     #[test]
     fn slow_start_adds_a_segment_per_ack_and_avoidance_one_per_window_of_bytes() {
-        let mut d = dctcp(4, Some(4));
-        // cwnd 4 <= ssthresh 4: slow start, +1 segment for an ack of 2 packets.
+        let mut d = dctcp(4, Some(5));
+        // cwnd 4 < ssthresh 5: slow start, +1 segment for an ack of 2 packets.
         ack(&mut d, 2, 2, 2, false, RecoveryAck::None);
         assert_eq!(d.cwnd(), 5000);
         // Above ssthresh: delayed acks of 2 packets; 5000 bytes must be acknowledged:
@@ -397,6 +427,42 @@ mod tests {
         assert_eq!(d.cwnd(), 6000);
         ack(&mut d, 2, 14, 3, false, RecoveryAck::None);
         assert_eq!(d.cwnd(), 7000);
+    }
+
+    #[test]
+    fn the_window_holds_for_a_round_trip_after_an_ecn_reduction() {
+        // Congestion avoidance: cwnd 20 > ssthresh 10. An ack with ECE of packet 0
+        // (ack 1, 19 in flight: packets 1..19 sent, one past the highest is 20) cuts at
+        // alpha 1: cwnd = ssthresh = 20 x (1 - 1/2) = 10 segments.
+        let mut d = dctcp(20, Some(10));
+        ack(&mut d, 1, 1, 19, true, RecoveryAck::None);
+        ecn(&mut d);
+        assert_eq!((d.cwnd(), d.ssthresh()), (10_000, Some(10_000)));
+        // Acks 2..=20 are of packets sent before the cut: cwnd holds (growing, 19 acks
+        // of 1000 bytes would add one segment by slow start at cwnd = ssthresh and
+        // another once 11000 bytes were counted).
+        for a in 2..=20 {
+            ack(&mut d, 1, a, 10, false, RecoveryAck::None);
+        }
+        assert_eq!(d.cwnd(), 10_000);
+        // Ack 21 passes 20: congestion avoidance (cwnd = ssthresh is not slow start),
+        // one segment once 10 x 1000 bytes = cwnd have been acknowledged.
+        for a in 21..=29 {
+            ack(&mut d, 1, a, 10, false, RecoveryAck::None);
+        }
+        assert_eq!(d.cwnd(), 10_000);
+        ack(&mut d, 1, 30, 10, false, RecoveryAck::None);
+        assert_eq!(d.cwnd(), 11_000);
+        // cwr_hold = false: ack 2 finds cwnd = ssthresh, slow start: 11 segments; acks
+        // 3..=20 count 18000 bytes >= 11000: 12 segments (7000 bytes carried over).
+        let cfg = DctcpConfig { initial_window: 20, initial_ssthresh: Some(10), cwr_hold: false, ..Default::default() };
+        let mut d = Dctcp::new(&cfg, MSS, 1000);
+        ack(&mut d, 1, 1, 19, true, RecoveryAck::None);
+        ecn(&mut d);
+        for a in 2..=20 {
+            ack(&mut d, 1, a, 10, false, RecoveryAck::None);
+        }
+        assert_eq!(d.cwnd(), 12_000);
     }
 
     #[test]

@@ -904,9 +904,11 @@ mod tests {
                 "rto",
                 "g",
                 "initial_alpha",
-                "ssthresh_rule"
+                "ssthresh_rule",
+                "cwr_hold"
             ]
         );
+        assert_eq!(d["cwr_hold"].as_bool(), Some(true));
     }
 
     /// Reads a table as serde does, errors as their text.
