@@ -339,11 +339,6 @@ pub struct WindowSender {
     /// Delivery-rate sampling (`transport::rate_sample`), for a policy that declares
     /// `CcPolicy::RATE_SAMPLE`.
     rate: Option<Box<RateSampler>>,
-    /// SACK recovery sends by the pacing clock (`CcPolicy::PACE_RECOVERY`).
-    pace_recovery: bool,
-    /// With `pace_recovery`: the fast retransmission of this packet waits for the
-    /// pacing clock; it is the first packet SACK recovery's loop sends.
-    frx_pending: Option<u32>,
 }
 
 impl WindowSender {
@@ -386,14 +381,16 @@ impl WindowSender {
             recover: None,
             guard: None,
             partial_seen: false,
-            sb: cfg.sack.then(Box::default),
+            sb: cfg.sack.then(|| {
+                let mut sb = Box::<Scoreboard>::default();
+                sb.paced = pace_recovery;
+                sb
+            }),
             high_rxt: None,
             ecn_recover: None,
             rto_una: None,
             cwr_pending: false,
             rate: rate_sample.then(|| Box::new(RateSampler::new(cfg.sack))),
-            pace_recovery: pace_recovery && cfg.sack,
-            frx_pending: None,
             sent_at: (cfg.rtt_sample == RttSample::Newest).then(Box::default),
             go_back_n: cfg.fast_retransmit == FastRetransmit::GoBackN,
             plain: !cfg.sack
@@ -751,7 +748,7 @@ impl WindowSender {
             sb.detect_lost_retransmits();
         }
         let mut pipe = sb.pipe(self.snd_max, self.high_rxt, th).saturating_sub(sb.lost_again());
-        let paced = if self.pace_recovery {
+        let paced = if sb.paced {
             let m = self.cc.metrics();
             m.pacing_rate.map(|r| (r, m.send_quantum.clamp(1, window)))
         } else {
@@ -763,7 +760,7 @@ impl WindowSender {
         // With pacing: `sent` packets of the current burst have left; a burst may start
         // once the pacing clock allows.
         let mut sent = 0u32;
-        while pipe < window || self.frx_pending.is_some() {
+        while pipe < window || self.sb.as_deref().is_some_and(|sb| sb.frx_pending.is_some()) {
             if let Some((rate, quantum)) = paced {
                 if sent == 0 && now < self.next_send {
                     self.pace.deadline = Some(self.next_send);
@@ -777,7 +774,7 @@ impl WindowSender {
             }
             // The fast retransmission: already counted in the pipe (HighRxt is its
             // packet); gone if an ack has covered it.
-            if let Some(s) = self.frx_pending.take() {
+            if let Some(s) = self.sb.as_deref_mut().and_then(|sb| sb.frx_pending.take()) {
                 if s >= self.snd_una {
                     self.send(now, s, c, out);
                     if detect {
@@ -818,7 +815,7 @@ impl WindowSender {
 
     /// The pacing timer expired: send the burst that is due.
     pub fn on_pace(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
-        if self.pace_recovery && self.recover.is_some() {
+        if self.recover.is_some() && self.sb.as_deref().is_some_and(|sb| sb.paced) {
             self.sack_send(now, c, out, rec);
             return;
         }
@@ -932,7 +929,6 @@ impl WindowSender {
             let recovery = match self.recover.filter(|_| !PLAIN) {
                 Some(r) if self.snd_una >= r => {
                     self.recover = None;
-                    self.frx_pending = None;
                     self.guard = Some(r);
                     self.high_rxt = None;
                     if let Some(sb) = self.sb.as_deref_mut() {
@@ -1049,8 +1045,10 @@ impl WindowSender {
             rto_repeat: false,
             dupack_threshold: self.dupack_threshold.map_or(0, NonZeroU32::get),
         });
-        if pipe && self.pace_recovery && self.cc.metrics().pacing_rate.is_some() {
-            self.frx_pending = Some(self.snd_una);
+        let paced = pipe && self.sb.as_deref().is_some_and(|sb| sb.paced) && self.cc.metrics().pacing_rate.is_some();
+        if paced {
+            let una = self.snd_una;
+            self.sb.as_deref_mut().expect("paced recovery has a scoreboard").frx_pending = Some(una);
         } else {
             self.send(now, self.snd_una, c, out);
         }
@@ -1079,7 +1077,8 @@ impl WindowSender {
             self.recover = Some(self.snd_max);
             self.high_rxt = Some(self.snd_una);
             self.fast_retransmit(now, true, c, out, rec);
-            if self.cfg.lost_retransmissions == LostRetransmissions::Detect && self.frx_pending.is_none() {
+            let pending = self.sb.as_deref().is_some_and(|sb| sb.frx_pending.is_some());
+            if self.cfg.lost_retransmissions == LostRetransmissions::Detect && !pending {
                 let (una, snd_max) = (self.snd_una, self.snd_max);
                 self.sb.as_deref_mut().expect("scoreboard").note_retransmit(una, snd_max);
             }
@@ -1128,7 +1127,6 @@ impl WindowSender {
             self.guard = Some(self.snd_max);
         }
         self.recover = None;
-        self.frx_pending = None;
         self.high_rxt = None;
         if let Some(sb) = self.sb.as_deref_mut() {
             match self.cfg.sack_timeout {
