@@ -40,7 +40,9 @@
 //!   transport paces bursts of tso_segs packets (`CcMetrics::send_quantum`), as 4.9
 //!   sizes its TSO bursts for sch_fq (`bbr_set_tso_segs_goal`, `tcp_tso_autosize`): one
 //!   packet below 1.2 Mbit/s, else max(2, rate in bytes per 1024 us / packet size), at
-//!   most 127.
+//!   most 127. sch_fq spaces every packet of the flow, so loss recovery's are paced too
+//!   (`CcPolicy::PACE_RECOVERY`): the fast retransmission and SACK recovery's
+//!   retransmissions and new data leave in those bursts at that rate, not at the ack.
 //! - **Loss recovery** (`bbr_set_cwnd_to_recover_or_restore`): a congestion signal saves
 //!   the cwnd (`bbr_save_cwnd`, via `bbr_ssthresh`); on entering fast recovery the first
 //!   round uses packet conservation (cwnd = in flight + acked, starting a new round),
@@ -668,6 +670,27 @@ impl Bbr {
     }
 }
 
+#[cfg(test)]
+impl Bbr {
+    /// For the transport's tests: PROBE_BW at gain 1 (phase 2) with a bandwidth
+    /// estimate of `bw_pps` packets/s and a min RTT `min_rtt`, both taken at `now`, and
+    /// cwnd `cwnd`.
+    pub(crate) fn force_probe_bw(&mut self, now: SimTime, bw_pps: u64, min_rtt: SimDuration, cwnd: u32) {
+        self.bw.reset(self.rtt_cnt, bw_pps << BW_SCALE);
+        self.min_rtt = Some(min_rtt);
+        self.min_rtt_stamp = now;
+        self.full_bw_cnt = self.full_bw_rounds;
+        self.mode = Mode::ProbeBw;
+        self.cwnd_gain = self.probe_bw_cwnd_gain;
+        self.cycle_idx = 2;
+        self.pacing_gain = UNIT;
+        self.cycle_stamp = now;
+        self.pacing_rate = self.rate_bps(self.bw.get(), UNIT);
+        self.set_tso_segs_goal();
+        self.cwnd = cwnd;
+    }
+}
+
 impl CcPolicy for Bbr {
     type Config = BbrConfig;
     const NAME: &'static str = "bbr";
@@ -675,6 +698,8 @@ impl CcPolicy for Bbr {
         "BBR v1 (Linux 4.9): paced at the windowed max delivery rate, cwnd 2 BDP, STARTUP/DRAIN/PROBE_BW/ProbeRTT";
     const SACK: bool = true;
     const RATE_SAMPLE: bool = true;
+    /// Linux 4.9's BBR paces through `sch_fq`, which spaces every packet of the flow.
+    const PACE_RECOVERY: bool = true;
     /// Two of the four values the issue names (`CcMetrics` has two slots): the others
     /// follow from recorded series, the pacing gain as the `rate` series over `bbr_bw`,
     /// the min RTT as the 10 s running minimum of the `rtt` series.

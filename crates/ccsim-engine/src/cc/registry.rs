@@ -36,6 +36,14 @@ pub trait CcPolicy: CongestionControl + Sized {
     /// sender keeps per-packet snapshots for it (`transport::rate_sample`), and only for
     /// it. Default: no.
     const RATE_SAMPLE: bool = false;
+    /// Whether loss recovery's sends wait for the pacing clock as new data does: SACK
+    /// recovery's loop (RFC 6675 NextSeg, retransmissions and new data alike) sends its
+    /// bursts of `CcMetrics::send_quantum` at the policy's pacing rate, and the pacing
+    /// timer resumes that loop, as Linux 4.9's `sch_fq` paces every packet of a flow,
+    /// retransmissions included (`fq_dequeue`'s `time_next_packet`). Only for a policy
+    /// that paces (`CcMetrics::pacing_rate`). Default: no (recovery sends by the pipe
+    /// alone).
+    const PACE_RECOVERY: bool = false;
     /// The per-flow state for segments of `mss` bytes and a window cap in packets.
     fn build(cfg: &Self::Config, mss: u64, max_window: u32) -> Self;
     /// The same with the flow's own random stream (`base::rng::stream::cc`), for a
@@ -78,6 +86,8 @@ pub struct CcInfo {
     pub ecn_echo: Option<EcnEcho>,
     /// `CcPolicy::RATE_SAMPLE`.
     pub rate_sample: bool,
+    /// `CcPolicy::PACE_RECOVERY`.
+    pub pace_recovery: bool,
     /// Its default configuration.
     pub default: fn() -> super::CcConfig,
     /// `CcPolicy::LOSS_RECOVERY`.
@@ -169,6 +179,7 @@ macro_rules! registry {
                         sack: <$ty as CcPolicy>::SACK,
                         ecn_echo: <$ty as CcPolicy>::ECN_ECHO,
                         rate_sample: <$ty as CcPolicy>::RATE_SAMPLE,
+                        pace_recovery: <$ty as CcPolicy>::PACE_RECOVERY,
                         default: || CcConfig::$ty(Default::default()),
                         loss_recovery: <$ty as CcPolicy>::LOSS_RECOVERY,
                         own_parameters: crate::base::fields::field_names::<<$ty as CcPolicy>::Config>,

@@ -25,6 +25,12 @@ pub struct Scoreboard {
     /// left, and those found lost again, to be resent first.
     rxt: VecDeque<(u32, u32)>,
     again: VecDeque<u32>,
+    /// Recovery's sends wait for the pacing clock (`CcPolicy::PACE_RECOVERY`; set when
+    /// the sender is built).
+    pub paced: bool,
+    /// With `paced`: the fast retransmission of this packet has not left yet; it is the
+    /// first packet recovery's loop sends.
+    pub frx_pending: Option<u32>,
 }
 
 impl Scoreboard {
@@ -69,6 +75,7 @@ impl Scoreboard {
     pub fn end_recovery(&mut self) {
         self.rxt.clear();
         self.again.clear();
+        self.frx_pending = None;
     }
 
     /// `seq` was retransmitted while `snd_max` was the next new packet.

@@ -81,7 +81,11 @@
 //! window has room, the next due one gap after the previous one left, as sch_fq's
 //! `time_next_packet` (Linux 4.9 `fq_dequeue`). The rate in force when a burst leaves
 //! sets the gap to the next. Nothing else is needed: the window is checked before each
-//! burst, so pacing and cwnd bound the flow together.
+//! burst, so pacing and cwnd bound the flow together. A policy that declares
+//! `CcPolicy::PACE_RECOVERY` (BBR: sch_fq paces every packet a flow sends) is paced in
+//! SACK recovery too: the fast retransmission waits for the pacing clock and is the
+//! first packet of recovery's loop, which sends NextSeg (RFC 6675) in bursts of the
+//! quantum one gap apart while pipe < cwnd, the pacing timer resuming it.
 //!
 //! Delivery-rate samples (`rate_sample::RateSampler`, Linux 4.9 `tcp_rate.c`), only for a
 //! policy that declares `CcPolicy::RATE_SAMPLE` (resolved when the sender is built; the
@@ -361,6 +365,7 @@ impl WindowSender {
         let mss = data.bits / 8;
         let cc_state = cc.build(mss as u64, max_window, rng);
         let rate_sample = cc.info().rate_sample;
+        let pace_recovery = cc.info().pace_recovery;
         let loss = cc.loss_recovery(loss);
         let recovery_mode = loss.recovery;
         WindowSender {
@@ -387,7 +392,11 @@ impl WindowSender {
             recover: None,
             guard: None,
             partial_seen: false,
-            sb: cfg.sack.then(Box::default),
+            sb: cfg.sack.then(|| {
+                let mut sb = Box::<Scoreboard>::default();
+                sb.paced = pace_recovery;
+                sb
+            }),
             high_rxt: None,
             ecn_recover: None,
             rto_una: None,
@@ -763,7 +772,44 @@ impl WindowSender {
             sb.detect_lost_retransmits();
         }
         let mut pipe = sb.pipe(self.snd_max, self.high_rxt, th).saturating_sub(sb.lost_again());
-        while pipe < window {
+        let paced = if sb.paced {
+            let m = self.cc.metrics();
+            m.pacing_rate.map(|r| (r, m.send_quantum.clamp(1, window)))
+        } else {
+            None
+        };
+        if paced.is_some() {
+            self.pace.deadline = None;
+        }
+        // With pacing: `sent` packets of the current burst have left; a burst may start
+        // once the pacing clock allows.
+        let mut sent = 0u32;
+        while pipe < window || self.sb.as_deref().is_some_and(|sb| sb.frx_pending.is_some()) {
+            if let Some((rate, quantum)) = paced {
+                if sent == 0 && now < self.next_send {
+                    self.pace.deadline = Some(self.next_send);
+                    break;
+                }
+                if sent == quantum {
+                    self.next_send =
+                        now + tx_time((sent as u64 * self.mss as u64 * 8).min(u32::MAX as u64) as u32, rate);
+                    sent = 0;
+                    continue;
+                }
+            }
+            // The fast retransmission: already counted in the pipe (HighRxt is its
+            // packet); gone if an ack has covered it.
+            if let Some(s) = self.sb.as_deref_mut().and_then(|sb| sb.frx_pending.take()) {
+                if s >= self.snd_una {
+                    self.send(now, s, c, out);
+                    if detect {
+                        let snd_max = self.snd_max;
+                        self.sb.as_deref_mut().expect("scoreboard").note_retransmit(s, snd_max);
+                    }
+                    sent += 1;
+                }
+                continue;
+            }
             let new_data_ok = self.snd_max < self.snd_una + self.max_window && !self.no_new_data(now);
             let sb = self.sb.as_deref_mut().expect("scoreboard");
             let again = if detect { sb.next_again() } else { None };
@@ -784,12 +830,20 @@ impl WindowSender {
                 self.high_rxt = Some(self.high_rxt.map_or(s, |h| h.max(s)));
             }
             pipe += 1;
+            sent += 1;
+        }
+        if let Some((rate, _)) = paced.filter(|_| sent > 0) {
+            self.next_send = now + tx_time((sent as u64 * self.mss as u64 * 8).min(u32::MAX as u64) as u32, rate);
         }
         rec.record(self.trace.as_deref().and_then(|t| t.outstanding), now, || self.outstanding() as f64);
     }
 
     /// The pacing timer expired: send the burst that is due.
     pub fn on_pace(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
+        if self.recover.is_some() && self.sb.as_deref().is_some_and(|sb| sb.paced) {
+            self.sack_send(now, c, out, rec);
+            return;
+        }
         self.try_send(now, c, out, rec);
     }
 
@@ -1020,7 +1074,13 @@ impl WindowSender {
             rto_repeat: false,
             dupack_threshold: self.dupack_threshold.map_or(0, NonZeroU32::get),
         });
-        self.send(now, self.snd_una, c, out);
+        let paced = pipe && self.sb.as_deref().is_some_and(|sb| sb.paced) && self.cc.metrics().pacing_rate.is_some();
+        if paced {
+            let una = self.snd_una;
+            self.sb.as_deref_mut().expect("paced recovery has a scoreboard").frx_pending = Some(una);
+        } else {
+            self.send(now, self.snd_una, c, out);
+        }
         if self.go_back_n && !pipe {
             // Go back: what follows the lost packet is resent as the window opens.
             self.snd_nxt = self.snd_una + 1;
@@ -1046,7 +1106,8 @@ impl WindowSender {
             self.recover = Some(self.snd_max);
             self.high_rxt = Some(self.snd_una);
             self.fast_retransmit(now, true, c, out, rec);
-            if self.cfg.lost_retransmissions == LostRetransmissions::Detect {
+            let pending = self.sb.as_deref().is_some_and(|sb| sb.frx_pending.is_some());
+            if self.cfg.lost_retransmissions == LostRetransmissions::Detect && !pending {
                 let (una, snd_max) = (self.snd_una, self.snd_max);
                 self.sb.as_deref_mut().expect("scoreboard").note_retransmit(una, snd_max);
             }
@@ -1381,6 +1442,54 @@ mod tests {
             out.push(in_flight.iter().filter(|p| p.has(FLAG_RETX)).map(|p| p.seq).collect());
         }
         out
+    }
+
+    #[test]
+    fn bbr_paces_sack_recovery_as_new_data() {
+        // BBR paces every packet (Linux 4.9 sch_fq), recovery's included. Ten packets
+        // sent at 0; then PROBE_BW at 1000 pkt/s with gain 1: 1000 x 1000 B x 8 = 8
+        // Mbit/s, bursts of 2 packets (8 Mbit/s / 8 / 1024 = 976 B per 1/1024 s, less
+        // than a packet: the least, 2, above 1.2 Mbit/s); a burst of n packets takes
+        // n x 8000 bits / 8 Mbit/s = n ms. Packet 0 is lost; 1..9 arrive and their nine
+        // duplicate acks (SACK) come back at 100 ms.
+        use crate::cc::{AnyCc, BbrConfig};
+        use crate::transport::receiver::AckReceiver;
+        let cfg = SenderConfig { sack: true, ..Default::default() };
+        let mut t = T::with(CcConfig::Bbr(BbrConfig::default()), cfg, 1000);
+        t.start(0);
+        let first: Vec<Packet> = t.out.drain(..).collect();
+        assert_eq!(first.len(), 10);
+        let AnyCc::Bbr(b) = &mut t.s.cc else { unreachable!() };
+        b.force_probe_bw(ms(100), 1000, SimDuration::from_millis(100), 40);
+        let rcfg = ReceiverConfig { sack_blocks: 3, ..Default::default() };
+        let mut r = AckReceiver::new(rcfg, Packet::new(PacketKind::Ack, 0, 40), 64);
+        let mut rc = FlowCounters::default();
+        let mut acks = Vec::new();
+        for p in first.iter().filter(|p| p.seq != 0) {
+            r.on_data(ms(100), p, &mut rc, &mut acks, &mut t.meta);
+        }
+        for a in acks {
+            t.ack_packet(100, a);
+        }
+        // The third duplicate ack starts recovery: cwnd = in flight after it (10 - 3
+        // SACKed) = 7, packet conservation holds it there. RFC 6675's pipe after the
+        // ninth: 0 SACKed out of 1..9, plus the retransmission of 0. Unpaced, each of
+        // duplicates 4..9 would let one new packet out at once (10..15 at 100 ms); paced,
+        // the fast retransmission leaves at 100 ms and the pacing clock holds the rest
+        // one packet's time, 1 ms.
+        assert!(t.s.in_recovery());
+        assert_eq!(t.s.window_pkts(), 7);
+        assert_eq!(t.sent(), vec![0]);
+        assert_eq!(t.s.pace.deadline, Some(ms(101)));
+        // The pacing timer resumes recovery's loop: pipe 1 of 7, bursts of 2 every 2 ms
+        // until the pipe is full (7 after 105 ms' burst); then the acks drive it again.
+        for (at, burst, next) in
+            [(101, vec![10, 11], Some(ms(103))), (103, vec![12, 13], Some(ms(105))), (105, vec![14, 15], None)]
+        {
+            t.s.on_pace(ms(at), &mut t.c, &mut t.out, &mut t.rec);
+            assert_eq!((t.sent(), t.s.pace.deadline), (burst, next), "at {at} ms");
+        }
+        assert_eq!(t.c.retransmitted, 1);
     }
 
     fn round_of(rounds: &[Vec<u32>], seq: u32) -> usize {
