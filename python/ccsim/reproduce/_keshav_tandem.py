@@ -61,7 +61,7 @@ EXPLAIN_COMMON: list[Explain] = [
     ),
     Explain(
         r"PP/FQ", r"delay [12]",
-        "ours is the minimum round trip plus the setpoint's wait with either drop rule; the paper's would need PP to queue far beyond its setpoint", _S23,
+        "min round trip plus the setpoint's wait with either drop rule; the paper's needs PP to queue far beyond it", _S23,
     ),
     Explain(
         r"PP/FQ", r"(loss|retransmission) [12]",

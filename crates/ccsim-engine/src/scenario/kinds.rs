@@ -145,8 +145,8 @@ const WINDOW: FlowKindInfo = FlowKindInfo {
         FlowKey { name: "sack_timeout", default: D("\"keep\""), with: "sack = true" },
         FlowKey { name: "lost_retransmissions", default: D("\"detect\""), with: "sack = true" },
         FlowKey { name: "ecn_echo", default: D("\"rfc3168\""), with: "ecn = true" },
-        STOP,
         key("size", U("\"100kB\"")),
+        STOP,
     ],
     params: None,
 };
