@@ -94,6 +94,7 @@ class ScenarioBuilder:
         description: str | None = None,
         seed: int | None = None,
         conversations: str | None = None,
+        routing: str | None = None,
     ) -> None:
         self._scenario: dict[str, Any] = {
             "name": _name(name, "scenario.name"),
@@ -108,6 +109,9 @@ class ScenarioBuilder:
             self._scenario["conversations"] = _check(
                 conversations, "scenario.conversations", (str,), "a str"
             )
+        if routing is not None:
+            # "shortest" (default) or "ecmp"; the engine checks the value.
+            self._scenario["routing"] = _check(routing, "scenario.routing", (str,), "a str")
         self._defaults: dict[str, Any] = {}
         self._hosts: list[str] = []
         self._routers: list[str] = []
@@ -460,6 +464,101 @@ def parking_lot(
     return b
 
 
+def leaf_spine(
+    leaves: int = 8,
+    hosts_per_leaf: int = 16,
+    spines: int = 4,
+    *,
+    host_rate: str = "10Gbps",
+    uplink_rate: str = "40Gbps",
+    delay: str = "1us",
+    buffer: str | None = None,
+    qdisc: str | dict[str, Any] | None = None,
+    routing: str = "ecmp",
+    duration: str = "0.1s",
+    name: str = "leaf-spine",
+    seed: int | None = None,
+    **defaults: Any,
+) -> ScenarioBuilder:
+    """A two-tier leaf-spine fabric: hosts ``h<l>-<i>`` on leaf routers ``leaf<l>``
+    (links ``host_rate``), every leaf linked to every spine ``spine<s>`` (``uplink_rate``);
+    every link ``delay``, ``buffer`` and ``qdisc``. Routing is ``"ecmp"`` by default: a
+    flow between leaves takes one of the ``spines`` equal-cost paths. No flows: add them
+    with ``add_flow`` (hosts are ``h0-0`` ... ``h<leaves-1>-<hosts_per_leaf-1>``).
+    ``defaults`` go to ``[defaults]``. The defaults are the 128-host fabric of 8 leaves
+    of 16 hosts and 4 spines at 10/40 Gbps with 1 us links."""
+    for v, what in ((leaves, "leaves"), (hosts_per_leaf, "hosts_per_leaf"), (spines, "spines")):
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise TypeError(f"{what}: expected a positive int, got {v!r}")
+    b = ScenarioBuilder(name, duration, seed=seed, routing=routing)
+    b.defaults(**defaults)
+    for leaf in range(leaves):
+        for i in range(hosts_per_leaf):
+            b.add_host(f"h{leaf}-{i}")
+    for leaf in range(leaves):
+        b.add_router(f"leaf{leaf}")
+    for s in range(spines):
+        b.add_router(f"spine{s}")
+    link = {"delay": delay, "buffer": buffer, "qdisc": qdisc}
+    for leaf in range(leaves):
+        for i in range(hosts_per_leaf):
+            b.add_link(f"h{leaf}-{i}", f"leaf{leaf}", rate=host_rate, **link)
+    for leaf in range(leaves):
+        for s in range(spines):
+            b.add_link(f"leaf{leaf}", f"spine{s}", rate=uplink_rate, **link)
+    return b
+
+
+def fat_tree(
+    k: int = 8,
+    *,
+    rate: str = "10Gbps",
+    delay: str = "1us",
+    buffer: str | None = None,
+    qdisc: str | dict[str, Any] | None = None,
+    routing: str = "ecmp",
+    duration: str = "0.1s",
+    name: str = "fat-tree",
+    seed: int | None = None,
+    **defaults: Any,
+) -> ScenarioBuilder:
+    """A k-ary fat-tree (Al-Fares, Loukissas and Vahdat, SIGCOMM 2008): k pods of k/2 edge
+    routers ``e<p>-<i>`` and k/2 aggregation routers ``a<p>-<j>``, (k/2)^2 core routers
+    ``c<j>-<m>`` (core c<j>-<m> links to aggregation router j of every pod), k/2 hosts
+    ``h<p>-<i>-<h>`` per edge router: k^3/4 hosts, every link ``rate``, ``delay``,
+    ``buffer`` and ``qdisc``. Routing ``"ecmp"`` by default: (k/2)^2 equal-cost paths
+    between pods, k/2 within a pod. No flows: add them with ``add_flow``."""
+    if not isinstance(k, int) or isinstance(k, bool) or k < 2 or k % 2:
+        raise TypeError(f"k: expected an even int of at least 2, got {k!r}")
+    half = k // 2
+    b = ScenarioBuilder(name, duration, seed=seed, routing=routing)
+    b.defaults(**defaults)
+    for p in range(k):
+        for i in range(half):
+            for h in range(half):
+                b.add_host(f"h{p}-{i}-{h}")
+    for p in range(k):
+        for i in range(half):
+            b.add_router(f"e{p}-{i}")
+        for j in range(half):
+            b.add_router(f"a{p}-{j}")
+    for j in range(half):
+        for m in range(half):
+            b.add_router(f"c{j}-{m}")
+    link = {"rate": rate, "delay": delay, "buffer": buffer, "qdisc": qdisc}
+    for p in range(k):
+        for i in range(half):
+            for h in range(half):
+                b.add_link(f"h{p}-{i}-{h}", f"e{p}-{i}", **link)
+        for i in range(half):
+            for j in range(half):
+                b.add_link(f"e{p}-{i}", f"a{p}-{j}", **link)
+        for j in range(half):
+            for m in range(half):
+                b.add_link(f"a{p}-{j}", f"c{j}-{m}", **link)
+    return b
+
+
 # Scenarios --------------------------------------------------------------------------------
 
 
@@ -481,6 +580,8 @@ class Scenario:
     # Building scenarios in Python (the builder above): each returns a ScenarioBuilder.
     dumbbell = staticmethod(dumbbell)
     parking_lot = staticmethod(parking_lot)
+    leaf_spine = staticmethod(leaf_spine)
+    fat_tree = staticmethod(fat_tree)
 
     @staticmethod
     def builder(
@@ -490,13 +591,15 @@ class Scenario:
         description: str | None = None,
         seed: int | None = None,
         conversations: str | None = None,
+        routing: str | None = None,
     ) -> ScenarioBuilder:
         """An empty scenario to build with ``add_host``, ``add_router``, ``add_link``,
         ``add_flow``, ``add_phase``, ``add_element``, ``add_change``, ``defaults`` and
         ``measure``. ``conversations`` is ``[scenario].conversations``: how Fair Queueing
-        classifies packets, ``"flow"`` (default) or ``"host_pair"``."""
+        classifies packets, ``"flow"`` (default) or ``"host_pair"``; ``routing`` is
+        ``[scenario].routing``, ``"shortest"`` (default) or ``"ecmp"``."""
         return ScenarioBuilder(
-            name, duration, description=description, seed=seed, conversations=conversations
+            name, duration, description=description, seed=seed, conversations=conversations, routing=routing
         )
 
     @classmethod

@@ -145,6 +145,8 @@ pub fn dumbbell_cc(
         max_events: None,
         max_wall: None,
         conversations: Default::default(),
+        routing: Default::default(),
+        ecmp_flows: vec![],
         nodes,
         links,
         flows,

@@ -36,6 +36,10 @@ pub mod stream {
     pub fn cc(i: usize) -> u64 {
         (5 << SHIFT) | i as u64
     }
+    /// Flow `i`'s choice among equal-cost paths (`[scenario].routing = "ecmp"`).
+    pub fn ecmp(i: usize) -> u64 {
+        (6 << SHIFT) | i as u64
+    }
 }
 
 fn splitmix64(mut x: u64) -> u64 {

@@ -10,7 +10,7 @@
 //! TOML table (`to_file`, then `to_toml`). A flow's policy parameters are built once per
 //! run of equal configurations.
 
-use super::{Conversations, Flow, FlowSpec, Link, QdiscConfig, Sampling, Scenario};
+use super::{Conversations, Flow, FlowSpec, Link, QdiscConfig, Routing, Sampling, Scenario};
 use crate::base::time::SimDuration;
 use crate::base::units::{fmt_bits, fmt_rate, fmt_time};
 use crate::cc::{CcConfig, LossRecoveryConfig};
@@ -119,6 +119,8 @@ struct FlowOut<'a> {
     sc: &'a Scenario,
     f: &'a Flow,
     params: Option<&'a Table>,
+    /// The run picks its route (`Routing::Ecmp`): no path is written.
+    routed: bool,
 }
 
 fn config<T: Serialize>(cfg: &T) -> Result<Value, String> {
@@ -137,8 +139,10 @@ impl Serialize for FlowOut<'_> {
         if f.start_jitter.as_ps() > 0 {
             t.serialize_entry("start_jitter", &fmt_time(f.start_jitter))?;
         }
-        t.serialize_entry("path", &Names(sc, &f.path))?;
-        if !f.ack_path.iter().eq(f.path.iter().rev()) {
+        if !self.routed {
+            t.serialize_entry("path", &Names(sc, &f.path))?;
+        }
+        if !self.routed && !f.ack_path.iter().eq(f.path.iter().rev()) {
             t.serialize_entry("ack_path", &Names(sc, &f.ack_path))?;
         }
         let stop = |t: &mut S::SerializeMap| match f.stop {
@@ -220,7 +224,9 @@ impl Serialize for Flows<'_> {
         let sc = self.0;
         let mut seq = s.serialize_seq(Some(sc.flows.len()))?;
         let mut last: Option<(&CcConfig, &LossRecoveryConfig, Table)> = None;
-        for f in &sc.flows {
+        let mut ecmp = sc.ecmp_flows.iter().peekable();
+        for (i, f) in sc.flows.iter().enumerate() {
+            let routed = ecmp.next_if(|&&e| e == i).is_some();
             let params = match &f.spec {
                 FlowSpec::Window { cc, loss, .. } => {
                     if !matches!(&last, Some((c, l, _)) if *c == cc && *l == loss) {
@@ -230,7 +236,7 @@ impl Serialize for Flows<'_> {
                 }
                 _ => None,
             };
-            seq.serialize_element(&FlowOut { sc, f, params })?;
+            seq.serialize_element(&FlowOut { sc, f, params, routed })?;
         }
         seq.end()
     }
@@ -264,6 +270,9 @@ impl Serialize for Header<'_> {
         }
         if sc.conversations == Conversations::HostPair {
             t.serialize_entry("conversations", "host_pair")?;
+        }
+        if sc.routing == Routing::Ecmp {
+            t.serialize_entry("routing", "ecmp")?;
         }
         t.end()
     }

@@ -230,6 +230,20 @@ pub enum Conversations {
     HostPair,
 }
 
+/// How a flow without an explicit `path` is routed (`[scenario].routing`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Routing {
+    /// The fewest-hops path, ties broken by the order links are declared.
+    #[default]
+    Shortest,
+    /// Equal-cost multipath as htsim and datacenter studies do it: each flow takes one of
+    /// the fewest-hops paths, every such path equally likely, chosen once per flow from
+    /// its own random stream (the run's seed fixes it) and kept as its source route; its
+    /// acks take the reverse path.
+    Ecmp,
+}
+
 /// A validated scenario.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Scenario {
@@ -247,6 +261,14 @@ pub struct Scenario {
     /// How Fair Queueing classifies packets into conversations.
     #[serde(default)]
     pub conversations: Conversations,
+    /// How flows without a `path` are routed (`[scenario].routing`).
+    #[serde(default)]
+    pub routing: Routing,
+    /// With `Routing::Ecmp`: the flows (indices) given neither `path` nor `ack_path`,
+    /// whose route the run picks among the equal-cost paths (their `path` here is the
+    /// deterministic shortest one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ecmp_flows: Vec<usize>,
     pub nodes: Vec<Node>,
     pub links: Vec<Link>,
     pub flows: Vec<Flow>,

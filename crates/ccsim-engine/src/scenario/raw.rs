@@ -42,6 +42,8 @@ pub struct Header {
     pub max_wall: Option<Value>,
     /// "flow" (default) or "host_pair": how Fair Queueing classifies packets.
     pub conversations: Option<String>,
+    /// "shortest" (default) or "ecmp": how a flow without a path is routed.
+    pub routing: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Default)]

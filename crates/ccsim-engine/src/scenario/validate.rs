@@ -3,7 +3,7 @@
 
 use super::raw;
 use super::{
-    Change, ChannelSpec, Conversations, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Sampling,
+    Change, ChannelSpec, Conversations, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Routing, Sampling,
     Scenario, ScenarioError,
 };
 use crate::base::time::SimDuration;
@@ -194,7 +194,21 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     };
     defs.jitter = def_jitter;
     let net = links(cx, &f, &defs, nodes, node_idx)?;
-    let (flows, flow_names) = flows(cx, &f, &defs, &net, duration)?;
+    let (flows, flow_names, free_routes) = flows(cx, &f, &defs, &net, duration)?;
+    let routing = match f.scenario.routing.as_deref() {
+        None | Some("shortest") => Routing::Shortest,
+        Some("ecmp") => Routing::Ecmp,
+        Some(v) => {
+            return Err(cx.err(
+                "scenario.routing",
+                format!(
+                    "unknown value '{v}'; use \"shortest\" (the fewest-hops path, the default) or \"ecmp\" \
+                     (one of the equal-cost fewest-hops paths per flow, chosen from the seed)"
+                ),
+            ))
+        }
+    };
+    let ecmp_flows = if routing == Routing::Ecmp { free_routes } else { Vec::new() };
     let phases = phases(cx, &f, duration)?;
     let measured = measure(cx, &f, duration, &phases, &flows, &flow_names, &net)?;
     let changes = changes(cx, &f, duration, &net)?;
@@ -227,6 +241,8 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
                 ))
             }
         },
+        routing,
+        ecmp_flows,
         nodes,
         links,
         flows,
@@ -510,13 +526,10 @@ fn links(
 }
 
 /// The flows (copies of `count` expanded, voice partners resolved) and their index by name.
-fn flows(
-    cx: Ctx,
-    f: &raw::File,
-    defs: &Defaults,
-    net: &Net,
-    duration: SimDuration,
-) -> Result<(Vec<Flow>, HashMap<String, usize>), ScenarioError> {
+/// The flows, their indices by name, and the flows given neither `path` nor `ack_path`.
+type FlowsOut = (Vec<Flow>, HashMap<String, usize>, Vec<usize>);
+
+fn flows(cx: Ctx, f: &raw::File, defs: &Defaults, net: &Net, duration: SimDuration) -> Result<FlowsOut, ScenarioError> {
     let d = &f.defaults;
     let Net { nodes, node_idx, pairs, adj, .. } = net;
     let find_node = |field: &str, n: &str| lookup_node(cx, node_idx, field, n);
@@ -908,7 +921,14 @@ fn flows(
             *partner = j;
         }
     }
-    Ok((flows, flow_names))
+    // The flows whose route is theirs to choose: no `path`, no `ack_path`.
+    let free: Vec<usize> = expanded
+        .iter()
+        .enumerate()
+        .filter(|(_, fl)| fl.path.is_none() && fl.ack_path.is_none())
+        .map(|(i, _)| i)
+        .collect();
+    Ok((flows, flow_names, free))
 }
 
 fn phases(cx: Ctx, f: &raw::File, duration: SimDuration) -> Result<Vec<Phase>, ScenarioError> {

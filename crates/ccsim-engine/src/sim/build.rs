@@ -11,7 +11,7 @@ use crate::net::pipe::PipePool;
 use crate::packet::meta::MetaSlab;
 use crate::scenario::Conversations;
 use crate::transport::First;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 /// Conversation ids (the word before each route), dense from 0 in the order routes ask
@@ -175,14 +175,25 @@ impl Simulation {
         // Ack routes of flows that send no acks get their conversation after all others.
         let mut unnumbered: Vec<(usize, usize, usize)> = Vec::new();
         let mut starts = Vec::with_capacity(scenario.flows.len());
+        let mut ecmp = Ecmp::new(&scenario.nodes, &adj);
+        let mut ecmp_next = scenario.ecmp_flows.iter().peekable();
+        let (mut path, mut ack_path) = (Vec::new(), Vec::new());
         for (fi, f) in scenario.flows.iter().enumerate() {
+            let (path, ack_path) = if ecmp_next.next_if(|&&i| i == fi).is_some() {
+                ecmp.path(f.from, f.to, &mut Rng::new(seed, stream::ecmp(fi)), &mut path);
+                ack_path.clear();
+                ack_path.extend(path.iter().rev());
+                (&path[..], &ack_path[..])
+            } else {
+                (&f.path[..], &f.ack_path[..])
+            };
             route_chans.push(ROUTE_END); // the data route's conversation, set below
             let data_route = route_chans.len() as u32;
-            route_chans.extend(f.path.windows(2).map(|w| chan_of.get(w[0], w[1])));
+            route_chans.extend(path.windows(2).map(|w| chan_of.get(w[0], w[1])));
             route_chans.push(ROUTE_END);
             route_chans.push(ROUTE_END); // the ack route's conversation
             let ack_route = route_chans.len() as u32;
-            route_chans.extend(f.ack_path.windows(2).map(|w| chan_of.get(w[0], w[1])));
+            route_chans.extend(ack_path.windows(2).map(|w| chan_of.get(w[0], w[1])));
             route_chans.push(ROUTE_END);
             route_chans[data_route as usize - 1] = conv(&mut convs, f.from, f.to);
             // Start-time jitter: a uniform offset in [0, start_jitter) from the flow's own
@@ -344,6 +355,91 @@ impl<'a> Wanted<'a> {
         self.buf.clear();
         let _ = write!(self.buf, "{entity}.{metric}");
         self.names.contains(self.buf.as_str())
+    }
+}
+
+/// Equal-cost multipath (`Routing::Ecmp`): the fewest-hops paths from a host to a host
+/// through routers (hosts never forward), each equally likely. Per destination (cached),
+/// a breadth-first search from it gives every node's distance and its number of
+/// fewest-hops paths to it; one uniform draw k in [0, paths from the source) then picks
+/// the k-th path in neighbour order (a neighbour's share is its own count). Counts
+/// saturate at `u64::MAX` (far beyond any topology built here), which would only skew
+/// the choice.
+struct Ecmp<'a> {
+    nodes: &'a [crate::scenario::Node],
+    /// Neighbours, each once, in link order.
+    adj: Vec<Vec<usize>>,
+    /// Per destination: (distance, fewest-hops path count) of every node.
+    trees: HashMap<usize, (Vec<u32>, Vec<u64>)>,
+}
+
+impl<'a> Ecmp<'a> {
+    fn new(nodes: &'a [crate::scenario::Node], adj: &[Vec<usize>]) -> Self {
+        let adj = adj
+            .iter()
+            .map(|n| {
+                let mut seen = HashSet::new();
+                n.iter().copied().filter(|&v| seen.insert(v)).collect()
+            })
+            .collect();
+        Ecmp { nodes, adj, trees: HashMap::new() }
+    }
+
+    fn tree(&mut self, to: usize) -> &(Vec<u32>, Vec<u64>) {
+        let (nodes, adj) = (self.nodes, &self.adj);
+        self.trees.entry(to).or_insert_with(|| {
+            let n = nodes.len();
+            let (mut dist, mut count) = (vec![u32::MAX; n], vec![0u64; n]);
+            dist[to] = 0;
+            count[to] = 1;
+            let mut q = std::collections::VecDeque::from([to]);
+            while let Some(u) = q.pop_front() {
+                // Only the destination and routers pass paths on; a host is an end.
+                if u != to && !nodes[u].router {
+                    continue;
+                }
+                for &v in &adj[u] {
+                    if dist[v] == u32::MAX {
+                        dist[v] = dist[u] + 1;
+                        q.push_back(v);
+                    }
+                    if dist[v] == dist[u] + 1 {
+                        count[v] = count[v].saturating_add(count[u]);
+                    }
+                }
+            }
+            (dist, count)
+        })
+    }
+
+    /// A fewest-hops path from `from` to `to` into `out` (the validated scenario has
+    /// one, so there is one).
+    fn path(&mut self, from: usize, to: usize, rng: &mut Rng, out: &mut Vec<usize>) {
+        let nodes = self.nodes;
+        self.tree(to);
+        let (dist, count) = &self.trees[&to];
+        // k uniform in [0, count[from]) by multiply-shift.
+        let mut k = ((rng.next_u64() as u128 * count[from] as u128) >> 64) as u64;
+        out.clear();
+        out.push(from);
+        let mut u = from;
+        while u != to {
+            let next = self.adj[u]
+                .iter()
+                .copied()
+                .filter(|&v| dist[v] != u32::MAX && dist[v] + 1 == dist[u] && (v == to || nodes[v].router))
+                .find(|&v| {
+                    if k < count[v] {
+                        true
+                    } else {
+                        k -= count[v];
+                        false
+                    }
+                })
+                .expect("a fewest-hops path continues");
+            out.push(next);
+            u = next;
+        }
     }
 }
 
