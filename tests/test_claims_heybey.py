@@ -46,6 +46,21 @@ def test_series_helpers_by_hand():
     assert C.time_mean(t, v, 2.0, 4.0) == pytest.approx(7.0)
     assert C.queue_max_from(t, v, 2.0) == 10.0  # the value at 2 s counts
     assert C.queue_max_from(t, v, 3.0) == 4.0
+    # The level (largest value per 0.1 s, its median) over [1.0, 1.5]: a queue that
+    # is 2 from 0.95 s, jumps to 5 at 1.02, back to 0 at 1.03, 1 at 1.25, 0 at 1.26, 7
+    # at 1.41, 0 at 1.42. Intervals [1.0,1.1) .. [1.4,1.5): carried in 2, 0, 0, 0, 0;
+    # largest in each: 5, 0, 1, 0, 7; median of (5, 0, 1, 0, 7) = 1.
+    t = [0.95, 1.02, 1.03, 1.25, 1.26, 1.41, 1.42]
+    v = [2.0, 5.0, 0.0, 1.0, 0.0, 7.0, 0.0]
+    assert C.interval_maxima(t, v, 1.0, 1.5) == [5.0, 0.0, 1.0, 0.0, 7.0]
+    assert C.queue_level(t, v, 1.0, 1.5) == 1.0
+    # The same queue sampled in 0.1 s buckets (the engine's sampled series: each
+    # bucket's last change with the bucket's largest value; none in [1.1, 1.2) and
+    # [1.3, 1.4)): the same maxima.
+    ts, vs, top = [0.95, 1.03, 1.26, 1.42], [2.0, 0.0, 0.0, 0.0], [2.0, 5.0, 1.0, 7.0]
+    assert C.interval_maxima(ts, vs, 1.0, 1.5, top=top) == [5.0, 0.0, 1.0, 0.0, 7.0]
+    # Before the first change the queue is 0; after the last the last value is carried.
+    assert C.interval_maxima([0.25], [3.0], 0.0, 0.5) == [0.0, 0.0, 3.0, 3.0, 3.0]
     # Two cycles: up to 600 at 2 s, down to 40 at 5 s, up to 900 at 7 s, never drained.
     t = [0.0, 1.0, 2.0, 3.0, 5.0, 6.0, 7.0]
     v = [10.0, 520.0, 600.0, 300.0, 40.0, 510.0, 900.0]
@@ -61,7 +76,7 @@ def test_series_helpers_by_hand():
     )
 
 
-def _case(ss, alg, proto, upd, a, late, seed=1, whole=200, mean=3.0, kbps=None):
+def _case(ss, alg, proto, upd, a, late, seed=1, whole=200, mean=0.5, level=3.0, kbps=None):
     return {
         "slow_start": ss,
         "algorithm": alg,
@@ -73,6 +88,7 @@ def _case(ss, alg, proto, upd, a, late, seed=1, whole=200, mean=3.0, kbps=None):
         "stable": late < 100,
         "whole_max": whole,
         "late_mean": mean,
+        "late_level": level,
         "kbps": 50.0 * a if kbps is None else kbps,
     }
 
@@ -134,5 +150,8 @@ def test_late_rule_on_real_runs():
     low = C._late_case((False, "hayden", False, "20ms", 0.35, 1))
     high = C._late_case((False, "hayden", False, "20ms", 0.80, 1))
     assert low["stable"] and low["late_max"] < 30 and low["late_mean"] < 5
+    # The level (median of the largest queue per 0.1 s) lies between the time average
+    # and the largest queue.
+    assert low["late_mean"] <= low["late_level"] <= low["late_max"]
     assert not high["stable"] and high["late_max"] >= 1000
     assert low["whole_max"] >= low["late_max"]
