@@ -5,6 +5,8 @@
 //! transmit, a 40-byte ack 40 us. Every packet is acknowledged at once (no delayed
 //! acks), so packet k's ack leaves b when packet k has arrived.
 
+mod common;
+
 use ccsim_engine::results::FlowResult;
 use ccsim_engine::{run_text, Results};
 
@@ -31,12 +33,7 @@ to = "b"
 }
 
 fn run(text: &str) -> Results {
-    let mut sim = run_text(text, "finite.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
-    let r = sim.results(0.0);
-    for f in &r.flows {
-        assert_eq!(f.sent_pkts, f.arrived_pkts + f.dropped_pkts + f.in_network_pkts, "flow {}", f.name);
-    }
-    r
+    common::run_conserving(text, "finite.toml", &[])
 }
 
 fn flow(r: &Results) -> &FlowResult {

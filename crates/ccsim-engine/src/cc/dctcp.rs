@@ -48,7 +48,7 @@
 //! Linux's `tcp_in_slow_start`). With `cwr_hold = false`, cwnd = ssthresh is slow start
 //! and the window grows in the round trip after an ECN reduction too: one packet at
 //! once, then one a round trip, nearest to the paper's section 3.3 model (a window
-//! that grows one packet every round trip), whose closed forms tests/dctcp.rs checks. Congestion avoidance counts bytes acknowledged, as RFC 5681
+//! that grows one packet every round trip), whose closed forms crates/ccsim-engine/tests/dctcp.rs checks. Congestion avoidance counts bytes acknowledged, as RFC 5681
 //! recommends and Linux's `tcp_cong_avoid_ai` does: one segment once a window's worth
 //! has been acknowledged, so about one segment per round trip with delayed acks too
 //! (the paper's analysis, section 3.3, assumes that).
