@@ -40,6 +40,10 @@ pub mod stream {
     pub fn ecmp(i: usize) -> u64 {
         (6 << SHIFT) | i as u64
     }
+    /// Workload `i`'s arrivals, sizes and endpoints (`[[workloads]]`).
+    pub fn workload(i: usize) -> u64 {
+        (7 << SHIFT) | i as u64
+    }
 }
 
 fn splitmix64(mut x: u64) -> u64 {

@@ -222,10 +222,12 @@ struct Flows<'a>(&'a Scenario);
 impl Serialize for Flows<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let sc = self.0;
-        let mut seq = s.serialize_seq(Some(sc.flows.len()))?;
+        // Flows the workloads generated are left out: the workloads are written instead.
+        let listed = &sc.flows[..sc.flows.len() - sc.generated];
+        let mut seq = s.serialize_seq(Some(listed.len()))?;
         let mut last: Option<(&CcConfig, &LossRecoveryConfig, Table)> = None;
         let mut ecmp = sc.ecmp_flows.iter().peekable();
-        for (i, f) in sc.flows.iter().enumerate() {
+        for (i, f) in listed.iter().enumerate() {
             let routed = ecmp.next_if(|&&e| e == i).is_some();
             let params = match &f.spec {
                 FlowSpec::Window { cc, loss, .. } => {
@@ -364,6 +366,8 @@ impl Measure<'_> {
             && sc.sampling.is_none()
             && sc.delays.is_empty()
             && sc.windows.is_empty()
+            && !sc.delays_all
+            && !sc.windows_all
             && sc.measure_start == SimDuration::ZERO
     }
 }
@@ -384,10 +388,15 @@ impl Serialize for Measure<'_> {
             Some(Sampling::MaxPoints(n)) => t.serialize_entry("max_points", &n)?,
             None => {}
         }
-        if !sc.delays.is_empty() {
+        // `true` (all flows, generated ones too) stays `true`.
+        if sc.delays_all {
+            t.serialize_entry("delays", &true)?;
+        } else if !sc.delays.is_empty() {
             t.serialize_entry("delays", &flows(&sc.delays))?;
         }
-        if !sc.windows.is_empty() {
+        if sc.windows_all {
+            t.serialize_entry("windows", &true)?;
+        } else if !sc.windows.is_empty() {
             t.serialize_entry("windows", &flows(&sc.windows))?;
         }
         if sc.measure_start > SimDuration::ZERO {
@@ -406,8 +415,23 @@ impl Serialize for File<'_> {
         if !sc.links.is_empty() {
             doc.serialize_entry("links", &Seq(sc.links.iter().map(|l| LinkOut(sc, l))))?;
         }
-        if !sc.flows.is_empty() {
+        if sc.flows.len() > sc.generated {
             doc.serialize_entry("flows", &Flows(sc))?;
+        }
+        if !sc.workloads.is_empty() {
+            // Each as written, its flow keys resolved (defaults included) as for a flow.
+            let mut out = Vec::with_capacity(sc.workloads.len());
+            for w in &sc.workloads {
+                let f = FlowOut { sc, f: &w.template, params: None, routed: true };
+                let mut flow = Table::try_from(f).map_err(S::Error::custom)?;
+                for k in crate::scenario::workload::SET_PER_FLOW {
+                    flow.remove(k);
+                }
+                let mut t = w.raw.clone();
+                t.insert("flow".into(), Value::Table(flow));
+                out.push(t);
+            }
+            doc.serialize_entry("workloads", &out)?;
         }
         if !sc.phases.is_empty() {
             let phases = sc.phases.iter().map(|p| {

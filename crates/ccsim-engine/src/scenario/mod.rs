@@ -10,6 +10,7 @@ mod kinds;
 mod overrides;
 pub mod raw;
 mod validate;
+pub mod workload;
 
 use crate::base::time::SimDuration;
 use crate::base::units::Limit;
@@ -272,6 +273,13 @@ pub struct Scenario {
     pub nodes: Vec<Node>,
     pub links: Vec<Link>,
     pub flows: Vec<Flow>,
+    /// `[[workloads]]`: flows the run generates from its seed (`workload::expand`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workloads: Vec<workload::Workload>,
+    /// How many of `flows`, at the end, the workloads generated (0 until a run expands
+    /// them); `to_file` leaves them out and writes the workloads.
+    #[serde(default)]
+    pub generated: usize,
     pub phases: Vec<Phase>,
     /// Fixed measurement interval, if any.
     pub interval: Option<SimDuration>,
@@ -285,6 +293,11 @@ pub struct Scenario {
     /// Window flows (indices) that keep a histogram of their window (`[measure].windows`).
     #[serde(default)]
     pub windows: Vec<usize>,
+    /// `[measure].delays = true` and `windows = true`: generated flows are measured too.
+    #[serde(default)]
+    pub delays_all: bool,
+    #[serde(default)]
+    pub windows_all: bool,
     /// Delay statistics and window histograms count from this time (`[measure].start`).
     #[serde(default)]
     pub measure_start: SimDuration,

@@ -17,6 +17,10 @@ pub struct File {
     pub links: Vec<Link>,
     #[serde(default)]
     pub flows: Vec<Flow>,
+    /// `[[workloads]]`: flows generated at run time (`workload.rs`), kept as written for
+    /// export and read into `Workload` by validation.
+    #[serde(default)]
+    pub workloads: Vec<toml::Table>,
     #[serde(default)]
     pub phases: Vec<Phase>,
     #[serde(default)]
@@ -203,4 +207,39 @@ pub struct Change {
     pub channel: Option<String>,
     pub delay: Option<Value>,
     pub rate: Option<Value>,
+}
+
+/// One `[[workloads]]` entry (docs/scenario-format.md "Workloads").
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Workload {
+    pub name: String,
+    /// "poisson" (default), "permutation" or "incast".
+    pub kind: Option<String>,
+    /// The hosts whose flows it generates (default: every host).
+    pub hosts: Option<Vec<String>>,
+    /// Arrivals (or rounds) from `start` until `stop` (default: the whole run).
+    pub start: Option<Value>,
+    pub stop: Option<Value>,
+    /// poisson: the offered load, a fraction of `link`'s rate (or of the hosts' access links).
+    pub load: Option<Value>,
+    pub link: Option<String>,
+    /// A size distribution: "web_search", "data_mining" or a CDF file ...
+    pub sizes: Option<String>,
+    /// ... whose sizes are bytes ("B", the default) or packets ("pkt").
+    pub size_unit: Option<String>,
+    /// ... or one size for every flow.
+    pub size: Option<Value>,
+    /// poisson: "uniform" (default), "permutation" or "all_to_one".
+    pub pattern: Option<String>,
+    /// all_to_one and incast: the receiving host.
+    pub to: Option<String>,
+    /// incast: the senders, listed ...
+    pub from: Option<Vec<String>>,
+    /// ... or this many drawn afresh each round from the hosts.
+    pub senders: Option<Value>,
+    pub interval: Option<Value>,
+    pub rounds: Option<Value>,
+    /// The window-flow keys every generated flow takes (cc, sack, ecn, params, ...).
+    pub flow: Option<toml::Table>,
 }

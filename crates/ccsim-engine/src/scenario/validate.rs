@@ -2,6 +2,7 @@
 //! the same dotted names as `--set` (`links.bottleneck.rate`, `flows.ftp1.cc`).
 
 use super::raw;
+use super::workload;
 use super::{
     Change, ChannelSpec, Conversations, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Routing, Sampling,
     Scenario, ScenarioError,
@@ -62,12 +63,12 @@ fn has_control(name: &str) -> bool {
 }
 
 #[derive(Clone, Copy)]
-struct Ctx<'a> {
+pub(super) struct Ctx<'a> {
     source: &'a str,
 }
 
 impl Ctx<'_> {
-    fn err(&self, field: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
+    pub(super) fn err(&self, field: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
         ScenarioError::new(self.source, field, msg)
     }
 
@@ -80,7 +81,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn time(&self, field: &str, v: &Value) -> Result<SimDuration, ScenarioError> {
+    pub(super) fn time(&self, field: &str, v: &Value) -> Result<SimDuration, ScenarioError> {
         units::parse_time(self.text(field, v, "100ms")?).map_err(|m| self.err(field, m))
     }
     fn rate(&self, field: &str, v: &Value) -> Result<u64, ScenarioError> {
@@ -165,7 +166,11 @@ impl Ctx<'_> {
 
     /// Deserialises a config table with serde (from one copy: the toml crate reads only
     /// owned values); errors name the field inside `field`.
-    fn from_table<T: serde::de::DeserializeOwned>(&self, field: &str, table: &toml::Table) -> Result<T, ScenarioError> {
+    pub(super) fn from_table<T: serde::de::DeserializeOwned>(
+        &self,
+        field: &str,
+        table: &toml::Table,
+    ) -> Result<T, ScenarioError> {
         serde_path_to_error::deserialize(Value::Table(table.clone())).map_err(|e| {
             let inner = readable_path(table, e.path());
             let path = if inner.is_empty() || inner == "?" { field.to_string() } else { format!("{field}.{inner}") };
@@ -194,7 +199,20 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     };
     defs.jitter = def_jitter;
     let net = links(cx, &f, &defs, nodes, node_idx)?;
-    let (flows, flow_names, free_routes) = flows(cx, &f, &defs, &net, duration)?;
+    let (listed, flow_names, free_routes) = flows(cx, &f.defaults, &f.flows, &defs, &net, duration)?;
+    let wcx = workload::Cx { cx, net: &net, duration, dir: std::path::Path::new(source).parent() };
+    let mut workloads = Vec::with_capacity(f.workloads.len());
+    for t in &f.workloads {
+        let mut template = |fl: &raw::Flow| {
+            flows(cx, &f.defaults, std::slice::from_ref(fl), &defs, &net, duration).map(|(mut v, ..)| v.remove(0))
+        };
+        let w = workload::validate(&wcx, t, &mut template)?;
+        if workloads.iter().any(|x: &workload::Workload| x.name == w.name) {
+            return Err(cx.err(cat("workloads.", &w.name), format!("workload name '{}' is used twice", w.name)));
+        }
+        workloads.push(w);
+    }
+    let flows = listed;
     let routing = match f.scenario.routing.as_deref() {
         None | Some("shortest") => Routing::Shortest,
         Some("ecmp") => Routing::Ecmp,
@@ -210,7 +228,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     };
     let ecmp_flows = if routing == Routing::Ecmp { free_routes } else { Vec::new() };
     let phases = phases(cx, &f, duration)?;
-    let measured = measure(cx, &f, duration, &phases, &flows, &flow_names, &net)?;
+    let measured = measure(cx, &f, duration, &phases, &flows, &workloads, &flow_names, &net)?;
     let changes = changes(cx, &f, duration, &net)?;
     let elements = elements(cx, &f, &net)?;
     let Net { nodes, links, .. } = net;
@@ -246,12 +264,16 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
         nodes,
         links,
         flows,
+        workloads,
+        generated: 0,
         phases,
         interval: measured.interval,
         series: f.measure.series,
         sampling: measured.sampling,
         delays: measured.delays,
         windows: measured.windows,
+        delays_all: matches!(f.measure.delays, Some(Value::Boolean(true))),
+        windows_all: matches!(f.measure.windows, Some(Value::Boolean(true))),
         measure_start: measured.measure_start,
         changes,
         elements,
@@ -429,7 +451,12 @@ fn known(names: &HashMap<String, usize>) -> String {
 }
 
 /// The index of node `n`, or an error at `field` listing the nodes declared.
-fn lookup_node(cx: Ctx, node_idx: &HashMap<String, usize>, field: &str, n: &str) -> Result<usize, ScenarioError> {
+pub(super) fn lookup_node(
+    cx: Ctx,
+    node_idx: &HashMap<String, usize>,
+    field: &str,
+    n: &str,
+) -> Result<usize, ScenarioError> {
     node_idx
         .get(n)
         .copied()
@@ -437,15 +464,15 @@ fn lookup_node(cx: Ctx, node_idx: &HashMap<String, usize>, field: &str, n: &str)
 }
 
 /// The network the sections after `[[links]]` look names up in.
-struct Net {
-    nodes: Vec<Node>,
-    node_idx: HashMap<String, usize>,
-    links: Vec<Link>,
-    link_names: HashMap<String, usize>,
+pub(super) struct Net {
+    pub nodes: Vec<Node>,
+    pub node_idx: HashMap<String, usize>,
+    pub links: Vec<Link>,
+    pub link_names: HashMap<String, usize>,
     /// Link index by its (lower, higher) node pair.
-    pairs: HashMap<(usize, usize), usize>,
+    pub pairs: HashMap<(usize, usize), usize>,
     /// Neighbours of each node, in link-declaration order.
-    adj: Vec<Vec<usize>>,
+    pub adj: Vec<Vec<usize>>,
 }
 
 fn links(
@@ -529,8 +556,14 @@ fn links(
 /// The flows, their indices by name, and the flows given neither `path` nor `ack_path`.
 type FlowsOut = (Vec<Flow>, HashMap<String, usize>, Vec<usize>);
 
-fn flows(cx: Ctx, f: &raw::File, defs: &Defaults, net: &Net, duration: SimDuration) -> Result<FlowsOut, ScenarioError> {
-    let d = &f.defaults;
+fn flows(
+    cx: Ctx,
+    d: &raw::Defaults,
+    raw_flows: &[raw::Flow],
+    defs: &Defaults,
+    net: &Net,
+    duration: SimDuration,
+) -> Result<FlowsOut, ScenarioError> {
     let Net { nodes, node_idx, pairs, adj, .. } = net;
     let find_node = |field: &str, n: &str| lookup_node(cx, node_idx, field, n);
     let (def_data, def_ack, def_maxw, def_ooo) = (defs.data_size, defs.ack_size, defs.max_window, defs.out_of_order);
@@ -547,7 +580,7 @@ fn flows(cx: Ctx, f: &raw::File, defs: &Defaults, net: &Net, duration: SimDurati
     // the same parameters (10^5 in a generated file) reuse it instead of deserialising.
     let no_params = toml::Table::new();
     let mut last_cc: Option<(String, &toml::Table, CcConfig, LossRecoveryConfig)> = None;
-    let expanded = expand_flows(&cx, &f.flows)?;
+    let expanded = expand_flows(&cx, raw_flows)?;
     let mut voice_partners: Vec<(usize, String, String)> = Vec::new();
     for fl in &expanded {
         let p = cat("flows.", &fl.name);
@@ -969,12 +1002,14 @@ struct Measure {
     measure_start: SimDuration,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn measure(
     cx: Ctx,
     f: &raw::File,
     duration: SimDuration,
     phases: &[Phase],
     flows: &[Flow],
+    workloads: &[workload::Workload],
     flow_names: &HashMap<String, usize>,
     net: &Net,
 ) -> Result<Measure, ScenarioError> {
@@ -996,16 +1031,17 @@ fn measure(
     // Every phase and interval keeps a row per flow and per channel, and its boundary
     // copies them all in one event: 1000 flows with 100000 intervals aborted for want of
     // memory within 20000 events, 100 flows took 10 s and 1.7 GB for 20000 events.
-    let per_period = (flows.len() + 2 * links.len()) as u64;
+    let generated: u64 = workloads.iter().map(workload::expected_flows).sum();
+    let per_period = flows.len() as u64 + generated + 2 * links.len() as u64;
     if let Some(i) = interval {
         let n = duration.as_ps().div_ceil(i.as_ps());
         if n * per_period > MAX_PERIOD_ROWS {
-            let (nf, nc) = (flows.len(), 2 * links.len());
+            let (nf, nc) = (flows.len() as u64 + generated, 2 * links.len());
             return Err(cx.err("measure.interval", format!("{n} intervals of {nf} flows and {nc} channels are {} rows of results, more than {MAX_PERIOD_ROWS}; choose a longer interval", n * per_period)));
         }
     }
     if phases.len() as u64 * per_period > MAX_PERIOD_ROWS {
-        let (np, nf, nc) = (phases.len(), flows.len(), 2 * links.len());
+        let (np, nf, nc) = (phases.len(), flows.len() as u64 + generated, 2 * links.len());
         return Err(cx.err("phases", format!("{np} phases of {nf} flows and {nc} channels are {} rows of results, more than {MAX_PERIOD_ROWS}; give fewer phases", np as u64 * per_period)));
     }
     for s in &f.measure.series {
@@ -1204,7 +1240,7 @@ fn elements(cx: Ctx, f: &raw::File, net: &Net) -> Result<Vec<ElementSpec>, Scena
 }
 
 /// The channels a name stands for: "a->b" is one channel, a link's name both.
-fn channels_named(
+pub(super) fn channels_named(
     link_names: &HashMap<String, usize>,
     node_idx: &HashMap<String, usize>,
     pairs: &HashMap<(usize, usize), usize>,
@@ -1227,13 +1263,13 @@ fn channels_named(
 /// the host itself is no one's way through). Validation stays linear in the number of
 /// flows for dumbbells of 10^5 hosts. Multi-homed hosts search on their own.
 #[derive(Default)]
-struct RouteCache {
+pub(super) struct RouteCache {
     /// BFS parent arrays by the router they were grown from.
     trees: BTreeMap<usize, Vec<usize>>,
 }
 
 impl RouteCache {
-    fn path(&mut self, from: usize, to: usize, nodes: &[Node], adj: &[Vec<usize>]) -> Option<Vec<usize>> {
+    pub(super) fn path(&mut self, from: usize, to: usize, nodes: &[Node], adj: &[Vec<usize>]) -> Option<Vec<usize>> {
         let via = match adj[from].as_slice() {
             [r] if nodes[*r].router && *r != to => *r,
             _ => return shortest_path(from, to, nodes, adj),
@@ -1377,7 +1413,7 @@ fn on_periods(
 /// A link parameter given once for both directions or as [a->b, b->a].
 /// `a` followed by `b`: a field name such as "flows.f1.start", built without the
 /// formatting machinery (validation names fields for 10^5 flows and links).
-fn cat(a: &str, b: &str) -> String {
+pub(super) fn cat(a: &str, b: &str) -> String {
     let mut s = String::with_capacity(a.len() + b.len());
     s.push_str(a);
     s.push_str(b);
@@ -1736,7 +1772,7 @@ fn check_series(
 
 /// A finite flow's size in data packets: "70pkt", or bytes ("100kB") carried in whole
 /// packets of `data_size` bytes.
-fn flow_size(cx: &Ctx, field: &str, v: &Value, data_size: u32) -> Result<NonZeroU32, ScenarioError> {
+pub(super) fn flow_size(cx: &Ctx, field: &str, v: &Value, data_size: u32) -> Result<NonZeroU32, ScenarioError> {
     let text = cx.text(field, v, "100kB")?;
     let n = if text.trim_end().ends_with("pkt") || text.trim_end().ends_with("pkts") {
         cx.packets(field, v)?

@@ -101,8 +101,9 @@ impl ChannelIndex {
 impl Simulation {
     /// Builds the network and schedules the initial events. `seed` overrides the
     /// scenario's seed.
-    pub fn new(scenario: Scenario, seed: Option<u64>) -> Self {
+    pub fn new(mut scenario: Scenario, seed: Option<u64>) -> Self {
         let seed = seed.unwrap_or(scenario.seed);
+        crate::scenario::workload::expand(&mut scenario, seed);
         let mut rec = Recorder::new(scenario.sampling.map(|s| s.width(scenario.duration)), scenario.duration);
 
         // Channels: link i gives channels 2i (a->b) and 2i+1 (b->a).
