@@ -33,15 +33,19 @@ def fct_table(flows: pd.DataFrame) -> pd.DataFrame:
     return finite[FCT_COLUMNS].reset_index(drop=True)
 
 
-def _label(lo: float, hi: float) -> str:
-    def size(b: float) -> str:
-        if b >= 1e6:
-            return f"{b / 1e6:g}MB"
-        if b >= 1e3:
-            return f"{b / 1e3:g}kB"
-        return f"{b:g}B"
+def size_text(b: float) -> str:
+    """Bytes in the scenario format's decimal units: 100000 -> "100kB"."""
+    if b >= 1e9:
+        return f"{b / 1e9:g}GB"
+    if b >= 1e6:
+        return f"{b / 1e6:g}MB"
+    if b >= 1e3:
+        return f"{b / 1e3:g}kB"
+    return f"{b:g}B"
 
-    return f"{size(lo)}+" if hi == float("inf") else f"{size(lo)}-{size(hi)}"
+
+def _label(lo: float, hi: float) -> str:
+    return f"{size_text(lo)}+" if hi == float("inf") else f"{size_text(lo)}-{size_text(hi)}"
 
 
 def check_edges(edges: Sequence[float]) -> list[float]:
@@ -54,18 +58,26 @@ def check_edges(edges: Sequence[float]) -> list[float]:
     return e
 
 
+def by_bucket(fct: pd.DataFrame, edges: Sequence[float]) -> list[tuple[str, pd.DataFrame]]:
+    """The rows of ``fct`` in each size bucket [lo, hi) of ``edges`` (checked), with the
+    bucket's label ("0B-100kB", ..., "10MB+")."""
+    e = check_edges(edges)
+    return [
+        (_label(lo, hi), fct[(fct["size_bytes"] >= lo) & (fct["size_bytes"] < hi)])
+        for lo, hi in zip(e, e[1:], strict=False)
+    ]
+
+
 def fct_summary(fct: pd.DataFrame, edges: Sequence[float] = DEFAULT_EDGES) -> pd.DataFrame:
     """Per size bucket: flows, completed, mean/p50/p95/p99 of the FCT and of the
     slowdown over the completed flows (NaN where none completed)."""
     import numpy as np
     import pandas as pd
 
-    e = check_edges(edges)
     rows = []
-    for lo, hi in zip(e, e[1:], strict=False):
-        b = fct[(fct["size_bytes"] >= lo) & (fct["size_bytes"] < hi)]
+    for label, b in by_bucket(fct, edges):
         done = b[b["completed"].astype(bool)]
-        row: dict[str, object] = {"bucket": _label(lo, hi), "flows": len(b), "completed": len(done)}
+        row: dict[str, object] = {"bucket": label, "flows": len(b), "completed": len(done)}
         for col, name in (("fct_s", "fct"), ("slowdown", "slowdown")):
             v = done[col].to_numpy(dtype=float)
             row[f"{name}_mean"] = float(v.mean()) if len(v) else np.nan

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -167,10 +168,7 @@ class SweepResults:
         ``ci_low``, ``ci_high`` and ``half_width`` = t((1+level)/2, n-1) std / sqrt(n)
         (NaN when n < 2).
         """
-        import numpy as np
-
-        if not 0 < level < 1:
-            raise ValueError(f"level {level!r}: give a confidence level in (0, 1), e.g. 0.95")
+        _check_level(level)
         frame = self.table(table)
         if table == "cases":
             frame = frame[frame["status"] == "done"]
@@ -182,20 +180,72 @@ class SweepResults:
         missing = [c for c in by if c not in frame.columns]
         if missing:
             raise KeyError(f"no column {missing[0]!r} in {table} to group by")
-        values = frame[metric].astype(float)
-        if by:
-            groups = values.groupby([frame[c] for c in by], sort=False, dropna=False)
-            out = groups.agg(["count", "mean", "std"]).reset_index()
-        else:
-            out = values.agg(["count", "mean", "std"]).to_frame().T
-        out = out.rename(columns={"count": "n"})
-        out["n"] = out["n"].astype(int)
-        p = 0.5 + level / 2
-        t = np.array([t_quantile(p, n - 1) if n >= 2 else math.nan for n in out["n"]])
-        out["half_width"] = t * out["std"] / np.sqrt(out["n"].clip(lower=1))
-        out["ci_low"] = out["mean"] - out["half_width"]
-        out["ci_high"] = out["mean"] + out["half_width"]
-        return out[[*by, "n", "mean", "std", "ci_low", "ci_high", "half_width"]]
+        return mean_ci(frame, metric, by, level)
+
+    def fct(self) -> pd.DataFrame:
+        """The finite window flows of every case (rows with ``size_bytes``): the key
+        columns, then the columns of :meth:`ccsim.Results.fct`."""
+        from ccsim._fct import FCT_COLUMNS
+
+        flows = self.flows
+        keys = [c for c in self.key_columns if c in flows.columns]
+        if "size_bytes" not in flows.columns:
+            return flows.iloc[0:0][keys].reindex(columns=[*keys, *FCT_COLUMNS])
+        finite = flows[flows["size_bytes"].notna()]
+        return finite[[*keys, *FCT_COLUMNS]].reset_index(drop=True)
+
+    def fct_summary(
+        self,
+        buckets: Sequence[float] | None = None,
+        by: list[str] | None = None,
+        level: float = 0.95,
+    ) -> pd.DataFrame:
+        """FCT and slowdown percentiles by size bucket, their mean across seeds and a
+        Student t confidence interval, as :meth:`summary` computes them.
+
+        Each case (parameter values and seed) gives one number per bucket and statistic
+        of :meth:`ccsim.Results.fct_summary` (``fct_mean``, ``fct_p50``, ``fct_p95``,
+        ``fct_p99``, ``slowdown_mean``, ... over its completed flows); those numbers are
+        then averaged over the seeds of each group of ``by`` (default: the swept
+        parameters). One row per group, bucket and statistic, columns: the group
+        columns, ``bucket``, ``stat``, ``flows`` and ``completed`` (finite flows and
+        completed ones, summed over the group's cases), then ``n`` (cases with a value:
+        a case with no completed flow in a bucket has none), ``mean``, ``std``,
+        ``ci_low``, ``ci_high``, ``half_width``. ``buckets``: the edges in bytes
+        (default 0, 100 kB, 1 MB, 10 MB, inf). Empty when no case has finite flows.
+        """
+        import pandas as pd
+
+        from ccsim._fct import DEFAULT_EDGES, check_edges, fct_summary
+
+        _check_level(level)
+        edges = check_edges(DEFAULT_EDGES if buckets is None else buckets)
+        by = list(self.params) if by is None else list(by)
+        fct = self.fct()
+        missing = [c for c in by if c not in fct.columns]
+        if missing:
+            raise KeyError(f"no column {missing[0]!r} in the flows table to group by")
+        columns = [*by, "bucket", "stat", "flows", "completed", "n", "mean", "std",
+                   "ci_low", "ci_high", "half_width"]  # fmt: skip
+        if fct.empty:
+            return pd.DataFrame(columns=columns)
+        # One row per case, bucket and statistic, in case order.
+        rows = []
+        for _, flows in fct.groupby("case_id", sort=True):
+            keys = {c: flows[c].iloc[0] for c in by}
+            table = fct_summary(flows, edges)
+            stats = [c for c in table.columns if c not in ("bucket", "flows", "completed")]
+            for record in table.to_dict("records"):
+                for stat in stats:
+                    rows.append({**keys, "bucket": record["bucket"], "stat": stat,
+                                 "flows": record["flows"], "completed": record["completed"],
+                                 "value": record[stat]})  # fmt: skip
+        long = pd.DataFrame(rows)
+        group = [*by, "bucket", "stat"]
+        out = mean_ci(long, "value", group, level)
+        counts = long.groupby(group, sort=False, dropna=False)[["flows", "completed"]].sum()
+        out = out.merge(counts.reset_index(), on=group, how="left", sort=False)
+        return out[columns]
 
     def to_parquet(self, out: str | os.PathLike[str]) -> list[Path]:
         """Write every table as ``out/<table>.parquet`` (DuckDB's COPY); return the files."""
@@ -206,6 +256,37 @@ class SweepResults:
             raise SweepError(f"{path}: is a file; give a directory for the Parquet files")
         with self._database.connect(read_only=True) as con:
             return _sweepdb.export_parquet(con, path)
+
+
+# Means and confidence intervals --------------------------------------------------
+
+
+def _check_level(level: float) -> None:
+    if not 0 < level < 1:
+        raise ValueError(f"level {level!r}: give a confidence level in (0, 1), e.g. 0.95")
+
+
+def mean_ci(frame: pd.DataFrame, metric: str, by: list[str], level: float) -> pd.DataFrame:
+    """Per group of ``by`` (in order of first appearance; all rows when empty): ``n``
+    (non-null values of ``metric``), ``mean``, ``std`` (sample standard deviation),
+    ``ci_low``, ``ci_high`` and ``half_width`` = t((1+level)/2, n-1) std / sqrt(n), NaN
+    when n < 2 (Student t interval of the mean)."""
+    import numpy as np
+
+    values = frame[metric].astype(float)
+    if by:
+        groups = values.groupby([frame[c] for c in by], sort=False, dropna=False)
+        out = groups.agg(["count", "mean", "std"]).reset_index()
+    else:
+        out = values.agg(["count", "mean", "std"]).to_frame().T
+    out = out.rename(columns={"count": "n"})
+    out["n"] = out["n"].astype(int)
+    p = 0.5 + level / 2
+    t = np.array([t_quantile(p, n - 1) if n >= 2 else math.nan for n in out["n"]])
+    out["half_width"] = t * out["std"] / np.sqrt(out["n"].clip(lower=1))
+    out["ci_low"] = out["mean"] - out["half_width"]
+    out["ci_high"] = out["mean"] + out["half_width"]
+    return out[[*by, "n", "mean", "std", "ci_low", "ci_high", "half_width"]]
 
 
 # Student t ----------------------------------------------------------------------

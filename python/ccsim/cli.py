@@ -103,8 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         metavar="DIR",
         type=Path,
-        help="write summary.json, CSV tables, time series and plots into DIR (a new or "
-        "empty directory, unless --force)",
+        help="write summary.json, CSV tables, time series and plots (with finite flows "
+        "also fct.csv, fct_summary.csv and FCT plots) into DIR (a new or empty directory, "
+        "unless --force)",
     )
     p.add_argument(
         "--pcap",

@@ -7,6 +7,10 @@ Layout of ``ccsim run FILE --out DIR``::
     DIR/flows.csv, links.csv    one row per flow / channel
     DIR/phases.csv              per phase and flow    (phase_links.csv: per channel)
     DIR/intervals.csv           per interval and flow (interval_links.csv: per channel)
+    DIR/fct.csv                 finite flows only: one row per flow with a size
+                                (Results.fct())
+    DIR/fct_summary.csv         finite flows only: FCT and slowdown percentiles per size
+                                bucket (Results.fct_summary())
     DIR/series/<name>.csv       one file per time series, columns t,v (sampled series:
                                 t,v,min,max)
     DIR/plots/throughput.png    goodput of the flows per interval (else per phase, else
@@ -15,6 +19,9 @@ Layout of ``ccsim run FILE --out DIR``::
     DIR/plots/<flow>_window.png the flow's cwnd/ssthresh/outstanding series
     DIR/plots/<flow>_rtt.png    the flow's RTT samples
     DIR/plots/<channel>_queue.png
+    DIR/plots/fct_cdf.png       finite flows only: distribution of the FCT per size bucket
+    DIR/plots/slowdown.png      finite flows only: slowdown against size, p50/p95/p99
+                                per bucket
 
 Plots are written in each format of ``plots.figure_options`` (PNG by default; PDF, SVG),
 with the phases, the on periods of unresponsive sources and the scheduled changes marked
@@ -122,6 +129,10 @@ def write_results(
     if results.n_intervals:
         tables["intervals.csv"] = results.intervals
         tables["interval_links.csv"] = results.interval_links
+    fct = results.fct()
+    if len(fct):
+        tables["fct.csv"] = fct
+        tables["fct_summary.csv"] = results.fct_summary()
     for filename, frame in tables.items():
         frame.to_csv(out / filename, index=False)
         emit(out / filename)
@@ -287,8 +298,9 @@ def write_plots(
     scenario: dict[str, Any] | None = None,
     deadline: Deadline | None = None,
 ) -> list[Path]:
-    """The throughput and channel plots, then one plot per flow's window series, per
-    flow's RTT series and per queue series, into the directory ``out``; in every format
+    """The throughput and channel plots, the FCT distribution and slowdown plots when
+    the run has finite flows, then one plot per flow's window series, per flow's RTT
+    series and per queue series, into the directory ``out``; in every format
     in force. Plots not begun when ``deadline`` passes are left out (and named in
     ``deadline.cuts``)."""
     from ccsim import plots
@@ -302,6 +314,11 @@ def write_plots(
     ]
     if results.n_links:
         jobs.append((out / "channels.png", lambda p: plots.channels_plot(results, p)))
+    fct = results.fct()
+    if len(fct):
+        summary = results.fct_summary()
+        jobs.append((out / "fct_cdf.png", lambda p: plots.fct_cdf_plot(fct, p, title=results.scenario)))
+        jobs.append((out / "slowdown.png", lambda p: plots.slowdown_plot(fct, summary, p, title=results.scenario)))
 
     by_entity: dict[str, dict[str, str]] = defaultdict(dict)
     for name in results.series_names:

@@ -486,3 +486,166 @@ def channels_plot(results: Results, path: Path) -> list[Path]:
     busiest = f"the {len(channels)} busiest of {total} channels" if total > len(channels) else "channels"
     fig.suptitle(f"{results.scenario}: {busiest}")
     return save(fig, path)
+
+
+# Flow completion times (finite flows; ccsim._fct) -----------------------------------------
+
+# Percentile lines of the slowdown plot: (column of the summary, words, line style).
+SLOWDOWN_LINES = (("slowdown_p50", "p50", "-"), ("slowdown_p95", "p95", "--"),
+                  ("slowdown_p99", "p99", ":"))  # fmt: skip
+
+
+def flows_text(n: int) -> str:
+    return f"{n:,} flow" + ("" if n == 1 else "s")
+
+
+def _not_completed(fct: Any) -> int:
+    return int((~fct["completed"].astype(bool)).sum())
+
+
+def _log_ticks(axis: Any, words: Any = None, subs: tuple[float, ...] = (1.0, 2.0, 5.0)) -> None:
+    """Ticks of a log axis at ``subs`` times the powers of ten, written plainly
+    (``words`` formats a value; default ``{:g}``) rather than as powers."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axis.set_major_locator(LogLocator(base=10, subs=subs))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: (words or "{:g}".format)(v)))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def fct_cdf_plot(
+    fct: Any, path: Path, *, title: str, edges: Any = None
+) -> list[Path]:
+    """The distribution of flow completion times (log x), one curve per size bucket that
+    has flows and one for all flows. Each curve's height is the share of the bucket's
+    flows completed within that time, so a bucket with flows not completed ends below 1;
+    the legend counts them. ``fct`` is :meth:`Results.fct`'s table."""
+    import numpy as np
+
+    from ccsim._fct import DEFAULT_EDGES, by_bucket, check_edges
+
+    edges = check_edges(DEFAULT_EDGES if edges is None else edges)
+    fig = new_figure()
+    ax = fig.add_subplot()
+    groups = [(label, rows) for label, rows in by_bucket(fct, edges) if len(rows)]
+    if len(groups) > 1:
+        groups.append(("all", fct))
+    finished = fct.loc[fct["completed"].astype(bool), "fct_s"].to_numpy(dtype=float)
+    # Every curve runs on to the longest completion: flows not done by then stay not done.
+    end = float(finished.max()) if len(finished) else 1.0
+    for i, (label, rows) in enumerate(groups):
+        done = np.sort(rows.loc[rows["completed"].astype(bool), "fct_s"].to_numpy(dtype=float))
+        missing = len(rows) - len(done)
+        words = f"{label}: {flows_text(len(rows))}" + (f", {missing:,} not completed" if missing else "")
+        color = "0.2" if label == "all" else f"C{i % 10}"
+        if not len(done):
+            ax.plot([], [], color=color, label=f"{label}: {flows_text(len(rows))}, none completed")
+            continue
+        share = np.arange(1, len(done) + 1) / len(rows)
+        ax.step(np.concatenate((done[:1], done, [end])), np.concatenate(([0.0], share, share[-1:])),
+                where="post", color=color, linewidth=1.6 if label == "all" else 1.3,
+                linestyle="--" if label == "all" else "-", label=words)  # fmt: skip
+    missing = _not_completed(fct)
+    if len(finished):
+        ax.set_xscale("log")
+        _log_ticks(ax.xaxis)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("flow completion time (s)")
+    ax.set_ylabel("share of the bucket's flows completed")
+    note = (f" ({missing:,} of {len(fct):,} flows not completed: their curves end below 1)"
+            if missing else "")  # fmt: skip
+    ax.set_title(f"{title}: flow completion times by size{note}")
+    ax.grid(True, which="both", alpha=0.3)
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=2 if len(handles) > 1 else 1,
+               fontsize="small", frameon=False)  # fmt: skip
+    return save(fig, path)
+
+
+def slowdown_plot(
+    fct: Any, summary: Any, path: Path, *, title: str, edges: Any = None
+) -> list[Path]:
+    """Slowdown (FCT over the ideal FCT) against flow size, log axes: one dot per
+    completed flow, and per size bucket its p50, p95 and p99 (``summary``, from
+    :func:`ccsim._fct.fct_summary` with the same ``edges``) as lines across the sizes of
+    its flows. Flows not completed have no slowdown: they are drawn as crosses along the
+    top edge at their size, and counted in the legend."""
+    import numpy as np
+
+    from ccsim._fct import DEFAULT_EDGES, by_bucket, check_edges
+
+    edges = check_edges(DEFAULT_EDGES if edges is None else edges)
+    fig = new_figure()
+    ax = fig.add_subplot()
+    completed = fct["completed"].astype(bool)
+    done = fct[completed]
+    ax.plot(done["size_bytes"], done["slowdown"], ".", color="C0", markersize=3, alpha=0.5,
+            rasterized=len(done) > 2000, label=f"a completed flow ({len(done):,})")  # fmt: skip
+    stats = summary.set_index("bucket")
+    for label, rows in by_bucket(fct, edges):
+        finished = rows[rows["completed"].astype(bool)]
+        if not len(finished):
+            continue
+        lo, hi = float(finished["size_bytes"].min()), float(finished["size_bytes"].max())
+        if hi <= lo * 1.2:  # one size (or nearly): a short line around it
+            lo, hi = lo / 1.2, hi * 1.2
+        for j, (column, words, style) in enumerate(SLOWDOWN_LINES):
+            ax.plot([lo, hi], [stats.loc[label, column]] * 2, linestyle=style, linewidth=2,
+                    color=f"C{j + 1}", label=f"{words} of the bucket")  # fmt: skip
+    for edge in edges[1:-1]:
+        if len(fct) and fct["size_bytes"].min() < edge < fct["size_bytes"].max():
+            ax.axvline(edge, color="0.6", linewidth=0.8, linestyle="-.")
+    missing = fct[~completed]
+    if len(missing):
+        top = ax.get_xaxis_transform()
+        ax.plot(missing["size_bytes"], np.full(len(missing), 0.97), "x", color="0.2",
+                transform=top, markersize=5,
+                label=f"not completed, no slowdown ({len(missing):,})")  # fmt: skip
+    from ccsim._fct import size_text
+
+    ax.set_xscale("log")
+    _log_ticks(ax.xaxis, size_text, subs=(1.0,))
+    if len(done):
+        ax.set_yscale("log")
+        _log_ticks(ax.yaxis)
+    ax.set_xlabel("flow size")
+    ax.set_ylabel("slowdown (FCT / ideal FCT)")
+    ax.set_title(f"{title}: slowdown by flow size")
+    ax.grid(True, which="both", alpha=0.3)
+    # One legend entry per percentile, not one per bucket.
+    handles, labels = ax.get_legend_handles_labels()
+    unique = dict(zip(labels, handles, strict=True))
+    ax.legend(list(unique.values()), list(unique.keys()), fontsize="small",
+              loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)  # fmt: skip
+    return save(fig, path)
+
+
+def fct_sweep_plot(
+    summary: Any, param: str, path: Path, *, stat: str = "slowdown_p99", title: str = ""
+) -> list[Path]:
+    """A statistic of :meth:`SweepResults.fct_summary` (default the p99 slowdown)
+    against the swept ``param``, one line per size bucket (and value of the other
+    grouping columns), the mean across seeds with its confidence interval as error
+    bars. Values of ``param`` are placed in the order given, evenly spaced."""
+    rows = summary[summary["stat"] == stat].dropna(subset=["mean"])
+    if rows.empty:
+        raise ValueError(f"no {stat} values in the summary to plot (no completed flows?)")
+    group_cols = [c for c in summary.columns[: list(summary.columns).index("bucket")] if c != param]
+    fig = new_figure()
+    ax = fig.add_subplot()
+    order = list(dict.fromkeys(summary[param].tolist()))
+    x_of = {v: i for i, v in enumerate(order)}
+    for i, (key, group) in enumerate(rows.groupby([*group_cols, "bucket"], sort=False)):
+        key = key if isinstance(key, tuple) else (key,)
+        words = ", ".join([f"{c}={v}" for c, v in zip(group_cols, key[:-1], strict=False)] + [str(key[-1])])
+        ax.errorbar([x_of[v] for v in group[param]], group["mean"],
+                    yerr=group["half_width"].fillna(0.0), marker="o", capsize=3,
+                    linewidth=1.2, color=f"C{i % 10}", label=words)  # fmt: skip
+    ax.set_xticks(range(len(order)), [str(v) for v in order])
+    ax.set_xlabel(param)
+    words = stat.replace("_", " ")
+    ax.set_ylabel(f"{words} (mean across seeds)")
+    ax.set_title(title or f"{words} by {param}: mean across seeds, confidence interval as bars")
+    ax.grid(True, alpha=0.3)
+    _legend(ax)
+    return save(fig, path)

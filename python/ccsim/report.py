@@ -510,8 +510,125 @@ def run_sections(page: Page, results: Results, level: int = 2, prefix: str = "")
             ],
             numeric_from=4,
         )  # fmt: skip
+    fct_section(page, results, level, prefix)
     page.heading(f"{prefix}Plots", level)
     run_plots(page, results)
+
+
+# Statistics of the FCT table: (column of fct_summary, header).
+FCT_STATS = [
+    ("fct_mean", "FCT mean"), ("fct_p50", "FCT p50"), ("fct_p95", "FCT p95"),
+    ("fct_p99", "FCT p99"), ("slowdown_mean", "slowdown mean"), ("slowdown_p50", "slowdown p50"),
+    ("slowdown_p95", "slowdown p95"), ("slowdown_p99", "slowdown p99"),
+]  # fmt: skip
+# Percentile lines of the slowdown plot: (column, words, dash).
+SLOWDOWN_LINES = [("slowdown_p50", "p50", "solid"), ("slowdown_p95", "p95", "dash"),
+                  ("slowdown_p99", "p99", "dot")]  # fmt: skip
+
+
+def fct_section(page: Page, results: Results, level: int = 2, prefix: str = "") -> None:
+    """Flow completion times of a run with finite flows (nothing otherwise): the
+    percentiles per size bucket, the distribution per bucket and the slowdown against
+    size, as ``ccsim run --out`` writes them (fct_summary.csv, plots/fct_cdf.png,
+    plots/slowdown.png)."""
+    from ccsim._fct import DEFAULT_EDGES, by_bucket
+    from ccsim.plots import flows_text
+
+    fct = results.fct()
+    if fct.empty:
+        return
+    summary = results.fct_summary()
+    _, _, fmt_time = _fmt()
+    done = fct["completed"].astype(bool)
+    missing = int((~done).sum())
+    page.heading(f"{prefix}Flow completion times", level)
+    page.para(
+        f"{len(fct):,} finite flows, {int(done.sum()):,} completed"
+        + (f", {missing:,} not completed by the end of the run (counted in 'flows', "
+           "without an FCT; the distribution of their bucket ends below 1)" if missing else "")
+        + ". Percentiles over the completed flows of each size bucket; slowdown = FCT / "
+        "ideal FCT (docs/scenario-format.md, 'Finite flows').",
+        "note",
+    )  # fmt: skip
+    page.table(
+        ["size bucket", "flows", "completed", *(h for _, h in FCT_STATS)],
+        [
+            [row["bucket"], f"{row['flows']:,}", f"{row['completed']:,}",
+             *(("" if math.isnan(row[c]) else fmt_time(row[c])) if c.startswith("fct")
+               else _g(row[c]) for c, _ in FCT_STATS)]
+            for row in summary.to_dict("records")
+        ],
+    )  # fmt: skip
+    name = results.scenario
+    finished = fct.loc[done, "fct_s"].to_numpy(dtype=float)
+    end = float(finished.max()) if len(finished) else 1.0
+    groups = [(label, rows) for label, rows in by_bucket(fct, DEFAULT_EDGES) if len(rows)]
+    if len(groups) > 1:
+        groups.append(("all", fct))
+    traces, thinned, none = [], False, []
+    for label, rows in groups:
+        t = sorted(rows.loc[rows["completed"].astype(bool), "fct_s"].astype(float))
+        lost = len(rows) - len(t)
+        words = f"{label}: {flows_text(len(rows))}" + (f", {lost:,} not completed" if lost else "")
+        if not t:
+            none.append(f"{label} ({flows_text(len(rows))})")
+            continue
+        share = [(i + 1) / len(rows) for i in range(len(t))]
+        x, y, cut = page.thin([*t[:1], *t, end], [0.0, *share, *share[-1:]])
+        thinned |= cut
+        line = {"shape": "hv", "width": 1.5}
+        if label == "all":
+            line.update(dash="dash", color="#333")
+        traces.append({"type": "scatter", "mode": "lines", "name": words, "x": x, "y": y,
+                       "line": line})  # fmt: skip
+    if not traces:
+        page.para("No finite flow completed: no distribution of completion times to draw.")
+        return
+    page.plot(
+        traces,
+        {"title": {"text": f"{name}: flow completion times by size"},
+         "xaxis": {"title": {"text": "flow completion time (s)"}, "type": "log"},
+         "yaxis": {"title": {"text": "share of the bucket's flows completed"}, "range": [0, 1.02]}},
+        "Each curve: the share of its bucket's flows completed within a time; flows not "
+        "completed keep it below 1." + (f" No flow completed in: {', '.join(none)}." if none
+        else "") + (" Curves thinned to the minimum and maximum of "
+        f"{page.max_points // 2} buckets." if thinned else ""),
+    )  # fmt: skip
+    finished_rows = fct[done].sort_values("size_bytes")
+    x, y, cut = page.thin(finished_rows["size_bytes"].astype(float).tolist(),
+                          finished_rows["slowdown"].astype(float).tolist())  # fmt: skip
+    traces = [{"type": "scatter", "mode": "markers", "name": f"a completed flow ({len(finished_rows):,})",
+               "x": x, "y": y, "marker": {"size": 4, "opacity": 0.6}}]  # fmt: skip
+    stats = summary.set_index("bucket")
+    for column, words, dash in SLOWDOWN_LINES:
+        xs: list[float | None] = []
+        ys: list[float | None] = []
+        for label, rows in by_bucket(fct[done], DEFAULT_EDGES):
+            if not len(rows):
+                continue
+            lo, hi = float(rows["size_bytes"].min()), float(rows["size_bytes"].max())
+            if hi <= lo * 1.2:
+                lo, hi = lo / 1.2, hi * 1.2
+            xs += [lo, hi, None]
+            ys += [float(stats.loc[label, column])] * 2 + [None]
+        traces.append({"type": "scatter", "mode": "lines", "name": f"{words} of the bucket",
+                       "x": xs, "y": ys, "line": {"dash": dash, "width": 2.5}})  # fmt: skip
+    if missing:
+        sizes = fct.loc[~done, "size_bytes"].astype(float).tolist()
+        top = float(finished_rows["slowdown"].max()) * 1.5 if len(finished_rows) else 1.0
+        traces.append({"type": "scatter", "mode": "markers",
+                       "name": f"not completed, no slowdown ({missing:,}; drawn at the top)",
+                       "x": sizes, "y": [top] * len(sizes),
+                       "marker": {"symbol": "x", "size": 7, "color": "#333"}})  # fmt: skip
+    page.plot(
+        traces,
+        {"title": {"text": f"{name}: slowdown by flow size"},
+         "xaxis": {"title": {"text": "flow size (bytes)"}, "type": "log"},
+         "yaxis": {"title": {"text": "slowdown (FCT / ideal FCT)"}, "type": "log"}},
+        f"{len(finished_rows):,} completed flows" + (", thinned to the minimum and maximum "
+        f"of {page.max_points // 2} buckets of flows by size" if cut else "") + "; lines: the "
+        "bucket's percentiles across the sizes of its flows.",
+    )  # fmt: skip
 
 
 def run_plots(page: Page, results: Results) -> None:
@@ -889,11 +1006,68 @@ def render_sweep(page: Page, db: Path) -> None:
             numeric_from=len(params) + 1,
         )  # fmt: skip
         page.add("</details>")
+    sweep_fct_section(page, sweep)
 
 
-def _sweep_plot(page, sub, params, param, words, unit, table) -> None:
-    """Mean with CI error bars against ``param``; one trace per flow/channel and
-    combination of the other parameters."""
+# FCT statistics a sweep's page plots against each swept parameter: (stat, words, unit).
+SWEEP_FCT_PLOTS = [
+    ("slowdown_p99", "p99 slowdown", "FCT / ideal FCT"),
+    ("slowdown_p50", "median slowdown", "FCT / ideal FCT"),
+]
+
+
+def sweep_fct_section(page: Page, sweep: Any) -> None:
+    """FCT and slowdown percentiles per size bucket of a sweep whose runs have finite
+    flows (nothing otherwise): each case's percentile, the mean across seeds and its
+    confidence interval (``SweepResults.fct_summary``), plotted against each swept
+    parameter and tabled."""
+    summary = sweep.fct_summary(level=CONFIDENCE)
+    if summary.empty:
+        return
+    params = sweep.params
+    page.heading(f"Flow completion times across seeds ({CONFIDENCE:.0%} confidence intervals)")
+    page.para(
+        "Each case gives, per size bucket, the percentiles of the FCT and of the slowdown "
+        "(FCT / ideal FCT) over its completed flows; the plots and the table show their "
+        f"mean over the seeds with its {CONFIDENCE:.0%} Student t confidence interval "
+        "(SweepResults.fct_summary). 'flows' and 'completed' are summed over the seeds: "
+        "flows not completed by the end of their run have no FCT, and a case with no "
+        "completed flow in a bucket gives that bucket no value (n counts the cases that did).",
+        "note",
+    )
+    for stat, words, unit in SWEEP_FCT_PLOTS:
+        sub = summary[summary["stat"] == stat].dropna(subset=["mean"]).rename(
+            columns={"bucket": "name"}
+        )
+        if sub.empty:
+            continue
+        for param in params or [None]:
+            _sweep_plot(page, sub, params, param, words, unit, "fct", what="size bucket")
+    stats = list(dict.fromkeys(summary["stat"]))
+    wide: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for row in summary.to_dict("records"):
+        key = (*(row[p] for p in params), row["bucket"])
+        entry = wide.setdefault(key, {"flows": row["flows"], "completed": row["completed"]})
+        mean, half = row["mean"], row["half_width"]
+        text = _g(mean)
+        if text and isinstance(half, float) and not math.isnan(half):
+            text += f" ± {_g(half)}"
+        entry[row["stat"]] = (text, int(row["n"]))
+    page.add("<details><summary>table: mean ± half width of the interval (n cases)</summary>")
+    page.table(
+        [*params, "size bucket", "flows", "completed", *(s.replace("_", " ") for s in stats)],
+        [[*(_cell_text(k) for k in key[:-1]), key[-1], f"{v['flows']:,}", f"{v['completed']:,}",
+          *(f"{v[s][0]} ({v[s][1]})" if v[s][0] else "" for s in stats)]
+         for key, v in wide.items()],
+        numeric_from=len(params) + 1,
+    )  # fmt: skip
+    page.add("</details>")
+
+
+def _sweep_plot(page, sub, params, param, words, unit, table, what=None) -> None:
+    """Mean with CI error bars against ``param``; one trace per flow/channel (``what``
+    the ``name`` column holds; default by ``table``) and combination of the other
+    parameters."""
     others = [p for p in params if p != param]
     keys = [*others, "name"]
     traces = []
@@ -911,7 +1085,7 @@ def _sweep_plot(page, sub, params, param, words, unit, table) -> None:
         )  # fmt: skip
     if len(traces) > 40:
         traces = traces[:40]
-    what = "flow" if table == "flows" else "channel"
+    what = what or ("flow" if table == "flows" else "channel")
     page.plot(
         traces,
         {"title": {"text": f"{words} by {param or 'case'}"},
