@@ -24,6 +24,8 @@ from rich.table import Table
 
 import ccsim
 from ccsim import _ccsim, _progress, _tables, components, reproduce
+from ccsim._benchcases import CASES
+from ccsim._benchcases import build as build_case
 from ccsim.components import (
     cc_registry,
     element_registry,
@@ -289,22 +291,39 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "bench",
-        help="speed benchmark: N Reno flows over a dumbbell",
+        help="speed benchmark: N Reno flows over a dumbbell, or a datacenter case",
         description="Speed benchmark: N Reno flows (or --cc) over one drop-tail bottleneck "
         "(access links 10x the bottleneck rate, one bandwidth-delay product of buffer, "
-        "100 ms RTT, 1000 B packets).",
+        "100 ms RTT, 1000 B packets); or, with --case, a datacenter fabric: leaf-spine (8 "
+        "leaves of 16 hosts, 4 spines, 10/40 Gbps, 1 us links, ECMP) with the web-search "
+        "workload at 60%% load, or a k = 8 fat-tree (10 Gbps) with a permutation of "
+        "long-lived flows, 1500 B packets (docs/performance.md).",
+    )
+    p.add_argument(
+        "--case",
+        choices=list(CASES),
+        default="dumbbell",
+        help="the scenario: %(choices)s (default dumbbell)",
     )
     p.add_argument(
         "--flows",
         type=_nonneg_int("a positive integer"),
-        default=100,
+        default=None,
         metavar="N",
-        help="number of flows (default 100)",
+        help="number of flows (dumbbell only; default 100)",
     )
     p.add_argument(
-        "--bottleneck", default="100Mbps", metavar="RATE", help="bottleneck rate (default 100Mbps)"
+        "--bottleneck",
+        default=None,
+        metavar="RATE",
+        help="bottleneck rate (dumbbell only; default 100Mbps)",
     )
-    p.add_argument("--time", default="60s", metavar="T", help="simulated time (default 60s)")
+    p.add_argument(
+        "--time",
+        default=None,
+        metavar="T",
+        help="simulated time (default 60s; 0.1s for leaf-spine and fat-tree)",
+    )
     p.add_argument(
         "--seed", type=_nonneg_int("a non-negative integer"), default=1, help="seed (default 1)"
     )
@@ -1223,6 +1242,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.case != "dumbbell":
+        return _bench_case(args)
+    args.flows = 100 if args.flows is None else args.flows
+    args.bottleneck = args.bottleneck or "100Mbps"
+    args.time = args.time or "60s"
     if not 1 <= args.flows <= 100_000:
         # The engine's own limit (ccsim_engine::bench::dumbbell); checked here for the message.
         raise CliError(f"--flows: {args.flows} is out of range; give 1 to 100000 flows")
@@ -1294,6 +1318,59 @@ def cmd_bench(args: argparse.Namespace) -> int:
     for key, value in raw.items():
         if key not in shown and not isinstance(value, (dict, list)):
             table.add_row(key, str(value))
+    console.print(table)
+    return 0
+
+
+def _bench_case(args: argparse.Namespace) -> int:
+    """``ccsim bench --case leaf-spine|fat-tree``: the scenario of ccsim._benchcases run by
+    the engine, timed apart from its build; reported as the dumbbell's figures are."""
+    for flag, value in (("--flows", args.flows), ("--bottleneck", args.bottleneck), ("--results", args.results or None)):
+        if value is not None:
+            raise CliError(f"{flag}: applies to the dumbbell; --case {args.case} has its own flows and links")
+    if not 1 <= args.repeat <= 1000:
+        raise CliError(f"--repeat: {args.repeat} is out of range; give 1 to 1000 runs")
+    time_text = args.time or "0.1s"
+    _parse("--time", time_text, _ccsim.parse_time)
+    needs_ecn = any(c["name"] == args.cc and c["needs_ecn"] for c in cc_registry())
+    b = build_case(args.case, args.cc, needs_ecn, args.qdisc, time_text, args.seed)
+    text = json.dumps(b.to_dict())
+    qdisc = args.qdisc or ("step-marking RED (K = 65pkt)" if needs_ecn else "fcfs")
+    what = f"bench: {args.case}, {args.cc} flows, {qdisc} queues"
+    runs = []
+    for k in range(args.repeat):
+        if sys.stderr.isatty():
+            of = f" (run {k + 1} of {args.repeat})" if args.repeat > 1 else ""
+            _stderr().print(f"{what}, {time_text} simulated{of} ...")
+        try:
+            runs.append(json.loads(_ccsim.bench_scenario(text, f"<bench {args.case}>", args.seed, "json")))
+        except _ccsim.ScenarioError as exc:
+            raise CliError(str(exc)) from None
+    raw = _bench_summary(runs)
+    raw["case"] = args.case
+    if args.json:
+        print(json.dumps(raw, indent=2))
+        return 0
+    console = _stdout()
+    console.print(f"{what}, {time_text} simulated")
+    table = _table("", ["", "value"])
+    if args.repeat > 1:
+        table.add_row("runs", f"{args.repeat} (the figures below are the median run's)")
+    table.add_row("flows (completed)", f"{raw['flows']:,} ({raw['completed_flows']:,})")
+    table.add_row("wall time", f"{raw['wall_time_s']:.3f} s")
+    table.add_row("build time", f"{raw['build_time_s']:.3f} s")
+    table.add_row("run time", f"{raw['run_time_s']:.3f} s")
+    rss = raw.get("peak_rss_bytes")
+    table.add_row("peak memory (RSS)", "-" if rss is None else f"{rss / 2**20:.0f} MiB")
+    table.add_row("events", f"{raw['events']:,}")
+    table.add_row("events per delivered packet", f"{raw['events_per_pkt']:.2f}")
+    table.add_row("data packets delivered", f"{raw['delivered_pkts']:,}")
+    table.add_row("delivered per run-second", _big(raw.get("delivered_pkts_per_s")))
+    if args.repeat > 1:
+        table.add_row(
+            f"delivered per run-second, median of {args.repeat}",
+            _big(raw["delivered_pkts_per_s_median"]),
+        )
     console.print(table)
     return 0
 

@@ -254,3 +254,29 @@ fn bad_workloads_are_errors_naming_the_field() {
     let e = parse(&text, "w.toml", &[]).map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("workloads.w.hosts: no route between hosts 'h0' and 'h3'"), "{e}");
 }
+
+#[test]
+fn defaults_params_reach_every_window_flow_under_its_own() {
+    // [defaults].params gives min_rto = 10 ms to the workload's flows and to a listed
+    // flow; a flow's own params win key by key.
+    let text = scenario("load = 0.1\nsize = \"1pkt\"", "1s")
+        .replace("data_size = \"1500B\"", "data_size = \"1500B\"\nparams = { min_rto = \"10ms\", rto_k = 2 }")
+        + "[[flows]]\nname = \"own\"\nfrom = \"h0\"\nto = \"h1\"\nparams = { min_rto = \"5ms\" }\n";
+    let sc = expanded_text(&text);
+    let loss = |f: &ccsim_engine::scenario::Flow| match &f.spec {
+        FlowSpec::Window { loss, .. } => (loss.min_rto.as_ps(), loss.rto_k),
+        _ => unreachable!(),
+    };
+    assert_eq!(loss(&sc.flows[0]), (5_000_000_000, 2), "the flow's own min_rto, the default rto_k");
+    assert!(sc.flows[1..].iter().all(|f| loss(f) == (10_000_000_000, 2)));
+    // A key the flow's policy does not take is an error naming [defaults].params.
+    let bad = text.replace("rto_k = 2", "colour = 2");
+    let e = parse(&bad, "w.toml", &[]).map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("defaults.params") && e.contains("colour"), "{e}");
+}
+
+fn expanded_text(text: &str) -> Scenario {
+    let mut sc = parse(text, "w.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    expand(&mut sc, 1);
+    sc
+}

@@ -434,6 +434,53 @@ fn bench_dumbbell(
     }
 }
 
+/// Speed benchmark of a scenario (the datacenter cases of `ccsim bench --case`): parses
+/// it, builds the simulation (its workloads expanded, timed as the build), runs it to
+/// the end (timed as the run) and returns JSON: `flows` (listed and generated),
+/// `sim_time_s`, `wall_time_s`, `build_time_s`, `run_time_s`, `events`, `events_per_s`,
+/// `delivered_pkts`, `delivered_pkts_per_s`, `events_per_pkt`, `completed_flows`,
+/// `ccsim_version`.
+#[pyfunction]
+#[pyo3(signature = (text, source, seed=None, fmt="toml"))]
+fn bench_scenario(py: Python<'_>, text: String, source: String, seed: Option<u64>, fmt: &str) -> PyResult<String> {
+    let fmt = fmt.to_string();
+    let v = py.detach(|| {
+        guarded(|| {
+            let sc = parse(&text, &source, &[], &fmt)?;
+            let t0 = Instant::now();
+            let mut sim = sim::Simulation::new(sc, seed);
+            let build = t0.elapsed().as_secs_f64();
+            let t1 = Instant::now();
+            sim.run();
+            let run = t1.elapsed().as_secs_f64();
+            let flows = sim.scenario.flows.len();
+            let c = sim.into_results_columns(build + run);
+            let r = &c.meta;
+            let delivered = c.delivered_pkts();
+            let completed = match c.flows.column("completed") {
+                Some(ccsim_engine::results::columns::Column::Bool(v)) => v.iter().filter(|&&b| b != 0).count(),
+                _ => 0,
+            };
+            let per = run.max(1e-9);
+            Ok(serde_json::json!({
+                "flows": flows,
+                "sim_time_s": r.sim_time_s,
+                "wall_time_s": build + run,
+                "build_time_s": build,
+                "run_time_s": run,
+                "events": r.events,
+                "events_per_s": r.events as f64 / per,
+                "delivered_pkts": delivered,
+                "delivered_pkts_per_s": delivered as f64 / per,
+                "events_per_pkt": r.events as f64 / (delivered.max(1) as f64),
+                "completed_flows": completed,
+                "ccsim_version": ccsim_engine::VERSION,
+            }))
+        })
+    })?;
+    Ok(v.to_string())
+}
+
 /// The registry of congestion controls as JSON: a list, in registration order, of
 /// `{name, aliases, description, extra_series, needs_ecn, parameters: [{name, default,
 /// transport}]}` (`needs_ecn`: its flows are ECN-capable by default, as DCTCP's; a
@@ -610,6 +657,7 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(bench_dumbbell, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(cc_registry, m)?)?;
     m.add_function(wrap_pyfunction!(qdisc_registry, m)?)?;
     m.add_function(wrap_pyfunction!(element_registry, m)?)?;

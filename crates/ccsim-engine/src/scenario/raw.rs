@@ -74,6 +74,9 @@ pub struct Defaults {
     pub sack_timeout: Option<String>,
     pub lost_retransmissions: Option<String>,
     pub ecn_echo: Option<String>,
+    /// Congestion-control parameters every window flow takes unless its own `params`
+    /// gives the key (e.g. a datacenter's `min_rto`).
+    pub params: Option<toml::Table>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -579,7 +579,7 @@ fn flows(
     // The last window policy built, by name and parameter table: flows written out with
     // the same parameters (10^5 in a generated file) reuse it instead of deserialising.
     let no_params = toml::Table::new();
-    let mut last_cc: Option<(String, &toml::Table, CcConfig, LossRecoveryConfig)> = None;
+    let mut last_cc: Option<(String, toml::Table, CcConfig, LossRecoveryConfig)> = None;
     let expanded = expand_flows(&cx, raw_flows)?;
     let mut voice_partners: Vec<(usize, String, String)> = Vec::new();
     for fl in &expanded {
@@ -728,12 +728,32 @@ fn flows(
                 let handshake = fl.handshake.or(d.handshake).unwrap_or(false);
                 let cc_name = fl.cc.clone().unwrap_or_else(|| def_cc.clone());
                 let field = if fl.cc.is_some() { cat(&p, ".cc") } else { "defaults.cc".to_string() };
-                let params = fl.params.as_ref().unwrap_or(&no_params);
+                // [defaults].params under the flow's own keys.
+                let params: Cow<toml::Table> = match (&d.params, &fl.params) {
+                    (None, own) => Cow::Borrowed(own.as_ref().unwrap_or(&no_params)),
+                    (Some(all), None) => Cow::Borrowed(all),
+                    (Some(all), Some(own)) => {
+                        let mut t = all.clone();
+                        t.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
+                        Cow::Owned(t)
+                    }
+                };
+                let params = params.as_ref();
                 let (cc, loss) = match &last_cc {
                     Some((name, t, cc, loss)) if *name == cc_name && same_table(t, params) => (cc.clone(), *loss),
                     _ => {
-                        let (cc, loss) = cc_config(&cx, &field, &cat(&p, ".params"), &cc_name, params)?;
-                        last_cc = Some((cc_name.clone(), params, cc.clone(), loss));
+                        let pfield = cat(&p, ".params");
+                        // A key from [defaults].params is named there.
+                        let (cc, loss) = cc_config(&cx, &field, &pfield, &cc_name, params).map_err(|mut e| {
+                            if let Some(key) = e.field.strip_prefix(&format!("{pfield}.")) {
+                                let top = key.split('.').next().unwrap_or(key);
+                                if !fl.params.as_ref().is_some_and(|t| t.contains_key(top)) && d.params.is_some() {
+                                    e.field = format!("defaults.params.{key}");
+                                }
+                            }
+                            e
+                        })?;
+                        last_cc = Some((cc_name.clone(), params.clone(), cc.clone(), loss));
                         (cc, loss)
                     }
                 };

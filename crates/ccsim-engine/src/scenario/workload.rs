@@ -7,8 +7,8 @@
 //! Three kinds, as datacenter studies generate traffic:
 //! - `poisson`: flows arrive as a Poisson process whose rate offers a target `load`,
 //!   lambda = load x C / (8 x mean size), C being the named link's rate or, by default,
-//!   the total rate of the hosts' access links (the convention of the DCTCP, pFabric and
-//!   HPCC evaluations' generators). Sizes come from an empirical CDF, linearly
+//!   the total rate of the hosts' access links (the convention of pFabric's and HPCC's
+//!   simulations). Sizes come from an empirical CDF, linearly
 //!   interpolated between its points as ns-2's `EmpiricalRandomVariable` does (the
 //!   sampler those CDF files were written for), or are fixed. Endpoints: `uniform` (a
 //!   uniform source, a uniform other host as destination), `permutation` (the
