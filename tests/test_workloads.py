@@ -85,3 +85,22 @@ def test_bench_datacenter_cases(tmp_path):
     assert data["peak_rss_bytes"] > 0
     bad = run_cli("bench", "--case", "fat-tree", "--flows", "3")
     assert bad.returncode != 0 and "--flows: applies to the dumbbell" in bad.stderr
+
+
+def test_a_cdf_file_is_read_next_to_the_scenario_file(tmp_path):
+    # 2 to 4 packets of 1500 B (3 kB to 6 kB), read relative to the scenario file
+    # whatever the working directory; a copy of the file elsewhere does not find it.
+    (tmp_path / "sizes").mkdir()
+    (tmp_path / "sizes" / "small.cdf").write_text("# bytes, probability\n3000 0\n6000 1\n")
+    b = small_fabric()
+    full = str(tmp_path / "sizes" / "small.cdf")
+    b.add_workload("ws", load=0.2, sizes=full)
+    (tmp_path / "s.toml").write_text(b.to_toml().replace(full, "sizes/small.cdf"))
+    out = run_cli("run", tmp_path / "s.toml", "--json")
+    assert out.returncode == 0, out.stderr
+    sizes = {f["size_bytes"] for f in json.loads(out.stdout)["flows"]}
+    assert sizes <= {3000, 4500, 6000} and len(sizes) > 1
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "s.toml").write_text((tmp_path / "s.toml").read_text())
+    moved = run_cli("run", "s.toml", "--json", cwd=tmp_path / "other")
+    assert moved.returncode != 0 and "workloads.ws.sizes: cannot read" in moved.stderr

@@ -1,5 +1,5 @@
 """The datacenter cases of ``ccsim bench --case`` (docs/performance.md "Datacenter
-cases"): the fabrics and workloads of issue 33's scale goal, built with the Python
+cases"): the two datacenter fabrics and workloads of the scale benchmark, built with the Python
 builders so they are the scenarios a user would write.
 
 - ``leaf-spine``: 8 leaves of 16 hosts and 4 spines (10 Gbps host links, 40 Gbps uplinks,

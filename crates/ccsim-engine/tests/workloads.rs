@@ -7,7 +7,7 @@
 mod common;
 
 use ccsim_engine::scenario::workload::expand;
-use ccsim_engine::scenario::FlowSpec;
+use ccsim_engine::scenario::{parse_reading, FlowSpec};
 use ccsim_engine::{parse, Scenario};
 
 fn scenario(workload: &str, duration: &str) -> String {
@@ -127,14 +127,17 @@ fn a_size_unit_of_packets_and_a_cdf_file_next_to_the_scenario() {
     // Packets: 2 or 4 packets, half each (a step at each).
     std::fs::write(dir.join("two.cdf"), "# sizes in packets\n2 0.5\n2 0.5\n4 1\n").unwrap();
     let text = scenario("load = 0.1\nsizes = \"two.cdf\"\nsize_unit = \"pkt\"", "1s");
-    let mut sc = parse(&text, dir.join("s.toml").to_str().unwrap(), &[]).unwrap_or_else(|e| panic!("{e}"));
+    // The front end's reader (the engine reads no files): relative to `dir`.
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).map_err(|e| format!("cannot read '{name}' ({e})"));
+    let mut sc = parse_reading(&text, "s.toml", &[], &read).unwrap_or_else(|e| panic!("{e}"));
     expand(&mut sc, 1);
     // Sizes interpolate between 2 and 4 packets of 1500 B: 3000..6000 B, whole packets 2, 3 or 4.
     let sizes: Vec<u32> = sc.flows.iter().map(|f| size(f).unwrap()).collect();
     assert!(sizes.iter().all(|s| (2..=4).contains(s)));
     let twos = sizes.iter().filter(|&&s| s == 2).count() as f64 / sizes.len() as f64;
     assert!((twos - 0.5).abs() < 0.05, "{twos}");
-    let e = parse(&text, "elsewhere/s.toml", &[]).map(|_| ()).unwrap_err().to_string();
+    // Without a reader (`parse`): an error naming the field, the file and the built-ins.
+    let e = parse(&text, "s.toml", &[]).map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("workloads.w.sizes") && e.contains("two.cdf") && e.contains("\"web_search\""), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -38,10 +38,20 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, EngineError>) -> PyResult<T> {
 }
 
 /// Parses `text` as TOML (`fmt = "toml"`) or as JSON in the same schema (`"json"`).
+/// Files a scenario names (a workload's CDF file) are read relative to the scenario
+/// file's directory (the working directory for a scenario from a string or a dict).
 fn parse(text: &str, source: &str, overrides: &[String], fmt: &str) -> Result<scenario::Scenario, EngineError> {
+    let read = |name: &str| -> Result<String, String> {
+        let path = std::path::Path::new(name);
+        let full = match std::path::Path::new(source).parent() {
+            Some(dir) if path.is_relative() => dir.join(path),
+            _ => path.to_path_buf(),
+        };
+        std::fs::read_to_string(&full).map_err(|e| format!("cannot read '{}' ({e})", full.display()))
+    };
     match fmt {
-        "toml" => scenario::parse(text, source, overrides),
-        "json" => scenario::parse_json(text, source, overrides),
+        "toml" => scenario::parse_reading(text, source, overrides, &read),
+        "json" => scenario::parse_json_reading(text, source, overrides, &read),
         other => {
             Err(EngineError::new(source, "", format!("unknown scenario format '{other}'; use \"toml\" or \"json\"")))
         }

@@ -312,9 +312,29 @@ pub struct Scenario {
 /// parsing). Any error sends it down the table path, which gives the same result and
 /// names the field of a serde error by the `name` of its array element.
 pub fn parse(text: &str, source: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    parse_reading(text, source, overrides, &no_files)
+}
+
+/// How validation reads a file a scenario names (a workload's CDF file): the engine
+/// reads no files itself, so the front end passes a reader that resolves the name
+/// (relative to the scenario file) and returns the text or a message saying why not.
+pub type ReadFile<'a> = &'a dyn Fn(&str) -> Result<String, String>;
+
+/// The reader of `parse` and `parse_json`: none.
+fn no_files(name: &str) -> Result<String, String> {
+    Err(format!("cannot read '{name}' here (the engine reads no files; the ccsim front end does)"))
+}
+
+/// `parse`, reading the files a scenario names with `read`.
+pub fn parse_reading(
+    text: &str,
+    source: &str,
+    overrides: &[String],
+    read: ReadFile,
+) -> Result<Scenario, ScenarioError> {
     if overrides.is_empty() {
         if let Ok(raw) = toml::from_str::<raw::File>(text) {
-            return validate::validate(raw, source);
+            return validate::validate(raw, source, read);
         }
     }
     let table = || -> Result<toml::Table, ScenarioError> {
@@ -322,12 +342,22 @@ pub fn parse(text: &str, source: &str, overrides: &[String]) -> Result<Scenario,
         apply_overrides(&mut table, overrides, source)?;
         Ok(table)
     };
-    validate::validate(raw_from_table(table()?, source, table)?, source)
+    validate::validate(raw_from_table(table()?, source, table)?, source, read)
 }
 
 /// Parses a scenario given as JSON in the scenario-file schema (what `to_file` writes;
 /// what Python passes for a dict).
 pub fn parse_json(text: &str, source: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    parse_json_reading(text, source, overrides, &no_files)
+}
+
+/// `parse_json`, reading the files a scenario names with `read`.
+pub fn parse_json_reading(
+    text: &str,
+    source: &str,
+    overrides: &[String],
+    read: ReadFile,
+) -> Result<Scenario, ScenarioError> {
     let table = || -> Result<toml::Table, ScenarioError> {
         let mut table: toml::Table = serde_json::from_str(text).map_err(|e| {
             let msg = e.to_string();
@@ -337,14 +367,14 @@ pub fn parse_json(text: &str, source: &str, overrides: &[String]) -> Result<Scen
         apply_overrides(&mut table, overrides, source)?;
         Ok(table)
     };
-    validate::validate(raw_from_table(table()?, source, table)?, source)
+    validate::validate(raw_from_table(table()?, source, table)?, source, read)
 }
 
 /// Applies overrides to a scenario table and validates it.
 pub fn parse_table(mut table: toml::Table, source: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
     apply_overrides(&mut table, overrides, source)?;
     let copy = table.clone();
-    validate::validate(raw_from_table(table, source, move || Ok(copy))?, source)
+    validate::validate(raw_from_table(table, source, move || Ok(copy))?, source, &no_files)
 }
 
 /// Deserialises the raw structs from a scenario table, consuming it. The table is needed

@@ -186,7 +186,7 @@ impl Ctx<'_> {
     }
 }
 
-pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
+pub fn validate(f: raw::File, source: &str, read: super::ReadFile) -> Result<Scenario, ScenarioError> {
     let cx = Ctx { source };
     let duration = header(cx, &f)?;
     let mut defs = defaults(cx, &f)?;
@@ -200,7 +200,7 @@ pub fn validate(f: raw::File, source: &str) -> Result<Scenario, ScenarioError> {
     defs.jitter = def_jitter;
     let net = links(cx, &f, &defs, nodes, node_idx)?;
     let (listed, flow_names, free_routes) = flows(cx, &f.defaults, &f.flows, &defs, &net, duration)?;
-    let wcx = workload::Cx { cx, net: &net, duration, dir: std::path::Path::new(source).parent() };
+    let wcx = workload::Cx { cx, net: &net, duration, read };
     let mut workloads = Vec::with_capacity(f.workloads.len());
     for t in &f.workloads {
         let mut template = |fl: &raw::Flow| {

@@ -195,8 +195,8 @@ pub(super) struct Cx<'a> {
     pub cx: Ctx<'a>,
     pub net: &'a Net,
     pub duration: SimDuration,
-    /// The directory relative file paths are read from (the scenario file's).
-    pub dir: Option<&'a std::path::Path>,
+    /// Reads a CDF file named by `sizes` (the front end's reader).
+    pub read: super::ReadFile<'a>,
 }
 
 /// The flow keys a workload sets for each flow it generates.
@@ -496,27 +496,13 @@ fn sizes(w: &Cx, p: &str, r: &raw::Workload, data_size: u32) -> Result<Option<Si
             };
             let (text, what) = match BUILTIN_SIZES.iter().find(|(n, _)| n == s) {
                 Some((_, text)) => (std::borrow::Cow::Borrowed(*text), format!("built-in '{s}'")),
-                None => {
-                    let path = std::path::Path::new(s);
-                    let full = match w.dir {
-                        Some(d) if path.is_relative() => d.join(path),
-                        _ => path.to_path_buf(),
-                    };
-                    match std::fs::read_to_string(&full) {
-                        Ok(t) => (std::borrow::Cow::Owned(t), format!("'{}'", full.display())),
-                        Err(e) => {
-                            let names: Vec<String> = BUILTIN_SIZES.iter().map(|(n, _)| format!("\"{n}\"")).collect();
-                            return Err(cx.err(
-                                f,
-                                format!(
-                                    "cannot read '{}' ({e}); give {} or the path of a CDF file",
-                                    full.display(),
-                                    names.join(" or ")
-                                ),
-                            ));
-                        }
+                None => match (w.read)(s) {
+                    Ok(t) => (std::borrow::Cow::Owned(t), format!("'{s}'")),
+                    Err(e) => {
+                        let names: Vec<String> = BUILTIN_SIZES.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+                        return Err(cx.err(f, format!("{e}; give {} or the path of a CDF file", names.join(" or "))));
                     }
-                }
+                },
             };
             let points = parse_cdf(&text, unit).map_err(|m| cx.err(&f, format!("{what}: {m}")))?;
             let largest = points.last().map_or(0.0, |p| p.0);
