@@ -76,3 +76,24 @@ def test_unknown_routing_names_the_field():
     b = ccsim.Scenario.leaf_spine(2, 2, 2, routing="random")
     with pytest.raises(ccsim.ScenarioError, match="scenario.routing"):
         b.check()
+
+
+@pytest.mark.parametrize(
+    ("builder", "section"),
+    [
+        (lambda: ccsim.Scenario.leaf_spine(leaves=3, hosts_per_leaf=5, spines=2, host_rate="1Gbps", buffer="20pkt", min_rto=None),
+         {"kind": "leaf_spine", "leaves": 3, "hosts_per_leaf": 5, "spines": 2, "host_rate": "1Gbps", "buffer": "20pkt"}),
+        (lambda: ccsim.Scenario.fat_tree(4, rate="1Gbps", delay="2us", qdisc="fq", min_rto=None),
+         {"kind": "fat_tree", "k": 4, "rate": "1Gbps", "delay": "2us", "qdisc": "fq"}),
+    ],
+)
+def test_the_topology_section_builds_what_the_python_builder_builds(builder, section):
+    # The engine's [topology] (crates/ccsim-engine/src/scenario/topology.rs) and the
+    # Python builders name and order nodes and links alike: the same validated scenario.
+    b = builder()
+    doc = b.to_dict()
+    doc.pop("links")
+    doc["nodes"] = {"hosts": [], "routers": []}
+    doc["topology"] = section
+    doc["scenario"].pop("routing")  # a topology section routes by ECMP by default
+    assert ccsim.Scenario.from_dict(doc).check() == b.check()

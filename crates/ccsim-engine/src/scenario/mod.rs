@@ -9,6 +9,7 @@ mod export;
 mod kinds;
 mod overrides;
 pub mod raw;
+mod topology;
 mod validate;
 pub mod workload;
 

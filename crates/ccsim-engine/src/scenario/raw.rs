@@ -12,6 +12,10 @@ pub struct File {
     pub scenario: Header,
     #[serde(default)]
     pub defaults: Defaults,
+    /// `[topology]`: a leaf-spine or fat-tree whose nodes and links come before those of
+    /// `[nodes]` and `[[links]]` (`topology.rs`).
+    pub topology: Option<toml::Table>,
+    #[serde(default)]
     pub nodes: Nodes,
     #[serde(default)]
     pub links: Vec<Link>,
@@ -79,7 +83,7 @@ pub struct Defaults {
     pub params: Option<toml::Table>,
 }
 
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Nodes {
     #[serde(default)]
@@ -245,4 +249,22 @@ pub struct Workload {
     pub rounds: Option<Value>,
     /// The window-flow keys every generated flow takes (cc, sack, ecn, params, ...).
     pub flow: Option<toml::Table>,
+}
+
+/// `[topology]` (docs/scenario-format.md "Topologies").
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    /// "leaf_spine" or "fat_tree".
+    pub kind: String,
+    pub leaves: Option<Value>,
+    pub hosts_per_leaf: Option<Value>,
+    pub spines: Option<Value>,
+    pub host_rate: Option<Value>,
+    pub uplink_rate: Option<Value>,
+    pub k: Option<Value>,
+    pub rate: Option<Value>,
+    pub delay: Option<Value>,
+    pub buffer: Option<Value>,
+    pub qdisc: Option<Value>,
 }

@@ -84,7 +84,7 @@ impl Ctx<'_> {
     pub(super) fn time(&self, field: &str, v: &Value) -> Result<SimDuration, ScenarioError> {
         units::parse_time(self.text(field, v, "100ms")?).map_err(|m| self.err(field, m))
     }
-    fn rate(&self, field: &str, v: &Value) -> Result<u64, ScenarioError> {
+    pub(super) fn rate(&self, field: &str, v: &Value) -> Result<u64, ScenarioError> {
         units::parse_rate(self.text(field, v, "10Mbps")?).map_err(|m| self.err(field, m))
     }
     fn bits(&self, field: &str, v: &Value) -> Result<u32, ScenarioError> {
@@ -110,12 +110,12 @@ impl Ctx<'_> {
         }
         Ok(n)
     }
-    fn limit(&self, field: &str, v: &Value) -> Result<Limit, ScenarioError> {
+    pub(super) fn limit(&self, field: &str, v: &Value) -> Result<Limit, ScenarioError> {
         units::parse_limit(self.text(field, v, "40pkt")?).map_err(|m| self.err(field, m))
     }
     /// A queue discipline: a name (or alias) of the registry, or a table with `kind` and
     /// the discipline's parameters.
-    fn qdisc(&self, field: &str, v: &Value) -> Result<QdiscConfig, ScenarioError> {
+    pub(super) fn qdisc(&self, field: &str, v: &Value) -> Result<QdiscConfig, ScenarioError> {
         let kind_field = cat(field, ".kind");
         let (name, table) = match v {
             Value::String(s) => (s.clone(), toml::Table::new()),
@@ -186,8 +186,12 @@ impl Ctx<'_> {
     }
 }
 
-pub fn validate(f: raw::File, source: &str, read: super::ReadFile) -> Result<Scenario, ScenarioError> {
+pub fn validate(mut f: raw::File, source: &str, read: super::ReadFile) -> Result<Scenario, ScenarioError> {
     let cx = Ctx { source };
+    let topology = f.topology.take();
+    if let Some(t) = &topology {
+        super::topology::expand(cx, t, &mut f)?;
+    }
     let duration = header(cx, &f)?;
     let mut defs = defaults(cx, &f)?;
     let (nodes, node_idx) = nodes(cx, &f)?;
@@ -214,6 +218,8 @@ pub fn validate(f: raw::File, source: &str, read: super::ReadFile) -> Result<Sce
     }
     let flows = listed;
     let routing = match f.scenario.routing.as_deref() {
+        // A fabric's flows spread over its equal-cost paths unless told otherwise.
+        None if topology.is_some() => Routing::Ecmp,
         None | Some("shortest") => Routing::Shortest,
         Some("ecmp") => Routing::Ecmp,
         Some(v) => {
