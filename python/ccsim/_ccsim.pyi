@@ -79,6 +79,11 @@ def bench(
     needs ECN); return the bench JSON, or with ``full_results`` the
     pair (bench JSON, the run's results as columns, as ``run`` returns them)."""
 
+def bench_scenario(text: str, source: str, seed: int | None = None, fmt: str = "toml") -> str:
+    """Build and run a scenario, timing the build (workloads expanded) and the run apart;
+    return JSON with ``flows``, ``completed_flows``, ``events``, ``events_per_pkt``,
+    ``delivered_pkts``, the times and the rates (``ccsim bench --case``)."""
+
 def cc_registry() -> str:
     """The engine's registry of congestion controls as JSON: a list, in registration
     order, of ``{"name", "aliases", "description", "extra_series", "needs_ecn",
