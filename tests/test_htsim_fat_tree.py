@@ -11,6 +11,7 @@ from conftest import REPO
 
 sys.path.insert(0, str(REPO / "validation" / "htsim"))
 
+import ccsim  # noqa: E402
 import ccsim_ft  # noqa: E402
 import experiment  # noqa: E402
 
@@ -37,24 +38,23 @@ def test_equal_cost_paths_as_htsim_counts_them():
 def test_scenario_has_the_hand_counted_nodes_links_and_flows():
     # 16 hosts; 8 edge + 8 aggregation + 4 core routers + the ack router = 21;
     # 48 fabric links + 16 host-to-ack links = 64; 16 flows, each on one of its paths.
-    b, flows = ccsim_ft.scenario(3)
-    b.check()
-    d = b.to_dict()
+    d, flows = ccsim_ft.scenario(3, queue="red")
+    ccsim.Scenario.from_dict(d).check()
     assert len(d["nodes"]["hosts"]) == 16 and len(d["nodes"]["routers"]) == 21
     assert len(d["links"]) == 64 and len(d["flows"]) == 16
     for (src, dst, path), f in zip(flows, d["flows"], strict=True):
         assert path in experiment.paths(src, dst) and f["path"] == path
         assert f["ack_path"] == [path[-1], "ack", path[0]]
-    # htsim's 8-packet ports count the packet being sent; ccsim's buffer does not.
-    assert {tuple(link["buffer"]) if isinstance(link["buffer"], list) else link["buffer"] for link in d["links"]} >= {
-        "7pkt",
-        ("1000000pkt", "7pkt"),
-    }
+    # htsim's 8-packet ports count the packet being sent; ccsim's buffer does not. Host
+    # NICs (the first 16 links, host -> ToR first) queue without limit or discipline.
+    host, fabric = d["links"][:16], d["links"][16:48]
+    assert all(link["buffer"] == ["1000000pkt", "7pkt"] for link in host)
+    assert all(link["qdisc"][0] == "fcfs" and link["qdisc"][1]["kind"] == "red" for link in host)
+    assert all(link["buffer"] == "7pkt" and link["qdisc"]["kind"] == "red" for link in fabric)
 
 
 def test_fabric_acks_leave_routing_to_ccsim_ecmp():
-    b, _ = ccsim_ft.scenario(3, acks="fabric")
-    b.check()
-    d = b.to_dict()
+    d, _ = ccsim_ft.scenario(3, acks="fabric")
+    ccsim.Scenario.from_dict(d).check()
     assert d["scenario"]["routing"] == "ecmp" and len(d["links"]) == 48
     assert all("path" not in f and "ack_path" not in f for f in d["flows"])

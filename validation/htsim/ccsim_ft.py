@@ -64,10 +64,10 @@ QUEUES = {
 }
 
 
-def scenario(
-    seed: int, acks: str = "instant", queue: str = "droptail", conns: int = CONNS
-) -> tuple[ccsim.ScenarioBuilder, list]:
-    """The scenario of one run and its flows [(src, dst, path or None)]."""
+def scenario(seed: int, acks: str = "instant", queue: str = "droptail", conns: int = CONNS) -> tuple[dict, list]:
+    """The scenario of one run (``Scenario.from_dict``'s input) and its flows [(src, dst,
+    path or None)]. Host NICs queue without limit and without a discipline (fcfs), as
+    htsim's FairPriorityQueue; switch ports as ``queue`` says."""
     rng = random.Random(seed)
     pairs = permutation(rng, conns=conns)
     qdisc, buffer = QUEUES[queue]
@@ -87,9 +87,11 @@ def scenario(
         for m in range(half):
             b.add_router(f"c{j}-{m}")
     switch = {"rate": RATE, "delay": HOP_DELAY, "qdisc": qdisc}
+    host_links: list[int] = []  # the first links: host <-> ToR
     for n in range(NODES):
         edge = f"e{n // (half * half)}-{(n // half) % half}"
         b.add_link(host_name(n), edge, buffer=[HOST_QUEUE, buffer], **switch)
+        host_links.append(len(host_links))
     for p in range(K):
         for i in range(half):
             for j in range(half):
@@ -120,13 +122,16 @@ def scenario(
         b.add_flow(f"f{src}-{dst}", s, d, cc="newreno", params=params, **fields)
         flows.append((src, dst, path))
     b.measure(interval="1s")
-    return b, flows
+    d = b.to_dict()
+    for i in host_links:
+        d["links"][i]["qdisc"] = ["fcfs", qdisc]  # [host->ToR, ToR->host]
+    return d, flows
 
 
 def run(seed: int, acks: str = "instant", queue: str = "droptail", conns: int = CONNS) -> dict:
-    b, flows = scenario(seed, acks, queue, conns)
+    d, flows = scenario(seed, acks, queue, conns)
     t0 = time.perf_counter()
-    r = b.run()
+    r = ccsim.Scenario.from_dict(d).run()
     wall = time.perf_counter() - t0
     raw = r.raw
     upto = [iv for iv in raw["intervals"] if iv["end_s"] <= SAMPLE_S + 1e-9]
