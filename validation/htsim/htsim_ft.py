@@ -37,7 +37,11 @@ def binaries(htsim: str | None, parse: str | None) -> tuple[str, str]:
     htsim = htsim or os.environ.get("HTSIM_TCP")
     if not htsim:
         sys.exit("htsim_ft.py: give the htsim_tcp binary with --htsim PATH or HTSIM_TCP=PATH")
-    parse = parse or os.environ.get("HTSIM_PARSE") or os.path.join(os.path.dirname(os.path.abspath(htsim)), "..", "parse_output")
+    parse = (
+        parse
+        or os.environ.get("HTSIM_PARSE")
+        or os.path.join(os.path.dirname(os.path.abspath(htsim)), "..", "parse_output")
+    )
     for what, path in (("htsim_tcp", htsim), ("parse_output", parse)):
         if not os.access(path, os.X_OK):
             sys.exit(f"htsim_ft.py: {what} not found or not executable at {path}")
@@ -112,7 +116,10 @@ def main() -> int:
     with open(a.out, "w", encoding="utf-8") as f:
         json.dump(res, f, indent=1)
     n = len(res["tput_gbps"])
-    print(f"htsim: {n} flows, mean {sum(res['tput_gbps']) / max(n, 1):.2f} Gbps, {res['run_wall_s']:.1f} s -> {a.out}", file=sys.stderr)
+    print(
+        f"htsim: {n} flows, mean {sum(res['tput_gbps']) / max(n, 1):.2f} Gbps, {res['run_wall_s']:.1f} s -> {a.out}",
+        file=sys.stderr,
+    )
     return 0
 
 
