@@ -1,0 +1,179 @@
+"""htsim's fat-tree TCP experiment (experiment.py) in ccsim: one run, one seed.
+
+    python ccsim_ft.py SEED OUT.json [--conns 16] [--acks instant|fabric] [--queue droptail|red|short]
+
+Run with the ccsim virtual environment (``import ccsim``). Writes each flow's throughput
+over [0, 3 s] (htsim's last sample), the run's event count and the engine's wall time.
+
+``--acks instant`` (default) is htsim's model: acks reach the sender at once. ccsim has no
+such path, so each host gets a link to one extra router ``ack`` (0 s, 10 Tbps: a 40-byte
+ack takes 32 ps a hop, two hops); each flow's acks take [to, ack, from] and its data the
+path drawn below, as htsim's source route. ``--acks fabric`` drops the ack router and lets
+ccsim route: ``[scenario].routing = "ecmp"`` (each flow draws one of the fewest-hop paths
+from its own stream) with the acks on the reverse path through the switches' 8-packet
+queues.
+
+``--queue droptail`` (default): switch ports hold 7 packets besides the one being sent,
+htsim's 8 counted with it, and never drop early. htsim's RandomQueue also drops an
+arrival with probability 0.1 once 5 of its 8 are taken; ccsim has no such queue. ``red``
+approximates that region with RED on the instantaneous queue (w_q = 1, 4 to 7 packets
+waiting, max_p 0.3: the probability is 0, 0.1 and 0.2 at 4, 5 and 6 waiting, mean 0.1);
+``short`` is the other bound, a drop-tail port of 4 waiting (htsim's early region always
+dropping).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+
+import ccsim
+from experiment import (
+    ACK,
+    CONNS,
+    HOP_DELAY,
+    INITIAL_RTO,
+    INITIAL_SSTHRESH,
+    INITIAL_WINDOW,
+    MIN_RTO,
+    MSS,
+    NODES,
+    RATE,
+    RUN_S,
+    SAMPLE_S,
+    SWITCH_BUFFER_PKTS,
+    K,
+    host_name,
+    paths,
+    permutation,
+)
+
+ACK_RATE = "10000Gbps"
+HOST_QUEUE = "1000000pkt"  # htsim's host NIC queue never drops
+
+QUEUES = {
+    "droptail": ("fcfs", f"{SWITCH_BUFFER_PKTS - 1}pkt"),
+    "red": (
+        {"kind": "red", "w_q": 1.0, "min_th": "4pkt", "max_th": "7pkt", "max_p": 0.3, "mean_packet_size": f"{MSS}B"},
+        f"{SWITCH_BUFFER_PKTS - 1}pkt",
+    ),
+    "short": ("fcfs", "4pkt"),
+}
+
+
+def scenario(seed: int, acks: str = "instant", queue: str = "droptail", conns: int = CONNS) -> tuple[dict, list]:
+    """The scenario of one run (``Scenario.from_dict``'s input) and its flows [(src, dst,
+    path or None)]. Host NICs queue without limit and without a discipline (fcfs), as
+    htsim's FairPriorityQueue; switch ports as ``queue`` says."""
+    rng = random.Random(seed)
+    pairs = permutation(rng, conns=conns)
+    qdisc, buffer = QUEUES[queue]
+    half = K // 2
+    b = ccsim.Scenario.builder(
+        "htsim-fat-tree-tcp", f"{RUN_S}s", seed=seed, routing="ecmp" if acks == "fabric" else None
+    )
+    b.defaults(data_size=f"{MSS}B", ack_size=f"{ACK}B", delayed_ack=False, sack=False, handshake=True)
+    for n in range(NODES):
+        b.add_host(host_name(n))
+    for p in range(K):
+        for i in range(half):
+            b.add_router(f"e{p}-{i}")
+        for j in range(half):
+            b.add_router(f"a{p}-{j}")
+    for j in range(half):
+        for m in range(half):
+            b.add_router(f"c{j}-{m}")
+    switch = {"rate": RATE, "delay": HOP_DELAY, "qdisc": qdisc}
+    host_links: list[int] = []  # the first links: host <-> ToR
+    for n in range(NODES):
+        edge = f"e{n // (half * half)}-{(n // half) % half}"
+        b.add_link(host_name(n), edge, buffer=[HOST_QUEUE, buffer], **switch)
+        host_links.append(len(host_links))
+    for p in range(K):
+        for i in range(half):
+            for j in range(half):
+                b.add_link(f"e{p}-{i}", f"a{p}-{j}", buffer=buffer, **switch)
+        for j in range(half):
+            for m in range(half):
+                b.add_link(f"a{p}-{j}", f"c{j}-{m}", buffer=buffer, **switch)
+    if acks == "instant":
+        b.add_router("ack")
+        for n in range(NODES):
+            b.add_link(host_name(n), "ack", rate=ACK_RATE, delay="0s", buffer=HOST_QUEUE)
+    params = {
+        "initial_window": INITIAL_WINDOW,
+        "initial_ssthresh": INITIAL_SSTHRESH,
+        "ssthresh_rule": "bsd",
+        "min_rto": MIN_RTO,
+        "initial_rto": INITIAL_RTO,
+    }
+    flows = []
+    for src, dst in pairs:
+        s, d = host_name(src), host_name(dst)
+        fields = {}
+        path = None
+        if acks == "instant":
+            choices = paths(src, dst)
+            path = choices[rng.randrange(len(choices))]
+            fields = {"path": path, "ack_path": [d, "ack", s]}
+        b.add_flow(f"f{src}-{dst}", s, d, cc="newreno", params=params, **fields)
+        flows.append((src, dst, path))
+    b.measure(interval="1s")
+    d = b.to_dict()
+    for i in host_links:
+        d["links"][i]["qdisc"] = ["fcfs", qdisc]  # [host->ToR, ToR->host]
+    return d, flows
+
+
+def run(seed: int, acks: str = "instant", queue: str = "droptail", conns: int = CONNS) -> dict:
+    d, flows = scenario(seed, acks, queue, conns)
+    t0 = time.perf_counter()
+    r = ccsim.Scenario.from_dict(d).run()
+    wall = time.perf_counter() - t0
+    raw = r.raw
+    upto = [iv for iv in raw["intervals"] if iv["end_s"] <= SAMPLE_S + 1e-9]
+    delivered = {f["name"]: 0 for f in raw["flows"]}
+    for iv in upto:
+        for f in iv["flows"]:
+            delivered[f["name"]] += f["delivered_pkts"]
+    tput = [delivered[f"f{s}-{d}"] * MSS * 8 / SAMPLE_S / 1e9 for s, d, _ in flows]
+    return {
+        "seed": seed,
+        "acks": acks,
+        "queue": queue,
+        "conns": conns,
+        "flows": [{"src": s, "dst": d, "path": p} for s, d, p in flows],
+        "tput_gbps": tput,
+        "events": raw["events"],
+        "delivered_pkts": sum(f["delivered_pkts"] for f in raw["flows"]),
+        "timeouts": sum(f["timeouts"] for f in raw["flows"]),
+        "fast_retransmits": sum(f["fast_retransmits"] for f in raw["flows"]),
+        "engine_wall_s": raw["wall_time_s"],
+        "run_wall_s": wall,
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("seed", type=int)
+    ap.add_argument("out")
+    ap.add_argument("--acks", choices=["instant", "fabric"], default="instant")
+    ap.add_argument("--queue", choices=sorted(QUEUES), default="droptail")
+    ap.add_argument("--conns", type=int, default=CONNS, help="flows: htsim's -conns (default 16)")
+    a = ap.parse_args()
+    res = run(a.seed, a.acks, a.queue, a.conns)
+    with open(a.out, "w", encoding="utf-8") as f:
+        json.dump(res, f, indent=1)
+    print(
+        f"ccsim seed {a.seed}: mean {sum(res['tput_gbps']) / len(res['tput_gbps']):.2f} Gbps, "
+        f"{res['events']} events, {res['run_wall_s']:.2f} s -> {a.out}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
