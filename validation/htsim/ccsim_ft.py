@@ -1,6 +1,6 @@
 """htsim's fat-tree TCP experiment (experiment.py) in ccsim: one run, one seed.
 
-    python ccsim_ft.py SEED OUT.json [--conns 16] [--acks instant|fabric] [--queue droptail|red|short]
+    python ccsim_ft.py SEED OUT.json [--conns 16] [--acks instant|fabric] [--queue random|droptail|red|short]
 
 Run with the ccsim virtual environment (``import ccsim``). Writes each flow's throughput
 over [0, 3 s] (htsim's last sample), the run's event count and the engine's wall time.
@@ -13,9 +13,11 @@ ccsim route: ``[scenario].routing = "ecmp"`` (each flow draws one of the fewest-
 from its own stream) with the acks on the reverse path through the switches' 8-packet
 queues.
 
-``--queue droptail`` (default): switch ports hold 7 packets besides the one being sent,
-htsim's 8 counted with it, and never drop early. htsim's RandomQueue also drops an
-arrival with probability 0.1 once 5 of its 8 are taken; ccsim has no such queue. ``red``
+``--queue random`` (default) is htsim's RandomQueue: ccsim's ``random_drop`` port holds
+7 packets besides the one being sent (htsim's 8 counted with it) and drops an arrival with
+probability 0.1 once the waiting packets and the arrival are more than 4 (htsim: more than
+5 of its 8 with the one being sent). ``--queue droptail``: the same port without the
+random drop. ``red``
 approximates that region with RED on the instantaneous queue (w_q = 1, 4 to 7 packets
 waiting, max_p 0.3: the probability is 0, 0.1 and 0.2 at 4, 5 and 6 waiting, mean 0.1);
 ``short`` is the other bound, a drop-tail port of 4 waiting (htsim's early region always
@@ -61,10 +63,11 @@ QUEUES = {
         f"{SWITCH_BUFFER_PKTS - 1}pkt",
     ),
     "short": ("fcfs", "4pkt"),
+    "random": ({"kind": "random_drop", "threshold": "4pkt", "p": 0.1}, f"{SWITCH_BUFFER_PKTS - 1}pkt"),
 }
 
 
-def scenario(seed: int, acks: str = "instant", queue: str = "droptail", conns: int = CONNS) -> tuple[dict, list]:
+def scenario(seed: int, acks: str = "instant", queue: str = "random", conns: int = CONNS) -> tuple[dict, list]:
     """The scenario of one run (``Scenario.from_dict``'s input) and its flows [(src, dst,
     path or None)]. Host NICs queue without limit and without a discipline (fcfs), as
     htsim's FairPriorityQueue; switch ports as ``queue`` says."""
@@ -128,7 +131,7 @@ def scenario(seed: int, acks: str = "instant", queue: str = "droptail", conns: i
     return d, flows
 
 
-def run(seed: int, acks: str = "instant", queue: str = "droptail", conns: int = CONNS) -> dict:
+def run(seed: int, acks: str = "instant", queue: str = "random", conns: int = CONNS) -> dict:
     d, flows = scenario(seed, acks, queue, conns)
     t0 = time.perf_counter()
     r = ccsim.Scenario.from_dict(d).run()
@@ -161,7 +164,7 @@ def main() -> int:
     ap.add_argument("seed", type=int)
     ap.add_argument("out")
     ap.add_argument("--acks", choices=["instant", "fabric"], default="instant")
-    ap.add_argument("--queue", choices=sorted(QUEUES), default="droptail")
+    ap.add_argument("--queue", choices=sorted(QUEUES), default="random")
     ap.add_argument("--conns", type=int, default=CONNS, help="flows: htsim's -conns (default 16)")
     a = ap.parse_args()
     res = run(a.seed, a.acks, a.queue, a.conns)

@@ -1,7 +1,7 @@
 """htsim against ccsim on htsim's fat-tree TCP experiment: runs both, interleaved, and writes
 a Markdown table.
 
-    python compare.py OUTDIR --htsim PATH [--rounds 4] [--conns 16] [--acks instant] [--queue droptail]
+    python compare.py OUTDIR --htsim PATH [--rounds 4] [--conns 16] [--acks instant] [--queue random]
     python compare.py OUTDIR --table-only
 
 Run with the ccsim virtual environment. Each round runs htsim once (htsim_ft.py, a
@@ -115,7 +115,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--conns", type=int, default=16, help="htsim's -conns, the flows of the permutation")
     ap.add_argument("--acks", default="instant")
-    ap.add_argument("--queue", default="droptail")
+    ap.add_argument("--queue", default="random")
     ap.add_argument("--table-only", action="store_true")
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)

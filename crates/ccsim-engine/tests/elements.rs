@@ -225,7 +225,7 @@ fn element_and_red_errors_name_the_field() {
     let e = err("[defaults]\nqdisc = \"sfq\"\n");
     assert!(e.contains("unknown queue discipline 'sfq'"), "{e}");
     assert!(
-        e.contains(r#"use "fcfs" (drop-tail), "fq" (Fair Queueing), "red" (RED), "codel" (CoDel), "fq_codel" (FQ-CoDel) or "pie" (PIE)"#),
+        e.contains(r#"use "fcfs" (drop-tail), "fq" (Fair Queueing), "red" (RED), "codel" (CoDel), "fq_codel" (FQ-CoDel), "pie" (PIE) or "random_drop" (random-drop)"#),
         "{e}"
     );
     let e = err("[defaults]\nqdisc = \"fqq\"\n");

@@ -37,6 +37,7 @@ pub use fcfs::FcfsConfig;
 pub use fq::{DropRule, FqConfig, FqSizes};
 pub use fq_codel::FqCodelConfig;
 pub use pie::PieConfig;
+pub use random_drop::RandomDropConfig;
 pub use red::RedConfig;
 
 registry! {
@@ -49,6 +50,7 @@ registry! {
     Codel: codel::Codel, config in Box, state in Box;
     FqCodel: fq_codel::FqCodel, config in Box, state in Box;
     Pie: pie::Pie, config in Box, state in Box;
+    RandomDrop: random_drop::RandomDrop, config in Box, state in Box;
 }
 
 /// Why a packet was dropped (counted per reason on each channel): an index into the
@@ -284,6 +286,7 @@ mod tests {
                 "fq_codel",
                 "fq_codel_overlimit",
                 "pie",
+                "random_drop",
                 "random_loss",
                 "element"
             ]
@@ -297,19 +300,20 @@ mod tests {
             DropReason::FqCodel,
             DropReason::FqCodelOverlimit,
             DropReason::Pie,
+            DropReason::RandomDrop,
             DropReason::RandomLoss,
             DropReason::Element,
         ];
         assert_eq!(declared, DropReason::ALL);
-        assert_eq!(declared.map(DropReason::index), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-        assert_eq!((N_QDISC_DROP_REASONS, crate::net::N_DROP_REASONS), (8, 10));
+        assert_eq!(declared.map(DropReason::index), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        assert_eq!((N_QDISC_DROP_REASONS, crate::net::N_DROP_REASONS), (9, 11));
     }
 
     #[test]
     fn each_discipline_s_first_drop_reason_is_one_plus_the_reasons_registered_before_it() {
         // overflow (0); fq: pushed_out (1); red: red_early, red_forced (2, 3); codel:
-        // codel (4); fq_codel: fq_codel, fq_codel_overlimit (5, 6); pie: pie (7). fcfs
-        // has none: 1, where fq's start.
+        // codel (4); fq_codel: fq_codel, fq_codel_overlimit (5, 6); pie: pie (7);
+        // random_drop: random_drop (8). fcfs has none: 1, where fq's start.
         let mut firsts = Vec::new();
         for info in QdiscConfig::ALL {
             let q = (info.default)().build(Limit::Packets(1), 1_000_000, Rng::new(1, 0));
@@ -320,13 +324,13 @@ mod tests {
             }
             firsts.push(first);
         }
-        assert_eq!(firsts, [1, 1, 2, 4, 5, 7]);
+        assert_eq!(firsts, [1, 1, 2, 4, 5, 7, 8]);
     }
 
     #[test]
     fn the_registry_builds_each_discipline_with_its_name_limit_and_capabilities() {
         let names: Vec<&str> = QdiscConfig::ALL.iter().map(|i| i.name).collect();
-        assert_eq!(names, ["fcfs", "fq", "red", "codel", "fq_codel", "pie"]);
+        assert_eq!(names, ["fcfs", "fq", "red", "codel", "fq_codel", "pie", "random_drop"]);
         let limit = Limit::Packets(7);
         for info in QdiscConfig::ALL {
             let cfg = (info.default)();
