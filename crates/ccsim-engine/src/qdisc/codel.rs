@@ -443,7 +443,7 @@ impl Qdisc for Codel {
     /// marked (0 exceeds no ce_threshold). A full buffer drops it and the dequeue finds
     /// the queue empty, which also ends the dropping state.
     #[inline]
-    fn pass_idle(&mut self, _now: SimTime, bits: u32) -> IdlePass {
+    fn pass_idle(&mut self, _now: SimTime, bits: u32, _conv: impl FnOnce() -> u32) -> IdlePass {
         self.marked = false;
         self.vars.dropping = false;
         if !fits(self.limit, 0, 0, bits) {
@@ -520,7 +520,7 @@ mod tests {
             let v = general.enqueue(ms(200), p, 0, &mut d);
             let sent = general.dequeue(ms(200), &mut d);
             assert!(d.is_empty() && !general.dequeue_marked());
-            assert_eq!(q.pass_idle(ms(200), p.bits), want);
+            assert_eq!(q.pass_idle(ms(200), p.bits, || 0), want);
             assert_eq!((v == Verdict::Queued, sent.is_some()), (want == IdlePass::Sent, want == IdlePass::Sent));
             assert_eq!(format!("{q:?}"), format!("{general:?}"));
             assert!(!q.vars.dropping && q.vars.first_above_time.is_none() == (limit > 0));

@@ -43,7 +43,7 @@
 //! nothing is allocated per packet.
 
 use super::codel::{CodelParams, CodelQueue, CodelSqrt, CodelVars};
-use super::{DropReason, Qdisc, QdiscPolicy, Verdict};
+use super::{DropReason, IdlePass, Qdisc, QdiscPolicy, Verdict};
 use crate::base::rng::Rng;
 use crate::base::time::{SimDuration, SimTime};
 use crate::base::units::{serde_units, Limit};
@@ -370,11 +370,33 @@ impl FqCodel {
     }
 
     fn over_limit(&self) -> bool {
+        self.over(self.pkts, self.bits)
+    }
+
+    /// Whether `pkts` packets of `bits` in all exceed the buffer or the memory limit.
+    #[inline(always)]
+    fn over(&self, pkts: usize, bits: u64) -> bool {
         let full = match self.limit {
-            Limit::Packets(n) => self.pkts as u64 > n,
-            Limit::Bytes(b) => self.bits > b.saturating_mul(8),
+            Limit::Packets(n) => pkts as u64 > n,
+            Limit::Bytes(b) => bits > b.saturating_mul(8),
         };
-        full || self.memory_limit_bits.is_some_and(|m| self.bits > m)
+        full || self.memory_limit_bits.is_some_and(|m| bits > m)
+    }
+
+    /// The queues, allocated on the first packet.
+    #[inline(always)]
+    fn ensure_flows(&mut self) {
+        if self.flows.is_empty() {
+            self.alloc_flows();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn alloc_flows(&mut self) {
+        let empty = PktList { head: NIL, tail: NIL, len: 0, bits: 0 };
+        let flow = Flow { q: empty, vars: CodelVars::default(), deficit: 0, on: On::None, next: NIL };
+        self.flows = vec![flow; self.n_flows as usize];
     }
 
     /// Linux's `fq_codel_drop`: cuts the queue with the largest backlog (the lowest
@@ -406,6 +428,27 @@ impl FqCodel {
         fat as u32
     }
 
+    /// The queues on new_flows and on old_flows in order, each with its deficit in bytes
+    /// (tests).
+    #[cfg(test)]
+    fn lists(&self) -> [Vec<(u32, i64)>; 2] {
+        [self.new_flows, self.old_flows].map(|l| {
+            let mut out = Vec::new();
+            let mut i = l.head;
+            while i != NIL {
+                out.push((i, self.flows[i as usize].deficit / 8));
+                i = self.flows[i as usize].next;
+            }
+            out
+        })
+    }
+
+    /// Everything but the arena's slots, which an idle pass leaves as they were (tests).
+    #[cfg(test)]
+    fn state(&self) -> String {
+        format!("{:?}", (&self.flows, self.new_flows, self.old_flows, self.pkts, self.bits, self.marked))
+    }
+
     /// (packets, bits) queued in queue `i` (tests).
     #[cfg(test)]
     fn backlog(&self, i: u32) -> (u32, u64) {
@@ -416,11 +459,7 @@ impl FqCodel {
 
 impl Qdisc for FqCodel {
     fn enqueue(&mut self, now: SimTime, pkt: Packet, conv: u32, drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
-        if self.flows.is_empty() {
-            let empty = PktList { head: NIL, tail: NIL, len: 0, bits: 0 };
-            let flow = Flow { q: empty, vars: CodelVars::default(), deficit: 0, on: On::None, next: NIL };
-            self.flows = vec![flow; self.n_flows as usize];
-        }
+        self.ensure_flows();
         let idx = self.bucket(conv);
         let f = &mut self.flows[idx as usize];
         self.arena.push(&mut f.q, pkt, now);
@@ -478,6 +517,54 @@ impl Qdisc for FqCodel {
         }
     }
 
+    /// `enqueue` then `dequeue` of the one packet, all queues empty, without the
+    /// arena: the packet's queue joins new_flows if it was on no list (deficit
+    /// `quantum`); the dequeue walks the lists as `dequeue` does (a queue out of deficit
+    /// gets `quantum` more and goes to the tail of old_flows; an empty queue's CoDel
+    /// leaves the dropping state and the queue its list, to old_flows from new_flows
+    /// when old_flows is not empty) until it reaches the packet's queue with a positive
+    /// deficit; there CoDel sees a sojourn of 0 with nothing left queued (first_above_time
+    /// cleared, the dropping state left, no mark) and the deficit pays for the packet.
+    /// The queue stays on its list (RFC 8290 section 4.2: a queue leaves a list only when
+    /// a dequeue finds it empty). A buffer too small for the one packet takes the
+    /// general path (the arrival is dropped by `drop_from_fattest`).
+    #[inline]
+    fn pass_idle(&mut self, _now: SimTime, bits: u32, conv: impl FnOnce() -> u32) -> IdlePass {
+        debug_assert_eq!(self.pkts, 0);
+        if self.over(1, bits as u64) {
+            return IdlePass::Unsupported;
+        }
+        self.ensure_flows();
+        self.marked = false;
+        let idx = self.bucket(conv());
+        let f = &mut self.flows[idx as usize];
+        if f.on == On::None {
+            f.deficit = self.quantum_bits;
+            self.push_tail(On::New, idx);
+        }
+        loop {
+            let on = if self.new_flows.head != NIL { On::New } else { On::Old };
+            let i = self.list(on).head;
+            let f = &mut self.flows[i as usize];
+            if f.deficit <= 0 {
+                f.deficit += self.quantum_bits;
+                self.pop_head(on);
+                self.push_tail(On::Old, i);
+                continue;
+            }
+            f.vars.dropping = false;
+            if i == idx {
+                f.vars.ldelay = SimDuration::ZERO;
+                f.vars.first_above_time = None;
+                f.deficit -= bits as i64;
+                return IdlePass::Sent;
+            }
+            self.pop_head(on);
+            if on == On::New && self.old_flows.head != NIL {
+                self.push_tail(On::Old, i);
+            }
+        }
+    }
     fn dequeue_marked(&mut self) -> bool {
         self.marked
     }
@@ -655,6 +742,72 @@ mod tests {
         let (p, _) = q.dequeue(SimTime::from_millis(110), &mut d).unwrap();
         assert_eq!(p.seq, 2);
         assert_eq!(d.iter().map(|(p, r)| (p.seq, *r)).collect::<Vec<_>>(), [(1, DropReason::FqCodel)]);
+    }
+
+    #[test]
+    fn an_idle_pass_leaves_the_lists_deficits_and_codel_states_an_enqueue_and_dequeue_leave() {
+        // Three conversations in three queues A, B, C; quantum 1514 B; 100 B packets pass.
+        let (mut q, a, b) = fq(FqCodelConfig::default(), Limit::Packets(100));
+        let c = (1..).find(|&c| ![q.bucket(a), q.bucket(b)].contains(&q.bucket(c))).unwrap();
+        let (qa, qb, qc) = (q.bucket(a), q.bucket(b), q.bucket(c));
+        let mut d = Vec::new();
+        // A sends two 1000 B packets: 1514 -> 514 -> -486, and stays at the head of
+        // new_flows with its queue empty.
+        for s in 0..2 {
+            q.enqueue(SimTime::ZERO, pkt(0, s, 1000), a, &mut d);
+        }
+        assert_eq!(order_n(&mut q, 2), [(0, 0), (0, 1)]);
+        assert_eq!(q.lists(), [vec![(qa, -486)], vec![]]);
+        let t = SimTime::from_millis(1);
+        // Each pass: (conversation, new_flows after, old_flows after).
+        //   B: joins new_flows (1514) behind A; A is out of deficit: 1028, to old_flows;
+        //      B sends: 1414.
+        //   A: on old_flows already. B, at the head of new_flows, is empty: it leaves
+        //      new_flows for the tail of old_flows (not empty); A sends: 928.
+        //   C: joins the empty new_flows and sends: 1414.
+        //   C again: at the head of new_flows, sends: 1314.
+        let steps = [
+            (b, vec![(qb, 1414)], vec![(qa, 1028)]),
+            (a, vec![], vec![(qa, 928), (qb, 1414)]),
+            (c, vec![(qc, 1414)], vec![(qa, 928), (qb, 1414)]),
+            (c, vec![(qc, 1314)], vec![(qa, 928), (qb, 1414)]),
+        ];
+        for (k, (conv, new, old)) in steps.into_iter().enumerate() {
+            // A is in the dropping state with first_above_time set before its pass; the
+            // pass takes it out (sojourn 0, nothing left queued).
+            q.flows[qa as usize].vars.dropping = true;
+            q.flows[qa as usize].vars.first_above_time = Some(SimTime::ZERO);
+            q.flows[qa as usize].vars.ldelay = SimDuration::from_millis(7);
+            q.marked = true;
+            let mut general = q.clone();
+            let p = pkt(9, k as u32, 100);
+            assert_eq!(general.enqueue(t, p, conv, &mut d), Verdict::Queued);
+            assert_eq!(general.dequeue(t, &mut d), Some((p, t)));
+            assert!(d.is_empty());
+            assert_eq!(q.pass_idle(t, p.bits, || conv), IdlePass::Sent);
+            assert_eq!(q.lists(), [new, old], "pass {k}");
+            assert_eq!(q.state(), general.state(), "pass {k}");
+            assert_eq!((q.len_pkts(), q.len_bits(), q.dequeue_marked()), (0, 0, false));
+        }
+        // A's own pass (the second) cleared its CoDel state; in the later passes A was
+        // not reached, so it keeps the dropping state it was given.
+        let va = q.flows[qa as usize].vars;
+        assert!(va.dropping && va.first_above_time == Some(SimTime::ZERO));
+        // B was found empty in the second pass: it left the dropping state there.
+        assert!(!q.flows[qb as usize].vars.dropping);
+    }
+
+    #[test]
+    fn an_idle_pass_of_a_packet_larger_than_the_buffer_takes_the_general_path() {
+        // Buffer 50 B: a 100 B arrival is over the limit on its own; the pass declines
+        // and changes nothing, and the general path drops it.
+        let (mut q, a, _) = fq(FqCodelConfig::default(), Limit::Bytes(50));
+        let before = q.state();
+        assert_eq!(q.pass_idle(SimTime::ZERO, 800, || a), IdlePass::Unsupported);
+        assert_eq!(q.state(), before);
+        let mut d = Vec::new();
+        let v = q.enqueue(SimTime::ZERO, pkt(0, 0, 100), a, &mut d);
+        assert_eq!(v, Verdict::Dropped(DropReason::FqCodelOverlimit));
     }
 
     #[test]
