@@ -150,12 +150,12 @@ struct PktList {
     bits: u64,
 }
 
-/// Which scheduling list a queue is on.
+/// Which scheduling list a queue is on (the index of the list in `FqCodel::lists`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum On {
-    None,
-    New,
-    Old,
+    New = 0,
+    Old = 1,
+    None = 2,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -256,13 +256,16 @@ pub struct FqCodel {
     quantum_bits: i64,
     n_flows: u32,
     drop_batch: u32,
-    memory_limit_bits: Option<u64>,
+    /// The buffer in packets (`u64::MAX` for a buffer in bytes).
+    limit_pkts: u64,
+    /// The buffer in bits, or `memory_limit` if smaller (`u64::MAX` for neither).
+    limit_bits: u64,
     perturbation: u64,
     /// The queues (empty until the first packet).
     flows: Vec<Flow>,
     arena: Arena,
-    new_flows: FlowList,
-    old_flows: FlowList,
+    /// new_flows, old_flows, and a list no queue is on (so that `On` indexes it).
+    lists: [FlowList; 3],
     pkts: usize,
     bits: u64,
     /// The last dequeue marked the packet it returned.
@@ -316,12 +319,19 @@ impl FqCodel {
             quantum_bits: cfg.quantum as i64 * 8,
             n_flows: cfg.flows,
             drop_batch: cfg.drop_batch_size,
-            memory_limit_bits: cfg.memory_limit.map(|b| b.saturating_mul(8)),
+            limit_pkts: match limit {
+                Limit::Packets(n) => n,
+                Limit::Bytes(_) => u64::MAX,
+            },
+            limit_bits: match limit {
+                Limit::Packets(_) => u64::MAX,
+                Limit::Bytes(b) => b.saturating_mul(8),
+            }
+            .min(cfg.memory_limit.map_or(u64::MAX, |b| b.saturating_mul(8))),
             perturbation,
             flows: Vec::new(),
             arena: Arena { slots: Vec::new(), free: NIL },
-            new_flows: FlowList::EMPTY,
-            old_flows: FlowList::EMPTY,
+            lists: [FlowList::EMPTY; 3],
             pkts: 0,
             bits: 0,
             marked: false,
@@ -335,11 +345,19 @@ impl FqCodel {
         ((h * self.n_flows as u64) >> 32) as u32
     }
 
+    #[inline(always)]
     fn list(&mut self, on: On) -> &mut FlowList {
-        match on {
-            On::New => &mut self.new_flows,
-            On::Old => &mut self.old_flows,
-            On::None => unreachable!("a queue on no list has no list"),
+        debug_assert!(on != On::None, "a queue on no list has no list");
+        &mut self.lists[on as usize]
+    }
+
+    /// The list dequeue serves: new_flows if not empty, else old_flows.
+    #[inline(always)]
+    fn serving(&self) -> On {
+        if self.lists[On::New as usize].head != NIL {
+            On::New
+        } else {
+            On::Old
         }
     }
 
@@ -369,6 +387,7 @@ impl FqCodel {
         f
     }
 
+    #[inline(always)]
     fn over_limit(&self) -> bool {
         self.over(self.pkts, self.bits)
     }
@@ -376,11 +395,7 @@ impl FqCodel {
     /// Whether `pkts` packets of `bits` in all exceed the buffer or the memory limit.
     #[inline(always)]
     fn over(&self, pkts: usize, bits: u64) -> bool {
-        let full = match self.limit {
-            Limit::Packets(n) => pkts as u64 > n,
-            Limit::Bytes(b) => bits > b.saturating_mul(8),
-        };
-        full || self.memory_limit_bits.is_some_and(|m| bits > m)
+        pkts as u64 > self.limit_pkts || bits > self.limit_bits
     }
 
     /// The queues, allocated on the first packet.
@@ -432,7 +447,7 @@ impl FqCodel {
     /// (tests).
     #[cfg(test)]
     fn lists(&self) -> [Vec<(u32, i64)>; 2] {
-        [self.new_flows, self.old_flows].map(|l| {
+        [self.lists[0], self.lists[1]].map(|l| {
             let mut out = Vec::new();
             let mut i = l.head;
             while i != NIL {
@@ -446,7 +461,26 @@ impl FqCodel {
     /// Everything but the arena's slots, which an idle pass leaves as they were (tests).
     #[cfg(test)]
     fn state(&self) -> String {
-        format!("{:?}", (&self.flows, self.new_flows, self.old_flows, self.pkts, self.bits, self.marked))
+        format!("{:?}", (&self.flows, self.lists, self.pkts, self.bits, self.marked))
+    }
+
+    /// Cuts the fattest queues until the buffer holds what is queued; the verdict for
+    /// the arrival `pkt`, queued in queue `idx`.
+    #[cold]
+    #[inline(never)]
+    fn overload(&mut self, idx: u32, pkt: Packet, drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
+        let mut verdict = Verdict::Queued;
+        while self.over_limit() {
+            let before = drops.len();
+            let fat = self.drop_from_fattest(drops);
+            if fat == idx && self.flows[idx as usize].q.len == 0 && drops.len() > before {
+                // The arrival was its queue's tail: it went with the rest.
+                let (p, reason) = drops.pop().expect("the batch dropped the arrival last");
+                debug_assert_eq!(p, pkt);
+                verdict = Verdict::Dropped(reason);
+            }
+        }
+        verdict
     }
 
     /// (packets, bits) queued in queue `i` (tests).
@@ -469,31 +503,20 @@ impl Qdisc for FqCodel {
             f.deficit = self.quantum_bits;
             self.push_tail(On::New, idx);
         }
-        let mut verdict = Verdict::Queued;
-        while self.over_limit() {
-            let before = drops.len();
-            let fat = self.drop_from_fattest(drops);
-            if fat == idx && self.flows[idx as usize].q.len == 0 && drops.len() > before {
-                // The arrival was its queue's tail: it went with the rest.
-                let (p, reason) = drops.pop().expect("the batch dropped the arrival last");
-                debug_assert_eq!(p, pkt);
-                verdict = Verdict::Dropped(reason);
-            }
+        if self.over_limit() {
+            return self.overload(idx, pkt, drops);
         }
-        verdict
+        Verdict::Queued
     }
 
     fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
         self.marked = false;
         loop {
-            let on = if self.new_flows.head != NIL {
-                On::New
-            } else if self.old_flows.head != NIL {
-                On::Old
-            } else {
-                return None;
-            };
+            let on = self.serving();
             let i = self.list(on).head;
+            if i == NIL {
+                return None;
+            }
             let f = &mut self.flows[i as usize];
             if f.deficit <= 0 {
                 f.deficit += self.quantum_bits;
@@ -509,7 +532,7 @@ impl Qdisc for FqCodel {
                 }
                 None => {
                     self.pop_head(on);
-                    if on == On::New && self.old_flows.head != NIL {
+                    if on == On::New && self.lists[On::Old as usize].head != NIL {
                         self.push_tail(On::Old, i);
                     }
                 }
@@ -543,7 +566,7 @@ impl Qdisc for FqCodel {
             self.push_tail(On::New, idx);
         }
         loop {
-            let on = if self.new_flows.head != NIL { On::New } else { On::Old };
+            let on = self.serving();
             let i = self.list(on).head;
             let f = &mut self.flows[i as usize];
             if f.deficit <= 0 {
@@ -560,7 +583,7 @@ impl Qdisc for FqCodel {
                 return IdlePass::Sent;
             }
             self.pop_head(on);
-            if on == On::New && self.old_flows.head != NIL {
+            if on == On::New && self.lists[On::Old as usize].head != NIL {
                 self.push_tail(On::Old, i);
             }
         }
