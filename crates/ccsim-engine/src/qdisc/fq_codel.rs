@@ -180,6 +180,63 @@ impl FlowList {
     const EMPTY: FlowList = FlowList { head: NIL, tail: NIL };
 }
 
+/// The queues and the scheduling lists, borrowed as slices (one length check per
+/// index, no reload of the vectors' fields between the steps of a list operation).
+struct Sched<'a> {
+    flows: &'a mut [Flow],
+    lists: &'a mut [FlowList; 3],
+}
+
+impl Sched<'_> {
+    /// The list dequeue serves: new_flows if not empty, else old_flows.
+    #[inline(always)]
+    fn serving(&self) -> On {
+        if self.lists[On::New as usize].head != NIL {
+            On::New
+        } else {
+            On::Old
+        }
+    }
+
+    #[inline(always)]
+    fn push_tail(&mut self, on: On, f: u32) {
+        debug_assert!(on != On::None, "a queue on no list has no list");
+        let flow = &mut self.flows[f as usize];
+        flow.on = on;
+        flow.next = NIL;
+        let l = &mut self.lists[on as usize];
+        let tail = l.tail;
+        l.tail = f;
+        if tail == NIL {
+            l.head = f;
+        } else {
+            self.flows[tail as usize].next = f;
+        }
+    }
+
+    /// Takes queue `f`, the head of list `on`, off it.
+    #[inline(always)]
+    fn pop_head(&mut self, on: On, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        let next = flow.next;
+        flow.on = On::None;
+        flow.next = NIL;
+        let l = &mut self.lists[on as usize];
+        debug_assert_eq!(l.head, f);
+        l.head = next;
+        if next == NIL {
+            l.tail = NIL;
+        }
+    }
+
+    /// Moves queue `f`, the head of list `on`, to the tail of old_flows.
+    #[inline(always)]
+    fn to_old_tail(&mut self, on: On, f: u32) {
+        self.pop_head(on, f);
+        self.push_tail(On::Old, f);
+    }
+}
+
 /// The arena of packet slots with its free list.
 #[derive(Debug, Clone)]
 struct Arena {
@@ -346,48 +403,6 @@ impl FqCodel {
     }
 
     #[inline(always)]
-    fn list(&mut self, on: On) -> &mut FlowList {
-        debug_assert!(on != On::None, "a queue on no list has no list");
-        &mut self.lists[on as usize]
-    }
-
-    /// The list dequeue serves: new_flows if not empty, else old_flows.
-    #[inline(always)]
-    fn serving(&self) -> On {
-        if self.lists[On::New as usize].head != NIL {
-            On::New
-        } else {
-            On::Old
-        }
-    }
-
-    fn push_tail(&mut self, on: On, f: u32) {
-        self.flows[f as usize].on = on;
-        self.flows[f as usize].next = NIL;
-        let l = *self.list(on);
-        if l.tail == NIL {
-            self.list(on).head = f;
-        } else {
-            self.flows[l.tail as usize].next = f;
-        }
-        self.list(on).tail = f;
-    }
-
-    fn pop_head(&mut self, on: On) -> u32 {
-        let l = *self.list(on);
-        let f = l.head;
-        let next = self.flows[f as usize].next;
-        let list = self.list(on);
-        list.head = next;
-        if next == NIL {
-            list.tail = NIL;
-        }
-        self.flows[f as usize].on = On::None;
-        self.flows[f as usize].next = NIL;
-        f
-    }
-
-    #[inline(always)]
     fn over_limit(&self) -> bool {
         self.over(self.pkts, self.bits)
     }
@@ -495,14 +510,15 @@ impl Qdisc for FqCodel {
     fn enqueue(&mut self, now: SimTime, pkt: Packet, conv: u32, drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
         self.ensure_flows();
         let idx = self.bucket(conv);
-        let f = &mut self.flows[idx as usize];
+        let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
+        let f = &mut sched.flows[idx as usize];
         self.arena.push(&mut f.q, pkt, now);
-        self.pkts += 1;
-        self.bits += pkt.bits as u64;
         if f.on == On::None {
             f.deficit = self.quantum_bits;
-            self.push_tail(On::New, idx);
+            sched.push_tail(On::New, idx);
         }
+        self.pkts += 1;
+        self.bits += pkt.bits as u64;
         if self.over_limit() {
             return self.overload(idx, pkt, drops);
         }
@@ -511,17 +527,18 @@ impl Qdisc for FqCodel {
 
     fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
         self.marked = false;
+        let quantum = self.quantum_bits;
+        let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
         loop {
-            let on = self.serving();
-            let i = self.list(on).head;
+            let on = sched.serving();
+            let i = sched.lists[on as usize].head;
             if i == NIL {
                 return None;
             }
-            let f = &mut self.flows[i as usize];
+            let f = &mut sched.flows[i as usize];
             if f.deficit <= 0 {
-                f.deficit += self.quantum_bits;
-                self.pop_head(on);
-                self.push_tail(On::Old, i);
+                f.deficit += quantum;
+                sched.to_old_tail(on, i);
                 continue;
             }
             let mut q = FlowQueue { arena: &mut self.arena, q: &mut f.q, pkts: &mut self.pkts, bits: &mut self.bits };
@@ -531,9 +548,9 @@ impl Qdisc for FqCodel {
                     return Some((p, at));
                 }
                 None => {
-                    self.pop_head(on);
-                    if on == On::New && self.lists[On::Old as usize].head != NIL {
-                        self.push_tail(On::Old, i);
+                    sched.pop_head(on, i);
+                    if on == On::New && sched.lists[On::Old as usize].head != NIL {
+                        sched.push_tail(On::Old, i);
                     }
                 }
             }
@@ -560,19 +577,20 @@ impl Qdisc for FqCodel {
         self.ensure_flows();
         self.marked = false;
         let idx = self.bucket(conv());
-        let f = &mut self.flows[idx as usize];
+        let quantum = self.quantum_bits;
+        let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
+        let f = &mut sched.flows[idx as usize];
         if f.on == On::None {
-            f.deficit = self.quantum_bits;
-            self.push_tail(On::New, idx);
+            f.deficit = quantum;
+            sched.push_tail(On::New, idx);
         }
         loop {
-            let on = self.serving();
-            let i = self.list(on).head;
-            let f = &mut self.flows[i as usize];
+            let on = sched.serving();
+            let i = sched.lists[on as usize].head;
+            let f = &mut sched.flows[i as usize];
             if f.deficit <= 0 {
-                f.deficit += self.quantum_bits;
-                self.pop_head(on);
-                self.push_tail(On::Old, i);
+                f.deficit += quantum;
+                sched.to_old_tail(on, i);
                 continue;
             }
             f.vars.dropping = false;
@@ -582,9 +600,9 @@ impl Qdisc for FqCodel {
                 f.deficit -= bits as i64;
                 return IdlePass::Sent;
             }
-            self.pop_head(on);
-            if on == On::New && self.lists[On::Old as usize].head != NIL {
-                self.push_tail(On::Old, i);
+            sched.pop_head(on, i);
+            if on == On::New && sched.lists[On::Old as usize].head != NIL {
+                sched.push_tail(On::Old, i);
             }
         }
     }
