@@ -327,7 +327,13 @@ pub struct FqCodel {
     bits: u64,
     /// The last dequeue marked the packet it returned.
     marked: bool,
+    /// Classifications seen last: entry `c % CONV_CACHE` holds (c, `bucket(c)`) for the
+    /// last conversation c of that residue (at first c = the entry's index).
+    conv_cache: [(u32, u32); CONV_CACHE],
 }
+
+/// Entries of `FqCodel::conv_cache`.
+const CONV_CACHE: usize = 256;
 
 // Named like the enum variants they stand beside (`DropReason::Overflow`).
 #[allow(non_upper_case_globals)]
@@ -370,7 +376,7 @@ impl FqCodel {
             Some(p) => p as u64,
             None => rng.next_u64(),
         };
-        FqCodel {
+        let mut q = FqCodel {
             limit,
             params: cfg.codel().params(),
             quantum_bits: cfg.quantum as i64 * 8,
@@ -392,7 +398,25 @@ impl FqCodel {
             pkts: 0,
             bits: 0,
             marked: false,
+            conv_cache: [(0, 0); CONV_CACHE],
+        };
+        for c in 0..CONV_CACHE as u32 {
+            q.conv_cache[c as usize] = (c, q.bucket(c));
         }
+        q
+    }
+
+    /// `bucket(conv)`, from the cache when `conv` was the last of its residue.
+    #[inline(always)]
+    fn classify(&mut self, conv: u32) -> u32 {
+        let k = conv as usize % CONV_CACHE;
+        let (c, b) = self.conv_cache[k];
+        if c == conv {
+            return b;
+        }
+        let b = self.bucket(conv);
+        self.conv_cache[k] = (conv, b);
+        b
     }
 
     /// The queue conversation `conv` hashes to.
@@ -509,7 +533,7 @@ impl FqCodel {
 impl Qdisc for FqCodel {
     fn enqueue(&mut self, now: SimTime, pkt: Packet, conv: u32, drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
         self.ensure_flows();
-        let idx = self.bucket(conv);
+        let idx = self.classify(conv);
         let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
         let f = &mut sched.flows[idx as usize];
         self.arena.push(&mut f.q, pkt, now);
@@ -576,7 +600,7 @@ impl Qdisc for FqCodel {
         }
         self.ensure_flows();
         self.marked = false;
-        let idx = self.bucket(conv());
+        let idx = self.classify(conv());
         let quantum = self.quantum_bits;
         let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
         let f = &mut sched.flows[idx as usize];
@@ -861,6 +885,12 @@ mod tests {
         used.dedup();
         assert!((85..=100).contains(&used.len()), "{} distinct buckets", used.len());
         assert!((0..1000).all(|c| q.bucket(c) < 1024));
+        // The cache of classifications gives the hash's bucket, for conversations of one
+        // residue modulo its size in turn too.
+        let mut q = q;
+        for c in [5, 5 + 256, 5, 1 << 20 | 5, 7, 5 + 256, 5, 0, 256, 0] {
+            assert_eq!(q.classify(c), q.bucket(c), "{c}");
+        }
         // Another perturbation, another assignment.
         let r = FqCodel::new(&FqCodelConfig::default(), Limit::Packets(10), Rng::new(4, 3));
         assert!((0..100).any(|c| q.bucket(c) != r.bucket(c)));
