@@ -41,6 +41,11 @@
 //! per-queue lists, freed slots reused), and the queues with their CoDel state in a
 //! `Vec` allocated on the first packet: after the arena has grown to the largest backlog
 //! nothing is allocated per packet.
+//!
+//! Shortcuts with the same results: a packet that reaches an idle line with nothing
+//! queued takes `Qdisc::pass_idle` (the list steps of its enqueue and dequeue, without
+//! the arena); the bucket of a conversation comes from a direct-mapped cache of 256
+//! (conversation, bucket) entries, the hash running only on a miss.
 
 use super::codel::{CodelParams, CodelQueue, CodelSqrt, CodelVars};
 use super::{DropReason, IdlePass, Qdisc, QdiscPolicy, Verdict};
@@ -522,6 +527,22 @@ impl FqCodel {
         verdict
     }
 
+    /// CoDel's control law on queue `i` once a drop is due for `first`, the packet taken
+    /// out of it (`CodelVars::dequeue_law`).
+    #[cold]
+    #[inline(never)]
+    fn dequeue_law(
+        &mut self,
+        i: u32,
+        now: SimTime,
+        drops: &mut Vec<(Packet, DropReason)>,
+        first: (Packet, SimTime),
+    ) -> Option<(Packet, SimTime)> {
+        let f = &mut self.flows[i as usize];
+        let mut q = FlowQueue { arena: &mut self.arena, q: &mut f.q, pkts: &mut self.pkts, bits: &mut self.bits };
+        f.vars.dequeue_law(&self.params, &mut q, now, drops, DropReason::FqCodel, first, &mut self.marked)
+    }
+
     /// (packets, bits) queued in queue `i` (tests).
     #[cfg(test)]
     fn backlog(&self, i: u32) -> (u32, u64) {
@@ -552,8 +573,8 @@ impl Qdisc for FqCodel {
     fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
         self.marked = false;
         let quantum = self.quantum_bits;
-        let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
         loop {
+            let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
             let on = sched.serving();
             let i = sched.lists[on as usize].head;
             if i == NIL {
@@ -565,18 +586,31 @@ impl Qdisc for FqCodel {
                 sched.to_old_tail(on, i);
                 continue;
             }
-            let mut q = FlowQueue { arena: &mut self.arena, q: &mut f.q, pkts: &mut self.pkts, bits: &mut self.bits };
-            match f.vars.dequeue(&self.params, &mut q, now, drops, DropReason::FqCodel, &mut self.marked) {
-                Some((p, at)) => {
-                    f.deficit -= p.bits as i64;
-                    return Some((p, at));
-                }
+            // CoDel's dequeue (`CodelVars::dequeue`) on this queue, its control law out of
+            // line.
+            let sent = match self.arena.pop(&mut f.q) {
                 None => {
-                    sched.pop_head(on, i);
-                    if on == On::New && sched.lists[On::Old as usize].head != NIL {
-                        sched.push_tail(On::Old, i);
-                    }
+                    f.vars.dropping = false;
+                    None
                 }
+                Some((pkt, at)) => {
+                    self.pkts -= 1;
+                    self.bits -= pkt.bits as u64;
+                    if f.vars.no_drop_due(&self.params, at, self.bits, now) {
+                        f.deficit -= pkt.bits as i64;
+                        return Some(f.vars.ce_threshold_mark(&self.params, pkt, at, &mut self.marked));
+                    }
+                    self.dequeue_law(i, now, drops, (pkt, at))
+                }
+            };
+            if let Some(sent) = sent {
+                self.flows[i as usize].deficit -= sent.0.bits as i64;
+                return Some(sent);
+            }
+            let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
+            sched.pop_head(on, i);
+            if on == On::New && sched.lists[On::Old as usize].head != NIL {
+                sched.push_tail(On::Old, i);
             }
         }
     }
