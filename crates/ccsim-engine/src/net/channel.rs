@@ -785,7 +785,7 @@ impl Channel {
             // Without extras (no elements, no series) nothing sees the packet between
             // the discipline's enqueue and dequeue: the discipline may do both at once.
             if self.extras.is_none() {
-                match self.qdisc.pass_idle(now, pkt.bits) {
+                match self.qdisc.pass_idle(now, pkt.bits, || cx.routes[pkt.route as usize - 1]) {
                     IdlePass::Unsupported => {}
                     IdlePass::Sent => {
                         // As `enqueue_queued` + `serve`: the queue was empty until now

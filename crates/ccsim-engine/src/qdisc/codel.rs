@@ -263,16 +263,39 @@ impl CodelVars {
             self.dropping = false;
             return None;
         };
-        if !self.ok_to_drop_at(p, at, q.backlog_bits(), now) {
-            // No drop: the dropping state, if any, ends (section 5.6).
+        if self.no_drop_due(p, at, q.backlog_bits(), now) {
+            return Some(self.ce_threshold_mark(p, pkt, at, marked));
+        }
+        self.dequeue_law(p, q, now, drops, reason, (pkt, at), marked)
+    }
+
+    /// The two common cases of `dequeue` for the packet taken out (enqueued at `at`,
+    /// `backlog_bits` left behind): no drop is due when the sojourn is below target (the
+    /// dropping state, if any, ends: section 5.6) or when dropping with the next drop not
+    /// yet due. The packet is then sent (`ce_threshold_mark`); otherwise `dequeue_law`.
+    #[inline(always)]
+    pub(crate) fn no_drop_due(&mut self, p: &CodelParams, at: SimTime, backlog_bits: u64, now: SimTime) -> bool {
+        if !self.ok_to_drop_at(p, at, backlog_bits, now) {
             self.dropping = false;
-            return Some(self.ce_threshold_mark(p, pkt, at, marked));
+            return true;
         }
-        if self.dropping && now < self.drop_next {
-            // Dropping, and the next drop is not due yet.
-            return Some(self.ce_threshold_mark(p, pkt, at, marked));
-        }
-        let (item, marked_here) = self.dequeue_ok_to_drop(p, q, now, drops, reason, (pkt, at));
+        self.dropping && now < self.drop_next
+    }
+
+    /// The rest of `dequeue` when a drop is due for `first`, the packet taken out.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn dequeue_law<Q: CodelQueue>(
+        &mut self,
+        p: &CodelParams,
+        q: &mut Q,
+        now: SimTime,
+        drops: &mut Vec<(Packet, DropReason)>,
+        reason: DropReason,
+        first: (Packet, SimTime),
+        marked: &mut bool,
+    ) -> Option<(Packet, SimTime)> {
+        let (item, marked_here) = self.dequeue_ok_to_drop(p, q, now, drops, reason, first);
         *marked |= marked_here;
         item
     }
@@ -343,7 +366,7 @@ impl CodelVars {
     /// The packet to send, ECN-marked if its sojourn (`ldelay`) exceeds `ce_threshold`
     /// (Linux; `marked` is then set).
     #[inline(always)]
-    fn ce_threshold_mark(&self, p: &CodelParams, mut pkt: Packet, at: SimTime, marked: &mut bool) -> (Packet, SimTime) {
+    pub(crate) fn ce_threshold_mark(&self, p: &CodelParams, mut pkt: Packet, at: SimTime, marked: &mut bool) -> (Packet, SimTime) {
         if let Some(ce) = p.ce_threshold {
             if self.ldelay > ce && pkt.has(FLAG_ECT) {
                 pkt.flags |= FLAG_CE;
@@ -443,7 +466,7 @@ impl Qdisc for Codel {
     /// marked (0 exceeds no ce_threshold). A full buffer drops it and the dequeue finds
     /// the queue empty, which also ends the dropping state.
     #[inline]
-    fn pass_idle(&mut self, _now: SimTime, bits: u32) -> IdlePass {
+    fn pass_idle(&mut self, _now: SimTime, bits: u32, _conv: impl FnOnce() -> u32) -> IdlePass {
         self.marked = false;
         self.vars.dropping = false;
         if !fits(self.limit, 0, 0, bits) {
@@ -520,7 +543,7 @@ mod tests {
             let v = general.enqueue(ms(200), p, 0, &mut d);
             let sent = general.dequeue(ms(200), &mut d);
             assert!(d.is_empty() && !general.dequeue_marked());
-            assert_eq!(q.pass_idle(ms(200), p.bits), want);
+            assert_eq!(q.pass_idle(ms(200), p.bits, || 0), want);
             assert_eq!((v == Verdict::Queued, sent.is_some()), (want == IdlePass::Sent, want == IdlePass::Sent));
             assert_eq!(format!("{q:?}"), format!("{general:?}"));
             assert!(!q.vars.dropping && q.vars.first_above_time.is_none() == (limit > 0));

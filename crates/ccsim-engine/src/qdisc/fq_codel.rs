@@ -41,9 +41,14 @@
 //! per-queue lists, freed slots reused), and the queues with their CoDel state in a
 //! `Vec` allocated on the first packet: after the arena has grown to the largest backlog
 //! nothing is allocated per packet.
+//!
+//! Shortcuts with the same results: a packet that reaches an idle line with nothing
+//! queued takes `Qdisc::pass_idle` (the list steps of its enqueue and dequeue, without
+//! the arena); the bucket of a conversation comes from a direct-mapped cache of 256
+//! (conversation, bucket) entries, the hash running only on a miss.
 
 use super::codel::{CodelParams, CodelQueue, CodelSqrt, CodelVars};
-use super::{DropReason, Qdisc, QdiscPolicy, Verdict};
+use super::{DropReason, IdlePass, Qdisc, QdiscPolicy, Verdict};
 use crate::base::rng::Rng;
 use crate::base::time::{SimDuration, SimTime};
 use crate::base::units::{serde_units, Limit};
@@ -150,12 +155,12 @@ struct PktList {
     bits: u64,
 }
 
-/// Which scheduling list a queue is on.
+/// Which scheduling list a queue is on (the index of the list in `FqCodel::lists`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum On {
-    None,
-    New,
-    Old,
+    New = 0,
+    Old = 1,
+    None = 2,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -178,6 +183,63 @@ struct FlowList {
 
 impl FlowList {
     const EMPTY: FlowList = FlowList { head: NIL, tail: NIL };
+}
+
+/// The queues and the scheduling lists, borrowed as slices (one length check per
+/// index, no reload of the vectors' fields between the steps of a list operation).
+struct Sched<'a> {
+    flows: &'a mut [Flow],
+    lists: &'a mut [FlowList; 3],
+}
+
+impl Sched<'_> {
+    /// The list dequeue serves: new_flows if not empty, else old_flows.
+    #[inline(always)]
+    fn serving(&self) -> On {
+        if self.lists[On::New as usize].head != NIL {
+            On::New
+        } else {
+            On::Old
+        }
+    }
+
+    #[inline(always)]
+    fn push_tail(&mut self, on: On, f: u32) {
+        debug_assert!(on != On::None, "a queue on no list has no list");
+        let flow = &mut self.flows[f as usize];
+        flow.on = on;
+        flow.next = NIL;
+        let l = &mut self.lists[on as usize];
+        let tail = l.tail;
+        l.tail = f;
+        if tail == NIL {
+            l.head = f;
+        } else {
+            self.flows[tail as usize].next = f;
+        }
+    }
+
+    /// Takes queue `f`, the head of list `on`, off it.
+    #[inline(always)]
+    fn pop_head(&mut self, on: On, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        let next = flow.next;
+        flow.on = On::None;
+        flow.next = NIL;
+        let l = &mut self.lists[on as usize];
+        debug_assert_eq!(l.head, f);
+        l.head = next;
+        if next == NIL {
+            l.tail = NIL;
+        }
+    }
+
+    /// Moves queue `f`, the head of list `on`, to the tail of old_flows.
+    #[inline(always)]
+    fn to_old_tail(&mut self, on: On, f: u32) {
+        self.pop_head(on, f);
+        self.push_tail(On::Old, f);
+    }
 }
 
 /// The arena of packet slots with its free list.
@@ -256,18 +318,27 @@ pub struct FqCodel {
     quantum_bits: i64,
     n_flows: u32,
     drop_batch: u32,
-    memory_limit_bits: Option<u64>,
+    /// The buffer in packets (`u64::MAX` for a buffer in bytes).
+    limit_pkts: u64,
+    /// The buffer in bits, or `memory_limit` if smaller (`u64::MAX` for neither).
+    limit_bits: u64,
     perturbation: u64,
     /// The queues (empty until the first packet).
     flows: Vec<Flow>,
     arena: Arena,
-    new_flows: FlowList,
-    old_flows: FlowList,
+    /// new_flows, old_flows, and a list no queue is on (so that `On` indexes it).
+    lists: [FlowList; 3],
     pkts: usize,
     bits: u64,
     /// The last dequeue marked the packet it returned.
     marked: bool,
+    /// Classifications seen last: entry `c % CONV_CACHE` holds (c, `bucket(c)`) for the
+    /// last conversation c of that residue (at first c = the entry's index).
+    conv_cache: [(u32, u32); CONV_CACHE],
 }
+
+/// Entries of `FqCodel::conv_cache`.
+const CONV_CACHE: usize = 256;
 
 // Named like the enum variants they stand beside (`DropReason::Overflow`).
 #[allow(non_upper_case_globals)]
@@ -310,22 +381,47 @@ impl FqCodel {
             Some(p) => p as u64,
             None => rng.next_u64(),
         };
-        FqCodel {
+        let mut q = FqCodel {
             limit,
             params: cfg.codel().params(),
             quantum_bits: cfg.quantum as i64 * 8,
             n_flows: cfg.flows,
             drop_batch: cfg.drop_batch_size,
-            memory_limit_bits: cfg.memory_limit.map(|b| b.saturating_mul(8)),
+            limit_pkts: match limit {
+                Limit::Packets(n) => n,
+                Limit::Bytes(_) => u64::MAX,
+            },
+            limit_bits: match limit {
+                Limit::Packets(_) => u64::MAX,
+                Limit::Bytes(b) => b.saturating_mul(8),
+            }
+            .min(cfg.memory_limit.map_or(u64::MAX, |b| b.saturating_mul(8))),
             perturbation,
             flows: Vec::new(),
             arena: Arena { slots: Vec::new(), free: NIL },
-            new_flows: FlowList::EMPTY,
-            old_flows: FlowList::EMPTY,
+            lists: [FlowList::EMPTY; 3],
             pkts: 0,
             bits: 0,
             marked: false,
+            conv_cache: [(0, 0); CONV_CACHE],
+        };
+        for c in 0..CONV_CACHE as u32 {
+            q.conv_cache[c as usize] = (c, q.bucket(c));
         }
+        q
+    }
+
+    /// `bucket(conv)`, from the cache when `conv` was the last of its residue.
+    #[inline(always)]
+    fn classify(&mut self, conv: u32) -> u32 {
+        let k = conv as usize % CONV_CACHE;
+        let (c, b) = self.conv_cache[k];
+        if c == conv {
+            return b;
+        }
+        let b = self.bucket(conv);
+        self.conv_cache[k] = (conv, b);
+        b
     }
 
     /// The queue conversation `conv` hashes to.
@@ -335,46 +431,31 @@ impl FqCodel {
         ((h * self.n_flows as u64) >> 32) as u32
     }
 
-    fn list(&mut self, on: On) -> &mut FlowList {
-        match on {
-            On::New => &mut self.new_flows,
-            On::Old => &mut self.old_flows,
-            On::None => unreachable!("a queue on no list has no list"),
-        }
-    }
-
-    fn push_tail(&mut self, on: On, f: u32) {
-        self.flows[f as usize].on = on;
-        self.flows[f as usize].next = NIL;
-        let l = *self.list(on);
-        if l.tail == NIL {
-            self.list(on).head = f;
-        } else {
-            self.flows[l.tail as usize].next = f;
-        }
-        self.list(on).tail = f;
-    }
-
-    fn pop_head(&mut self, on: On) -> u32 {
-        let l = *self.list(on);
-        let f = l.head;
-        let next = self.flows[f as usize].next;
-        let list = self.list(on);
-        list.head = next;
-        if next == NIL {
-            list.tail = NIL;
-        }
-        self.flows[f as usize].on = On::None;
-        self.flows[f as usize].next = NIL;
-        f
-    }
-
+    #[inline(always)]
     fn over_limit(&self) -> bool {
-        let full = match self.limit {
-            Limit::Packets(n) => self.pkts as u64 > n,
-            Limit::Bytes(b) => self.bits > b.saturating_mul(8),
-        };
-        full || self.memory_limit_bits.is_some_and(|m| self.bits > m)
+        self.over(self.pkts, self.bits)
+    }
+
+    /// Whether `pkts` packets of `bits` in all exceed the buffer or the memory limit.
+    #[inline(always)]
+    fn over(&self, pkts: usize, bits: u64) -> bool {
+        pkts as u64 > self.limit_pkts || bits > self.limit_bits
+    }
+
+    /// The queues, allocated on the first packet.
+    #[inline(always)]
+    fn ensure_flows(&mut self) {
+        if self.flows.is_empty() {
+            self.alloc_flows();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn alloc_flows(&mut self) {
+        let empty = PktList { head: NIL, tail: NIL, len: 0, bits: 0 };
+        let flow = Flow { q: empty, vars: CodelVars::default(), deficit: 0, on: On::None, next: NIL };
+        self.flows = vec![flow; self.n_flows as usize];
     }
 
     /// Linux's `fq_codel_drop`: cuts the queue with the largest backlog (the lowest
@@ -406,30 +487,32 @@ impl FqCodel {
         fat as u32
     }
 
-    /// (packets, bits) queued in queue `i` (tests).
+    /// The queues on new_flows and on old_flows in order, each with its deficit in bytes
+    /// (tests).
     #[cfg(test)]
-    fn backlog(&self, i: u32) -> (u32, u64) {
-        let q = &self.flows[i as usize].q;
-        (q.len, q.bits)
+    fn lists(&self) -> [Vec<(u32, i64)>; 2] {
+        [self.lists[0], self.lists[1]].map(|l| {
+            let mut out = Vec::new();
+            let mut i = l.head;
+            while i != NIL {
+                out.push((i, self.flows[i as usize].deficit / 8));
+                i = self.flows[i as usize].next;
+            }
+            out
+        })
     }
-}
 
-impl Qdisc for FqCodel {
-    fn enqueue(&mut self, now: SimTime, pkt: Packet, conv: u32, drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
-        if self.flows.is_empty() {
-            let empty = PktList { head: NIL, tail: NIL, len: 0, bits: 0 };
-            let flow = Flow { q: empty, vars: CodelVars::default(), deficit: 0, on: On::None, next: NIL };
-            self.flows = vec![flow; self.n_flows as usize];
-        }
-        let idx = self.bucket(conv);
-        let f = &mut self.flows[idx as usize];
-        self.arena.push(&mut f.q, pkt, now);
-        self.pkts += 1;
-        self.bits += pkt.bits as u64;
-        if f.on == On::None {
-            f.deficit = self.quantum_bits;
-            self.push_tail(On::New, idx);
-        }
+    /// Everything but the arena's slots, which an idle pass leaves as they were (tests).
+    #[cfg(test)]
+    fn state(&self) -> String {
+        format!("{:?}", (&self.flows, self.lists, self.pkts, self.bits, self.marked))
+    }
+
+    /// Cuts the fattest queues until the buffer holds what is queued; the verdict for
+    /// the arrival `pkt`, queued in queue `idx`.
+    #[cold]
+    #[inline(never)]
+    fn overload(&mut self, idx: u32, pkt: Packet, drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
         let mut verdict = Verdict::Queued;
         while self.over_limit() {
             let before = drops.len();
@@ -444,40 +527,143 @@ impl Qdisc for FqCodel {
         verdict
     }
 
+    /// CoDel's control law on queue `i` once a drop is due for `first`, the packet taken
+    /// out of it (`CodelVars::dequeue_law`).
+    #[cold]
+    #[inline(never)]
+    fn dequeue_law(
+        &mut self,
+        i: u32,
+        now: SimTime,
+        drops: &mut Vec<(Packet, DropReason)>,
+        first: (Packet, SimTime),
+    ) -> Option<(Packet, SimTime)> {
+        let f = &mut self.flows[i as usize];
+        let mut q = FlowQueue { arena: &mut self.arena, q: &mut f.q, pkts: &mut self.pkts, bits: &mut self.bits };
+        f.vars.dequeue_law(&self.params, &mut q, now, drops, DropReason::FqCodel, first, &mut self.marked)
+    }
+
+    /// (packets, bits) queued in queue `i` (tests).
+    #[cfg(test)]
+    fn backlog(&self, i: u32) -> (u32, u64) {
+        let q = &self.flows[i as usize].q;
+        (q.len, q.bits)
+    }
+}
+
+impl Qdisc for FqCodel {
+    fn enqueue(&mut self, now: SimTime, pkt: Packet, conv: u32, drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
+        self.ensure_flows();
+        let idx = self.classify(conv);
+        let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
+        let f = &mut sched.flows[idx as usize];
+        self.arena.push(&mut f.q, pkt, now);
+        if f.on == On::None {
+            f.deficit = self.quantum_bits;
+            sched.push_tail(On::New, idx);
+        }
+        self.pkts += 1;
+        self.bits += pkt.bits as u64;
+        if self.over_limit() {
+            return self.overload(idx, pkt, drops);
+        }
+        Verdict::Queued
+    }
+
     fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
         self.marked = false;
+        let quantum = self.quantum_bits;
         loop {
-            let on = if self.new_flows.head != NIL {
-                On::New
-            } else if self.old_flows.head != NIL {
-                On::Old
-            } else {
+            let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
+            let on = sched.serving();
+            let i = sched.lists[on as usize].head;
+            if i == NIL {
                 return None;
-            };
-            let i = self.list(on).head;
-            let f = &mut self.flows[i as usize];
+            }
+            let f = &mut sched.flows[i as usize];
             if f.deficit <= 0 {
-                f.deficit += self.quantum_bits;
-                self.pop_head(on);
-                self.push_tail(On::Old, i);
+                f.deficit += quantum;
+                sched.to_old_tail(on, i);
                 continue;
             }
-            let mut q = FlowQueue { arena: &mut self.arena, q: &mut f.q, pkts: &mut self.pkts, bits: &mut self.bits };
-            match f.vars.dequeue(&self.params, &mut q, now, drops, DropReason::FqCodel, &mut self.marked) {
-                Some((p, at)) => {
-                    f.deficit -= p.bits as i64;
-                    return Some((p, at));
-                }
+            // CoDel's dequeue (`CodelVars::dequeue`) on this queue, its control law out of
+            // line.
+            let sent = match self.arena.pop(&mut f.q) {
                 None => {
-                    self.pop_head(on);
-                    if on == On::New && self.old_flows.head != NIL {
-                        self.push_tail(On::Old, i);
-                    }
+                    f.vars.dropping = false;
+                    None
                 }
+                Some((pkt, at)) => {
+                    self.pkts -= 1;
+                    self.bits -= pkt.bits as u64;
+                    if f.vars.no_drop_due(&self.params, at, self.bits, now) {
+                        f.deficit -= pkt.bits as i64;
+                        return Some(f.vars.ce_threshold_mark(&self.params, pkt, at, &mut self.marked));
+                    }
+                    self.dequeue_law(i, now, drops, (pkt, at))
+                }
+            };
+            if let Some(sent) = sent {
+                self.flows[i as usize].deficit -= sent.0.bits as i64;
+                return Some(sent);
+            }
+            let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
+            sched.pop_head(on, i);
+            if on == On::New && sched.lists[On::Old as usize].head != NIL {
+                sched.push_tail(On::Old, i);
             }
         }
     }
 
+    /// `enqueue` then `dequeue` of the one packet, all queues empty, without the
+    /// arena: the packet's queue joins new_flows if it was on no list (deficit
+    /// `quantum`); the dequeue walks the lists as `dequeue` does (a queue out of deficit
+    /// gets `quantum` more and goes to the tail of old_flows; an empty queue's CoDel
+    /// leaves the dropping state and the queue its list, to old_flows from new_flows
+    /// when old_flows is not empty) until it reaches the packet's queue with a positive
+    /// deficit; there CoDel sees a sojourn of 0 with nothing left queued (first_above_time
+    /// cleared, the dropping state left, no mark) and the deficit pays for the packet.
+    /// The queue stays on its list (RFC 8290 section 4.2: a queue leaves a list only when
+    /// a dequeue finds it empty). A buffer too small for the one packet takes the
+    /// general path (the arrival is dropped by `drop_from_fattest`).
+    #[inline]
+    fn pass_idle(&mut self, _now: SimTime, bits: u32, conv: impl FnOnce() -> u32) -> IdlePass {
+        debug_assert_eq!(self.pkts, 0);
+        if self.over(1, bits as u64) {
+            return IdlePass::Unsupported;
+        }
+        self.ensure_flows();
+        self.marked = false;
+        let idx = self.classify(conv());
+        let quantum = self.quantum_bits;
+        let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
+        let f = &mut sched.flows[idx as usize];
+        if f.on == On::None {
+            f.deficit = quantum;
+            sched.push_tail(On::New, idx);
+        }
+        loop {
+            let on = sched.serving();
+            let i = sched.lists[on as usize].head;
+            let f = &mut sched.flows[i as usize];
+            if f.deficit <= 0 {
+                f.deficit += quantum;
+                sched.to_old_tail(on, i);
+                continue;
+            }
+            f.vars.dropping = false;
+            if i == idx {
+                f.vars.ldelay = SimDuration::ZERO;
+                f.vars.first_above_time = None;
+                f.deficit -= bits as i64;
+                return IdlePass::Sent;
+            }
+            sched.pop_head(on, i);
+            if on == On::New && sched.lists[On::Old as usize].head != NIL {
+                sched.push_tail(On::Old, i);
+            }
+        }
+    }
     fn dequeue_marked(&mut self) -> bool {
         self.marked
     }
@@ -658,6 +844,72 @@ mod tests {
     }
 
     #[test]
+    fn an_idle_pass_leaves_the_lists_deficits_and_codel_states_an_enqueue_and_dequeue_leave() {
+        // Three conversations in three queues A, B, C; quantum 1514 B; 100 B packets pass.
+        let (mut q, a, b) = fq(FqCodelConfig::default(), Limit::Packets(100));
+        let c = (1..).find(|&c| ![q.bucket(a), q.bucket(b)].contains(&q.bucket(c))).unwrap();
+        let (qa, qb, qc) = (q.bucket(a), q.bucket(b), q.bucket(c));
+        let mut d = Vec::new();
+        // A sends two 1000 B packets: 1514 -> 514 -> -486, and stays at the head of
+        // new_flows with its queue empty.
+        for s in 0..2 {
+            q.enqueue(SimTime::ZERO, pkt(0, s, 1000), a, &mut d);
+        }
+        assert_eq!(order_n(&mut q, 2), [(0, 0), (0, 1)]);
+        assert_eq!(q.lists(), [vec![(qa, -486)], vec![]]);
+        let t = SimTime::from_millis(1);
+        // Each pass: (conversation, new_flows after, old_flows after).
+        //   B: joins new_flows (1514) behind A; A is out of deficit: 1028, to old_flows;
+        //      B sends: 1414.
+        //   A: on old_flows already. B, at the head of new_flows, is empty: it leaves
+        //      new_flows for the tail of old_flows (not empty); A sends: 928.
+        //   C: joins the empty new_flows and sends: 1414.
+        //   C again: at the head of new_flows, sends: 1314.
+        let steps = [
+            (b, vec![(qb, 1414)], vec![(qa, 1028)]),
+            (a, vec![], vec![(qa, 928), (qb, 1414)]),
+            (c, vec![(qc, 1414)], vec![(qa, 928), (qb, 1414)]),
+            (c, vec![(qc, 1314)], vec![(qa, 928), (qb, 1414)]),
+        ];
+        for (k, (conv, new, old)) in steps.into_iter().enumerate() {
+            // A is in the dropping state with first_above_time set before its pass; the
+            // pass takes it out (sojourn 0, nothing left queued).
+            q.flows[qa as usize].vars.dropping = true;
+            q.flows[qa as usize].vars.first_above_time = Some(SimTime::ZERO);
+            q.flows[qa as usize].vars.ldelay = SimDuration::from_millis(7);
+            q.marked = true;
+            let mut general = q.clone();
+            let p = pkt(9, k as u32, 100);
+            assert_eq!(general.enqueue(t, p, conv, &mut d), Verdict::Queued);
+            assert_eq!(general.dequeue(t, &mut d), Some((p, t)));
+            assert!(d.is_empty());
+            assert_eq!(q.pass_idle(t, p.bits, || conv), IdlePass::Sent);
+            assert_eq!(q.lists(), [new, old], "pass {k}");
+            assert_eq!(q.state(), general.state(), "pass {k}");
+            assert_eq!((q.len_pkts(), q.len_bits(), q.dequeue_marked()), (0, 0, false));
+        }
+        // A's own pass (the second) cleared its CoDel state; in the later passes A was
+        // not reached, so it keeps the dropping state it was given.
+        let va = q.flows[qa as usize].vars;
+        assert!(va.dropping && va.first_above_time == Some(SimTime::ZERO));
+        // B was found empty in the second pass: it left the dropping state there.
+        assert!(!q.flows[qb as usize].vars.dropping);
+    }
+
+    #[test]
+    fn an_idle_pass_of_a_packet_larger_than_the_buffer_takes_the_general_path() {
+        // Buffer 50 B: a 100 B arrival is over the limit on its own; the pass declines
+        // and changes nothing, and the general path drops it.
+        let (mut q, a, _) = fq(FqCodelConfig::default(), Limit::Bytes(50));
+        let before = q.state();
+        assert_eq!(q.pass_idle(SimTime::ZERO, 800, || a), IdlePass::Unsupported);
+        assert_eq!(q.state(), before);
+        let mut d = Vec::new();
+        let v = q.enqueue(SimTime::ZERO, pkt(0, 0, 100), a, &mut d);
+        assert_eq!(v, Verdict::Dropped(DropReason::FqCodelOverlimit));
+    }
+
+    #[test]
     fn the_hash_spreads_conversations_over_the_queues_with_collisions_as_chance_has_them() {
         // 100 conversations into 1024 buckets: about 100 x 99 / 2 / 1024 = 4.8 colliding
         // pairs are expected; a hash that did not spread would leave far fewer buckets.
@@ -667,6 +919,12 @@ mod tests {
         used.dedup();
         assert!((85..=100).contains(&used.len()), "{} distinct buckets", used.len());
         assert!((0..1000).all(|c| q.bucket(c) < 1024));
+        // The cache of classifications gives the hash's bucket, for conversations of one
+        // residue modulo its size in turn too.
+        let mut q = q;
+        for c in [5, 5 + 256, 5, 1 << 20 | 5, 7, 5 + 256, 5, 0, 256, 0] {
+            assert_eq!(q.classify(c), q.bucket(c), "{c}");
+        }
         // Another perturbation, another assignment.
         let r = FqCodel::new(&FqCodelConfig::default(), Limit::Packets(10), Rng::new(4, 3));
         assert!((0..100).any(|c| q.bucket(c) != r.bucket(c)));

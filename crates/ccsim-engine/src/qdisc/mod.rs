@@ -228,13 +228,14 @@ pub trait Qdisc {
     /// Removes the next packet to transmit, with its enqueue time. Packets dropped on the
     /// way out are pushed to `drops`.
     fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)>;
-    /// A packet of `bits` arrives at an idle line with the queue empty: the discipline's
-    /// state becomes what `enqueue` at `now` followed at once by `dequeue` at `now` would
-    /// leave (neither marking nor evicting), without queueing the packet; the answer says
-    /// whether the packet is sent or dropped. Default: `IdlePass::Unsupported` (the
-    /// channel then calls `enqueue` and `dequeue`).
+    /// A packet of `bits` arrives at an idle line with the queue empty (`conv` gives its
+    /// conversation, as for `enqueue`, for a discipline that classifies): the discipline's state becomes what `enqueue` at `now`
+    /// followed at once by `dequeue` at `now` would leave (neither marking nor evicting),
+    /// without queueing the packet; the answer says whether the packet is sent or
+    /// dropped. Default: `IdlePass::Unsupported` (the channel then calls `enqueue` and
+    /// `dequeue`).
     #[inline(always)]
-    fn pass_idle(&mut self, _now: SimTime, _bits: u32) -> IdlePass {
+    fn pass_idle(&mut self, _now: SimTime, _bits: u32, _conv: impl FnOnce() -> u32) -> IdlePass {
         IdlePass::Unsupported
     }
     /// Whether the last `dequeue` set `FLAG_CE` on the packet it returned (disciplines

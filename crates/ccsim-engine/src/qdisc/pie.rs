@@ -329,7 +329,7 @@ impl Qdisc for Pie {
     /// empty, so qdelay = 0. A full buffer drops it (resetting the accumulated
     /// probability) and the dequeue finds nothing.
     #[inline(always)]
-    fn pass_idle(&mut self, now: SimTime, bits: u32) -> IdlePass {
+    fn pass_idle(&mut self, now: SimTime, bits: u32, _conv: impl FnOnce() -> u32) -> IdlePass {
         self.catch_up(now);
         if !fits(self.limit, 0, 0, bits) {
             self.accu_prob = 0.0;
@@ -403,7 +403,7 @@ mod tests {
             let v = general.enqueue(ms(140), pkt(0, 10, 1000), 0, &mut d);
             let sent = general.dequeue(ms(140), &mut d);
             assert!(d.is_empty());
-            assert_eq!(q.pass_idle(ms(140), 8000), want);
+            assert_eq!(q.pass_idle(ms(140), 8000, || 0), want);
             assert_eq!((v == Verdict::Queued, sent.is_some()), (want == IdlePass::Sent, want == IdlePass::Sent));
             assert_eq!(format!("{q:?}"), format!("{general:?}"));
             assert_eq!(q.next_update, ms(150), "the updates due at 105, 120 and 135 ms are done");

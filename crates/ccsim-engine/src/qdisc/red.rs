@@ -331,7 +331,7 @@ impl Qdisc for Red {
     /// (a decision that may draw, mark or drop) the state is left as it was and the
     /// channel enqueues and dequeues the packet.
     #[inline]
-    fn pass_idle(&mut self, now: SimTime, bits: u32) -> IdlePass {
+    fn pass_idle(&mut self, now: SimTime, bits: u32, _conv: impl FnOnce() -> u32) -> IdlePass {
         let before = self.avg;
         self.update_avg(now);
         if self.avg >= self.min_th {
@@ -434,7 +434,7 @@ mod tests {
             p.flags |= FLAG_ECT;
             let v = general.enqueue(t, p, 0, &mut d);
             let sent = general.dequeue(t, &mut d);
-            assert_eq!(q.pass_idle(t, p.bits), want);
+            assert_eq!(q.pass_idle(t, p.bits, || 0), want);
             assert_eq!((v == Verdict::Queued, sent.is_some()), (want == IdlePass::Sent, want == IdlePass::Sent));
             assert_eq!(format!("{q:?}"), format!("{general:?}"));
             assert!((q.avg() - before * 0.9f64.powi(10)).abs() < 1e-9);
@@ -443,7 +443,7 @@ mod tests {
         // pass declines and leaves the state untouched.
         let mut q = loaded(2, 1000);
         let untouched = format!("{q:?}");
-        assert_eq!(q.pass_idle(t, 8000), IdlePass::Unsupported);
+        assert_eq!(q.pass_idle(t, 8000, || 0), IdlePass::Unsupported);
         assert_eq!(format!("{q:?}"), untouched);
     }
 

@@ -277,9 +277,9 @@ macro_rules! registry {
                 }
             }
             #[inline(always)]
-            fn pass_idle(&mut self, now: SimTime, bits: u32) -> IdlePass {
+            fn pass_idle(&mut self, now: SimTime, bits: u32, conv: impl FnOnce() -> u32) -> IdlePass {
                 match self {
-                    $( AnyQdisc::$v(q) => q.pass_idle(now, bits), )+
+                    $( AnyQdisc::$v(q) => q.pass_idle(now, bits, conv), )+
                 }
             }
             #[inline(always)]
