@@ -166,7 +166,7 @@ def test_list_qdisc_gives_every_discipline_with_its_defaults():
     out = ok(run_cli("list", "qdisc"))
     lines = out.splitlines()
     heads = [line.split("  ")[0] for line in lines if not line.startswith((" ", "("))]
-    assert heads == ["fcfs (droptail)", "fq", "red", "codel", "fq_codel", "pie"]
+    assert heads == ["fcfs (droptail)", "fq", "red", "codel", "fq_codel", "pie", "random_drop"]
     block = {
         lines[i].split()[0]: [x for x in lines[i + 1 : i + 3] if x.startswith(" ")]
         for i in range(len(lines) - 1)
@@ -178,6 +178,8 @@ def test_list_qdisc_gives_every_discipline_with_its_defaults():
     red_params, red_reasons = block["red"]
     assert red_params.startswith('    parameters: w_q = 0.002, min_th = "5pkt", max_th = "15pkt"')
     assert red_reasons == "    drop reasons: red_early, red_forced"
+    # htsim's RandomQueue (docs/scenario-format.md "Random drop").
+    assert block["random_drop"] == ['    parameters: threshold = "4pkt", p = 0.1', "    drop reasons: random_drop"]
     assert lines[-1].startswith('(a link or [defaults] gives qdisc = "NAME"')
     result = run_cli("list", "qdiscs")
     assert result.returncode == 2
@@ -269,7 +271,7 @@ def test_bench_qdisc_runs_a_registered_discipline_and_refuses_others():
     assert red["events"] != fcfs["events"], "the discipline must change the run"
     result = run_cli(*args, "--qdisc", "sfq")
     assert result.returncode == 2
-    assert "invalid choice: 'sfq' (choose from 'fcfs', 'fq', 'red', 'codel', 'fq_codel', 'pie')" in result.stderr
+    assert "invalid choice: 'sfq' (choose from 'fcfs', 'fq', 'red', 'codel', 'fq_codel', 'pie', 'random_drop')" in result.stderr
 
 
 @pytest.fixture(scope="module")
