@@ -1242,6 +1242,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if not 1 <= args.repeat <= 1000:
+        raise CliError(f"--repeat: {args.repeat} is out of range; give 1 to 1000 runs")
     if args.case != "dumbbell":
         return _bench_case(args)
     args.flows = 100 if args.flows is None else args.flows
@@ -1250,28 +1252,65 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if not 1 <= args.flows <= 100_000:
         # The engine's own limit (ccsim_engine::bench::dumbbell); checked here for the message.
         raise CliError(f"--flows: {args.flows} is out of range; give 1 to 100000 flows")
-    if not 1 <= args.repeat <= 1000:
-        raise CliError(f"--repeat: {args.repeat} is out of range; give 1 to 1000 runs")
     bps = _parse("--bottleneck", args.bottleneck, _ccsim.parse_rate)
     time_s = _parse("--time", args.time, _ccsim.parse_time)
     needs_ecn = any(c["name"] == args.cc and c["needs_ecn"] for c in cc_registry())
     qdisc = args.qdisc or ("step-marking RED" if needs_ecn else "fcfs")
     what = f"bench: {args.flows} {args.cc} flows, {fmt_rate(bps)} {qdisc} bottleneck"
+    raw = _bench_runs(args, what, f"{time_s:g} s", lambda: _bench_once(args, bps, time_s))
+    return _bench_report(args, raw, f"{what}, {time_s:g} s simulated")
+
+
+def _bench_case(args: argparse.Namespace) -> int:
+    """``ccsim bench --case leaf-spine|fat-tree``: the scenario of ccsim._benchcases run by
+    the engine, timed apart from its build; reported as the dumbbell's figures are."""
+    for flag, value in (("--flows", args.flows), ("--bottleneck", args.bottleneck), ("--results", args.results or None)):
+        if value is not None:
+            raise CliError(f"{flag}: applies to the dumbbell; --case {args.case} has its own flows and links")
+    time_text = args.time or "0.1s"
+    _parse("--time", time_text, _ccsim.parse_time)
+    needs_ecn = any(c["name"] == args.cc and c["needs_ecn"] for c in cc_registry())
+    b = build_case(args.case, args.cc, needs_ecn, args.qdisc, time_text, args.seed)
+    text = json.dumps(b.to_dict())
+    qdisc = args.qdisc or ("step-marking RED (K = 65pkt)" if needs_ecn else "fcfs")
+    what = f"bench: {args.case}, {args.cc} flows, {qdisc} queues"
+
+    def once() -> dict[str, Any]:
+        try:
+            return json.loads(_ccsim.bench_scenario(text, f"<bench {args.case}>", args.seed, "json"))
+        except _ccsim.ScenarioError as exc:
+            raise CliError(str(exc)) from None
+
+    raw = _bench_runs(args, what, time_text, once)
+    raw["case"] = args.case
+    return _bench_report(args, raw, f"{what}, {time_text} simulated")
+
+
+def _bench_runs(args: argparse.Namespace, what: str, simulated: str, once: Any) -> dict[str, Any]:
+    """``--repeat`` runs of ``once()`` (each saying so on a terminal), summarised."""
     runs = []
     for k in range(args.repeat):
         if sys.stderr.isatty():
             of = f" (run {k + 1} of {args.repeat})" if args.repeat > 1 else ""
-            _stderr().print(f"{what}, {time_s:g} s simulated{of} ...")
-        runs.append(_bench_once(args, bps, time_s))
-    raw = _bench_summary(runs)
+            _stderr().print(f"{what}, {simulated} simulated{of} ...")
+        runs.append(once())
+    return _bench_summary(runs)
+
+
+def _bench_report(args: argparse.Namespace, raw: dict[str, Any], title: str) -> int:
+    """The bench figures as JSON (``--json``) or as a table: the rows a figure is present
+    for (the datacenter cases' flows and events per packet, the dumbbell's results
+    hand-off), then every other scalar."""
     if args.json:
         print(json.dumps(raw, indent=2))
         return 0
     console = _stdout()
-    console.print(f"{what}, {time_s:g} s simulated")
+    console.print(title)
     table = _table("", ["", "value"])
     if args.repeat > 1:
         table.add_row("runs", f"{args.repeat} (the figures below are the median run's)")
+    if "completed_flows" in raw:
+        table.add_row("flows (completed)", f"{raw['flows']:,} ({raw['completed_flows']:,})")
     table.add_row("wall time", f"{raw['wall_time_s']:.3f} s")
     for key, label in (("build_time_s", "build time"), ("run_time_s", "run time")):
         if raw.get(key) is not None:
@@ -1290,6 +1329,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     table.add_row("peak memory (RSS)", "-" if rss is None else f"{rss / 2**20:.0f} MiB")
     table.add_row("events", f"{raw['events']:,}")
     table.add_row("events per run-second", _big(raw.get("events_per_s")))
+    if "events_per_pkt" in raw:
+        table.add_row("events per delivered packet", f"{raw['events_per_pkt']:.2f}")
     table.add_row("data packets delivered", f"{raw['delivered_pkts']:,}")
     table.add_row("delivered per run-second", _big(raw.get("delivered_pkts_per_s")))
     if args.repeat > 1:
@@ -1307,6 +1348,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         "run_time_s",
         "events",
         "events_per_s",
+        "events_per_pkt",
+        "completed_flows",
         "delivered_pkts",
         "delivered_pkts_per_s",
         "peak_rss_bytes",
@@ -1315,62 +1358,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         "delivered_pkts_per_s_min",
         "delivered_pkts_per_s_max",
     }
+    if "completed_flows" in raw:
+        shown.add("flows")
     for key, value in raw.items():
         if key not in shown and not isinstance(value, (dict, list)):
             table.add_row(key, str(value))
-    console.print(table)
-    return 0
-
-
-def _bench_case(args: argparse.Namespace) -> int:
-    """``ccsim bench --case leaf-spine|fat-tree``: the scenario of ccsim._benchcases run by
-    the engine, timed apart from its build; reported as the dumbbell's figures are."""
-    for flag, value in (("--flows", args.flows), ("--bottleneck", args.bottleneck), ("--results", args.results or None)):
-        if value is not None:
-            raise CliError(f"{flag}: applies to the dumbbell; --case {args.case} has its own flows and links")
-    if not 1 <= args.repeat <= 1000:
-        raise CliError(f"--repeat: {args.repeat} is out of range; give 1 to 1000 runs")
-    time_text = args.time or "0.1s"
-    _parse("--time", time_text, _ccsim.parse_time)
-    needs_ecn = any(c["name"] == args.cc and c["needs_ecn"] for c in cc_registry())
-    b = build_case(args.case, args.cc, needs_ecn, args.qdisc, time_text, args.seed)
-    text = json.dumps(b.to_dict())
-    qdisc = args.qdisc or ("step-marking RED (K = 65pkt)" if needs_ecn else "fcfs")
-    what = f"bench: {args.case}, {args.cc} flows, {qdisc} queues"
-    runs = []
-    for k in range(args.repeat):
-        if sys.stderr.isatty():
-            of = f" (run {k + 1} of {args.repeat})" if args.repeat > 1 else ""
-            _stderr().print(f"{what}, {time_text} simulated{of} ...")
-        try:
-            runs.append(json.loads(_ccsim.bench_scenario(text, f"<bench {args.case}>", args.seed, "json")))
-        except _ccsim.ScenarioError as exc:
-            raise CliError(str(exc)) from None
-    raw = _bench_summary(runs)
-    raw["case"] = args.case
-    if args.json:
-        print(json.dumps(raw, indent=2))
-        return 0
-    console = _stdout()
-    console.print(f"{what}, {time_text} simulated")
-    table = _table("", ["", "value"])
-    if args.repeat > 1:
-        table.add_row("runs", f"{args.repeat} (the figures below are the median run's)")
-    table.add_row("flows (completed)", f"{raw['flows']:,} ({raw['completed_flows']:,})")
-    table.add_row("wall time", f"{raw['wall_time_s']:.3f} s")
-    table.add_row("build time", f"{raw['build_time_s']:.3f} s")
-    table.add_row("run time", f"{raw['run_time_s']:.3f} s")
-    rss = raw.get("peak_rss_bytes")
-    table.add_row("peak memory (RSS)", "-" if rss is None else f"{rss / 2**20:.0f} MiB")
-    table.add_row("events", f"{raw['events']:,}")
-    table.add_row("events per delivered packet", f"{raw['events_per_pkt']:.2f}")
-    table.add_row("data packets delivered", f"{raw['delivered_pkts']:,}")
-    table.add_row("delivered per run-second", _big(raw.get("delivered_pkts_per_s")))
-    if args.repeat > 1:
-        table.add_row(
-            f"delivered per run-second, median of {args.repeat}",
-            _big(raw["delivered_pkts_per_s_median"]),
-        )
     console.print(table)
     return 0
 

@@ -102,7 +102,7 @@ pub struct DctcpConfig {
     /// and cwnd = ssthresh is congestion avoidance (Linux). Default true. False: the
     /// window grows through that round trip and cwnd = ssthresh is slow start (RFC
     /// 5681 allows either): closest to the paper's section 3.3 model, which grows one
-    /// packet every round trip (tests/dctcp.rs checks its closed forms so).
+    /// packet every round trip (crates/ccsim-engine/tests/dctcp.rs checks its closed forms so).
     pub cwr_hold: bool,
 }
 
