@@ -10,13 +10,13 @@
 //! on the line too, so its 8-packet port with `RANDOM_BUFFER` 3 (random drop above 5)
 //! is `buffer = "7pkt"`, `threshold = "4pkt"` here. `p` defaults to htsim's 0.1.
 
+use super::fcfs::Fcfs;
 use super::{fits, DropReason, Qdisc, QdiscPolicy, Verdict};
 use crate::base::rng::Rng;
 use crate::base::time::SimTime;
 use crate::base::units::Limit;
 use crate::packet::Packet;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 /// `qdisc = { kind = "random_drop", threshold = "4pkt", p = 0.1 }`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -42,12 +42,11 @@ impl DropReason {
     pub const RandomDrop: DropReason = DropReason::named("random_drop");
 }
 
+/// Drop-tail (`Fcfs`) with the random drop in front of it.
 #[derive(Debug, Clone)]
 pub struct RandomDrop {
     cfg: RandomDropConfig,
-    limit: Limit,
-    queue: VecDeque<(SimTime, Packet)>,
-    bits: u64,
+    fifo: Fcfs,
     rng: Rng,
 }
 
@@ -59,7 +58,7 @@ impl QdiscPolicy for RandomDrop {
     const TITLE: &'static str = "random-drop";
     const DROP_REASONS: &'static [&'static str] = &["random_drop"];
     fn build(cfg: &RandomDropConfig, limit: Limit, _rate_bps: u64, rng: Rng) -> Self {
-        RandomDrop { cfg: *cfg, limit, queue: VecDeque::new(), bits: 0, rng }
+        RandomDrop { cfg: *cfg, fifo: Fcfs::new(limit), rng }
     }
     fn check(cfg: &RandomDropConfig) -> Result<(), (&'static str, String)> {
         if !(0.0..=1.0).contains(&cfg.p) {
@@ -68,36 +67,34 @@ impl QdiscPolicy for RandomDrop {
         Ok(())
     }
     fn limit(&self) -> Limit {
-        self.limit
+        self.fifo.limit()
     }
 }
 
 impl Qdisc for RandomDrop {
-    fn enqueue(&mut self, now: SimTime, pkt: Packet, _conv: u32, _drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
-        if !fits(self.limit, self.queue.len(), self.bits, pkt.bits) {
-            return Verdict::Dropped(DropReason::Overflow);
-        }
-        // One draw per arrival above the threshold (none below it).
-        if !fits(self.cfg.threshold, self.queue.len(), self.bits, pkt.bits) && self.rng.next_f64() < self.cfg.p {
+    fn enqueue(&mut self, now: SimTime, pkt: Packet, conv: u32, drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
+        let (n, bits) = (self.fifo.len_pkts(), self.fifo.len_bits());
+        // One draw per arrival that fits the buffer but not the threshold (none otherwise);
+        // drop-tail decides the rest.
+        if fits(self.fifo.limit(), n, bits, pkt.bits)
+            && !fits(self.cfg.threshold, n, bits, pkt.bits)
+            && self.rng.next_f64() < self.cfg.p
+        {
             return Verdict::Dropped(DropReason::RandomDrop);
         }
-        self.bits += pkt.bits as u64;
-        self.queue.push_back((now, pkt));
-        Verdict::Queued
+        self.fifo.enqueue(now, pkt, conv, drops)
     }
-    fn dequeue(&mut self, _now: SimTime, _drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
-        let (t, p) = self.queue.pop_front()?;
-        self.bits -= p.bits as u64;
-        Some((p, t))
+    fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
+        self.fifo.dequeue(now, drops)
     }
     fn len_pkts(&self) -> usize {
-        self.queue.len()
+        self.fifo.len_pkts()
     }
     fn len_bits(&self) -> u64 {
-        self.bits
+        self.fifo.len_bits()
     }
     fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        self.queue.iter().for_each(|(_, p)| f(p))
+        self.fifo.for_each(f)
     }
 }
 
