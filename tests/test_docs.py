@@ -37,6 +37,7 @@ from conftest import REPO
 
 DOCS = (
     "README.md", "docs/cli.md", "docs/scenario-format.md", "docs/sweeps.md", "docs/extending.md",
+    "docs/python-cc.md",
 )  # fmt: skip
 SKIP_MARK = "# not run by the tests:"
 NOT_RUN = ("", "text")  # output samples and synopses
@@ -182,8 +183,10 @@ def test_shell_commands_join_continuations_and_drop_comments():
 
 def checkout_like(root: Path) -> Path:
     """``root`` laid out as the docs expect the repository root to be, with ``out/``
-    absent: scenario files, test data, and ``.venv`` (this interpreter's environment)."""
+    absent: scenario files, examples, test data, and ``.venv`` (this interpreter's
+    environment)."""
     (root / "scenarios").symlink_to(REPO / "scenarios", target_is_directory=True)
+    (root / "examples").symlink_to(REPO / "examples", target_is_directory=True)
     (root / "tests").mkdir()
     (root / "tests" / "data").symlink_to(REPO / "tests" / "data", target_is_directory=True)
     (root / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)

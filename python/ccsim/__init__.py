@@ -33,6 +33,7 @@ except ImportError as exc:  # pragma: no cover - only without a build
 
 from typing import TYPE_CHECKING, Any
 
+from ccsim._pycc import CongestionControl, Flow
 from ccsim._scenario import Interrupted, Scenario, ScenarioBuilder, load, loads, run
 from ccsim.results import Results
 
@@ -58,9 +59,13 @@ def __getattr__(name: str) -> Any:
 
 
 ScenarioError = _ccsim.ScenarioError
+CongestionControlError = _ccsim.CongestionControlError
 __version__: str = _ccsim.__version__
 
 __all__ = [
+    "CongestionControl",
+    "CongestionControlError",
+    "Flow",
     "Interrupted",
     "Results",
     "Scenario",

@@ -5,12 +5,79 @@ GIL while simulating; a panic inside the engine is re-raised as ``RuntimeError``
 """
 
 from collections.abc import Callable
-from typing import Any, Literal, overload
+from typing import Any, Literal, final, overload
 
 __version__: str
 
 class ScenarioError(ValueError):
     """Invalid scenario or argument; message ``"<source>: <field>: <what is wrong>; <fix>"``."""
+
+class CongestionControlError(RuntimeError):
+    """A congestion control written in Python raised (or answered a wrong type) during a
+    run; the message names the class, the flow, the event and the simulated time, and
+    the Python exception is ``__cause__`` (ccsim._pycc, docs/python-cc.md)."""
+
+@final
+class AckSample:
+    """What ``on_ack`` gets: a cumulative ack acknowledged new data (times in seconds and
+    in integer picoseconds)."""
+
+    @property
+    def now(self) -> float: ...
+    @property
+    def now_ps(self) -> int: ...
+    @property
+    def acked_pkts(self) -> int: ...
+    @property
+    def rtt(self) -> float: ...
+    @property
+    def rtt_ps(self) -> int: ...
+    @property
+    def in_flight_pkts(self) -> int: ...
+    @property
+    def sent(self) -> float: ...
+    @property
+    def sent_ps(self) -> int: ...
+    @property
+    def flags(self) -> int: ...
+    @property
+    def ece(self) -> bool: ...
+    @property
+    def ack_seq(self) -> int: ...
+    @property
+    def recovery(self) -> str: ...
+
+@final
+class CongestionSample:
+    """What ``on_congestion`` gets: a loss or an ECN echo and its cause."""
+
+    @property
+    def now(self) -> float: ...
+    @property
+    def now_ps(self) -> int: ...
+    @property
+    def cause(self) -> str: ...
+    @property
+    def in_flight_pkts(self) -> int: ...
+    @property
+    def pipe(self) -> bool: ...
+    @property
+    def rto_repeat(self) -> bool: ...
+    @property
+    def dupack_threshold(self) -> int: ...
+
+@final
+class SendSample:
+    """What ``on_packet_sent`` gets: a data packet left."""
+
+    @property
+    def now(self) -> float: ...
+    @property
+    def now_ps(self) -> int: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def retransmission(self) -> bool: ...
 
 def check(
     text: str, source: str, overrides: list[str] = ..., fmt: str = "toml", out: str = "json"
@@ -74,7 +141,8 @@ def bench(
     cc: str = "reno",
 ) -> tuple[str, dict[str, Any]]:
     """Run the dumbbell speed benchmark (every flow under the congestion control ``cc``,
-    a name of ``cc_registry()``; the bottleneck discipline ``qdisc``, a name of
+    a name of ``cc_registry()`` or a Python class ``module:Class``, whose calls the JSON
+    counts as ``py_calls``; the bottleneck discipline ``qdisc``, a name of
     ``qdisc_registry()``, or None: drop-tail, or DCTCP's step marking for a policy that
     needs ECN); return the bench JSON, or with ``full_results`` the
     pair (bench JSON, the run's results as columns, as ``run`` returns them)."""

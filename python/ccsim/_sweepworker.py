@@ -48,8 +48,13 @@ class _Worker:
         task_read, task_write = os.pipe()
         result_read, result_write = os.pipe()
         package_root = str(Path(__file__).resolve().parent.parent)
-        path = os.environ.get("PYTHONPATH")
-        env = dict(os.environ, PYTHONPATH=package_root + (os.pathsep + path if path else ""))
+        # The package first, then the parent's import path (as multiprocessing's spawn
+        # passes it on), so a congestion control named by import path (module:Class,
+        # docs/python-cc.md) imports in a worker as it does here.
+        entries = [package_root, *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+        entries += [os.path.abspath(p) if p else os.getcwd() for p in sys.path]
+        path = os.pathsep.join(dict.fromkeys(e for e in entries if e))
+        env = dict(os.environ, PYTHONPATH=path)
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "ccsim._sweepworker", str(task_read), str(result_write)],

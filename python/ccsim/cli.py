@@ -339,11 +339,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--cc",
-        choices=[c["name"] for c in cc_registry()],
+        type=_bench_cc,
         default="reno",
         metavar="NAME",
         help="every flow's congestion control, with its default parameters (default reno; "
-        "`ccsim list cc` lists them): %(choices)s",
+        "`ccsim list cc` lists them), or one written in Python as module:Class "
+        "(docs/python-cc.md): " + ", ".join(c["name"] for c in cc_registry()),
     )
     p.add_argument(
         "--results",
@@ -476,6 +477,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ccsim: interrupted", file=sys.stderr)
         return 130
+    except _ccsim.CongestionControlError as exc:
+        # The user's Python policy raised: its traceback, then where in the run.
+        if exc.__cause__ is not None:
+            import traceback
+
+            traceback.print_exception(exc.__cause__, file=sys.stderr)
+        _print_error(str(exc))
+        return 1
     except RuntimeError as exc:
         # The binding turns an engine panic into RuntimeError: a bug, not a user error.
         if os.environ.get("CCSIM_DEBUG"):
@@ -1398,6 +1407,16 @@ def _bench_summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     # The whole process's peak, over all runs.
     raw["peak_rss_bytes"] = _peak_rss_bytes()
     return raw
+
+
+def _bench_cc(name: str) -> str:
+    """``--cc``: a registered congestion control or a Python class (module:Class)."""
+    names = [c["name"] for c in cc_registry()]
+    if name in names or ":" in name:
+        return name
+    raise argparse.ArgumentTypeError(
+        f"invalid choice: '{name}' (choose from {', '.join(names)}, or module:Class)"
+    )
 
 
 def _bench_once(args: argparse.Namespace, bps: float, time_s: float) -> dict[str, Any]:

@@ -201,8 +201,23 @@ pub fn step_marking(bottleneck_bps: u64) -> QdiscConfig {
 }
 
 /// The congestion control of `ccsim bench --cc NAME`: any policy of the registry (a
-/// name or an alias), with its default parameters.
+/// name or an alias), with its default parameters, or one the front end defines
+/// (`module:Class`, `cc::external`) with none of its own.
 pub fn cc_by_name(name: &str) -> Result<CcConfig, ScenarioError> {
+    use crate::cc::{external, ExternalConfig};
+    if ExternalConfig::is_external(name) {
+        let err = |m: String| ScenarioError::new("bench", "cc", m);
+        let policies = external::external_policies().ok_or_else(|| {
+            err(format!("'{name}' names a congestion control defined in Python; run the bench from the Python package"))
+        })?;
+        let info = policies.check(name, &toml::Table::new(), "").map_err(err)?;
+        return Ok(CcConfig::External(ExternalConfig {
+            name: name.to_string(),
+            params: toml::Table::new(),
+            series: external::intern_list(&info.series),
+            recovery: info.recovery,
+        }));
+    }
     match CcConfig::ALL.iter().find(|i| i.answers_to(name)) {
         Some(info) => Ok((info.default)()),
         None => {

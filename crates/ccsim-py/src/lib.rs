@@ -16,6 +16,8 @@ use pyo3::types::{PyByteArray, PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
+mod pycc;
+
 create_exception!(_ccsim, ScenarioError, PyValueError, "A scenario (or argument) the user can fix.");
 
 fn scenario_err(e: EngineError) -> PyErr {
@@ -117,6 +119,7 @@ fn run(
     };
     let fmt = fmt.to_string();
     let t0 = Instant::now();
+    pycc::clear_failure();
     let mut sim = py.detach(|| {
         guarded(|| {
             let mut sc = parse(&text, &source, &overrides, &fmt)?;
@@ -139,6 +142,11 @@ fn run(
             let done = guarded(|| Ok(sim.run_slice(events)));
             (done, start.elapsed())
         });
+        // A congestion control written in Python that raised ends the run with its
+        // error (its exception the cause).
+        if let Some(f) = pycc::take_failure() {
+            return Err(f.into_err(py));
+        }
         if done? {
             break;
         }
@@ -385,11 +393,14 @@ fn bench_dumbbell(
                 cc.clone(),
             )?;
             let t0 = Instant::now();
+            pycc::clear_failure();
+            let calls0 = pycc::calls();
             let mut sim = sim::Simulation::new(sc, Some(seed));
             let build = t0.elapsed().as_secs_f64();
             let t1 = Instant::now();
             sim.run();
             let run = t1.elapsed().as_secs_f64();
+            let py_calls = pycc::calls() - calls0;
             // With `full_results`, the JSON export first, timed apart (written a row at a
             // time to a byte counter, as `run(out="json")` writes it: no table of rows).
             let json_export = full_results.then(|| {
@@ -422,6 +433,11 @@ fn bench_dumbbell(
                 "bottleneck_utilization": c.link_f64("left->right", "utilization"),
                 "ccsim_version": ccsim_engine::VERSION,
             });
+            if py_calls > 0 {
+                // Calls into congestion control written in Python (its events).
+                v["py_calls"] = py_calls.into();
+                v["py_calls_per_pkt"] = (py_calls as f64 / delivered.max(1) as f64).into();
+            }
             let mut cols = None;
             if let Some((t, bytes)) = json_export {
                 v["results_json_time_s"] = t.into();
@@ -433,6 +449,9 @@ fn bench_dumbbell(
             Ok((v, cols))
         })
     })?;
+    if let Some(f) = pycc::take_failure() {
+        return Err(f.into_err(py));
+    }
     match cols {
         None => Ok(v.to_string().into_pyobject(py)?.into_any().unbind()),
         Some(c) => {
@@ -454,6 +473,7 @@ fn bench_dumbbell(
 #[pyo3(signature = (text, source, seed=None, fmt="toml"))]
 fn bench_scenario(py: Python<'_>, text: String, source: String, seed: Option<u64>, fmt: &str) -> PyResult<String> {
     let fmt = fmt.to_string();
+    pycc::clear_failure();
     let v = py.detach(|| {
         guarded(|| {
             let sc = parse(&text, &source, &[], &fmt)?;
@@ -488,6 +508,9 @@ fn bench_scenario(py: Python<'_>, text: String, source: String, seed: Option<u64
             }))
         })
     })?;
+    if let Some(f) = pycc::take_failure() {
+        return Err(f.into_err(py));
+    }
     Ok(v.to_string())
 }
 
@@ -675,5 +698,6 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    pycc::register(m)?;
     Ok(())
 }

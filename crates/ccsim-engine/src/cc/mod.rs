@@ -31,8 +31,10 @@ use serde::{Deserialize, Serialize};
 
 #[macro_use]
 mod registry;
+pub mod external;
 /// Defined with the packet metadata that carries it (`meta::Control::Feedback`).
 pub use crate::packet::meta::Feedback;
+pub use external::ExternalConfig;
 /// Defined with the sampler that computes it (`transport::rate_sample`).
 pub use registry::{CcInfo, CcPolicy, ReadParams};
 

@@ -157,6 +157,10 @@ macro_rules! registry {
         #[serde(tag = "cc", rename_all = "snake_case")]
         pub enum CcConfig {
             $( $ty(<$ty as CcPolicy>::Config), )+
+            /// A policy the front end defines (`cc = "module:Class"`, `cc::external`):
+            /// validated by the front end, never read or written by serde.
+            #[serde(skip)]
+            External(ExternalConfig),
         }
 
         /// Enum dispatch of the built-in policies (smoltcp `AnyController`): no vtable;
@@ -189,14 +193,18 @@ macro_rules! registry {
 
             /// The registry entry of this configuration's policy.
             pub fn info(&self) -> &'static CcInfo {
+                if let CcConfig::External(_) = self {
+                    return &external::EXTERNAL_INFO;
+                }
                 let name = self.name();
                 Self::ALL.iter().find(|i| i.name == name).expect("every policy has an entry")
             }
 
             /// The name a scenario file gives (`cc = "..."`).
-            pub fn name(&self) -> &'static str {
+            pub fn name(&self) -> &str {
                 match self {
                     $( CcConfig::$ty(_) => <$ty as CcPolicy>::NAME, )+
+                    CcConfig::External(x) => &x.name,
                 }
             }
 
@@ -223,11 +231,17 @@ macro_rules! registry {
                 None
             }
 
-            /// Builds the per-flow state for segments of `mss` bytes and a window cap in
-            /// packets, with the flow's random stream `rng`.
-            pub fn build(&self, mss: u64, max_window: u32, rng: crate::base::rng::Rng) -> AnyCc {
+            /// Builds the per-flow state of flow `flow` for segments of `mss` bytes and a
+            /// window cap in packets, with the flow's random stream `rng`.
+            pub fn build(&self, flow: &str, mss: u64, max_window: u32, mut rng: crate::base::rng::Rng) -> AnyCc {
                 match self {
                     $( CcConfig::$ty(c) => AnyCc::$ty(From::from(<$ty as CcPolicy>::build_seeded(c, mss, max_window, rng))), )+
+                    CcConfig::External(x) => {
+                        let policies = external::external_policies()
+                            .expect("a scenario with an external policy validated only with the front end's policies registered");
+                        let flow = external::ExternalFlow { flow, mss, max_window, seed: rng.next_u64() };
+                        AnyCc::Custom(CustomCc(policies.build(x, flow)))
+                    }
                 }
             }
 
@@ -236,6 +250,7 @@ macro_rules! registry {
             pub fn loss_recovery_params(&self) -> LossRecoveryParams {
                 match self {
                     $( CcConfig::$ty(_) => <$ty as CcPolicy>::LOSS_RECOVERY, )+
+                    CcConfig::External(x) => x.loss_recovery_params(),
                 }
             }
 
@@ -249,6 +264,7 @@ macro_rules! registry {
             pub fn loss_recovery(&self, l: &LossRecoveryConfig) -> LossRecovery {
                 match self {
                     $( CcConfig::$ty(c) => <$ty as CcPolicy>::LOSS_RECOVERY.resolve(l, <$ty as CcPolicy>::rto_style(c, l)), )+
+                    CcConfig::External(x) => x.loss_recovery_params().resolve(l, l.style()),
                 }
             }
 
@@ -269,6 +285,7 @@ macro_rules! registry {
             pub fn extra_series(&self) -> &'static [&'static str] {
                 match self {
                     $( CcConfig::$ty(_) => <$ty as CcPolicy>::EXTRA_SERIES, )+
+                    CcConfig::External(x) => x.series,
                 }
             }
 
@@ -278,6 +295,9 @@ macro_rules! registry {
             pub fn params(&self, l: &LossRecoveryConfig) -> toml::Table {
                 let own = match self {
                     $( CcConfig::$ty(c) => toml::Table::try_from(c), )+
+                    CcConfig::External(x) => {
+                        return x.loss_recovery_params().merge(&[], x.params.clone(), l);
+                    }
                 };
                 let own = own.expect("policy configs serialise to TOML");
                 let lr = self.loss_recovery_params();
@@ -289,6 +309,8 @@ macro_rules! registry {
             pub fn check(&self, l: &LossRecoveryConfig) -> Result<(), (&'static str, String)> {
                 match self {
                     $( CcConfig::$ty(c) => <$ty as CcPolicy>::check(c)?, )+
+                    // Checked by the front end when the scenario was validated.
+                    CcConfig::External(_) => {}
                 }
                 l.check()
             }

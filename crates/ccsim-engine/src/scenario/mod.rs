@@ -493,6 +493,18 @@ mod tests {
             let want = format!("unknown congestion control '{typo}' (did you mean '{meant}'?); use one of generic,");
             assert!(e.message.starts_with(&want), "{}", e.message);
         }
+        // A name with a ':' is a class of the front end's (`cc::external`): without one
+        // registered (the engine alone), the error says where it runs.
+        let e = parse(&text.replace("\"westwood\"", "\"mycc:Reno\""), "f.toml", &[]).unwrap_err();
+        assert_eq!(e.field, "flows.f.cc");
+        assert!(
+            e.message.starts_with(
+                "'mycc:Reno' names a congestion control defined in Python (module:Class); run the scenario from the \
+                 Python package"
+            ),
+            "{}",
+            e.message
+        );
         // Each name and alias of the registry is accepted.
         for info in crate::cc::CcConfig::ALL {
             for n in std::iter::once(&info.name).chain(info.aliases) {

@@ -1675,6 +1675,9 @@ fn cc_config(
             self.cx.from_table(self.pfield, params)
         }
     }
+    if crate::cc::ExternalConfig::is_external(name) {
+        return external_cc(cx, field, pfield, name, params, &Read { cx, pfield });
+    }
     let (cfg, loss) = match CcConfig::from_params(name, params, &Read { cx, pfield }) {
         Some(r) => r.map_err(named)?,
         None => {
@@ -1685,6 +1688,51 @@ fn cc_config(
     };
     cfg.check(&loss).map_err(|(f, m)| cx.err(format!("{pfield}.{f}"), m))?;
     Ok((cfg, loss))
+}
+
+/// A policy the front end defines (`cc = "module:Class"`, `cc::external`): the
+/// transport's parameters read here, the policy's own checked by the front end.
+fn external_cc<R: crate::cc::ReadParams<Error = ScenarioError>>(
+    cx: &Ctx,
+    field: &str,
+    pfield: &str,
+    name: &str,
+    params: &toml::Table,
+    read: &R,
+) -> Result<(CcConfig, LossRecoveryConfig), ScenarioError> {
+    use crate::cc::{external, ExternalConfig, EXTRA_SLOTS};
+    let lr = crate::cc::LossRecoveryParams::RFC6298;
+    let (own, transport) = lr.split(params);
+    let loss = lr.read(transport, read)?;
+    loss.check().map_err(|(f, m)| cx.err(format!("{pfield}.{f}"), m))?;
+    let Some(policies) = external::external_policies() else {
+        return Err(cx.err(
+            field,
+            format!(
+                "'{name}' names a congestion control defined in Python (module:Class); \
+                 run the scenario from the Python package (`ccsim run`, `ccsim.run`) or use one of {}",
+                cc_names()
+            ),
+        ));
+    };
+    let info = policies.check(name, &own, cx.source).map_err(|m| cx.err(field, m))?;
+    if info.series.len() > EXTRA_SLOTS {
+        return Err(cx.err(
+            field,
+            format!(
+                "'{name}' declares {} series ({}); a policy may have at most {EXTRA_SLOTS}",
+                info.series.len(),
+                info.series.join(", ")
+            ),
+        ));
+    }
+    let cfg = ExternalConfig {
+        name: name.to_string(),
+        params: own,
+        series: external::intern_list(&info.series),
+        recovery: info.recovery,
+    };
+    Ok((CcConfig::External(cfg), loss))
 }
 
 /// "a", "a or b", "a, b or c".

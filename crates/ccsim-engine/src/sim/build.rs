@@ -213,6 +213,7 @@ impl Simulation {
                 &f.spec,
                 BuildCx {
                     flow: fi,
+                    name,
                     seed,
                     start,
                     offset,

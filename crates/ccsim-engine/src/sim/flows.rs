@@ -17,8 +17,9 @@ use crate::transport::{Receiver, Sender};
 
 /// What building a flow's two ends needs from the simulation (`build`).
 pub(crate) struct BuildCx<'a> {
-    /// The flow's index.
+    /// The flow's index and name.
     pub flow: usize,
+    pub name: &'a str,
     pub seed: u64,
     /// Its start time (start jitter included) and the jitter alone.
     pub start: SimTime,
@@ -69,7 +70,7 @@ pub(crate) fn build(spec: &FlowSpec, cx: BuildCx<'_>) -> Built {
             let d = data(*data_size * 8);
             let a = answer(d, PacketKind::Ack, *ack_size);
             let rng = Rng::new(cx.seed, stream::cc(cx.flow));
-            let mut w = WindowSender::new(cc, loss, *sender, d, *max_window, cx.stop, rng);
+            let mut w = WindowSender::new(cx.name, cc, loss, *sender, d, *max_window, cx.stop, rng);
             let series = cx.series;
             let mut trace = FlowTrace {
                 cwnd: series("cwnd", "pkts", false),

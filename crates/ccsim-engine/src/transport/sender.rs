@@ -351,9 +351,11 @@ pub struct WindowSender {
 }
 
 impl WindowSender {
-    /// The sender of a flow with policy `cc` and loss-recovery parameters `loss`; `rng`
-    /// is the policy's random stream (`base::rng::stream::cc`).
+    /// The sender of flow `flow` with policy `cc` and loss-recovery parameters `loss`;
+    /// `rng` is the policy's random stream (`base::rng::stream::cc`).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
+        flow: &str,
         cc: &CcConfig,
         loss: &LossRecoveryConfig,
         cfg: SenderConfig,
@@ -363,7 +365,7 @@ impl WindowSender {
         rng: Rng,
     ) -> Self {
         let mss = data.bits / 8;
-        let cc_state = cc.build(mss as u64, max_window, rng);
+        let cc_state = cc.build(flow, mss as u64, max_window, rng);
         let rate_sample = cc.info().rate_sample;
         let pace_recovery = cc.info().pace_recovery;
         let loss = cc.loss_recovery(loss);
@@ -1233,6 +1235,7 @@ mod tests {
         fn with(cc: CcConfig, cfg: SenderConfig, max_window: u32) -> Self {
             let data = Packet::new(PacketKind::Data, 0, 1000);
             let s = WindowSender::new(
+                "f",
                 &cc,
                 &cc.default_loss_recovery(),
                 cfg,
