@@ -157,6 +157,7 @@ def test_an_exception_in_a_callback_names_the_flow_the_event_and_the_time(tmp_pa
         ("class P:\n    def on_ack(self, s): pass\n    def on_congestion(self, s): pass\n", "is built as P(flow, **params): give it def __init__(self, flow, ...)"),
         ("class P:\n    def __init__(self, flow, gain=1): pass\n    def on_ack(self, s): pass\n    def on_congestion(self, s): pass\n", "does not take these parameters"),
         ("class P:\n    series = ('a', 'b', 'c')\n    def __init__(self, flow): pass\n    def on_ack(self, s): pass\n    def on_congestion(self, s): pass\n", "declares 3 series (a, b, c); a policy may have at most 2"),
+        ("class P:\n    series = ('rtt',)\n    def __init__(self, flow): pass\n    def on_ack(self, s): pass\n    def on_congestion(self, s): pass\n", "'badcc:P'.series names 'rtt', a series every window flow has; choose another name"),
         ("class P:\n    recovery = 'vegas'\n    def __init__(self, flow): pass\n    def on_ack(self, s): pass\n    def on_congestion(self, s): pass\n", "'badcc:P'.recovery is 'vegas'; use 'reno' or 'newreno'"),
     ],
 )  # fmt: skip
@@ -273,6 +274,55 @@ def test_a_plain_class_with_only_a_window_will_do(tmp_path: Path) -> None:
     # measured, about 26 ms: 24 ms of propagation plus serialisation).
     assert f["goodput_bps"] == pytest.approx(4 * 8000 / f["rtt_mean_s"], rel=0.02)
     assert f["fast_retransmits"] == 0 and f["timeouts"] == 0
+
+
+def test_rate_samples_measure_the_bottleneck(tmp_path: Path) -> None:
+    # One flow with a window of 40 packets on a 10 Mbit/s bottleneck whose round trip
+    # carries about 32 (the rest waits in its queue): once the window is out, every
+    # valid sample delivers at the bottleneck's rate, 10e6 / (1000 x 8) = 1250 packets
+    # per second.
+    _module(
+        tmp_path,
+        """
+        class Probe:
+            rate_sample = True
+            series = ("bw",)
+
+            def __init__(self, flow):
+                self.cwnd = 40 * flow.mss
+                self.bw = 0.0
+
+            def on_ack(self, s):
+                pass
+
+            def on_congestion(self, s):
+                pass
+
+            def on_rate_sample(self, rs):
+                if rs.rate_pps is not None and not rs.is_app_limited:
+                    self.bw = rs.rate_pps
+                return False
+        """,
+    )
+    sc = ccsim.Scenario.dumbbell(1, bottleneck="10Mbps", buffer="100pkt", duration="10s").build()
+    sc = sc.set("defaults.cc", "badcc:Probe").set("measure.series", ["flow1.bw"])
+    with pytest.MonkeyPatch.context() as m:
+        m.syspath_prepend(str(tmp_path))
+        r = ccsim.run(sc, seed=1)
+    # The series records changes: the last is the steady state's, and no sample ever
+    # exceeds the bottleneck's rate (an interval is the longer of the send and the
+    # ack phase).
+    bw = r.series("flow1.bw")["v"]
+    assert bw.iloc[-1] == pytest.approx(1250, rel=1e-9)
+    assert bw.max() <= 1250 * (1 + 1e-9)
+
+
+def test_a_rate_sampling_class_needs_the_method(tmp_path: Path) -> None:
+    _module(tmp_path, "class P:\n    rate_sample = True\n    def __init__(self, flow): pass\n    def on_ack(self, s): pass\n    def on_congestion(self, s): pass\n")
+    with pytest.MonkeyPatch.context() as m:
+        m.syspath_prepend(str(tmp_path))
+        with pytest.raises(ccsim.ScenarioError, match="sets rate_sample = True but has no on_rate_sample method"):
+            ccsim.run(ccsim.load(KESHAV).set("defaults.cc", "badcc:P"))
 
 
 def test_the_bench_raises_the_policys_error(tmp_path: Path) -> None:

@@ -30,6 +30,8 @@ __all__ = ["CongestionControl", "Flow"]
 _OPTIONAL = ("on_packet_sent", "on_dup_ack")
 _REQUIRED = ("on_ack", "on_congestion")
 _RECOVERY = ("reno", "newreno")
+# The series every window flow records (crates/ccsim-engine/src/sim/flows.rs).
+_FLOW_SERIES = ("cwnd", "ssthresh", "outstanding", "rtt", "rate")
 _OUTPUTS = (("ssthresh", None), ("pacing_rate", None), ("send_quantum", 1))
 
 
@@ -66,6 +68,14 @@ class CongestionControl:
       (seconds; optional).
     - ``on_packet_sent(s)``: a data packet left (``now``, ``now_ps``, ``seq``,
       ``retransmission``; optional, and costly: one call per packet).
+    - ``on_rate_sample(rs)``: a delivery-rate sample, as Linux's ``tcp_rate.c``
+      computes it, only for a class with ``rate_sample = True``: after ``on_ack`` for
+      every ack that acknowledges new data and on a duplicate ack that SACKs new data.
+      ``rs`` has ``now``, ``delivered``, ``interval`` and ``rate_pps`` (None when the
+      sample is not valid), ``rtt`` (None for a retransmission), ``is_app_limited``,
+      ``total_delivered``, ``delivered_time``, ``acked_sacked``, ``prior_delivered``,
+      ``prior_in_flight`` and ``in_flight``. A true return value marks the flow
+      application-limited until what is in flight is delivered (as BBR's ProbeRTT).
 
     After each call the engine reads ``cwnd`` (bytes, a positive number),
     ``ssthresh`` (bytes or None), ``pacing_rate`` (bits/s or None: send what the window
@@ -73,11 +83,14 @@ class CongestionControl:
     attributes named in ``series`` (recorded as ``<flow>.<name>`` when asked for).
 
     Class attributes: ``series`` (at most two names), ``recovery`` (``"reno"``, the
-    default, or ``"newreno"``: how a fast retransmit recovers without SACK).
+    default, or ``"newreno"``: how a fast retransmit recovers without SACK) and
+    ``rate_sample`` (True: the engine keeps per-packet snapshots for the flow and calls
+    ``on_rate_sample``).
     """
 
     series: tuple[str, ...] = ()
     recovery: str = "reno"
+    rate_sample: bool = False
     cwnd: int = 0
     ssthresh: int | None = None
     pacing_rate: int | None = None
@@ -125,16 +138,26 @@ def _import(name: str, source: str) -> type:
     return obj
 
 
-def _describe(cls: type, name: str, params: dict[str, Any]) -> tuple[list[str], str]:
+def _describe(cls: type, name: str, params: dict[str, Any]) -> tuple[list[str], str, bool]:
     missing = [m for m in _REQUIRED if not callable(getattr(cls, m, None))]
     if missing:
         raise TypeError(f"class '{name}' has no {' or '.join(missing)} method")
     series = getattr(cls, "series", ())
     if isinstance(series, str) or not all(isinstance(s, str) and s for s in series):
         raise TypeError(f"'{name}'.series should be a tuple of names, found {series!r}")
+    for s in series:
+        if s in _FLOW_SERIES:
+            raise ValueError(
+                f"'{name}'.series names '{s}', a series every window flow has; choose another name"
+            )
     recovery = getattr(cls, "recovery", "reno")
     if recovery not in _RECOVERY:
         raise ValueError(f"'{name}'.recovery is {recovery!r}; use 'reno' or 'newreno'")
+    rate_sample = getattr(cls, "rate_sample", False)
+    if not isinstance(rate_sample, bool):
+        raise TypeError(f"'{name}'.rate_sample should be True or False, found {rate_sample!r}")
+    if rate_sample and not callable(getattr(cls, "on_rate_sample", None)):
+        raise TypeError(f"'{name}' sets rate_sample = True but has no on_rate_sample method")
     try:
         sig = inspect.signature(cls)
     except (TypeError, ValueError):
@@ -156,16 +179,17 @@ def _describe(cls: type, name: str, params: dict[str, Any]) -> tuple[list[str], 
         raise TypeError(
             f"'{name}' does not take these parameters ({exc}); given: {given}"
         ) from None
-    return list(series), recovery
+    return list(series), recovery, rate_sample
 
 
 def attr_of(name: str) -> str:
     return name.partition(":")[2]
 
 
-def check(name: str, params_json: str, source: str) -> tuple[list[str], str]:
+def check(name: str, params_json: str, source: str) -> tuple[list[str], str, bool]:
     """The engine's check of ``cc = name`` with its own parameters: the class's series
-    names and recovery. Raises with a message naming what is wrong."""
+    names, recovery and whether it takes rate samples. Raises with a message naming
+    what is wrong."""
     cls = _import(name, source)
     return _describe(cls, name, json.loads(params_json))
 

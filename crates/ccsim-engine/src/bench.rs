@@ -216,6 +216,7 @@ pub fn cc_by_name(name: &str) -> Result<CcConfig, ScenarioError> {
             params: toml::Table::new(),
             series: external::intern_list(&info.series),
             recovery: info.recovery,
+            rate_sample: info.rate_sample,
         }));
     }
     match CcConfig::ALL.iter().find(|i| i.answers_to(name)) {

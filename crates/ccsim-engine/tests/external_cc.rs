@@ -14,9 +14,15 @@ struct RustFront;
 impl ExternalPolicies for RustFront {
     fn check(&self, name: &str, params: &toml::Table, source: &str) -> Result<ExternalInfo, String> {
         match name {
-            "rust:Reno" if params.is_empty() => Ok(ExternalInfo { series: vec![], recovery: Recovery::Reno }),
+            "rust:Reno" if params.is_empty() => {
+                Ok(ExternalInfo { series: vec![], recovery: Recovery::Reno, rate_sample: false })
+            }
             "rust:Reno" => Err(format!("takes no parameters; given {} (in {source})", params.len())),
-            "rust:Series" => Ok(ExternalInfo { series: vec!["a".into(), "b".into()], recovery: Recovery::NewReno }),
+            "rust:Series" => Ok(ExternalInfo {
+                series: vec!["a".into(), "b".into()],
+                recovery: Recovery::NewReno,
+                rate_sample: false,
+            }),
             _ => Err(format!("no policy '{name}' here")),
         }
     }

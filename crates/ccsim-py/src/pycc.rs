@@ -15,8 +15,8 @@
 
 use ccsim_engine::cc::external::{ExternalFlow, ExternalInfo, ExternalPolicies};
 use ccsim_engine::cc::{
-    AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, ExternalConfig, Recovery, RecoveryAck,
-    SendSample, EXTRA_SLOTS,
+    AckSample, Cause, CcMetrics, CongestionControl, CongestionSample, ExternalConfig, RateSample, Recovery,
+    RecoveryAck, SendSample, EXTRA_SLOTS,
 };
 use ccsim_engine::time::{SimTime, PS_PER_S};
 use pyo3::create_exception;
@@ -58,14 +58,15 @@ fn message(py: Python<'_>, e: &PyErr) -> String {
 impl ExternalPolicies for PyPolicies {
     fn check(&self, name: &str, params: &toml::Table, source: &str) -> Result<ExternalInfo, String> {
         Python::attach(|py| {
-            let r = (|| -> PyResult<(Vec<String>, String)> {
+            let r = (|| -> PyResult<(Vec<String>, String, bool)> {
                 let m = py.import("ccsim._pycc")?;
                 m.call_method1("check", (name, json(params), source))?.extract()
             })();
             match r {
-                Ok((series, recovery)) => Ok(ExternalInfo {
+                Ok((series, recovery, rate_sample)) => Ok(ExternalInfo {
                     series,
                     recovery: if recovery == "newreno" { Recovery::NewReno } else { Recovery::Reno },
+                    rate_sample,
                 }),
                 Err(e) => Err(format!("congestion control '{name}': {}", message(py, &e))),
             }
@@ -80,6 +81,7 @@ impl ExternalPolicies for PyPolicies {
                 flow: flow.flow.to_string(),
                 sent: false,
                 dup: false,
+                rs: cfg.rate_sample,
                 series: cfg.series,
                 m: CcMetrics::window(flow.mss),
                 failed: false,
@@ -146,9 +148,10 @@ struct PyPolicy {
     obj: Py<PyAny>,
     name: String,
     flow: String,
-    /// It defines `on_packet_sent` / `on_dup_ack`.
+    /// It defines `on_packet_sent` / `on_dup_ack`; it takes rate samples.
     sent: bool,
     dup: bool,
+    rs: bool,
     series: &'static [&'static str],
     /// Its outputs, read after each call.
     m: CcMetrics,
@@ -180,6 +183,24 @@ struct PyCongestion {
     pipe: bool,
     rto_repeat: bool,
     dupack_threshold: u32,
+}
+
+#[pyclass(frozen, get_all, module = "ccsim", name = "RateSample")]
+struct PyRate {
+    now: f64,
+    now_ps: u64,
+    total_delivered: u64,
+    delivered_time: f64,
+    acked_sacked: u32,
+    prior_delivered: Option<u64>,
+    delivered: u64,
+    interval: Option<f64>,
+    is_app_limited: bool,
+    rtt: Option<f64>,
+    prior_in_flight: u32,
+    in_flight: u32,
+    /// Packets per second when the sample is valid (`RateSample::rate_pps`).
+    rate_pps: Option<f64>,
 }
 
 #[pyclass(frozen, get_all, module = "ccsim", name = "SendSample")]
@@ -361,6 +382,42 @@ impl CongestionControl for PyPolicy {
         });
     }
 
+    fn on_rate_sample(&mut self, rs: &RateSample) -> bool {
+        if self.failed || !self.rs {
+            return false;
+        }
+        Python::attach(|py| {
+            let arg = PyRate {
+                now: secs(rs.now.as_ps()),
+                now_ps: rs.now.as_ps(),
+                total_delivered: rs.total_delivered,
+                delivered_time: secs(rs.delivered_time.as_ps()),
+                acked_sacked: rs.acked_sacked,
+                prior_delivered: rs.prior_delivered,
+                delivered: rs.delivered,
+                interval: rs.interval.map(|d| secs(d.as_ps())),
+                is_app_limited: rs.is_app_limited,
+                rtt: rs.rtt.map(|d| secs(d.as_ps())),
+                prior_in_flight: rs.prior_in_flight,
+                in_flight: rs.in_flight,
+                rate_pps: rs.rate_pps(),
+            };
+            CALLS.with(|c| c.set(c.get() + 1));
+            let r = self
+                .obj
+                .call_method1(py, intern!(py, "on_rate_sample"), (arg,))
+                .and_then(|v| v.is_truthy(py))
+                .and_then(|limited| self.read(py).map(|_| limited));
+            match r {
+                Ok(limited) => limited,
+                Err(e) => {
+                    self.fail(py, e, "on_rate_sample", rs.now);
+                    false
+                }
+            }
+        })
+    }
+
     #[inline]
     fn metrics(&self) -> CcMetrics {
         self.m
@@ -374,5 +431,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyAck>()?;
     m.add_class::<PyCongestion>()?;
     m.add_class::<PySend>()?;
+    m.add_class::<PyRate>()?;
     Ok(())
 }

@@ -11,8 +11,10 @@
 //! timer and fast retransmit at three duplicate acks, the parameters given among its
 //! own in `[flows.params]`), SACK recovery allowed (it must then follow
 //! `CongestionSample::pipe`, as the Reno family does), ECN off unless the flow asks
-//! for it, no delivery-rate samples. The recovery after a fast retransmit without
-//! SACK is Reno's unless the front end says NewReno (`ExternalInfo::recovery`).
+//! for it. What the front end reports of the policy decides the rest
+//! (`ExternalInfo`): its series, the recovery after a fast retransmit without SACK
+//! (Reno's or NewReno's), and whether it takes delivery-rate samples
+//! (as `CcPolicy::RATE_SAMPLE` declares it for a built-in policy).
 
 use super::{CcInfo, CongestionControl, LossRecoveryParams, Recovery};
 use std::sync::OnceLock;
@@ -31,6 +33,8 @@ pub struct ExternalConfig {
     pub series: &'static [&'static str],
     /// How a fast retransmit recovers without SACK.
     pub recovery: Recovery,
+    /// It takes delivery-rate samples.
+    pub rate_sample: bool,
 }
 
 impl ExternalConfig {
@@ -47,7 +51,8 @@ impl ExternalConfig {
 }
 
 /// The registry entry every external policy shares (`CcConfig::info`): SACK allowed,
-/// no ECN of its own, no rate samples; its series are its own (`ExternalConfig::series`).
+/// no ECN of its own; its series and rate samples are its own (`ExternalConfig`,
+/// `CcConfig::rate_sample`).
 pub const EXTERNAL_INFO: CcInfo = CcInfo {
     name: "external",
     aliases: &[],
@@ -69,6 +74,8 @@ pub struct ExternalInfo {
     pub series: Vec<String>,
     /// How a fast retransmit recovers without SACK.
     pub recovery: Recovery,
+    /// It takes delivery-rate samples (`CongestionControl::on_rate_sample`).
+    pub rate_sample: bool,
 }
 
 /// The flow a policy is built for.

@@ -254,6 +254,15 @@ macro_rules! registry {
                 }
             }
 
+            /// Whether the policy takes delivery-rate samples (`CcPolicy::RATE_SAMPLE`,
+            /// or what the front end reported of an external one).
+            pub fn rate_sample(&self) -> bool {
+                match self {
+                    CcConfig::External(x) => x.rate_sample,
+                    _ => self.info().rate_sample,
+                }
+            }
+
             /// The transport's default loss-recovery parameters for this policy.
             pub fn default_loss_recovery(&self) -> LossRecoveryConfig {
                 self.loss_recovery_params().defaults

@@ -1731,6 +1731,7 @@ fn external_cc<R: crate::cc::ReadParams<Error = ScenarioError>>(
         params: own,
         series: external::intern_list(&info.series),
         recovery: info.recovery,
+        rate_sample: info.rate_sample,
     };
     Ok((CcConfig::External(cfg), loss))
 }

@@ -366,7 +366,7 @@ impl WindowSender {
     ) -> Self {
         let mss = data.bits / 8;
         let cc_state = cc.build(flow, mss as u64, max_window, rng);
-        let rate_sample = cc.info().rate_sample;
+        let rate_sample = cc.rate_sample();
         let pace_recovery = cc.info().pace_recovery;
         let loss = cc.loss_recovery(loss);
         let recovery_mode = loss.recovery;
