@@ -211,13 +211,13 @@ pub fn cc_by_name(name: &str) -> Result<CcConfig, ScenarioError> {
             err(format!("'{name}' names a congestion control defined in Python; run the bench from the Python package"))
         })?;
         let info = policies.check(name, &toml::Table::new(), "").map_err(err)?;
-        return Ok(CcConfig::External(ExternalConfig {
+        return Ok(CcConfig::External(Box::new(ExternalConfig {
             name: name.to_string(),
             params: toml::Table::new(),
             series: external::intern_list(&info.series),
             recovery: info.recovery,
             rate_sample: info.rate_sample,
-        }));
+        })));
     }
     match CcConfig::ALL.iter().find(|i| i.answers_to(name)) {
         Some(info) => Ok((info.default)()),

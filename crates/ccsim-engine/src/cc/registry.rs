@@ -160,7 +160,7 @@ macro_rules! registry {
             /// A policy the front end defines (`cc = "module:Class"`, `cc::external`):
             /// validated by the front end, never read or written by serde.
             #[serde(skip)]
-            External(ExternalConfig),
+            External(Box<ExternalConfig>),
         }
 
         /// Enum dispatch of the built-in policies (smoltcp `AnyController`): no vtable;

@@ -1733,7 +1733,7 @@ fn external_cc<R: crate::cc::ReadParams<Error = ScenarioError>>(
         recovery: info.recovery,
         rate_sample: info.rate_sample,
     };
-    Ok((CcConfig::External(cfg), loss))
+    Ok((CcConfig::External(Box::new(cfg)), loss))
 }
 
 /// "a", "a or b", "a, b or c".
