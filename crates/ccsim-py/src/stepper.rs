@@ -101,7 +101,11 @@ impl Stepper {
         let fmt = fmt.to_string();
         pycc::clear_failure();
         let t0 = Instant::now();
-        let sim = py.detach(|| guarded(|| Ok(sim::Simulation::new(parse(&text, &source, &overrides, &fmt)?, seed))))?;
+        let mut sim =
+            py.detach(|| guarded(|| Ok(sim::Simulation::new(parse(&text, &source, &overrides, &fmt)?, seed))))?;
+        // The caller decides how far to go: no event limit (the last step would
+        // otherwise apply it alone, through `run_slice`).
+        sim.scenario.max_events = None;
         if let Some(f) = pycc::take_failure() {
             return Err(f.into_err(py));
         }
