@@ -312,6 +312,8 @@ def test_an_episode_ends_at_the_end_or_at_the_step_limit() -> None:
         ({"interval": "fast"}, r"option interval: .*give seconds or a time such as '10ms'"),
         ({"interval": -1}, r"option interval: -1 is not a positive time"),
         ({"reward_weights": (1, 2)}, r"option reward_weights: .*give 3 weights"),
+        ({"reward_weights": "high"}, r"option reward_weights: 'high' is not a list of numbers"),
+        ({"discrete": True, "exponents": []}, r"option exponents: empty"),
         ({"initial_window": 0}, r"option initial_window: 0 is not a whole number of packets"),
         ({"max_steps": 0}, r"option max_steps: 0 is not a positive int"),
         ({"render_mode": "human"}, r"option render_mode: 'human': this environment draws nothing"),
@@ -339,10 +341,14 @@ def test_the_policy_is_not_for_scenario_files() -> None:
         ccsim.run(sc)
 
 
-def test_import_ccsim_does_not_import_gymnasium() -> None:
+def test_import_ccsim_does_not_import_gymnasium_and_make_can_import_ccsim_gym() -> None:
     code = "import sys, ccsim; ccsim.run(ccsim.Scenario.dumbbell(1, duration='1s')); print('gymnasium' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+    # gym.make imports the module an id names before its colon.
+    code = "import gymnasium as gym; print(gym.make('ccsim.gym:ccsim/Congestion-v0').unwrapped.flows)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['flow1']"
 
 
 def test_the_example_agents_run() -> None:

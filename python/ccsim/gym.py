@@ -116,6 +116,16 @@ def _seconds(value: Any, option: str) -> float:
     return s
 
 
+def _floats(values: Any, option: str, what: str) -> list[float]:
+    try:
+        out = [float(v) for v in values]
+    except (TypeError, ValueError):
+        raise _option_error(option, f"{values!r} is not a list of numbers; give {what}") from None
+    if not all(np.isfinite(out)):
+        raise _option_error(option, f"{values!r} holds a number that is not finite; give {what}")
+    return out
+
+
 class CongestionEnv(gym.Env[np.ndarray, Any]):
     """One or more flows of a scenario under an agent's control (docs/gym.md).
 
@@ -195,10 +205,10 @@ class CongestionEnv(gym.Env[np.ndarray, Any]):
             raise _option_error("action", f"{action!r} is not 'cwnd' or 'pacing'")
         if not isinstance(discrete, bool):
             raise _option_error("discrete", f"{discrete!r} is not True or False")
-        exps = [float(e) for e in exponents]
+        exps = _floats(exponents, "exponents", "the exponents a of the factors 2**a, e.g. (-1, 0, 1)")
         if discrete and not exps:
             raise _option_error("exponents", "empty; give the exponents a of the factors 2**a")
-        weights = [float(w) for w in reward_weights]
+        weights = _floats(reward_weights, "reward_weights", "3 weights (throughput, delay, loss)")
         if len(weights) != 3:
             raise _option_error("reward_weights", f"{reward_weights!r}: give 3 weights (throughput, delay, loss)")
         if not isinstance(initial_window, int) or isinstance(initial_window, bool) or initial_window < 1:
