@@ -37,7 +37,7 @@ from conftest import REPO
 
 DOCS = (
     "README.md", "docs/cli.md", "docs/scenario-format.md", "docs/sweeps.md", "docs/extending.md",
-    "docs/python-cc.md",
+    "docs/python-cc.md", "docs/gym.md",
 )  # fmt: skip
 SKIP_MARK = "# not run by the tests:"
 NOT_RUN = ("", "text")  # output samples and synopses

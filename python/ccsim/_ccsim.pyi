@@ -112,6 +112,37 @@ class SendSample:
     @property
     def retransmission(self) -> bool: ...
 
+@final
+class Simulation:
+    """A scenario's simulation advanced step by step (what ``ccsim.gym`` drives): built
+    (its congestion controls written in Python constructed) when made, then run with
+    ``run_until`` / ``run_until_ps``, the GIL released while simulating. A Python
+    policy's failure is raised after the advance as ``CongestionControlError``. Stepping
+    gives the results of one ``run`` (the count of events aside); the scenario's
+    ``max_events`` and ``max_wall`` are not applied."""
+
+    def __new__(
+        cls, text: str, source: str, overrides: list[str] = ..., seed: int | None = None, fmt: str = "toml"
+    ) -> Simulation: ...
+    def run_until(self, t_s: float) -> bool:
+        """Run every event up to and including ``t_s`` seconds (capped at the end);
+        return whether the run reached its end."""
+    def run_until_ps(self, t_ps: int) -> bool:
+        """``run_until`` with the time in integer picoseconds."""
+    @property
+    def now_s(self) -> float: ...
+    @property
+    def now_ps(self) -> int: ...
+    @property
+    def end_s(self) -> float: ...
+    @property
+    def end_ps(self) -> int: ...
+    @property
+    def done(self) -> bool: ...
+    def results(self) -> dict[str, Any]:
+        """The results as columns (as ``run`` returns them); consumes the simulation.
+        Before the end they are partial (``stop_reason`` ``"interrupted"``)."""
+
 def check(
     text: str, source: str, overrides: list[str] = ..., fmt: str = "toml", out: str = "json"
 ) -> str:

@@ -17,6 +17,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
 mod pycc;
+mod stepper;
 
 create_exception!(_ccsim, ScenarioError, PyValueError, "A scenario (or argument) the user can fix.");
 
@@ -699,5 +700,6 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_time, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     pycc::register(m)?;
+    m.add_class::<stepper::Stepper>()?;
     Ok(())
 }
