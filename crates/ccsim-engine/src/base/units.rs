@@ -100,8 +100,20 @@ fn split_number(s: &str) -> Option<(Decimal, &str)> {
 /// "unknown rate unit 'mbps' in '10mbps' (did you mean "10Mbps"?); use one of ...": the
 /// value with the unit `unit` was likely meant to be, if one of `units` is near it.
 fn unknown_unit(s: &str, what: &str, unit: &str, units: &str) -> String {
-    // Bits per second as often written: "Mbit", "Mbit/s", "Mb/s" are "Mbps".
-    let spelt = unit.replace("bit/s", "bps").replace("bits", "bps").replace("bit", "bps").replace("b/s", "bps");
+    // Units as often written otherwise: "Mbit", "Mbit/s", "Mb/s", "Mb" are "Mbps";
+    // "msec", "sec", "seconds" are "ms", "s".
+    let spelt = match what {
+        "rate " => {
+            let s = unit.replace("bit/s", "bps").replace("bits", "bps").replace("bit", "bps").replace("b/s", "bps");
+            if s.ends_with('b') {
+                s + "ps"
+            } else {
+                s
+            }
+        }
+        "time " => unit.replace("seconds", "s").replace("second", "s").replace("secs", "s").replace("sec", "s"),
+        _ => unit.to_string(),
+    };
     let hint = crate::base::suggest::nearest(&spelt, units.split(", "))
         .map(|u| format!(" (did you mean \"{}{u}\"?)", s.trim()[..s.trim().len() - unit.len()].trim_end()))
         .unwrap_or_default();
@@ -436,6 +448,9 @@ mod tests {
         );
         assert!(parse_rate("10 Mbit").unwrap_err().contains("(did you mean \"10Mbps\"?)"));
         assert!(parse_time("20 MS").unwrap_err().contains("(did you mean \"20ms\"?)"));
+        assert!(parse_time("1 msec").unwrap_err().contains("(did you mean \"1ms\"?)"));
+        assert!(parse_rate("1Gb").unwrap_err().contains("(did you mean \"1Gbps\"?)"));
+        assert!(parse_size("1kb").unwrap_err().contains("(did you mean \"1kB\"?)"));
         assert!(parse_rate("fast").is_err());
     }
 
