@@ -71,6 +71,7 @@ def test_add_flow_lists_every_flow_kind_of_the_registry():
         ("dumbbell", {"bottleneck": "10 Mbit"}, ["bottleneck='10 Mbit'", 'did you mean "10Mbps"']),
         ("dumbbell", {"bottleneck": "10mbps"}, ["bottleneck='10mbps'", 'did you mean "10Mbps"']),
         ("dumbbell", {"delay": "20"}, ["delay='20'", "has no unit", '"20ms"']),
+        ("dumbbell", {"delay": ["10ms", "20"]}, ["delay='20'", "has no unit"]),
         ("dumbbell", {"access_delay": "1 msec"}, ["access_delay='1 msec'", 'did you mean "1ms"']),
         ("dumbbell", {"rtt_spread": "40"}, ["rtt_spread='40'", "has no unit"]),
         ("dumbbell", {"buffer": "50"}, ["buffer='50'", '"40pkt"']),

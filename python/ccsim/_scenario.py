@@ -117,6 +117,10 @@ def _unit_arg(value: Any, arg: str, kind: str, where: str) -> Any:
     '10 Mbit' (did you mean "10Mbps"?); ...``) rather than a field of the built file."""
     if value is None:
         return None
+    if isinstance(value, (list, tuple)):  # a pair [a->b, b->a], as add_link takes
+        for one in _quantity(value, arg, pair=True):
+            _unit_arg(one, arg, kind, where)
+        return value
     _quantity(value, arg)
     try:
         if kind == "buffer":
