@@ -6,7 +6,8 @@ A :class:`Scenario` is a scenario file's text (or the same schema as JSON) with 
 ``Scenario.parking_lot``, ``Scenario.builder``) writes the same dict that
 :meth:`Scenario.check` returns and that ``ccsim.run(dict)`` and :meth:`Scenario.from_dict`
 accept (docs/scenario-format.md); the engine validates it, so an error names the field as
-for a file. The builder checks only the Python types of its arguments::
+for a file. The builder checks the Python types of its arguments, and the topologies
+(dumbbell, parking lot, leaf-spine, fat-tree) the units of theirs, naming the argument::
 
     b = ccsim.Scenario.dumbbell(n_flows=10, bottleneck="10Mbps", delay="20ms",
                                 buffer="50pkt", cc="reno", rtt_spread="40ms")
@@ -75,6 +76,76 @@ def _fields(fields: dict[str, Any], what: str) -> dict[str, Any]:
         _check(value, f"{what}.{key}", allowed, "a str, number, bool, list or dict")
         out[key] = list(value) if isinstance(value, tuple) else value
     return out
+
+
+# The engine's parser of each kind of quantity a topology's argument holds.
+_PARSERS: dict[str, Callable[[str], Any]] = {
+    "rate": _ccsim.parse_rate,
+    "time": _ccsim.parse_time,
+    "size": _ccsim.parse_size,
+}
+
+
+def _parse_buffer(text: str) -> None:
+    """Check a buffer limit as the engine reads it: a packet count ("40pkt") or a size."""
+    stripped = text.strip()
+    for suffix in ("packets", "pkts", "pkt"):
+        if stripped.endswith(suffix):
+            number = stripped[: -len(suffix)].strip()
+            try:
+                whole = float(number).is_integer() and float(number) >= 1
+            except ValueError:
+                whole = False
+            if not whole:
+                raise _ccsim.ScenarioError(
+                    f"buffer: packet count {text!r} must be a whole number of at least 1, "
+                    'e.g. "40pkt"'
+                )
+            return
+    try:
+        _ccsim.parse_size(stripped)
+    except _ccsim.ScenarioError as exc:
+        raise _ccsim.ScenarioError(
+            f'{exc} (a buffer is a size like "64kB" or a packet count like "40pkt")'
+        ) from None
+
+
+def _unit_arg(value: Any, arg: str, kind: str, where: str) -> Any:
+    """A topology's argument with a unit (``kind`` "rate", "time", "size" or "buffer"),
+    read by the engine's parser now, so that an error names the argument, the value and
+    the fix (``Scenario.dumbbell: bottleneck='10 Mbit': unknown rate unit 'Mbit' in
+    '10 Mbit' (did you mean "10Mbps"?); ...``) rather than a field of the built file."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):  # a pair [a->b, b->a], as add_link takes
+        for one in _quantity(value, arg, pair=True):
+            _unit_arg(one, arg, kind, where)
+        return value
+    _quantity(value, arg)
+    try:
+        if kind == "buffer":
+            _parse_buffer(value)
+        else:
+            _PARSERS[kind](value)
+    except _ccsim.ScenarioError as exc:
+        message = str(exc)
+        prefix = f"{'size' if kind == 'buffer' else kind}: "
+        message = message[len(prefix) :] if message.startswith(prefix) else message
+        message = message[len("buffer: ") :] if message.startswith("buffer: ") else message
+        raise _ccsim.ScenarioError(f"{where}: {arg}={value!r}: {message}") from None
+    return value
+
+
+def _misplaced(defaults: dict[str, Any], meant: dict[str, str], where: str) -> None:
+    """Refuse a keyword that would go to ``[defaults]`` but is another builder's argument
+    (``Scenario.dumbbell(rate=...)``: its bottleneck's rate is ``bottleneck``)."""
+    for key, argument in meant.items():
+        if key in defaults:
+            raise _ccsim.ScenarioError(
+                f"{where}: {key}={defaults[key]!r}: not an argument of this builder (further "
+                f"keywords go to [defaults], which has no {key}); did you mean "
+                f"{argument}={defaults[key]!r}?"
+            )
 
 
 class ScenarioBuilder:
@@ -205,12 +276,17 @@ class ScenarioBuilder:
         params: dict[str, Any] | None = None,
         **fields: Any,
     ) -> ScenarioBuilder:
-        """A flow from host ``src`` to host ``dst``; ``kind`` "window" (default), "cbr" or
-        "poisson"; any other field of ``[[flows]]`` as a keyword (``start="1s"``,
-        ``rate="40kbps"``, ``on=[["0s", "300s"]]``, ``max_window="40pkt"``, ...)."""
+        """A flow from host ``src`` to host ``dst``. ``kind`` is one of the engine's flow
+        kinds (``ccsim list flow``, docs/components.md): "window" (default: a window
+        sender under the congestion control ``cc``), "cbr" (constant bit rate), "poisson"
+        (Poisson arrivals), "cadpc" (CADPC, Welzl), "rap" (RAP/GAIMD), "tfrc" (TFRC,
+        RFC 5348), "tear" (TEAR) or "voice" (Heybey's packet voice). Any other field of
+        ``[[flows]]`` as a keyword (``start="1s"``, ``rate="40kbps"``,
+        ``on=[["0s", "300s"]]``, ``max_window="40pkt"``, ...); ``params`` is the
+        ``[flows.params]`` table (the congestion control's or the rate sender's)."""
         flow: dict[str, Any] = {"name": _name(name, "flows.name")}
         if kind is not None:
-            flow["kind"] = _check(kind, "flows.kind", (str,), "'window', 'cbr' or 'poisson'")
+            flow["kind"] = _check(kind, "flows.kind", (str,), "a flow kind (`ccsim list flow`)")
         flow["from"] = _name(src, "flows.from")
         flow["to"] = _name(dst, "flows.to")
         if cc is not None:
@@ -219,6 +295,30 @@ class ScenarioBuilder:
         if params is not None:
             flow["params"] = copy.deepcopy(_check(params, "flows.params", (dict,), "a dict"))
         self._flows.append(flow)
+        return self
+
+    def flow_options(self, options: dict[str, dict[str, Any]], where: str = "flow_options") -> ScenarioBuilder:
+        """Give flows their own ``[[flows]]`` fields, over the ``[defaults]``:
+        ``{"flow5": {"cc": "cubic", "params": {"beta": 0.7}}, "flow6": {"start": "5s"}}``
+        (keys are flow names; the topologies also take a dumbbell's flow index). A field
+        given again replaces the earlier value."""
+        _check(options, where, (dict,), "a dict {flow name: {field: value}}")
+        by_name = {f["name"]: f for f in self._flows}
+        for key, fields in options.items():
+            flow = by_name.get(key) if isinstance(key, str) else None
+            if flow is None:
+                known = ", ".join(by_name) or "none"
+                raise _ccsim.ScenarioError(
+                    f"{where}: {key!r} is not a flow of this scenario; give one of {known}"
+                )
+            _check(fields, f"{where}[{key!r}]", (dict,), "a dict of [[flows]] fields")
+            for fixed in ("name", "from", "to"):
+                if fixed in fields:
+                    raise _ccsim.ScenarioError(
+                        f"{where}[{key!r}].{fixed}: the topology sets a flow's {fixed}; "
+                        "give it other fields (cc, params, start, ...)"
+                    )
+            flow.update(copy.deepcopy(_fields(fields, f"{where}[{key!r}]")))
         return self
 
     def add_workload(
@@ -412,6 +512,7 @@ def dumbbell(
     duration: str = "60s",
     name: str = "dumbbell",
     seed: int | None = None,
+    flow_options: dict[int | str, dict[str, Any]] | None = None,
     **defaults: Any,
 ) -> ScenarioBuilder:
     """``n_flows`` window flows ``flow1..flowN`` from hosts ``src1..srcN`` over routers
@@ -423,12 +524,23 @@ def dumbbell(
     access_delay). ``rtt_spread`` lengthens flow i's sender access link so that the base
     round trips are spread evenly from that up to ``rtt_spread`` more. ``cc`` and any
     further keyword (``ecn=True``, ``start_jitter="1s"``, ``data_size="1500B"``) go to
-    ``[defaults]``.
+    ``[defaults]``. ``flow_options`` gives flows their own ``[[flows]]`` fields, keyed by
+    index (1 is ``flow1``) or name: ``flow_options={5: {"cc": "cubic"}, "flow6":
+    {"start": "5s", "params": {"min_rto": "1s"}}}``. A quantity with a bad unit is
+    refused here, naming the argument (``bottleneck='10 Mbit': ... did you mean
+    "10Mbps"?``).
     """
+    where = "Scenario.dumbbell"
     _check(n_flows, "n_flows", (int,), "a positive int")
+    _misplaced(defaults, {"rate": "bottleneck", "bandwidth": "bottleneck"}, where)
+    _unit_arg(bottleneck, "bottleneck", "rate", where)
+    _unit_arg(delay, "delay", "time", where)
+    _unit_arg(buffer, "buffer", "buffer", where)
+    _unit_arg(access_rate, "access_rate", "rate", where)
+    _unit_arg(duration, "duration", "time", where)
     access = _access_rate(access_rate, bottleneck, "bottleneck")
-    base_access = _ccsim.parse_time(_quantity(access_delay, "access_delay"))
-    spread = _ccsim.parse_time(_quantity(rtt_spread, "rtt_spread")) if rtt_spread else 0.0
+    base_access = _ccsim.parse_time(_unit_arg(access_delay, "access_delay", "time", where))
+    spread = _ccsim.parse_time(_unit_arg(rtt_spread, "rtt_spread", "time", where)) if rtt_spread else 0.0
     b = ScenarioBuilder(name, duration, seed=seed)
     if cc is not None:
         b.defaults(cc=cc)
@@ -447,6 +559,24 @@ def dumbbell(
         b.add_link("right", f"dst{i}", rate=access, delay=access_delay)
     for i in range(1, n_flows + 1):
         b.add_flow(f"flow{i}", f"src{i}", f"dst{i}")
+    if flow_options is not None:
+        _check(flow_options, "flow_options", (dict,), "a dict {flow index or name: {field: value}}")
+        named = {}
+        for key, fields in flow_options.items():
+            if isinstance(key, int) and not isinstance(key, bool):
+                if not 1 <= key <= n_flows:
+                    raise _ccsim.ScenarioError(
+                        f"{where}: flow_options: flow index {key} is not in 1..{n_flows} "
+                        f"(flow1..flow{n_flows}); give an index in that range or a flow's name"
+                    )
+                key = f"flow{key}"
+            if key in named:
+                raise _ccsim.ScenarioError(
+                    f"{where}: flow_options: {key!r} is given twice (by index and by name); "
+                    "give it once"
+                )
+            named[key] = fields
+        b.flow_options(named, f"{where}: flow_options")
     return b
 
 
@@ -464,6 +594,7 @@ def parking_lot(
     duration: str = "60s",
     name: str = "parking-lot",
     seed: int | None = None,
+    flow_options: dict[str, dict[str, Any]] | None = None,
     **defaults: Any,
 ) -> ScenarioBuilder:
     """Routers ``r0..rN`` in a chain of links ``hop1..hopN`` (``rate``, ``delay``,
@@ -471,9 +602,19 @@ def parking_lot(
     on r0, ``long-dst`` on rN) and ``cross_flows`` flows cross each hop i alone
     (``cross<i>``, or ``cross<i>-<j>`` for several; hosts ``<flow>-src`` on r(i-1) and
     ``<flow>-dst`` on r(i)). Access links: ``access_rate`` (default ten times ``rate``)
-    and ``access_delay``. ``cc`` and further keywords go to ``[defaults]``."""
+    and ``access_delay``. ``cc`` and further keywords go to ``[defaults]``;
+    ``flow_options`` gives flows their own ``[[flows]]`` fields by name
+    (``flow_options={"long": {"cc": "cubic"}}``)."""
+    where = "Scenario.parking_lot"
     _check(n_hops, "n_hops", (int,), "a positive int")
     _check(cross_flows, "cross_flows", (int,), "an int")
+    _misplaced(defaults, {"bottleneck": "rate", "bandwidth": "rate"}, where)
+    _unit_arg(rate, "rate", "rate", where)
+    _unit_arg(delay, "delay", "time", where)
+    _unit_arg(buffer, "buffer", "buffer", where)
+    _unit_arg(access_rate, "access_rate", "rate", where)
+    _unit_arg(access_delay, "access_delay", "time", where)
+    _unit_arg(duration, "duration", "time", where)
     access = _access_rate(access_rate, rate, "rate")
     b = ScenarioBuilder(name, duration, seed=seed)
     if cc is not None:
@@ -497,6 +638,8 @@ def parking_lot(
         b.add_link(f"r{last}", f"{flow}-dst", rate=access, delay=access_delay)
     for flow, _, _ in flows:
         b.add_flow(flow, f"{flow}-src", f"{flow}-dst")
+    if flow_options is not None:
+        b.flow_options(flow_options, f"{where}: flow_options")
     return b
 
 
@@ -547,6 +690,14 @@ def leaf_spine(
     for v, what in ((leaves, "leaves"), (hosts_per_leaf, "hosts_per_leaf"), (spines, "spines")):
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise TypeError(f"{what}: expected a positive int, got {v!r}")
+    where = "Scenario.leaf_spine"
+    _misplaced(defaults, {"rate": "host_rate (and uplink_rate)", "bottleneck": "uplink_rate"}, where)
+    for value, arg, kind in (
+        (host_rate, "host_rate", "rate"), (uplink_rate, "uplink_rate", "rate"),
+        (delay, "delay", "time"), (buffer, "buffer", "buffer"), (duration, "duration", "time"),
+        (min_rto, "min_rto", "time"),
+    ):  # fmt: skip
+        _unit_arg(value, arg, kind, where)
     b = ScenarioBuilder(name, duration, seed=seed, routing=routing)
     b.defaults(**_datacenter_defaults(min_rto, defaults))
     for leaf in range(leaves):
@@ -590,6 +741,13 @@ def fat_tree(
     64-byte acks, ``min_rto`` 10 ms)."""
     if not isinstance(k, int) or isinstance(k, bool) or k < 2 or k % 2:
         raise TypeError(f"k: expected an even int of at least 2, got {k!r}")
+    where = "Scenario.fat_tree"
+    _misplaced(defaults, {"bottleneck": "rate", "host_rate": "rate", "uplink_rate": "rate"}, where)
+    for value, arg, kind in (
+        (rate, "rate", "rate"), (delay, "delay", "time"), (buffer, "buffer", "buffer"),
+        (duration, "duration", "time"), (min_rto, "min_rto", "time"),
+    ):  # fmt: skip
+        _unit_arg(value, arg, kind, where)
     half = k // 2
     b = ScenarioBuilder(name, duration, seed=seed, routing=routing)
     b.defaults(**_datacenter_defaults(min_rto, defaults))
@@ -686,7 +844,10 @@ class Scenario:
         """Return a copy with the override ``key=value`` added.
 
         ``value`` may be a string (read as a TOML value when it parses as one, else as a
-        string, exactly like ``--set``), a bool, an int, a float or a list of those.
+        string, exactly like ``--set``), a bool, an int, a float, or a list or dict of
+        those: a dict is a TOML inline table, as ``--set KEY='{ a = 1, b = "x" }'``
+        (``set("flows.f.params", {"beta": 0.7})`` replaces the whole ``params`` table;
+        ``set("flows.f.params.beta", 0.7)`` sets one key of it).
         """
         if not isinstance(key, str) or not key or "=" in key:
             raise _ccsim.ScenarioError(
@@ -783,7 +944,12 @@ def _override_value(value: Any) -> str:
         return value
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_toml_item(v) for v in value) + "]"
-    raise TypeError(f"cannot use a {type(value).__name__} as an override value")
+    if isinstance(value, dict):
+        return _toml_table(value)
+    raise TypeError(
+        f"cannot use a {type(value).__name__} as an override value; give a str, bool, int, "
+        "float, list or dict"
+    )
 
 
 def _toml_item(value: Any) -> str:
@@ -792,6 +958,19 @@ def _toml_item(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_toml_item(v) for v in value) + "]"
     return _override_value(value)
+
+
+def _toml_table(table: dict[Any, Any]) -> str:
+    """A dict as a TOML inline table: ``{ beta = 0.7, "a b" = "x" }``."""
+    items = []
+    for key, value in table.items():
+        if not isinstance(key, str):
+            raise TypeError(f"an override's table keys are strings, got {type(key).__name__} {key!r}")
+        if value is None:
+            raise TypeError(f"{key}: None is not a TOML value; leave the key out for its default")
+        bare = key and all(c.isascii() and (c.isalnum() or c in "-_") for c in key)
+        items.append(f"{key if bare else json.dumps(key)} = {_toml_item(value)}")
+    return "{ " + ", ".join(items) + " }" if items else "{}"
 
 
 def loads(text: str | dict[str, Any], source: str = "<string>") -> Scenario:
@@ -832,8 +1011,21 @@ def load(path: str | os.PathLike[str]) -> Scenario:
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl-C stopped a run. ``results`` holds what was simulated until then, marked
-    partial (``results.raw["partial"]`` is true, ``stop_reason`` is "interrupted")."""
+    """Raised by :func:`ccsim.run` when Ctrl-C (SIGINT; in Jupyter, the kernel's
+    interrupt) stops a run. ``results`` holds what was simulated until then, marked
+    partial (``results.partial`` and ``results.raw["partial"]`` are true,
+    ``results.stop_reason`` is "interrupted", ``results.sim_time_s`` is how far it got).
+
+    A subclass of ``KeyboardInterrupt``: code that does not catch it stops as on any
+    Ctrl-C. To keep the partial results::
+
+        try:
+            results = ccsim.run(scenario)
+        except ccsim.Interrupted as exc:
+            results = exc.results      # partial: up to exc.results.sim_time_s
+
+    ``ccsim run`` prints the partial results and exits with status 130.
+    """
 
     def __init__(self, results: Results) -> None:
         super().__init__(f"interrupted at {results.sim_time_s:g} s simulated")

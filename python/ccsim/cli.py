@@ -155,6 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print every registry as the Markdown page docs/components.md (no WHAT)",
     )
+    p.add_argument(
+        "--scenarios",
+        action="store_true",
+        help="print the built-in scenario files `ccsim run NAME` takes, each with its "
+        "description (no WHAT)",
+    )
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser(
@@ -545,13 +551,29 @@ def scenario_file(name: str) -> Path:
     """FILE as given, or the built-in scenario of that name when no such file exists
     (``ccsim run keshav-s1`` works wherever ccsim is installed)."""
     path = Path(name)
-    if path.exists() or path.suffix or "/" in name or os.sep in name:
-        return path
     from ccsim import scenarios
+
+    if path.exists():
+        return path
+    if path.suffix or "/" in name or os.sep in name:
+        # A file that is not there: a near name beside it, else a near built-in one.
+        beside = sorted(p.name for p in path.parent.glob("*.toml")) if path.parent.is_dir() else []
+        near = scenarios.nearest(path.name, beside)
+        if near is not None:
+            raise CliError(f"{name}: no such file; did you mean {path.parent / near}?")
+        guess = scenarios.nearest(path.stem)
+        if guess is not None:
+            raise CliError(f"{name}: no such file; did you mean `ccsim run {guess}` (built in)?")
+        return path
 
     if name in scenarios.names():
         return scenarios.scenario_path(name)
-    return path
+    guess = scenarios.nearest(name)
+    hint = f"did you mean `ccsim run {guess}`? " if guess else ""
+    raise CliError(
+        f"{name}: no such file, and no built-in scenario of that name; {hint}"
+        "`ccsim list --scenarios` lists the built-in ones"
+    )
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -880,6 +902,10 @@ def _sum_flows(entries: list[dict[str, Any]], name: str) -> dict[str, Any]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    if args.scenarios:
+        if args.markdown or args.what != "reproductions":
+            raise CliError("list: --scenarios lists the scenario files; give no WHAT or --markdown with it")
+        return _list_scenarios()
     if args.markdown:
         if args.what != "reproductions":
             raise CliError("list: --markdown prints every registry; give no WHAT with it")
@@ -906,6 +932,19 @@ def cmd_list(args: argparse.Namespace) -> int:
     width = max(len(r.name) for r in entries)
     for r in entries:
         print(f"{r.name:<{width}}  {r.description}")
+    return 0
+
+
+def _list_scenarios() -> int:
+    """Each built-in scenario file (the names ``ccsim run NAME`` takes): its name and its
+    ``[scenario].description`` (else its leading comment's first line)."""
+    from ccsim import scenarios
+
+    names = scenarios.names()
+    width = max((len(n) for n in names), default=0)
+    for name in names:
+        print(f"{name:<{width}}  {scenarios.description(scenarios.scenario_path(name))}")
+    print(f"(`ccsim run NAME` runs one; the files are in {scenarios.scenarios_dir()})")
     return 0
 
 

@@ -265,9 +265,13 @@ def _module(name: str) -> tuple[ModuleType, str]:
     try:
         target = _REGISTRY[name]
     except KeyError:
+        from ccsim.scenarios import nearest
+
         known = ", ".join(_REGISTRY)
+        guess = nearest(name, list(_REGISTRY))
+        hint = f" (did you mean {guess!r}?)" if guess else ""
         raise UnknownReproduction(
-            f"no reproduction named {name!r}; known: {known} (see `ccsim list`)"
+            f"no reproduction named {name!r}{hint}; known: {known} (see `ccsim list`)"
         ) from None
     module, _, key = target.partition(":")
     return importlib.import_module(f"{__name__}.{module}"), key

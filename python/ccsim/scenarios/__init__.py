@@ -14,6 +14,7 @@ Resolution order of :func:`scenarios_dir`:
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 
 from ccsim import _ccsim
@@ -49,3 +50,59 @@ def scenario_path(name: str) -> Path:
             "reinstall ccsim or unset CCSIM_SCENARIOS"
         )
     return path
+
+
+def description(path: Path) -> str:
+    """A scenario file's one-line description: its ``[scenario].description``, else the
+    first line of its leading comment, else ""."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        scenario = tomllib.loads(text).get("scenario", {})
+    except tomllib.TOMLDecodeError:
+        scenario = {}
+    if isinstance(scenario, dict) and isinstance(scenario.get("description"), str):
+        return " ".join(scenario["description"].split())
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        if line.lstrip("# ").strip():
+            return line.lstrip("# ").strip()
+    return ""
+
+
+def nearest(name: str, candidates: list[str] | None = None) -> str | None:
+    """The built-in scenario (or one of ``candidates``) ``name`` was meant to be: one
+    equal but for case, ``_`` for ``-`` or a ``.toml`` suffix (``keshav_s1`` ->
+    ``keshav-s1``), else the closest within 2 edits (1 for up to four characters; a swap of
+    two neighbours is one edit), as the engine suggests names (base/suggest.rs)."""
+    known = names() if candidates is None else candidates
+
+    def norm(text: str) -> str:
+        text = text.lower().replace("_", "-")
+        return text[: -len(".toml")] if text.endswith(".toml") else text
+
+    wanted = norm(name)
+    for candidate in known:
+        if norm(candidate) == wanted:
+            return candidate
+    limit = 1 if len(wanted) <= 4 else 2
+    scored = [(_distance(wanted, norm(c)), c) for c in known]
+    best = min(scored, default=None)
+    return best[1] if best is not None and best[0] <= limit else None
+
+
+def _distance(a: str, b: str) -> int:
+    """Optimal string alignment distance: insertions, deletions, substitutions and swaps
+    of two neighbours, each one edit."""
+    d = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) + 1):
+        d[i][0] = i
+    for j in range(len(b) + 1):
+        d[0][j] = j
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]

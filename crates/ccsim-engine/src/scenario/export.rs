@@ -12,7 +12,7 @@
 
 use super::{Conversations, Flow, FlowSpec, Link, QdiscConfig, Routing, Sampling, Scenario};
 use crate::base::time::SimDuration;
-use crate::base::units::{fmt_bits, fmt_rate, fmt_time};
+use crate::base::units::{fmt_bits, fmt_rate, fmt_size, fmt_time};
 use crate::cc::{CcConfig, LossRecoveryConfig};
 use serde::ser::{Error as _, SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
@@ -156,8 +156,8 @@ impl Serialize for FlowOut<'_> {
                     t.serialize_entry("size", &format!("{n}pkt"))?;
                 }
                 t.serialize_entry("cc", cc.name())?;
-                t.serialize_entry("data_size", &format!("{data_size}B"))?;
-                t.serialize_entry("ack_size", &format!("{ack_size}B"))?;
+                t.serialize_entry("data_size", &fmt_size(u64::from(*data_size)))?;
+                t.serialize_entry("ack_size", &fmt_size(u64::from(*ack_size)))?;
                 t.serialize_entry("max_window", &format!("{max_window}pkt"))?;
                 t.serialize_entry("out_of_order", if receiver.keep_out_of_order { "keep" } else { "discard" })?;
                 t.serialize_entry("delayed_ack", &receiver.delayed_ack.is_some())?;

@@ -389,7 +389,11 @@ fn raw_from_table(
     serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| match again() {
         Ok(table) => {
             let field = validate::readable_path(&table, e.path());
-            ScenarioError::new(source, field, explain_serde(e.inner().message().trim().to_string()))
+            ScenarioError::new(
+                source,
+                field,
+                explain_serde(crate::base::suggest::with_serde_hint(e.inner().message().trim())),
+            )
         }
         Err(e) => e,
     })
@@ -455,6 +459,36 @@ mod tests {
         let e = parse(&text.replace("colour = 1", "start = 5"), "f.toml", &[]).unwrap_err();
         assert_eq!(e.field, "flows.f.start");
         assert!(e.message.contains("has no unit"), "{}", e.message);
+    }
+
+    #[test]
+    fn misspelt_names_keys_and_values_get_a_suggestion() {
+        let text = format!(
+            "{MIN}[[links]]\nname = \"l\"\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\n[[flows]]\nname = \"flow5\"\nfrom = \"a\"\nto = \"b\"\n"
+        );
+        let message = |overrides: &[&str]| {
+            let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+            let e = parse(&text, "f.toml", &o).unwrap_err();
+            format!("{}: {}", e.field, e.message)
+        };
+        // Case first: "Reno" and "RENO" are "reno", "FQ" is "fq".
+        assert!(message(&["defaults.cc=Reno"]).contains("(did you mean 'reno'?)"));
+        assert!(message(&["defaults.cc=RENO"]).contains("(did you mean 'reno'?)"));
+        assert!(message(&["defaults.qdisc=FQ"]).contains("(did you mean 'fq'?)"));
+        // A swap of two neighbours is one edit: "dealy" is "delay" (a key of serde's).
+        let m = message(&["links.l.dealy=\"5ms\""]);
+        assert!(m.starts_with("links.l.dealy: unknown field `dealy` (did you mean `delay`?), expected"), "{m}");
+        // Values of serde's enums, flow kinds, parameters of a cc, element names.
+        let m = message(&["flows.flow5.rtt_sample=\"Newest\""]);
+        assert!(m.contains("(did you mean \"newest\"?)"), "{m}");
+        assert!(message(&["flows.flow5.kind=windwo"]).contains("unknown flow kind 'windwo' (did you mean \"window\"?)"));
+        let m = message(&["flows.flow5.cc=reno", "flows.flow5.params.min_rot=\"1s\""]);
+        assert!(m.contains("unknown parameter for cc 'reno' (did you mean 'min_rto'?); valid:"), "{m}");
+        let m = message(&["flows.Flow5.cc=reno"]);
+        assert!(m.contains("has no element named 'Flow5' (did you mean 'flow5'?)"), "{m}");
+        // Nothing near: no suggestion.
+        assert!(!message(&["defaults.cc=quic"]).contains("did you mean"));
+        assert!(!message(&["links.l.colour=1"]).contains("did you mean"));
     }
 
     #[test]

@@ -84,7 +84,10 @@ fn set_one(doc: &mut Value, segs: &[&str], value: Value) -> Result<(), String> {
                 };
                 let Some(idx) = idx else {
                     let names: Vec<String> = a.iter().filter_map(element_name).collect();
-                    return Err(format!("{} has no element named '{seg}'; known: {}", here(), names.join(", ")));
+                    let hint = crate::base::suggest::nearest(seg, names.iter().map(String::as_str))
+                        .map(|n| format!(" (did you mean '{n}'?)"))
+                        .unwrap_or_default();
+                    return Err(format!("{} has no element named '{seg}'{hint}; known: {}", here(), names.join(", ")));
                 };
                 if last {
                     return Err(format!("cannot replace a whole element of {}; set one of its fields", here()));

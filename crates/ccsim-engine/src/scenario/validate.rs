@@ -7,6 +7,7 @@ use super::{
     Change, ChannelSpec, Conversations, ElementSpec, Flow, FlowSpec, Link, Node, Phase, QdiscConfig, Routing, Sampling,
     Scenario, ScenarioError,
 };
+use crate::base::suggest::{nearest, with_serde_hint, with_value_hint};
 use crate::base::time::SimDuration;
 use crate::base::units::{self, Limit};
 use crate::cc::{CcConfig, LossRecoveryConfig};
@@ -69,7 +70,7 @@ pub(super) struct Ctx<'a> {
 
 impl Ctx<'_> {
     pub(super) fn err(&self, field: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
-        ScenarioError::new(self.source, field, msg)
+        ScenarioError::new(self.source, field, with_value_hint(&msg.into()))
     }
 
     fn text<'v>(&self, field: &str, v: &'v Value, example: &str) -> Result<&'v str, ScenarioError> {
@@ -175,7 +176,7 @@ impl Ctx<'_> {
             let inner = readable_path(table, e.path());
             let path = if inner.is_empty() || inner == "?" { field.to_string() } else { format!("{field}.{inner}") };
             // serde quotes names with backticks; scenario files write strings in quotes.
-            let msg = e.inner().message().trim().replace('`', "\"");
+            let msg = with_serde_hint(e.inner().message().trim()).replace('`', "\"");
             let msg = if msg.starts_with("unknown field") || msg.starts_with("missing field") {
                 format!("{msg}; see docs/scenario-format.md")
             } else {
@@ -1660,8 +1661,11 @@ fn cc_config(
     let named = |mut e: ScenarioError| {
         if e.message.starts_with("unknown field ") {
             let info = CcConfig::ALL.iter().find(|i| i.answers_to(name));
-            let valid = info.map(|i| i.parameters().join(", ")).unwrap_or_default();
-            e.message = format!("unknown parameter for cc '{name}'; valid: {valid}");
+            let params = info.map(|i| i.parameters()).unwrap_or_default();
+            let given = e.field.rsplit('.').next().unwrap_or_default();
+            let hint =
+                nearest(given, params.iter().copied()).map(|n| format!(" (did you mean '{n}'?)")).unwrap_or_default();
+            e.message = format!("unknown parameter for cc '{name}'{hint}; valid: {}", params.join(", "));
         }
         e
     };
@@ -1746,27 +1750,6 @@ fn or_list<S: AsRef<str>>(names: &[S]) -> String {
             format!("{} or {}", rest.join(", "), last.as_ref())
         }
     }
-}
-
-/// The candidate closest to `name` by edit distance (Levenshtein), if it is within 2
-/// edits and fewer edits than `name` has characters (so "bic" suggests nothing).
-fn nearest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let distance = |a: &str, b: &str| {
-        let b: Vec<char> = b.chars().collect();
-        let mut row: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.chars().enumerate() {
-            let mut diag = row[0];
-            row[0] = i + 1;
-            for (j, &cb) in b.iter().enumerate() {
-                let next = (diag + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
-                diag = row[j + 1];
-                row[j + 1] = next;
-            }
-        }
-        row[b.len()]
-    };
-    let limit = 2.min(name.chars().count().saturating_sub(1));
-    candidates.map(|c| (distance(name, c), c)).filter(|&(d, _)| d <= limit).min_by_key(|&(d, _)| d).map(|(_, c)| c)
 }
 
 /// The disciplines of the registry for an error message: "use "fcfs" (drop-tail), "fq"
