@@ -34,6 +34,7 @@ except ImportError as exc:  # pragma: no cover - only without a build
 from typing import TYPE_CHECKING, Any
 
 from ccsim._scenario import Interrupted, Scenario, ScenarioBuilder, load, loads, run
+from ccsim._warnings import ScenarioWarning
 from ccsim.results import Results
 
 if TYPE_CHECKING:
@@ -66,6 +67,7 @@ __all__ = [
     "Scenario",
     "ScenarioBuilder",
     "ScenarioError",
+    "ScenarioWarning",
     "SweepError",
     "SweepResults",
     "__version__",
