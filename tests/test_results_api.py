@@ -7,9 +7,8 @@ import pickle
 import warnings
 from html.parser import HTMLParser
 
-import pytest
-
 import ccsim
+import pytest
 from ccsim.cli import main
 
 NET = """

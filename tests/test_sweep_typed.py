@@ -8,7 +8,6 @@ from html.parser import HTMLParser
 
 import ccsim
 import duckdb
-import pytest
 from ccsim import _sweep, _sweepdb
 from conftest import DATA
 
