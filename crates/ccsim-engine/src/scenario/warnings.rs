@@ -57,42 +57,38 @@ pub(super) fn collect(sc: &Scenario, measure_start_given: bool) -> Vec<Warning> 
     for (i, f) in sc.flows.iter().enumerate() {
         let field = |key: &str| format!("flows.{}.{key}", f.name);
         match &f.spec {
-            FlowSpec::Rate { cfg: RateFlowConfig::Cadpc(c), .. } => {
-                if !data_channels(i).iter().any(|&ch| ptp[ch]) {
-                    out.push(Warning {
-                        field: field("kind"),
-                        message: format!(
-                            "CADPC flow '{}' learns its rate only from PTP records, and no channel on its path \
+            FlowSpec::Rate { cfg: RateFlowConfig::Cadpc(c), .. } if !data_channels(i).iter().any(|&ch| ptp[ch]) => {
+                out.push(Warning {
+                    field: field("kind"),
+                    message: format!(
+                        "CADPC flow '{}' learns its rate only from PTP records, and no channel on its path \
                              ({}) has a ptp element: it stays at its initial_rate ({} bit/s) for the whole run",
-                            f.name,
-                            route(i),
-                            c.initial_rate
-                        ),
-                        fix: "add a ptp element on the channels of its path, e.g. [[elements]] kind = \"ptp\" \
+                        f.name,
+                        route(i),
+                        c.initial_rate
+                    ),
+                    fix: "add a ptp element on the channels of its path, e.g. [[elements]] kind = \"ptp\" \
                               at = \"<router>-><next>\" (docs/scenario-format.md, \"Elements\")"
-                            .into(),
-                    });
-                }
+                        .into(),
+                });
             }
-            FlowSpec::Window { cc, sender, .. } if sender.ecn => {
-                if !data_channels(i).iter().any(|&ch| marks[ch]) {
-                    let why = match cc.info().ecn_echo {
-                        Some(_) => format!("its policy '{}' needs ECN and sets it", cc.name()),
-                        None => "ecn = true".to_string(),
-                    };
-                    out.push(Warning {
-                        field: field("ecn"),
-                        message: format!(
-                            "flow '{}' sends ECN-capable packets ({why}), but no channel on its path ({}) has a \
+            FlowSpec::Window { cc, sender, .. } if sender.ecn && !data_channels(i).iter().any(|&ch| marks[ch]) => {
+                let why = match cc.info().ecn_echo {
+                    Some(_) => format!("its policy '{}' needs ECN and sets it", cc.name()),
+                    None => "ecn = true".to_string(),
+                };
+                out.push(Warning {
+                    field: field("ecn"),
+                    message: format!(
+                        "flow '{}' sends ECN-capable packets ({why}), but no channel on its path ({}) has a \
                              discipline that marks them: it will see no ECN mark, only losses",
-                            f.name,
-                            route(i)
-                        ),
-                        fix: "give a channel of its path a marking discipline, e.g. qdisc = { kind = \"red\", \
+                        f.name,
+                        route(i)
+                    ),
+                    fix: "give a channel of its path a marking discipline, e.g. qdisc = { kind = \"red\", \
                               ecn = true } (or codel, fq_codel, pie with ecn = true), or leave ecn out"
-                            .into(),
-                    });
-                }
+                        .into(),
+                });
             }
             _ => {}
         }
