@@ -22,75 +22,85 @@ use crate::element::ElementConfig;
 use crate::transport::RateFlowConfig;
 use std::collections::HashMap;
 
-/// The warnings of a validated scenario, in flow order then the others.
-/// `measure_start_given`: the file set `[measure].start`.
+/// The warnings of a validated scenario: per kind one warning, naming the first flows
+/// concerned and how many there are. `measure_start_given`: the file set
+/// `[measure].start`.
 pub(super) fn collect(sc: &Scenario, measure_start_given: bool) -> Vec<Warning> {
     let mut out = Vec::new();
-    let channels = 2 * sc.links.len();
-    let mut ptp = vec![false; channels];
-    for e in &sc.elements {
-        if matches!(e.config, ElementConfig::Ptp(_)) {
-            ptp[e.channel] = true;
+    // Candidates first, so that a scenario without any pays for nothing more.
+    let cadpc: Vec<usize> = (0..sc.flows.len())
+        .filter(|&i| matches!(&sc.flows[i].spec, FlowSpec::Rate { cfg: RateFlowConfig::Cadpc(_), .. }))
+        .collect();
+    let ecn: Vec<usize> = (0..sc.flows.len())
+        .filter(|&i| matches!(&sc.flows[i].spec, FlowSpec::Window { sender, .. } if sender.ecn))
+        .collect();
+    if !cadpc.is_empty() || !ecn.is_empty() {
+        let channels = 2 * sc.links.len();
+        let mut ptp = vec![false; channels];
+        for e in &sc.elements {
+            if matches!(e.config, ElementConfig::Ptp(_)) {
+                ptp[e.channel] = true;
+            }
         }
-    }
-    let marks: Vec<bool> = sc.links.iter().flat_map(|l| l.dirs.iter().map(|d| qdisc_marks(&d.qdisc))).collect();
-    let pairs: HashMap<(usize, usize), usize> =
-        sc.links.iter().enumerate().map(|(i, l)| ((l.a.min(l.b), l.a.max(l.b)), i)).collect();
-    // The channels a flow's data crosses (every channel for an ECMP flow).
-    let data_channels = |i: usize| -> Vec<usize> {
-        if sc.ecmp_flows.binary_search(&i).is_ok() {
-            return (0..channels).collect();
-        }
-        sc.flows[i]
-            .path
-            .windows(2)
-            .filter_map(|hop| {
-                let l = *pairs.get(&(hop[0].min(hop[1]), hop[0].max(hop[1])))?;
-                Some(2 * l + usize::from(sc.links[l].a != hop[0]))
+        let marks: Vec<bool> = if ecn.is_empty() {
+            vec![false; channels]
+        } else {
+            sc.links.iter().flat_map(|l| l.dirs.iter().map(|d| qdisc_marks(&d.qdisc))).collect()
+        };
+        let pairs: HashMap<(usize, usize), usize> =
+            sc.links.iter().enumerate().map(|(i, l)| ((l.a.min(l.b), l.a.max(l.b)), i)).collect();
+        let (any_ptp, any_marks) = (ptp.contains(&true), marks.contains(&true));
+        // Whether flow `i`'s data crosses a channel flagged in `on` (an ECMP flow: any
+        // channel, its path being chosen at run time).
+        let crosses = |i: usize, on: &[bool], any: bool| -> bool {
+            if sc.ecmp_flows.binary_search(&i).is_ok() {
+                return any;
+            }
+            sc.flows[i].path.windows(2).any(|hop| {
+                pairs
+                    .get(&(hop[0].min(hop[1]), hop[0].max(hop[1])))
+                    .is_some_and(|&l| on[2 * l + usize::from(sc.links[l].a != hop[0])])
             })
-            .collect()
-    };
-    let route = |i: usize| -> String {
-        let names: Vec<&str> = sc.flows[i].path.iter().map(|&n| sc.nodes[n].name.as_str()).collect();
-        names.join(" -> ")
-    };
-    for (i, f) in sc.flows.iter().enumerate() {
-        let field = |key: &str| format!("flows.{}.{key}", f.name);
-        match &f.spec {
-            FlowSpec::Rate { cfg: RateFlowConfig::Cadpc(c), .. } if !data_channels(i).iter().any(|&ch| ptp[ch]) => {
-                out.push(Warning {
-                    field: field("kind"),
-                    message: format!(
-                        "CADPC flow '{}' learns its rate only from PTP records, and no channel on its path \
-                             ({}) has a ptp element: it stays at its initial_rate ({} bit/s) for the whole run",
-                        f.name,
-                        route(i),
-                        c.initial_rate
-                    ),
-                    fix: "add a ptp element on the channels of its path, e.g. [[elements]] kind = \"ptp\" \
-                              at = \"<router>-><next>\" (docs/scenario-format.md, \"Elements\")"
-                        .into(),
-                });
-            }
-            FlowSpec::Window { cc, sender, .. } if sender.ecn && !data_channels(i).iter().any(|&ch| marks[ch]) => {
-                let why = match cc.info().ecn_echo {
-                    Some(_) => format!("its policy '{}' needs ECN and sets it", cc.name()),
-                    None => "ecn = true".to_string(),
-                };
-                out.push(Warning {
-                    field: field("ecn"),
-                    message: format!(
-                        "flow '{}' sends ECN-capable packets ({why}), but no channel on its path ({}) has a \
-                             discipline that marks them: it will see no ECN mark, only losses",
-                        f.name,
-                        route(i)
-                    ),
-                    fix: "give a channel of its path a marking discipline, e.g. qdisc = { kind = \"red\", \
-                              ecn = true } (or codel, fq_codel, pie with ecn = true), or leave ecn out"
-                        .into(),
-                });
-            }
-            _ => {}
+        };
+        let silent: Vec<usize> = cadpc.into_iter().filter(|&i| !crosses(i, &ptp, any_ptp)).collect();
+        if let Some(&first) = silent.first() {
+            let FlowSpec::Rate { cfg: RateFlowConfig::Cadpc(c), .. } = &sc.flows[first].spec else { unreachable!() };
+            out.push(Warning {
+                field: format!("flows.{}.kind", sc.flows[first].name),
+                message: format!(
+                    "CADPC {} learn{} the rate only from PTP records, and no channel on the path ({}) has a ptp \
+                     element: {} at its initial_rate ({} bit/s) for the whole run",
+                    flows_named(sc, &silent),
+                    if silent.len() == 1 { "s" } else { "" },
+                    route(sc, first),
+                    if silent.len() == 1 { "it stays" } else { "each stays" },
+                    c.initial_rate
+                ),
+                fix: "add a ptp element on the routers' outgoing channels of the path, e.g. [[elements]] \
+                      kind = \"ptp\" at = \"<router>-><next>\" (docs/scenario-format.md, \"Elements\")"
+                    .into(),
+            });
+        }
+        let unmarked: Vec<usize> = ecn.into_iter().filter(|&i| !crosses(i, &marks, any_marks)).collect();
+        if let Some(&first) = unmarked.first() {
+            let FlowSpec::Window { cc, .. } = &sc.flows[first].spec else { unreachable!() };
+            let why = match cc.info().ecn_echo {
+                Some(_) => format!("its policy '{}' needs ECN and turns it on", cc.name()),
+                None => "ecn = true".to_string(),
+            };
+            out.push(Warning {
+                field: format!("flows.{}.ecn", sc.flows[first].name),
+                message: format!(
+                    "{} send{} ECN-capable packets ({why}), but no channel on the path ({}) has a discipline \
+                     that marks them: no ECN mark will come, only losses",
+                    flows_named(sc, &unmarked),
+                    if unmarked.len() == 1 { "s" } else { "" },
+                    route(sc, first)
+                ),
+                fix: "give a channel of the path a marking discipline, e.g. qdisc = { kind = \"red\", ecn = true } \
+                      (or codel, fq_codel, pie with ecn = true), or leave ecn out"
+                    .into(),
+            });
         }
     }
     let measures = !sc.delays.is_empty() || !sc.windows.is_empty() || sc.delays_all || sc.windows_all;
@@ -104,6 +114,25 @@ pub(super) fn collect(sc: &Scenario, measure_start_given: bool) -> Vec<Warning> 
         });
     }
     out
+}
+
+/// How many flows shown by name in a warning; the others are counted.
+const NAMED: usize = 3;
+
+/// "flow 'a'", or "flows 'a', 'b', 'c' and 7 more (10 flows)".
+fn flows_named(sc: &Scenario, flows: &[usize]) -> String {
+    let names: Vec<String> = flows.iter().take(NAMED).map(|&i| format!("'{}'", sc.flows[i].name)).collect();
+    match flows.len() {
+        1 => format!("flow {}", names[0]),
+        n if n <= NAMED => format!("flows {}", names.join(", ")),
+        n => format!("flows {} and {} more ({n} flows)", names.join(", "), n - NAMED),
+    }
+}
+
+/// The node names of flow `i`'s path, "a -> r -> b".
+fn route(sc: &Scenario, i: usize) -> String {
+    let names: Vec<&str> = sc.flows[i].path.iter().map(|&n| sc.nodes[n].name.as_str()).collect();
+    names.join(" -> ")
 }
 
 /// Whether a discipline configured so may set CE on ECN-capable packets: an `ecn`
@@ -187,11 +216,20 @@ delay = "10ms"
     }
 
     #[test]
+    fn many_flows_alike_make_one_warning() {
+        let four = "[[flows]]\nname = \"f\"\ncount = 4\nfrom = \"src\"\nto = \"dst\"\necn = true\n";
+        let w = warnings(four, &[]);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].0, "flows.f1.ecn");
+        assert!(w[0].1.starts_with("flows 'f1', 'f2', 'f3' and 1 more (4 flows) send ECN-capable"), "{}", w[0].1);
+    }
+
+    #[test]
     fn a_policy_that_needs_ecn_is_named() {
         let dctcp = "[[flows]]\nname = \"d1\"\nfrom = \"src\"\nto = \"dst\"\ncc = \"dctcp\"\n";
         let w = warnings(dctcp, &[]);
         assert_eq!(w.len(), 1);
-        assert!(w[0].1.contains("'dctcp' needs ECN"), "{}", w[0].1);
+        assert!(w[0].1.contains("its policy 'dctcp' needs ECN"), "{}", w[0].1);
     }
 
     #[test]
