@@ -151,7 +151,7 @@ def _write(text: str, name: str = "scenario.toml"):
 
 
 def test_cadpc_without_ptp_warns_on_load_and_run() -> None:
-    with pytest.warns(ccsim.ScenarioWarning, match="flows.c1.kind: CADPC flow 'c1'.*no channel on its path") as rec:
+    with pytest.warns(ccsim.ScenarioWarning, match="flows.c1.kind: CADPC flow 'c1'.*no channel on the path") as rec:
         scenario = ccsim.loads(CADPC, "cadpc.toml")
     w = rec[0].message
     assert isinstance(w, ccsim.ScenarioWarning)
