@@ -166,16 +166,16 @@ def test_sweep_fct_summary_is_the_t_interval_of_the_per_seed_percentiles(tmp_pat
     rates = ["8Mbps", "16Mbps"]
     sweep = ccsim.sweep(scenario, {"links.a-b.rate": rates}, seeds=3, jobs=1)
     fct = sweep.fct()
-    assert list(fct.columns) == ["case_id", "links.a-b.rate", "seed", "name", "from", "to",
+    assert list(fct.columns) == ["case_id", "links.a-b.rate_Mbps", "seed", "name", "from", "to",
                                  "size_bytes", "completed", "fct_s", "ideal_fct_s",
                                  "slowdown"]  # fmt: skip
     assert len(fct) == 2 * 3 * 3
     summary = sweep.fct_summary()
-    assert list(summary.columns) == ["links.a-b.rate", "bucket", "stat", "flows", "completed",
+    assert list(summary.columns) == ["links.a-b.rate_Mbps", "bucket", "stat", "flows", "completed",
                                      "n", "mean", "std", "ci_low", "ci_high", "half_width"]  # fmt: skip
     # 2 rates x 4 buckets x 8 statistics, in case order.
     assert len(summary) == 2 * 4 * 8
-    assert list(summary["links.a-b.rate"].drop_duplicates()) == rates
+    assert list(summary["links.a-b.rate_Mbps"].drop_duplicates()) == [8, 16]
     for rate in rates:
         # The per-seed numbers, each from a run of its own.
         runs = [ccsim.run(scenario.with_overrides([f"links.a-b.rate={rate}"]), seed=s)
@@ -185,7 +185,8 @@ def test_sweep_fct_summary_is_the_t_interval_of_the_per_seed_percentiles(tmp_pat
         mean = sum(per_seed) / 3
         std = math.sqrt(sum((x - mean) ** 2 for x in per_seed) / 2)
         half = T_975_2 * std / math.sqrt(3)
-        row = summary[(summary["links.a-b.rate"] == rate) & (summary["bucket"] == "0B-100kB")
+        mbps = int(rate.removesuffix("Mbps"))
+        row = summary[(summary["links.a-b.rate_Mbps"] == mbps) & (summary["bucket"] == "0B-100kB")
                       & (summary["stat"] == "slowdown_p99")].iloc[0]  # fmt: skip
         assert (row["flows"], row["completed"], row["n"]) == (9, 9, 3)
         assert row["mean"] == pytest.approx(mean, rel=1e-12)
@@ -193,7 +194,7 @@ def test_sweep_fct_summary_is_the_t_interval_of_the_per_seed_percentiles(tmp_pat
         assert row["half_width"] == pytest.approx(half, rel=1e-9)
         assert (row["ci_low"], row["ci_high"]) == pytest.approx((mean - half, mean + half), rel=1e-9)
         # An empty bucket: no flows, no value from any seed.
-        empty = summary[(summary["links.a-b.rate"] == rate) & (summary["bucket"] == "10MB+")]
+        empty = summary[(summary["links.a-b.rate_Mbps"] == mbps) & (summary["bucket"] == "10MB+")]
         assert set(empty["flows"]) == {0} and set(empty["n"]) == {0}
         assert empty["mean"].isna().all()
     # A 90% interval is narrower, by t(0.95, 2) = 2.919985580355516 over t(0.975, 2).
@@ -206,10 +207,10 @@ def test_sweep_fct_summary_is_the_t_interval_of_the_per_seed_percentiles(tmp_pat
         sweep.fct_summary(by=["nope"])
 
     # The figure: one line per bucket with flows completed, the interval as error bars.
-    paths = plots.fct_sweep_plot(summary, "links.a-b.rate", tmp_path / "p99.png")
+    paths = plots.fct_sweep_plot(summary, "links.a-b.rate_Mbps", tmp_path / "p99.png")
     assert paths == [tmp_path / "p99.png"] and paths[0].stat().st_size > 0
     with pytest.raises(ValueError, match="no fct_p42"):
-        plots.fct_sweep_plot(summary, "links.a-b.rate", tmp_path / "x.png", stat="fct_p42")
+        plots.fct_sweep_plot(summary, "links.a-b.rate_Mbps", tmp_path / "x.png", stat="fct_p42")
 
 
 def test_sweep_report_plots_the_slowdown_percentiles_across_seeds(tmp_path):
@@ -218,7 +219,7 @@ def test_sweep_report_plots_the_slowdown_percentiles_across_seeds(tmp_path):
                 jobs=1)  # fmt: skip
     page = report.write_report(db).read_text(encoding="utf-8")
     assert "Flow completion times across seeds (95% confidence intervals)" in page
-    assert "p99 slowdown by links.a-b.rate" in page and "One line per size bucket" in page
+    assert "p99 slowdown by links.a-b.rate_Mbps" in page and "One line per size bucket" in page
     # A sweep without finite flows has no such section.
     plain = tmp_path / "plain.duckdb"
     ccsim.sweep(DATA / "minimal.toml", {"defaults.cc": ["reno", "tahoe"]}, db=plain, jobs=1)

@@ -185,7 +185,7 @@ def test_sweep_report_shows_cases_and_confidence_intervals(tmp_path):
     assert text.count("<td>done</td>") == 6  # the six cases
     # The mean and CI of reno1's goodput at 1 Mbps, computed here from the flows table.
     flows = sweep.flows
-    values = flows[(flows["name"] == "reno1") & (flows["links.bottleneck.rate"] == "1Mbps")]
+    values = flows[(flows["name"] == "reno1") & (flows["links.bottleneck.rate_Mbps"] == 1)]
     values = values["goodput_bps"].astype(float)
     assert len(values) == 3
     mean = values.mean()

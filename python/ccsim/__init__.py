@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ccsim._pycc import CongestionControl, Flow
 from ccsim._scenario import Interrupted, Scenario, ScenarioBuilder, load, loads, run
+from ccsim._warnings import ScenarioWarning
 from ccsim.results import Results
 
 if TYPE_CHECKING:
@@ -71,6 +72,7 @@ __all__ = [
     "Scenario",
     "ScenarioBuilder",
     "ScenarioError",
+    "ScenarioWarning",
     "SweepError",
     "SweepResults",
     "__version__",

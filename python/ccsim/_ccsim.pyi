@@ -148,7 +148,8 @@ def check(
 ) -> str:
     """Validate a scenario (TOML, or JSON in the same schema with ``fmt="json"``); return
     it in the scenario-file schema with every default filled in, as JSON or TOML text
-    (``out="json"`` or ``"toml"``), or ``""`` with ``out="none"`` (validation only)."""
+    (``out="json"`` or ``"toml"``), or ``""`` with ``out="none"`` (validation only), or
+    its warnings as a JSON list of ``{field, message, fix}`` with ``out="warnings"``."""
 
 def run(
     text: str,
@@ -160,6 +161,7 @@ def run(
     max_events: int | None = None,
     max_wall_s: float | None = None,
     out: str = "columns",
+    warn: Callable[[str], object] | None = None,
 ) -> dict[str, Any] | str:
     """Run a scenario (TOML, or JSON with ``fmt="json"``); return the results as columns
     (``out="columns"``, read by ``ccsim.Results.from_columns``) or as the results JSON
@@ -182,7 +184,8 @@ def run(
     checked (the run stops and the results come back with ``"partial": true,
     "stop_reason": "interrupted"``; so does a ``KeyboardInterrupt`` raised by the
     callback), ``progress(sim_time_s, end_s, events)`` is called and ``max_wall_s``
-    enforced."""
+    enforced. ``warn``, if given, is called once before the run with the scenario's
+    warnings as ``check(out="warnings")`` gives them, when it has any."""
 
 @overload
 def bench(

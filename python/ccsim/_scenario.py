@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ccsim import _ccsim
+from ccsim import _ccsim, _warnings
 from ccsim.results import Results
 
 # The builder ------------------------------------------------------------------------------
@@ -983,8 +983,9 @@ def loads(text: str | dict[str, Any], source: str = "<string>") -> Scenario:
         scenario = Scenario.from_dict(text, source if source != "<string>" else "<dict>")
     else:
         scenario = Scenario(text, source)
-    # Validation only: the export that check() adds (and its JSON) is not needed here.
-    _ccsim.check(scenario.text, scenario.source, list(scenario.overrides), scenario.fmt, "none")
+    # Validation only (the export check() adds is not needed here), and its warnings.
+    found = _ccsim.check(scenario.text, scenario.source, list(scenario.overrides), scenario.fmt, "warnings")
+    _warnings.emit(_warnings.parse(found, scenario.source))
     return scenario
 
 
@@ -1092,6 +1093,12 @@ def run(
             f"{scenario.source}: progress: {progress!r} is not True, False, None or a "
             "callable progress(sim_time_s, end_s, events)"
         )
+    found: list[_warnings.ScenarioWarning] = []
+
+    def warn(text: str) -> None:
+        found.extend(_warnings.parse(text, scenario.source))
+        _warnings.emit(found)
+
     start = time.perf_counter()
     try:
         payload = _ccsim.run(
@@ -1103,12 +1110,14 @@ def run(
             callback,
             max_events,
             None if max_wall is None else float(max_wall),
+            warn=warn,
         )
     finally:
         if bar is not None:
             bar.close()
     wall = time.perf_counter() - start
     results = Results.from_columns(payload)
+    results._warnings = found
     # The engine reads no clock; if the binding did not time the run, time it here.
     if not results.wall_time_s:
         results._set_wall_time(wall)

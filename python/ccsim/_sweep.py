@@ -274,6 +274,65 @@ def _typed(value: str) -> Any:
     return parsed if isinstance(parsed, (bool, int, float, str)) else value
 
 
+# The base unit of each family: a column whose values come in several units of one
+# family holds numbers in it.
+_BASE_UNITS = {"time": "s", "rate": "bps", "size": "B", "packets": "pkt"}
+
+
+def _with_unit(values: list[str]) -> tuple[str, dict[str, int | float]] | None:
+    """Swept values that are all numbers with a unit of one family (``10pkt``,
+    ``20ms``, ``1Mbps``): (the unit, value string -> number in that unit); the unit is
+    theirs when they share one, else the family's base unit (``s``, ``bps``, ``B``).
+    Numbers are exact (``Decimal``), an ``int`` when whole. ``None`` otherwise."""
+    parsed = []
+    for value in values:
+        match = _NUMBER.match(value.strip())
+        if not match or match.group(2) not in _UNITS:
+            return None
+        parsed.append((Decimal(match.group(1)), match.group(2)))
+    units = {u for _, u in parsed}
+    families = {_UNITS[u][0] for u in units}
+    if len(families) != 1:
+        return None
+    unit = units.pop() if len(units) == 1 else _BASE_UNITS[families.pop()]
+    scale = _UNITS[unit][1]
+
+    def number(d: Decimal, u: str) -> int | float:
+        x = d * _UNITS[u][1] / scale
+        return int(x) if x == x.to_integral_value() else float(x)
+
+    return unit, {v: number(d, u) for v, (d, u) in zip(values, parsed, strict=True)}
+
+
+def key_layout(
+    grid: list[tuple[str, list[str]]], legacy: bool = False
+) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]]]:
+    """Per swept parameter, its key column: (parameter -> value string -> column value,
+    [(column name, DuckDB type)]). Numbers with units are numbers in a column named
+    ``KEY_UNIT`` (``links.bottleneck.buffer_pkt``); other values are typed as TOML reads
+    them (``2``, ``0.5``, ``true``) under the key itself, or text when mixed. ``legacy``:
+    the layout of sweep format 1, numbers with units as text under the key."""
+    from ccsim._sweepdb import value_type
+
+    column_values: dict[str, dict[str, Any]] = {}
+    key_types: list[tuple[str, str]] = []
+    for key, values in grid:
+        typed = {v: _typed(v) for v in values}
+        sql = value_type(list(typed.values()))
+        column = key
+        if sql == "VARCHAR":  # mixed or text: the strings as given
+            units = None if legacy else _with_unit(values)
+            if units is not None:
+                column = f"{key}_{units[0]}"
+                typed = dict(units[1])
+                sql = value_type(list(typed.values()))
+            else:
+                typed = {v: t if isinstance(t, str) else v for v, t in typed.items()}
+        column_values[key] = typed
+        key_types.append((column, sql))
+    return column_values, key_types
+
+
 # Plan ---------------------------------------------------------------------------
 
 
@@ -298,6 +357,13 @@ class Plan:
     keys: Keys
     digest: str
 
+    def use_legacy_keys(self) -> None:
+        """Key columns as sweep format 1 wrote them (resuming such a file)."""
+        from ccsim._sweepdb import Keys
+
+        self.column_values, key_types = key_layout(self.params, legacy=True)
+        self.keys = Keys(tuple(key_types))
+
     @property
     def definition(self) -> dict[str, Any]:
         """What a rerun into the same database must match."""
@@ -314,8 +380,8 @@ class Plan:
 
     def key_values(self, case: Case) -> dict[str, Any]:
         values = {
-            key: self.column_values[key][value]
-            for (key, _), value in zip(self.params, case.values, strict=True)
+            column: self.column_values[key][value]
+            for (key, _), (column, _), value in zip(self.params, self.keys.params, case.values, strict=True)
         }
         return {"case_id": case.case_id, **values, "seed": case.seed}
 
@@ -426,17 +492,9 @@ def make_plan(
         for seed in seed_list if seed_list is not None else [checked["scenario"]["seed"]]:
             cases.append(Case(len(cases), tuple(combo), seed))
 
-    from ccsim._sweepdb import Keys, value_type
+    from ccsim._sweepdb import Keys
 
-    column_values: dict[str, dict[str, Any]] = {}
-    key_types = []
-    for key, values in grid:
-        typed = {v: _typed(v) for v in values}
-        sql = value_type(list(typed.values()))
-        if sql == "VARCHAR":  # mixed or text: the strings as given
-            typed = {v: t if isinstance(t, str) else v for v, t in typed.items()}
-        column_values[key] = typed
-        key_types.append((key, sql))
+    column_values, key_types = key_layout(grid)
     return Plan(
         scenario=scenario,
         name=name,
@@ -556,6 +614,7 @@ def _open_database(
     from ccsim import _sweepdb
 
     meta = {
+        "param_columns": [column for column, _ in plan.keys.params],
         "definition": plan.definition,
         "scenario_source": plan.scenario.source,
         "scenario_text": plan.scenario.text,
@@ -600,8 +659,10 @@ def _open_database(
                             f"{names.db} {path}: is a DuckDB database but not a ccsim sweep "
                             f"(it has no sweep table); give another {names.db}"
                         )
-                    same_format = stored["format"] == _sweepdb.FORMAT
+                    same_format = stored["format"] in _sweepdb.READABLE_FORMATS
                     if same_format and stored["definition"] == plan.definition:
+                        if stored["format"] == 1:
+                            plan.use_legacy_keys()  # resumed in the layout it has
                         return database, lock, _sweepdb.prepare(con)
                     if not force and not same_format:
                         raise SweepError(

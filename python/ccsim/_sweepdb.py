@@ -44,7 +44,11 @@ import pandas as pd
 
 from ccsim._sweepcase import SweepError
 
-FORMAT = 1  # version of this layout; stored in the sweep table
+# Version of this layout, stored in the sweep table. 2: a swept parameter whose values
+# are numbers with units is a number column named KEY_UNIT (format 1 kept them as text
+# under KEY), and the sweep table lists the key columns (param_columns).
+FORMAT = 2
+READABLE_FORMATS = (1, 2)  # read, and resumed in their own layout
 
 META_TABLE = "sweep"
 CASES_TABLE = "cases"
@@ -67,6 +71,7 @@ META_COLUMNS = (
     ("scenario_text", "VARCHAR"),
     ("ccsim_version", "VARCHAR"),
     ("created_at", "TIMESTAMP"),
+    ("param_columns", "VARCHAR"),  # JSON: the swept parameters' columns, in order
 )
 RESERVED_TABLES = {META_TABLE, CASES_TABLE}
 
@@ -196,7 +201,7 @@ def initialize(
     with _transaction(con):
         create_table(con, META_TABLE, META_COLUMNS)
         con.execute(
-            f"INSERT INTO {META_TABLE} VALUES (?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO {META_TABLE} VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
                 FORMAT,
                 json.dumps(meta["definition"], sort_keys=True),
@@ -204,6 +209,7 @@ def initialize(
                 meta["scenario_text"],
                 meta["ccsim_version"],
                 _now(),
+                json.dumps(meta["param_columns"]),
             ],
         )
         create_table(con, CASES_TABLE, [*keys.columns(), *CASE_COLUMNS])
@@ -224,6 +230,11 @@ def read_meta(con: duckdb.DuckDBPyConnection) -> dict[str, Any] | None:
         return None
     meta = dict(zip(names, row, strict=True))
     meta["definition"] = json.loads(meta["definition"])
+    # Format 1 named every key column by its parameter's key.
+    columns = meta.get("param_columns")
+    meta["param_columns"] = (
+        json.loads(columns) if columns else [key for key, _ in meta["definition"]["params"]]
+    )
     return meta
 
 

@@ -75,6 +75,8 @@ class SweepResults:
             meta = _sweepdb.read_meta(con)
             assert meta is not None
             self.definition: dict[str, Any] = meta["definition"]
+            self.format: int = meta["format"]
+            self._param_columns: list[str] = meta["param_columns"]
             self.scenario_source: str = meta["scenario_source"]
             self.counts: dict[str, int] = _sweepdb.case_counts(con)
 
@@ -85,8 +87,10 @@ class SweepResults:
 
     @property
     def params(self) -> list[str]:
-        """The swept parameters, as their columns are named."""
-        return [key for key, _ in self.definition["params"]]
+        """The swept parameters, as their columns are named: the key, or ``KEY_UNIT``
+        for numbers with units (``links.bottleneck.buffer_pkt``; files of sweep format 1
+        keep those as text under the key)."""
+        return list(self._param_columns)
 
     @property
     def key_columns(self) -> list[str]:
@@ -96,6 +100,14 @@ class SweepResults:
         where = self.path if self.path is not None else "memory"
         counts = ", ".join(f"{n} {status}" for status, n in sorted(self.counts.items()))
         return f"<ccsim.SweepResults {where}: params={self.params} cases: {counts}>"
+
+    def _repr_html_(self) -> str:
+        """The summary Jupyter shows: the database, the swept parameters and their
+        values, the case counts, and per combination the mean total goodput and Jain's
+        fairness index over its seeds."""
+        from ccsim._html import sweep_html
+
+        return sweep_html(self)
 
     @property
     def tables(self) -> list[str]:

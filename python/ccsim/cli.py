@@ -14,6 +14,7 @@ import statistics
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +27,7 @@ import ccsim
 from ccsim import _ccsim, _progress, _tables, components, reproduce
 from ccsim._benchcases import CASES
 from ccsim._benchcases import build as build_case
+from ccsim._warnings import ScenarioWarning
 from ccsim.components import (
     cc_registry,
     element_registry,
@@ -33,6 +35,7 @@ from ccsim.components import (
     param_text,
     qdisc_registry,
 )
+from ccsim.results import jain_index
 
 EXIT_USAGE = 2
 
@@ -576,10 +579,31 @@ def scenario_file(name: str) -> Path:
     )
 
 
+@contextmanager
+def _scenario_warnings(show: bool) -> Iterator[None]:
+    """Scenario warnings (ccsim.ScenarioWarning) issued inside: printed on stderr as
+    ``ccsim: warning: ...`` with ``show``, else left out; other warnings as before."""
+
+    def print_one(message: Any, category: Any, *rest: Any, **kw: Any) -> None:
+        if issubclass(category, ScenarioWarning):
+            _print_warning(str(message))
+        else:
+            previous(message, category, *rest, **kw)
+
+    with warnings.catch_warnings():
+        previous = warnings.showwarning
+        warnings.simplefilter("always" if show else "ignore", ScenarioWarning)
+        warnings.showwarning = print_one
+        yield
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from ccsim import output
 
-    scenario = ccsim.load(scenario_file(args.file)).with_overrides(args.overrides)
+    # The warnings of the scenario as run (its overrides applied) are printed once,
+    # before the run, by ccsim.run below.
+    with _scenario_warnings(show=False):
+        scenario = ccsim.load(scenario_file(args.file)).with_overrides(args.overrides)
     if args.max_events == 0:
         raise CliError("--max-events 0: give a positive number of events")
     if args.max_wall is not None and not args.max_wall > 0:
@@ -605,13 +629,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     interrupted = False
     started = output.clock()
     try:
-        results = ccsim.run(
-            scenario,
-            seed=args.seed,
-            progress=not args.quiet,
-            max_events=args.max_events,
-            max_wall=args.max_wall,
-        )
+        with _scenario_warnings(show=not args.quiet):
+            results = ccsim.run(
+                scenario,
+                seed=args.seed,
+                progress=not args.quiet,
+                max_events=args.max_events,
+                max_wall=args.max_wall,
+            )
     except ccsim.Interrupted as exc:
         results = exc.results
         interrupted = True
@@ -876,8 +901,7 @@ def _flow_aggregates(flows: list[dict[str, Any]]) -> str:
     """One line: total goodput, mean/min/max per flow, Jain's fairness index."""
     goodputs = [float(f["goodput_bps"]) for f in flows]
     total = sum(goodputs)
-    squares = sum(x * x for x in goodputs)
-    jain = total * total / (len(goodputs) * squares) if squares > 0 else None
+    jain = jain_index(goodputs)
     return (
         f"All {len(flows)} flows: goodput {fmt_rate(total)} in total; per flow mean "
         f"{fmt_rate(total / len(goodputs))}, min {fmt_rate(min(goodputs))}, max "
@@ -1235,7 +1259,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.parquet is not None and args.parquet.exists() and not args.parquet.is_dir():
         raise CliError(f"--parquet {args.parquet}: is a file; give a directory")
     db = args.db if args.db is not None else Path("out") / f"sweep-{Path(args.file).stem}.duckdb"
-    scenario = ccsim.load(scenario_file(args.file)).with_overrides(args.overrides)
+    with _scenario_warnings(show=not getattr(args, "quiet", False)):
+        scenario = ccsim.load(scenario_file(args.file)).with_overrides(args.overrides)
     results = _sweep.run_sweep(
         scenario,
         params,

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ccsim._warnings import ScenarioWarning
+
 # numpy and pandas are imported where used, so `import ccsim` (and so every CLI command)
 # starts quickly.
 
@@ -50,6 +52,11 @@ class Results:
     ``phase_links``/``interval_links`` one row per (period, channel); ``series()`` gives
     time series. ``raw`` is the results JSON as a dict.
 
+    Properties are what a run recorded, read as they are (the tables, ``series_names``,
+    ``warnings``, the scalars); methods compute or select with arguments
+    (``series(name)``, ``fairness(metric, flows)``, ``fct()``). ``series_names`` may
+    also be called, ``r.series_names()``, and gives the same list.
+
     A run's results come from the engine as columns (:meth:`from_columns`): the tables
     are built straight from NumPy arrays, and ``raw`` is rebuilt from them only when
     first asked for (at 10^5 flows that takes seconds; prefer the tables). Results read
@@ -65,6 +72,7 @@ class Results:
             )
         self._raw: dict[str, Any] | None = raw
         self._cols: _Columns | None = None
+        self._warnings: list[ScenarioWarning] = []
 
     @classmethod
     def from_json(cls, text: str) -> Results:
@@ -76,17 +84,26 @@ class Results:
         self = cls.__new__(cls)
         self._raw = None
         self._cols = _Columns(payload)
+        self._warnings = []
         return self
 
     def __getstate__(self) -> dict[str, Any]:
         # Columns pickle as arrays; the dict, if built, is rebuilt on demand instead.
         if self._cols is not None:
-            return {"_raw": None, "_cols": self._cols}
-        return {"_raw": self._raw, "_cols": None}
+            return {"_raw": None, "_cols": self._cols, "_warnings": self._warnings}
+        return {"_raw": self._raw, "_cols": None, "_warnings": self._warnings}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._raw = state["_raw"]
         self._cols = state["_cols"]
+        self._warnings = state.get("_warnings", [])
+
+    @property
+    def warnings(self) -> list[ScenarioWarning]:
+        """The scenario's warnings (:class:`ccsim.ScenarioWarning`: settings that do
+        nothing, each with ``field``, ``message`` and ``fix``), as issued before the run;
+        empty for results read from JSON."""
+        return list(self._warnings)
 
     @property
     def raw(self) -> dict[str, Any]:
@@ -105,6 +122,13 @@ class Results:
             f"<ccsim.Results scenario={self.scenario!r} seed={self.seed} "
             f"sim_time_s={self.sim_time_s} flows={self.n_flows} links={self.n_links}>"
         )
+
+    def _repr_html_(self) -> str:
+        """The summary Jupyter shows: scenario, seed, duration, stop reason, warnings,
+        the flows with their goodput, and Jain's fairness index."""
+        from ccsim._html import results_html
+
+        return results_html(self)
 
     # Scalars -----------------------------------------------------------------------
 
@@ -276,10 +300,34 @@ class Results:
     # Time series -------------------------------------------------------------------
 
     @property
-    def series_names(self) -> list[str]:
+    def series_names(self) -> _Names:
+        """The names of the recorded series, in order (a list; calling it,
+        ``series_names()``, gives the same list)."""
         if self._cols is not None:
-            return list(self._cols.series["name"])
-        return [s["name"] for s in self.raw.get("series", [])]
+            return _Names(self._cols.series["name"])
+        return _Names(s["name"] for s in self.raw.get("series", []))
+
+    def fairness(self, metric: str = "goodput", flows: Sequence[str] | None = None) -> float | None:
+        """Jain's fairness index (Jain, Chiu and Hawe, DEC-TR-301, 1984) of ``metric``
+        over ``flows``: (sum x)^2 / (n sum x^2), 1 when all are equal, 1/n when one flow
+        has everything; ``None`` when no flow has a positive value.
+
+        ``metric`` is a column of :attr:`flows` or its name without the unit
+        (``"goodput"`` is ``goodput_bps``); ``flows`` the flow names (default: every
+        flow). The CLI's summary line prints the same index."""
+        table = self.flows
+        column = metric if metric in table.columns else f"{metric}_bps"
+        if column not in table.columns:
+            numeric = [c for c in table.columns if table[c].dtype.kind in "iuf"]
+            raise KeyError(f"no flow column {metric!r} (numeric columns: {', '.join(numeric)})")
+        if flows is not None:
+            names = list(flows)
+            unknown = [n for n in names if n not in set(table["name"])]
+            if unknown:
+                known = ", ".join(repr(n) for n in table["name"])
+                raise KeyError(f"no flow named {unknown[0]!r} (known: {known})")
+            table = table[table["name"].isin(names)]
+        return jain_index([float(x) for x in table[column]])
 
     @property
     def series_sample_s(self) -> float | None:
@@ -469,6 +517,23 @@ def _gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+class _Names(list):  # type: ignore[type-arg]
+    """A list of names that also answers a call with itself (``series_names()``)."""
+
+    def __call__(self) -> list[str]:
+        return list(self)
+
+
+def jain_index(values: Sequence[float]) -> float | None:
+    """Jain's fairness index (sum x)^2 / (n sum x^2) of ``values``; ``None`` when none
+    is positive (no flow got anything: no share to compare)."""
+    total = sum(values)
+    squares = sum(x * x for x in values)
+    if not values or squares <= 0:
+        return None
+    return total * total / (len(values) * squares)
 
 
 def _np(buf: Any, dtype: str) -> Any:

@@ -163,6 +163,7 @@ pub fn dumbbell_cc(
         measure_start: crate::base::time::SimDuration::ZERO,
         changes: vec![],
         elements: vec![],
+        warnings: vec![],
     })
 }
 

@@ -81,6 +81,7 @@ fn check(
             match out.as_str() {
                 "toml" => Ok(sc.to_toml()),
                 "none" => Ok(String::new()),
+                "warnings" => Ok(serde_json::to_string(&sc.warnings).expect("warnings serialise")),
                 _ => Ok(scenario::to_json(&sc)),
             }
         })
@@ -95,7 +96,7 @@ fn check(
 /// the callback), `progress(sim_time_s, end_s, events)` is called if given, and
 /// `max_wall_s` (or the scenario's `max_wall`) is enforced.
 #[pyfunction]
-#[pyo3(signature = (text, source, overrides=Vec::new(), seed=None, fmt="toml", progress=None, max_events=None, max_wall_s=None, out="columns"))]
+#[pyo3(signature = (text, source, overrides=Vec::new(), seed=None, fmt="toml", progress=None, max_events=None, max_wall_s=None, out="columns", warn=None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -108,6 +109,7 @@ fn run(
     max_events: Option<u64>,
     max_wall_s: Option<f64>,
     out: &str,
+    warn: Option<Py<PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let json = match out {
         "columns" => false,
@@ -133,6 +135,10 @@ fn run(
             Ok(sim::Simulation::new(sc, seed))
         })
     })?;
+    // The scenario's warnings (JSON), to `warn` before the run starts.
+    if let (Some(cb), false) = (&warn, sim.scenario.warnings.is_empty()) {
+        cb.call1(py, (serde_json::to_string(&sim.scenario.warnings).expect("warnings serialise"),))?;
+    }
     let wall_limit = max_wall_s.or(sim.scenario.max_wall.map(|d| d.as_secs_f64()));
     let end_s = sim.end().as_secs_f64();
     let mut sizes = slices::Slices::default();

@@ -268,7 +268,8 @@ def fig12(out_dir: Path, progress: Progress, bandwidths: tuple[int, ...] = BANDW
         "flows.c.count": list(counts),
         "defaults.data_size": ["1000B", "500B"],
     }, out_dir, "fig12")  # fmt: skip
-    cases = _summarise(res, ["links.bottleneck.rate", "flows.c.count", "defaults.data_size"], "c")
+    # Swept numbers with units are number columns named with the unit (docs/sweeps.md).
+    cases = _summarise(res, ["links.bottleneck.rate_Mbps", "flows.c.count", "defaults.data_size_B"], "c")
     # The smoothness factor a (section 3.2): the same cells at 1000 B with a = 0.25 and 1.
     progress.step(f"welzl fig12 a sweep: {len(a_bandwidths) * len(counts) * len(a_others)} runs")
     a_res = _sweep(sc, {
@@ -276,12 +277,12 @@ def fig12(out_dir: Path, progress: Progress, bandwidths: tuple[int, ...] = BANDW
         "flows.c.count": list(counts),
         "flows.c.params.a": a_others,
     }, out_dir, "fig12-a")  # fmt: skip
-    a_cases = _summarise(a_res, ["links.bottleneck.rate", "flows.c.count", "flows.c.params.a"], "c")
+    a_cases = _summarise(a_res, ["links.bottleneck.rate_Mbps", "flows.c.count", "flows.c.params.a"], "c")
     progress.done()
     grid: dict[tuple[str, int, str], dict[str, Any]] = {}
     for c in cases:
-        rate = int(str(c["links.bottleneck.rate"]).removesuffix("Mbps"))
-        grid[(c["defaults.data_size"], rate, int(c["flows.c.count"]))] = c
+        rate = int(c["links.bottleneck.rate_Mbps"])
+        grid[(f"{int(c['defaults.data_size_B'])}B", rate, int(c["flows.c.count"]))] = c
     rows: list[Row] = []
     tables: list[Table] = []
     figures: list[Path] = []
@@ -335,7 +336,7 @@ def fig12(out_dir: Path, progress: Progress, bandwidths: tuple[int, ...] = BANDW
         (0.5, b, n): grid[("1000B", b, n)] for b in a_bandwidths for n in counts
     }
     for c in a_cases:
-        rate = int(str(c["links.bottleneck.rate"]).removesuffix("Mbps"))
+        rate = int(c["links.bottleneck.rate_Mbps"])
         a_grid[(float(c["flows.c.params.a"]), rate, int(c["flows.c.count"]))] = c
     measured = _fig12_claims(grid, a_grid, bandwidths, counts, a_bandwidths)
     return _report("welzl-fig12", rows, tables, out_dir, figures, notes, measured)

@@ -52,6 +52,9 @@ pub struct FlowResult {
     /// Size of the flow's data packets, bits.
     pub packet_bits: u32,
     pub cc: Option<String>,
+    /// The window sender runs SACK loss recovery (RFC 6675; `sack = true`); false for
+    /// every other flow.
+    pub sack: bool,
     pub from: String,
     pub to: String,
     pub sent_pkts: u64,
@@ -413,6 +416,7 @@ pub(crate) fn flow_numbers(
         kind: String::new(),
         packet_bits: (flow_size(&f.spec) * 8.0) as u32,
         cc: None,
+        sack: matches!(&f.spec, FlowSpec::Window { sender, .. } if sender.sack),
         from: String::new(),
         to: String::new(),
         sent_pkts: c.sent,

@@ -11,6 +11,7 @@ mod overrides;
 pub mod raw;
 mod topology;
 mod validate;
+mod warnings;
 pub mod workload;
 
 use crate::base::time::SimDuration;
@@ -69,6 +70,25 @@ impl fmt::Display for ScenarioError {
 }
 
 impl std::error::Error for ScenarioError {}
+
+/// A configuration that is valid but does nothing the user may expect (`warnings.rs`):
+/// the field at fault, what happens instead, and how to fix it. Validation collects
+/// them on the `Scenario`; the front ends show them once before a run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// Dotted path of the field, e.g. "flows.c1.kind".
+    pub field: String,
+    /// What the run will do instead.
+    pub message: String,
+    /// How to make the configuration do what it says.
+    pub fix: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}; {}", self.field, self.message, self.fix)
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Node {
@@ -304,6 +324,9 @@ pub struct Scenario {
     pub measure_start: SimDuration,
     pub changes: Vec<Change>,
     pub elements: Vec<ElementSpec>,
+    /// Valid configurations that silently do nothing (`Warning`), in field order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
 }
 
 /// Parses, overrides and validates a scenario file's text.

@@ -240,7 +240,8 @@ pub fn validate(mut f: raw::File, source: &str, read: super::ReadFile) -> Result
     let elements = elements(cx, &f, &net)?;
     let Net { nodes, links, .. } = net;
 
-    Ok(Scenario {
+    let measure_start_given = f.measure.start.is_some();
+    let mut sc = Scenario {
         name: f.scenario.name,
         description: f.scenario.description,
         duration,
@@ -284,7 +285,10 @@ pub fn validate(mut f: raw::File, source: &str, read: super::ReadFile) -> Result
         measure_start: measured.measure_start,
         changes,
         elements,
-    })
+        warnings: Vec::new(),
+    };
+    sc.warnings = super::warnings::collect(&sc, measure_start_given);
+    Ok(sc)
 }
 
 /// `[scenario]`: the name and the duration (the other header fields are read last).
@@ -1803,6 +1807,16 @@ fn check_series(
             }
             _ => false,
         };
+        if !ok && !matches!(f.spec, FlowSpec::Window { .. }) {
+            return Err(cx.err(
+                field,
+                format!(
+                    "'{s}': flow '{entity}' is a {} flow, which records no time series (only window flows do); \
+                     its goodput is in the flows table, and over time with [measure].interval",
+                    f.spec.kind()
+                ),
+            ));
+        }
         if !ok {
             return Err(cx.err(field, format!("'{s}': flow '{entity}' has no series '{metric}' (window flows: cwnd, ssthresh, outstanding, rtt, rate, and their policy's own: {})", cc_extra(f))));
         }
