@@ -1478,8 +1478,9 @@ def _bench_cc(name: str) -> str:
     names = [c["name"] for c in cc_registry()]
     if name in names or ":" in name:
         return name
+    choices = ", ".join(f"'{n}'" for n in names)
     raise argparse.ArgumentTypeError(
-        f"invalid choice: '{name}' (choose from {', '.join(names)}, or module:Class)"
+        f"invalid choice: '{name}' (choose from {choices}, or a Python class as module:Class)"
     )
 
 
