@@ -96,7 +96,7 @@ test: $(BUILD_STAMP) debian-packages
 lint: $(BUILD_STAMP)
 	cargo fmt --all --check
 	PYO3_PYTHON=$(BIN)/python cargo clippy --workspace --all-targets -- -D warnings
-	$(BIN)/ruff check python tests validation
+	$(BIN)/ruff check python tests validation examples
 	$(BIN)/python -m mypy.stubtest ccsim._ccsim --allowlist tests/lint/stubtest-allowlist.txt
 	$(BIN)/python tests/lint/comments.py
 	$(BIN)/python tests/lint/imports.py
