@@ -55,12 +55,13 @@ def _on_pty(
     env: dict[str, str],
     on_output: Callable[[str, subprocess.Popen], None] | None = None,
     timeout: float = 60.0,
+    size: tuple[int, int] = (50, 160),
 ) -> tuple[int, str]:
-    """Run ``argv`` with stdin, stdout and stderr on a 50x160 pseudo-terminal; return
-    its exit status and all it wrote there. ``on_output(text so far, process)`` is
-    called after each read."""
+    """Run ``argv`` with stdin, stdout and stderr on a pseudo-terminal of ``size``
+    (rows, columns; 50x160 by default); return its exit status and all it wrote there.
+    ``on_output(text so far, process)`` is called after each read."""
     master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", *size, 0, 0))
     proc = subprocess.Popen(
         argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=REPO, close_fds=True
     )
@@ -105,6 +106,15 @@ def test_the_cli_draws_a_bar_on_a_terminal_and_prints_the_results():
     _assert_bar_then_results(text, "seed 7  2000 s simulated in")
     assert "Flows" in text and "Channels" in text and "reno1" in text
     assert "Traceback" not in text
+
+
+def test_a_terminal_that_reports_no_size_still_gets_the_tables():
+    # `script` and `docker exec` give a pseudo-terminal nobody sized: 0 x 0.
+    env = _terminal_env()
+    env.pop("COLUMNS", None)
+    status, text = _on_pty([sys.executable, "-m", "ccsim", "run", str(TINY)], env, size=(0, 0))
+    assert status == 0, text
+    assert "Flows" in text and "Channels" in text and "reno1" in text, text
 
 
 def test_ccsim_run_in_a_script_draws_a_bar_on_a_terminal():

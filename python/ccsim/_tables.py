@@ -40,14 +40,16 @@ class Column:
 
 def terminal_width() -> int:
     """COLUMNS if set, else the terminal's width (that of stderr when stdout goes to a
-    pipe, e.g. ``| less``), else PIPE_WIDTH (no terminal at all)."""
+    pipe, e.g. ``| less``), else PIPE_WIDTH (no terminal at all, or one that reports no
+    size: a pseudo-terminal nobody sized, as ``script`` or ``docker exec`` give, says 0
+    columns, and a table 0 wide prints nothing)."""
     env = os.environ.get("COLUMNS", "")
     if env.isdigit() and int(env) > 0:
         return int(env)
     for stream in (sys.stdout, sys.stderr):
         try:
-            if stream.isatty():
-                return os.get_terminal_size(stream.fileno()).columns
+            if stream.isatty() and (columns := os.get_terminal_size(stream.fileno()).columns) > 0:
+                return columns
         except (OSError, ValueError, AttributeError):
             continue
     return PIPE_WIDTH
