@@ -542,7 +542,7 @@ mod tests {
         assert_eq!(
             e.message,
             "unknown congestion control 'westwood'; use one of generic, tahoe (jk), reno, newreno, pp (packet_pair), da, \
-             vegas, delay_aimd, dctcp, cubic, bbr"
+             vegas, delay_aimd, dctcp, cubic, bbr, or a class written in Python as \"module:Class\""
         );
         // A near miss is named: one edit from "vegas", two from "reno", "jk" by alias.
         for (typo, meant) in [("vegass", "vegas"), ("rneo", "reno"), ("jj", "jk"), ("NewReno", "newreno")] {

@@ -1691,7 +1691,10 @@ fn cc_config(
         None => {
             let all = CcConfig::ALL.iter().flat_map(|i| std::iter::once(&i.name).chain(i.aliases)).copied();
             let hint = nearest(name, all).map(|n| format!(" (did you mean '{n}'?)")).unwrap_or_default();
-            return Err(cx.err(field, format!("unknown congestion control '{name}'{hint}; use one of {}", cc_names())));
+            return Err(cx.err(field, format!(
+                    "unknown congestion control '{name}'{hint}; use one of {}, or a class written in Python as \"module:Class\"",
+                    cc_names()
+                )));
         }
     };
     cfg.check(&loss).map_err(|(f, m)| cx.err(format!("{pfield}.{f}"), m))?;
