@@ -181,7 +181,7 @@ class ScenarioBuilder:
                 conversations, "scenario.conversations", (str,), "a str"
             )
         if routing is not None:
-            # "shortest" (default) or "ecmp"; the engine checks the value.
+            # "shortest" (default), "ecmp" or "ecmp_per_hop"; the engine checks the value.
             self._scenario["routing"] = _check(routing, "scenario.routing", (str,), "a str")
         self._defaults: dict[str, Any] = {}
         self._hosts: list[str] = []
@@ -815,7 +815,9 @@ class Scenario:
         ``add_flow``, ``add_phase``, ``add_element``, ``add_change``, ``defaults`` and
         ``measure``. ``conversations`` is ``[scenario].conversations``: how Fair Queueing
         classifies packets, ``"flow"`` (default) or ``"host_pair"``; ``routing`` is
-        ``[scenario].routing``, ``"shortest"`` (default) or ``"ecmp"``."""
+        ``[scenario].routing``, ``"shortest"`` (default), ``"ecmp"`` (a path per flow,
+        every equal-cost path alike) or ``"ecmp_per_hop"`` (a next hop per router,
+        every equal-cost branch alike)."""
         return ScenarioBuilder(
             name, duration, description=description, seed=seed, conversations=conversations, routing=routing
         )

@@ -122,5 +122,54 @@ fn explicit_paths_stay_and_the_export_keeps_ecmp_routes_free() {
 fn an_unknown_routing_names_the_field_and_the_choices() {
     let e = parse(&leaf_spine("routing = \"random\"", 1), "ls.toml", &[]).unwrap_err();
     assert_eq!(e.field, "scenario.routing");
-    assert!(e.to_string().contains("\"ecmp\"") && e.to_string().contains("\"shortest\""), "{e}");
+    assert!(
+        e.to_string().contains("\"ecmp\"")
+            && e.to_string().contains("\"shortest\"")
+            && e.to_string().contains("\"ecmp_per_hop\""),
+        "{e}"
+    );
+}
+
+/// The weighted topology of `ecmp_weighs_branches_by_their_paths`, with `routing`.
+fn weighted(routing: &str) -> String {
+    let mut s = format!(
+        "[scenario]\nname = \"w\"\nduration = \"1s\"\nrouting = \"{routing}\"\n[defaults]\nbuffer = \"10000pkt\"\n\
+         [nodes]\nhosts = [\"a\", \"z\"]\nrouters = [\"r0\", \"r1\", \"r2\", \"rz\", \"ry\"]\n"
+    );
+    for (x, y) in
+        [("a", "r0"), ("r0", "r1"), ("r0", "r2"), ("r1", "rz"), ("r2", "rz"), ("r2", "ry"), ("rz", "z"), ("ry", "z")]
+    {
+        s += &format!("[[links]]\nbetween = [\"{x}\", \"{y}\"]\nrate = \"1Gbps\"\n");
+    }
+    s + "[[flows]]\nname = \"f\"\ncount = 3000\nkind = \"cbr\"\nrate = \"8kbps\"\npacket_size = \"1000B\"\nfrom = \"a\"\nto = \"z\"\n"
+}
+
+#[test]
+fn per_hop_hashing_weighs_every_branch_alike() {
+    // The same three paths as above, chosen hop by hop: r0 sends half its flows to r1
+    // (one path on) and half to r2 (two paths on), where the per-path choice gave 1/3
+    // and 2/3; r2 again splits its half evenly between rz and ry.
+    let text = weighted("ecmp_per_hop");
+    let r = run(&text, Some(1));
+    let tx = |n: &str| r.links.iter().find(|l| l.name == n).unwrap().tx_pkts;
+    let (via1, via2) = (tx("r0->r1"), tx("r0->r2"));
+    assert_eq!(via1 + via2, 3000);
+    // Binomial(3000, 1/2): mean 1500, sd 27.4; 6 sd either side.
+    assert!((1336..=1664).contains(&via1), "{via1} of 3000 via r1");
+    let (rz, ry) = (tx("r2->rz"), tx("r2->ry"));
+    assert_eq!(rz + ry, via2);
+    // Binomial(via2, 1/2) around via2 / 2, sd about 19.4: 6 sd.
+    assert!((rz as i64 - ry as i64).abs() <= 2 * 117, "{rz} / {ry}");
+    // The seed fixes the hashes: again the same, another seed another split.
+    let again = run(&text, Some(1));
+    assert_eq!(again.links.iter().find(|l| l.name == "r0->r1").unwrap().tx_pkts, via1);
+    let other = run(&text, Some(2));
+    assert_ne!(other.links.iter().find(|l| l.name == "r0->r1").unwrap().tx_pkts, via1);
+    // Exported as it was given, and parsed back to the same routes.
+    let sc = parse(&text, "w.toml", &[]).unwrap();
+    assert_eq!(sc.routing, Routing::EcmpPerHop);
+    let toml = sc.to_toml();
+    assert!(toml.contains("routing = \"ecmp_per_hop\""), "{toml}");
+    let back = run(&toml, Some(1));
+    assert_eq!(back.links.iter().find(|l| l.name == "r0->r1").unwrap().tx_pkts, via1);
 }

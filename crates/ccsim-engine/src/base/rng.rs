@@ -44,9 +44,15 @@ pub mod stream {
     pub fn workload(i: usize) -> u64 {
         (7 << SHIFT) | i as u64
     }
+    /// Node `n`'s salt for hashing flows onto equal-cost next hops
+    /// (`[scenario].routing = "ecmp_per_hop"`).
+    pub fn router_hash(n: usize) -> u64 {
+        (8 << SHIFT) | n as u64
+    }
 }
 
-fn splitmix64(mut x: u64) -> u64 {
+/// SplitMix64's output function (Steele, Lea and Flood 2014): a bijective 64-bit mix.
+pub(crate) fn splitmix64(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -273,8 +273,10 @@ impl Serialize for Header<'_> {
         if sc.conversations == Conversations::HostPair {
             t.serialize_entry("conversations", "host_pair")?;
         }
-        if sc.routing == Routing::Ecmp {
-            t.serialize_entry("routing", "ecmp")?;
+        match sc.routing {
+            Routing::Shortest => {}
+            Routing::Ecmp => t.serialize_entry("routing", "ecmp")?,
+            Routing::EcmpPerHop => t.serialize_entry("routing", "ecmp_per_hop")?,
         }
         t.end()
     }

@@ -264,6 +264,21 @@ pub enum Routing {
     /// its own random stream (the run's seed fixes it) and kept as its source route; its
     /// acks take the reverse path.
     Ecmp,
+    /// Equal-cost multipath as switches hashing a flow's 5-tuple do it, hop by hop: at
+    /// each router the flow takes one of its equal-cost next hops, each equally likely,
+    /// by a hash of the flow (a draw from its own random stream, standing for its
+    /// 5-tuple's hash) and the router (a salt per router from the run's seed, so
+    /// routers do not polarise). Every branch is equally likely at each hop, not every
+    /// path (the two differ where branches lead on to different numbers of paths).
+    /// Kept as the flow's source route; acks take the reverse path.
+    EcmpPerHop,
+}
+
+impl Routing {
+    /// A flow without a path picks among equal-cost paths (either kind of ECMP).
+    pub fn is_ecmp(self) -> bool {
+        matches!(self, Routing::Ecmp | Routing::EcmpPerHop)
+    }
 }
 
 /// A validated scenario.

@@ -223,17 +223,19 @@ pub fn validate(mut f: raw::File, source: &str, read: super::ReadFile) -> Result
         None if topology.is_some() => Routing::Ecmp,
         None | Some("shortest") => Routing::Shortest,
         Some("ecmp") => Routing::Ecmp,
+        Some("ecmp_per_hop") => Routing::EcmpPerHop,
         Some(v) => {
             return Err(cx.err(
                 "scenario.routing",
                 format!(
-                    "unknown value '{v}'; use \"shortest\" (the fewest-hops path, the default) or \"ecmp\" \
-                     (one of the equal-cost fewest-hops paths per flow, chosen from the seed)"
+                    "unknown value '{v}'; use \"shortest\" (the fewest-hops path, the default), \"ecmp\" \
+                     (one of the equal-cost fewest-hops paths per flow, chosen from the seed) or \"ecmp_per_hop\" \
+                     (one of the equal-cost next hops at each router, as switches hash)"
                 ),
             ))
         }
     };
-    let ecmp_flows = if routing == Routing::Ecmp { free_routes } else { Vec::new() };
+    let ecmp_flows = if routing.is_ecmp() { free_routes } else { Vec::new() };
     let phases = phases(cx, &f, duration)?;
     let measured = measure(cx, &f, duration, &phases, &flows, &workloads, &flow_names, &net)?;
     let changes = changes(cx, &f, duration, &net)?;

@@ -28,7 +28,7 @@
 
 use super::raw;
 use super::validate::{cat, channels_named, lookup_node, Ctx, Net, RouteCache};
-use super::{Flow, FlowSpec, Routing, Scenario, ScenarioError};
+use super::{Flow, FlowSpec, Scenario, ScenarioError};
 use crate::base::rng::{stream, Rng};
 use crate::base::time::SimDuration;
 use serde::{Deserialize, Serialize};
@@ -684,7 +684,7 @@ pub fn expand(sc: &mut Scenario, seed: u64) {
             if let FlowSpec::Window { sender, .. } = &mut f.spec {
                 sender.size = size;
             }
-            if sc.routing == Routing::Ecmp {
+            if sc.routing.is_ecmp() {
                 sc.ecmp_flows.push(sc.flows.len());
             }
             sc.flows.push(f);

@@ -177,11 +177,18 @@ impl Simulation {
         let mut unnumbered: Vec<(usize, usize, usize)> = Vec::new();
         let mut starts = Vec::with_capacity(scenario.flows.len());
         let mut ecmp = Ecmp::new(&scenario.nodes, &adj);
+        let per_hop = (scenario.routing == crate::scenario::Routing::EcmpPerHop).then(|| {
+            (0..scenario.nodes.len()).map(|n| Rng::new(seed, stream::router_hash(n)).next_u64()).collect::<Vec<u64>>()
+        });
         let mut ecmp_next = scenario.ecmp_flows.iter().peekable();
         let (mut path, mut ack_path) = (Vec::new(), Vec::new());
         for (fi, f) in scenario.flows.iter().enumerate() {
             let (path, ack_path) = if ecmp_next.next_if(|&&i| i == fi).is_some() {
-                ecmp.path(f.from, f.to, &mut Rng::new(seed, stream::ecmp(fi)), &mut path);
+                let mut rng = Rng::new(seed, stream::ecmp(fi));
+                match &per_hop {
+                    None => ecmp.path(f.from, f.to, &mut rng, &mut path),
+                    Some(salts) => ecmp.path_per_hop(f.from, f.to, rng.next_u64(), salts, &mut path),
+                }
                 ack_path.clear();
                 ack_path.extend(path.iter().rev());
                 (&path[..], &ack_path[..])
@@ -366,7 +373,8 @@ impl<'a> Wanted<'a> {
 /// fewest-hops paths to it; one uniform draw k in [0, paths from the source) then picks
 /// the k-th path in neighbour order (a neighbour's share is its own count). Counts
 /// saturate at `u64::MAX` (far beyond any topology built here), which would only skew
-/// the choice.
+/// the choice. Per hop (`Routing::EcmpPerHop`): at each node, one of the next hops on a
+/// fewest-hops path, each equally likely, by the flow's hash mixed with the node's salt.
 struct Ecmp<'a> {
     nodes: &'a [crate::scenario::Node],
     /// Neighbours, each once, in link order.
@@ -412,6 +420,35 @@ impl<'a> Ecmp<'a> {
             }
             (dist, count)
         })
+    }
+
+    /// The next hops of `u` on a fewest-hops path to the destination whose tree is
+    /// `dist`, in neighbour order.
+    fn next_hops<'s>(&'s self, u: usize, to: usize, dist: &'s [u32]) -> impl Iterator<Item = usize> + 's {
+        let nodes = self.nodes;
+        self.adj[u]
+            .iter()
+            .copied()
+            .filter(move |&v| dist[v] != u32::MAX && dist[v] + 1 == dist[u] && (v == to || nodes[v].router))
+    }
+
+    /// A fewest-hops path from `from` to `to` into `out`, chosen hop by hop: at node u
+    /// the next hop of index splitmix64(hash ^ salts[u]) x n >> 64 among its n equal-cost
+    /// next hops (a switch's hash of the flow's 5-tuple, each switch salted).
+    fn path_per_hop(&mut self, from: usize, to: usize, hash: u64, salts: &[u64], out: &mut Vec<usize>) {
+        self.tree(to);
+        let dist = &self.trees[&to].0;
+        out.clear();
+        out.push(from);
+        let mut u = from;
+        while u != to {
+            let n = self.next_hops(u, to, dist).count() as u64;
+            let h = crate::base::rng::splitmix64(hash ^ salts[u]);
+            let i = ((h as u128 * n as u128) >> 64) as usize;
+            let next = self.next_hops(u, to, dist).nth(i).expect("a fewest-hops path continues");
+            out.push(next);
+            u = next;
+        }
     }
 
     /// A fewest-hops path from `from` to `to` into `out` (the validated scenario has
