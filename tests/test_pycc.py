@@ -180,6 +180,30 @@ def test_unknown_modules_and_classes_are_named() -> None:
         ccsim.run(ccsim.load(KESHAV).set("defaults.cc", "reno:Cubic"))
 
 
+def test_ctrl_c_inside_a_policy_stops_the_run_with_its_results(tmp_path: Path) -> None:
+    # Ctrl-C raises KeyboardInterrupt in whatever Python runs; with a Python policy that
+    # is often its method. The run stops as for a Ctrl-C between slices.
+    _module(
+        tmp_path,
+        """
+        from reno import Reno
+
+        class Interrupted(Reno):
+            def on_ack(self, s):
+                super().on_ack(s)
+                if s.now > 100.0:
+                    raise KeyboardInterrupt
+        """,
+    )
+    with pytest.MonkeyPatch.context() as m:
+        m.syspath_prepend(str(tmp_path))
+        with pytest.raises(ccsim.Interrupted) as info:
+            ccsim.run(ccsim.load(KESHAV).set("defaults.cc", "badcc:Interrupted"), seed=1)
+    r = info.value.results
+    assert r.partial and r.stop_reason == "interrupted"
+    assert 100.0 < r.sim_time_s < 900.0
+
+
 def test_bad_outputs_fail_the_run_with_the_attribute_named(tmp_path: Path) -> None:
     _module(
         tmp_path,

@@ -152,6 +152,11 @@ fn run(
         // A congestion control written in Python that raised ends the run with its
         // error (its exception the cause).
         if let Some(f) = pycc::take_failure() {
+            if f.is_interrupt() {
+                // Ctrl-C while a Python policy ran: the same stop as between slices.
+                sim.stop(sim::StopReason::Interrupted);
+                break;
+            }
             return Err(f.into_err(py));
         }
         if done? {

@@ -112,11 +112,23 @@ impl ExternalPolicies for PyPolicies {
 pub struct Failure {
     err: PyErr,
     what: String,
+    /// A `KeyboardInterrupt` (Ctrl-C while the policy's Python ran): the user's stop,
+    /// not the policy's failure.
+    interrupt: bool,
 }
 
 impl Failure {
-    /// The exception to raise: `CongestionControlError` with the original as its cause.
+    /// Whether it is the user's Ctrl-C, which stops a run with its partial results.
+    pub fn is_interrupt(&self) -> bool {
+        self.interrupt
+    }
+
+    /// The exception to raise: `CongestionControlError` with the original as its cause
+    /// (a `KeyboardInterrupt` as it is).
     pub fn into_err(self, py: Python<'_>) -> PyErr {
+        if self.interrupt {
+            return self.err;
+        }
         let e = CongestionControlError::new_err(self.what);
         e.set_cause(py, Some(self.err));
         e
@@ -252,7 +264,10 @@ impl PyPolicy {
     }
 
     fn fail(&mut self, py: Python<'_>, err: PyErr, event: &str, now: SimTime) {
-        self.failed = true;
+        // Ctrl-C lands in whatever Python runs: here, the policy's method. The run stops
+        // after its slice; the policy goes on meanwhile.
+        let interrupt = err.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py);
+        self.failed = !interrupt;
         let what = format!(
             "congestion control '{}' of flow '{}' failed in {event} at t = {:.9} s: {}",
             self.name,
@@ -263,7 +278,7 @@ impl PyPolicy {
         FAILED.with(|f| {
             let mut f = f.borrow_mut();
             if f.is_none() {
-                *f = Some(Failure { err, what });
+                *f = Some(Failure { err, what, interrupt });
             }
         });
     }
