@@ -14,8 +14,8 @@ use crate::base::units::Limit;
 use crate::cc::{CcConfig, RenoConfig};
 use crate::scenario::{ChannelSpec, Flow, FlowSpec, Link, Node, QdiscConfig, Scenario, ScenarioError};
 
-/// The most flows the bench builds: a million (issue 35, goal 3; docs/performance.md,
-/// "A million flows").
+/// The most flows the bench builds: a million, about 4 GB (docs/performance.md, "A
+/// million flows").
 pub const MAX_FLOWS: u32 = 1_000_000;
 
 pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Scenario, ScenarioError> {
@@ -277,6 +277,23 @@ mod tests {
         assert_eq!(bottleneck_qdisc(&reno, 100_000_000, None).unwrap().name(), "fcfs");
         assert_eq!(bottleneck_qdisc(&dctcp, 100_000_000, Some("fcfs")).unwrap().name(), "fcfs");
         assert_eq!(bottleneck_qdisc(&reno, 100_000_000, Some("nope")).unwrap_err().field, "qdisc");
+    }
+
+    #[test]
+    fn the_bench_takes_up_to_a_million_flows() {
+        let fcfs = || QdiscConfig::Fcfs(Default::default());
+        let cc = || cc_by_name("reno").unwrap();
+        for n in [0, MAX_FLOWS + 1] {
+            let e = dumbbell_cc(n, 100_000_000_000, SimDuration::from_secs(1), fcfs(), cc()).unwrap_err();
+            assert_eq!(e.field, "flows", "{n}");
+            assert!(e.message.contains("1000000"), "{}", e.message);
+        }
+        assert_eq!(MAX_FLOWS, 1_000_000);
+        // 1000 flows: 2 + 2 x 1000 nodes, 1 + 2 x 1000 links, no slot to spare (at 10^6
+        // flows, growing by doubling would leave 2^21 slots for 2 x 10^6 + 2 nodes).
+        let sc = dumbbell_cc(1000, 100_000_000_000, SimDuration::from_secs(1), fcfs(), cc()).unwrap();
+        assert_eq!((sc.flows.len(), sc.nodes.len(), sc.links.len()), (1000, 2002, 2001));
+        assert_eq!((sc.nodes.capacity(), sc.links.capacity()), (2002, 2001));
     }
 
     #[test]
