@@ -84,6 +84,7 @@ def test_unknown_reproduction():
         (["--bottleneck=-5Mbps"], "--bottleneck"),
         (["--time", "ten"], "--time"),
         (["--flows", "0"], "--flows"),
+        (["--flows", "1000001"], "--flows"),
         (["--qdisc", "sfq"], "--qdisc"),
         (["--repeat", "0"], "--repeat"),
         (["--repeat", "1001"], "--repeat"),

@@ -1322,9 +1322,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     args.flows = 100 if args.flows is None else args.flows
     args.bottleneck = args.bottleneck or "100Mbps"
     args.time = args.time or "60s"
-    if not 1 <= args.flows <= 100_000:
-        # The engine's own limit (ccsim_engine::bench::dumbbell); checked here for the message.
-        raise CliError(f"--flows: {args.flows} is out of range; give 1 to 100000 flows")
+    if not 1 <= args.flows <= 1_000_000:
+        # The engine's own limit (ccsim_engine::bench::MAX_FLOWS); checked here for the message.
+        raise CliError(f"--flows: {args.flows} is out of range; give 1 to 1000000 flows")
     bps = _parse("--bottleneck", args.bottleneck, _ccsim.parse_rate)
     time_s = _parse("--time", args.time, _ccsim.parse_time)
     needs_ecn = any(c["name"] == args.cc and c["needs_ecn"] for c in cc_registry())

@@ -4,7 +4,9 @@
 //! [prefetch|noprefetch|prefetch1|prefetch2] (QDISC and CC: names of the registries, default
 //! drop-tail, or DCTCP's step marking for a policy that needs ECN, and reno; the last overrides `Simulation::set_prefetch`'s
 //! default; the digit sets how many events ahead, `Simulation::set_prefetch_ahead`).
-//! (SECONDS may be fractional: `0.001` times the build of an idle network.)
+//! (SECONDS may be fractional: `0.001` times the build of an idle network.) Besides the
+//! peaks it prints the resident memory after the scenario (`rss_scenario`) and after the
+//! build (`rss_built`), and the size of the results' columns (`columns`).
 use ccsim_engine::{
     bench::{bottleneck_qdisc, cc_by_name, dumbbell_cc},
     sim::Simulation,
@@ -14,10 +16,19 @@ use std::time::Instant;
 
 /// Peak resident set size in MiB (Linux `VmHWM`), or 0 where unavailable.
 fn peak_rss_mib() -> f64 {
+    status_mib("VmHWM:")
+}
+
+/// Resident set size now in MiB (Linux `VmRSS`), or 0 where unavailable.
+fn rss_mib() -> f64 {
+    status_mib("VmRSS:")
+}
+
+fn status_mib(key: &str) -> f64 {
     let text = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let kib: f64 = text
         .lines()
-        .find(|l| l.starts_with("VmHWM:"))
+        .find(|l| l.starts_with(key))
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(0.0);
@@ -40,6 +51,7 @@ fn main() {
     let t_sc = Instant::now();
     let sc = dumbbell_cc(flows, rate, SimDuration::from_secs_f64(secs), qdisc, cc).expect("valid bench arguments");
     let scenario = t_sc.elapsed().as_secs_f64();
+    let rss_scenario = rss_mib();
     let t0 = Instant::now();
     let mut sim = Simulation::new(sc, None);
     match prefetch {
@@ -49,6 +61,7 @@ fn main() {
         None => {}
     }
     let build = t0.elapsed().as_secs_f64();
+    let rss_build = rss_mib();
     let t1 = Instant::now();
     sim.run();
     let wall = t1.elapsed().as_secs_f64();
@@ -59,10 +72,11 @@ fn main() {
     let d = r.delivered_pkts();
     let util = r.link_f64("left->right", "utilization").unwrap_or(0.0);
     println!(
-        "flows={flows} scenario={scenario:.3}s build={build:.3}s run={wall:.3}s events={} ev/s={:.3e} delivered={d} delivered/s={:.3e} util={util:.3} results={results:.3}s peak_rss_run={rss_run:.0}MiB peak_rss={:.0}MiB",
+        "flows={flows} scenario={scenario:.3}s build={build:.3}s run={wall:.3}s events={} ev/s={:.3e} delivered={d} delivered/s={:.3e} util={util:.3} results={results:.3}s columns={:.0}MB rss_scenario={rss_scenario:.0}MiB rss_built={rss_build:.0}MiB peak_rss_run={rss_run:.0}MiB peak_rss={:.0}MiB",
         r.meta.events,
         r.meta.events as f64 / wall,
         d as f64 / wall,
+        r.bytes() as f64 / 1e6,
         peak_rss_mib()
     );
 }

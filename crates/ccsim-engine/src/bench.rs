@@ -14,6 +14,10 @@ use crate::base::units::Limit;
 use crate::cc::{CcConfig, RenoConfig};
 use crate::scenario::{ChannelSpec, Flow, FlowSpec, Link, Node, QdiscConfig, Scenario, ScenarioError};
 
+/// The most flows the bench builds: a million, about 4 GB (docs/performance.md, "A
+/// million flows").
+pub const MAX_FLOWS: u32 = 1_000_000;
+
 pub fn dumbbell(flows: u32, bottleneck_bps: u64, time: SimDuration) -> Result<Scenario, ScenarioError> {
     dumbbell_with(flows, bottleneck_bps, time, QdiscConfig::Fcfs(Default::default()))
 }
@@ -38,8 +42,8 @@ pub fn dumbbell_cc(
     cc: CcConfig,
 ) -> Result<Scenario, ScenarioError> {
     let err = |f: &str, m: &str| Err(ScenarioError::new("bench", f, m));
-    if flows == 0 || flows > 100_000 {
-        return err("flows", "must be between 1 and 100000");
+    if flows == 0 || flows > MAX_FLOWS {
+        return err("flows", "must be between 1 and 1000000 (a million flows need about 4 GB)");
     }
     if bottleneck_bps == 0 {
         return err("bottleneck", "must be positive");
@@ -48,7 +52,10 @@ pub fn dumbbell_cc(
         return err("time", "must be positive");
     }
     let n = flows as usize;
-    let mut nodes = vec![
+    // (Both lists reserved at their final length: at 10^6 flows, growing by doubling
+    // would leave 2^21 slots for 2 x 10^6 + 2 entries.)
+    let mut nodes = Vec::with_capacity(2 + 2 * n);
+    nodes.extend([
         Node {
             name: "left".into(),
             router: true,
@@ -61,7 +68,7 @@ pub fn dumbbell_cc(
             processing_delay: SimDuration::ZERO,
             processing_jitter: SimDuration::ZERO,
         },
-    ];
+    ]);
     for i in 0..n {
         nodes.push(Node {
             name: format!("s{i}"),
@@ -84,12 +91,13 @@ pub fn dumbbell_cc(
         let d = ChannelSpec { rate_bps, delay, buffer, qdisc };
         [d.clone(), d]
     };
-    let mut links = vec![Link {
+    let mut links = Vec::with_capacity(1 + 2 * n);
+    links.push(Link {
         name: "bottleneck".into(),
         a: 0,
         b: 1,
         dirs: both(bottleneck_bps, SimDuration::from_millis(40), Limit::Packets(bdp_pkts), qdisc.clone()),
-    }];
+    });
     for i in 0..n {
         for (host, router) in [(2 + i, 0), (2 + n + i, 1)] {
             links.push(Link {
@@ -269,6 +277,23 @@ mod tests {
         assert_eq!(bottleneck_qdisc(&reno, 100_000_000, None).unwrap().name(), "fcfs");
         assert_eq!(bottleneck_qdisc(&dctcp, 100_000_000, Some("fcfs")).unwrap().name(), "fcfs");
         assert_eq!(bottleneck_qdisc(&reno, 100_000_000, Some("nope")).unwrap_err().field, "qdisc");
+    }
+
+    #[test]
+    fn the_bench_takes_up_to_a_million_flows() {
+        let fcfs = || QdiscConfig::Fcfs(Default::default());
+        let cc = || cc_by_name("reno").unwrap();
+        for n in [0, MAX_FLOWS + 1] {
+            let e = dumbbell_cc(n, 100_000_000_000, SimDuration::from_secs(1), fcfs(), cc()).unwrap_err();
+            assert_eq!(e.field, "flows", "{n}");
+            assert!(e.message.contains("1000000"), "{}", e.message);
+        }
+        assert_eq!(MAX_FLOWS, 1_000_000);
+        // 1000 flows: 2 + 2 x 1000 nodes, 1 + 2 x 1000 links, no slot to spare (at 10^6
+        // flows, growing by doubling would leave 2^21 slots for 2 x 10^6 + 2 nodes).
+        let sc = dumbbell_cc(1000, 100_000_000_000, SimDuration::from_secs(1), fcfs(), cc()).unwrap();
+        assert_eq!((sc.flows.len(), sc.nodes.len(), sc.links.len()), (1000, 2002, 2001));
+        assert_eq!((sc.nodes.capacity(), sc.links.capacity()), (2002, 2001));
     }
 
     #[test]

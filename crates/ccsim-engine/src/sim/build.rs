@@ -127,11 +127,10 @@ impl Simulation {
             channels[e.channel].add_element(el);
         }
         let chan_of = ChannelIndex::new(scenario.nodes.len(), &channels);
-        let mut adj: Vec<Vec<usize>> = vec![Vec::new(); scenario.nodes.len()];
-        for l in &scenario.links {
-            adj[l.a].push(l.b);
-            adj[l.b].push(l.a);
-        }
+        // The adjacency serves ECMP's paths here and the routes of emitted packets later
+        // (`Simulation::emit_route`, which builds it on first use): a scenario with
+        // neither never builds it (two small heap blocks per host at 10^6 flows).
+        let adj = (!scenario.ecmp_flows.is_empty()).then(|| adjacency(&scenario));
 
         // Conversations (Fair Queueing), numbered in the order flows need them.
         let mut convs = ConvIds::new(scenario.conversations);
@@ -176,14 +175,15 @@ impl Simulation {
         // Ack routes of flows that send no acks get their conversation after all others.
         let mut unnumbered: Vec<(usize, usize, usize)> = Vec::new();
         let mut starts = Vec::with_capacity(scenario.flows.len());
-        let mut ecmp = Ecmp::new(&scenario.nodes, &adj);
+        let mut ecmp = adj.as_ref().map(|adj| Ecmp::new(&scenario.nodes, adj));
         let per_hop = (scenario.routing == crate::scenario::Routing::EcmpPerHop).then(|| {
             (0..scenario.nodes.len()).map(|n| Rng::new(seed, stream::router_hash(n)).next_u64()).collect::<Vec<u64>>()
         });
         let mut ecmp_next = scenario.ecmp_flows.iter().peekable();
         let (mut path, mut ack_path) = (Vec::new(), Vec::new());
         for (fi, f) in scenario.flows.iter().enumerate() {
-            let (path, ack_path) = if ecmp_next.next_if(|&&i| i == fi).is_some() {
+            let by_ecmp = ecmp_next.next_if(|&&i| i == fi).is_some();
+            let (path, ack_path) = if let (true, Some(ecmp)) = (by_ecmp, ecmp.as_mut()) {
                 let mut rng = Rng::new(seed, stream::ecmp(fi));
                 match &per_hop {
                     None => ecmp.path(f.from, f.to, &mut rng, &mut path),
@@ -381,6 +381,17 @@ struct Ecmp<'a> {
     adj: Vec<Vec<usize>>,
     /// Per destination: (distance, fewest-hops path count) of every node.
     trees: HashMap<usize, (Vec<u32>, Vec<u64>)>,
+}
+
+/// Each node's neighbours, in link order (a node joined by two links to one neighbour
+/// lists it twice).
+pub(super) fn adjacency(scenario: &Scenario) -> Vec<Vec<usize>> {
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); scenario.nodes.len()];
+    for l in &scenario.links {
+        adj[l.a].push(l.b);
+        adj[l.b].push(l.a);
+    }
+    adj
 }
 
 impl<'a> Ecmp<'a> {

@@ -126,8 +126,9 @@ pub struct Simulation {
     emit_routes: BTreeMap<(u32, u32), u32>,
     /// Conversation ids of routes (`[scenario].conversations`).
     convs: ConvIds,
-    /// Adjacency (node -> neighbours, in link order) for routing emitted packets.
-    adj: Vec<Vec<usize>>,
+    /// Adjacency (node -> neighbours, in link order) for routing emitted packets: built
+    /// at the first such route (or for ECMP at build), never for a scenario without.
+    adj: Option<Vec<Vec<usize>>>,
     /// Control packets of no flow received, per node.
     pub node_control_rx: Vec<u64>,
     /// Emitted packets for which no route existed.
@@ -559,7 +560,8 @@ impl Simulation {
         if let Some(&r) = self.emit_routes.get(&(from, to)) {
             return Some(r);
         }
-        let path = crate::scenario::shortest_path(from as usize, to as usize, &self.scenario.nodes, &self.adj)?;
+        let adj = self.adj.get_or_insert_with(|| build::adjacency(&self.scenario));
+        let path = crate::scenario::shortest_path(from as usize, to as usize, &self.scenario.nodes, adj)?;
         let conv = self.convs.pair(from as usize, to as usize);
         self.net.routes.push(conv);
         let route = self.net.routes.len() as u32;
