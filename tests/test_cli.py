@@ -144,7 +144,8 @@ def test_list_cc_gives_every_congestion_control_with_its_defaults():
     assert 'min_rto = "200ms"' in transport["delay_aimd"] and 'rto = "linux"' in transport["delay_aimd"]
     assert "initial_rto" not in params["delay_aimd"]
     assert "    series: base_rtt, diff" in lines
-    assert lines[-1].startswith("(all go in [flows.params]; transport: ")
+    assert lines[-2].startswith("(all go in [flows.params]; transport: ")
+    assert lines[-1].startswith('(or cc = "module:Class": a congestion control written in Python')
     # The default listing is still the reproductions.
     assert ok(run_cli("list", "reproductions")) == ok(run_cli("list"))
     result = run_cli("list", "qdiscs")

@@ -993,6 +993,10 @@ def _list_cc() -> int:
         "by default; docs/scenario-format.md says what the policy does then, e.g. the "
         "flow's maximum window)"
     )
+    print(
+        "(or cc = \"module:Class\": a congestion control written in Python, docs/python-cc.md; "
+        "examples/reno.py is the built-in reno)"
+    )
     return 0
 
 
