@@ -30,8 +30,6 @@ __all__ = ["CongestionControl", "Flow"]
 _OPTIONAL = ("on_packet_sent", "on_dup_ack")
 _REQUIRED = ("on_ack", "on_congestion")
 _RECOVERY = ("reno", "newreno")
-# The series every window flow records (crates/ccsim-engine/src/sim/flows.rs).
-_FLOW_SERIES = ("cwnd", "ssthresh", "outstanding", "rtt", "rate")
 _OUTPUTS = (("ssthresh", None), ("pacing_rate", None), ("send_quantum", 1))
 
 
@@ -107,10 +105,14 @@ def _import(name: str, source: str) -> type:
     module, _, attr = name.partition(":")
     if not module or not attr:
         raise ValueError(f"'{name}' should be 'module:Class' (e.g. 'mycc:Reno')")
+    def missing(exc: ModuleNotFoundError) -> bool:
+        # The module itself (or its package) is missing, not something it imports.
+        return exc.name in (module, module.split(".")[0])
+
     try:
         mod = importlib.import_module(module)
     except ModuleNotFoundError as exc:
-        if exc.name != module.split(".")[0] and exc.name != module:
+        if not missing(exc):
             raise
         # Next to the scenario file, then the working directory.
         here = [str(Path(source).resolve().parent)] if source and Path(source).exists() else []
@@ -121,7 +123,7 @@ def _import(name: str, source: str) -> type:
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as exc2:
-            if exc2.name != module.split(".")[0] and exc2.name != module:
+            if not missing(exc2):
                 raise
             where = ", ".join(extra)
             raise ModuleNotFoundError(
@@ -145,11 +147,6 @@ def _describe(cls: type, name: str, params: dict[str, Any]) -> tuple[list[str], 
     series = getattr(cls, "series", ())
     if isinstance(series, str) or not all(isinstance(s, str) and s for s in series):
         raise TypeError(f"'{name}'.series should be a tuple of names, found {series!r}")
-    for s in series:
-        if s in _FLOW_SERIES:
-            raise ValueError(
-                f"'{name}'.series names '{s}', a series every window flow has; choose another name"
-            )
     recovery = getattr(cls, "recovery", "reno")
     if recovery not in _RECOVERY:
         raise ValueError(f"'{name}'.recovery is {recovery!r}; use 'reno' or 'newreno'")

@@ -213,20 +213,15 @@ pub fn step_marking(bottleneck_bps: u64) -> QdiscConfig {
 /// name or an alias), with its default parameters, or one the front end defines
 /// (`module:Class`, `cc::external`) with none of its own.
 pub fn cc_by_name(name: &str) -> Result<CcConfig, ScenarioError> {
-    use crate::cc::{external, ExternalConfig};
+    use crate::cc::ExternalConfig;
     if ExternalConfig::is_external(name) {
         let err = |m: String| ScenarioError::new("bench", "cc", m);
-        let policies = external::external_policies().ok_or_else(|| {
-            err(format!("'{name}' names a congestion control defined in Python; run the bench from the Python package"))
-        })?;
-        let info = policies.check(name, &toml::Table::new(), "").map_err(err)?;
-        return Ok(CcConfig::External(Box::new(ExternalConfig {
-            name: name.to_string(),
-            params: toml::Table::new(),
-            series: external::intern_list(&info.series),
-            recovery: info.recovery,
-            rate_sample: info.rate_sample,
-        })));
+        return match ExternalConfig::checked(name, toml::Table::new(), "") {
+            None => Err(err(format!(
+                "'{name}' names a congestion control defined in Python; run the bench from the Python package"
+            ))),
+            Some(cfg) => Ok(CcConfig::External(Box::new(cfg.map_err(err)?))),
+        };
     }
     match CcConfig::ALL.iter().find(|i| i.answers_to(name)) {
         Some(info) => Ok((info.default)()),

@@ -283,15 +283,18 @@ impl PyPolicy {
         });
     }
 
-    /// Calls `method` with the sample `arg` and reads the outputs.
-    fn call<A: for<'py> IntoPyObject<'py>>(&mut self, method: &Bound<'_, pyo3::types::PyString>, arg: A, now: SimTime) {
+    /// Calls `method` with the sample `arg` and reads the outputs; its return value,
+    /// `None` if it failed.
+    fn call<'py, A: IntoPyObject<'py>>(
+        &mut self,
+        method: &Bound<'py, pyo3::types::PyString>,
+        arg: A,
+        now: SimTime,
+    ) -> Option<Py<PyAny>> {
         let py = method.py();
         CALLS.with(|c| c.set(c.get() + 1));
-        let r = self.obj.call_method1(py, method, (arg,)).and_then(|_| self.read(py));
-        if let Err(e) = r {
-            let event = method.to_string();
-            self.fail(py, e, &event, now);
-        }
+        let r = self.obj.call_method1(py, method, (arg,)).and_then(|v| self.read(py).map(|_| v));
+        r.map_err(|e| self.fail(py, e, &method.to_string(), now)).ok()
     }
 }
 
@@ -417,19 +420,11 @@ impl CongestionControl for PyPolicy {
                 in_flight: rs.in_flight,
                 rate_pps: rs.rate_pps(),
             };
-            CALLS.with(|c| c.set(c.get() + 1));
-            let r = self
-                .obj
-                .call_method1(py, intern!(py, "on_rate_sample"), (arg,))
-                .and_then(|v| v.is_truthy(py))
-                .and_then(|limited| self.read(py).map(|_| limited));
-            match r {
-                Ok(limited) => limited,
-                Err(e) => {
-                    self.fail(py, e, "on_rate_sample", rs.now);
-                    false
-                }
-            }
+            let Some(v) = self.call(intern!(py, "on_rate_sample"), arg, rs.now) else { return false };
+            v.is_truthy(py).unwrap_or_else(|e| {
+                self.fail(py, e, "on_rate_sample", rs.now);
+                false
+            })
         })
     }
 

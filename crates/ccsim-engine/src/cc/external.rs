@@ -16,8 +16,12 @@
 //! (Reno's or NewReno's), and whether it takes delivery-rate samples
 //! (as `CcPolicy::RATE_SAMPLE` declares it for a built-in policy).
 
-use super::{CcInfo, CongestionControl, LossRecoveryParams, Recovery};
+use super::{CcInfo, CongestionControl, LossRecoveryParams, Recovery, EXTRA_SLOTS};
 use std::sync::OnceLock;
+
+/// The series every window flow records (`sim::flows`), which a policy's own may not
+/// reuse.
+pub const WINDOW_SERIES: [&str; 5] = ["cwnd", "ssthresh", "outstanding", "rtt", "rate"];
 
 /// A policy the front end defines: its name (`module:Class`) and its own parameters
 /// (the `[flows.params]` keys that are not the transport's), with what the front end
@@ -42,6 +46,36 @@ impl ExternalConfig {
     /// a ':' (`module:Class`).
     pub fn is_external(name: &str) -> bool {
         name.contains(':')
+    }
+
+    /// The policy `name` with its own parameters `params`, as the registered front end
+    /// checks it (`source`: the scenario's file name); the message says what is wrong
+    /// and the fix. `None` without a front end registered.
+    pub fn checked(name: &str, params: toml::Table, source: &str) -> Option<Result<ExternalConfig, String>> {
+        let policies = external_policies()?;
+        let check = || {
+            let info = policies.check(name, &params, source)?;
+            if info.series.len() > EXTRA_SLOTS {
+                return Err(format!(
+                    "'{name}' declares {} series ({}); a policy may have at most {EXTRA_SLOTS}",
+                    info.series.len(),
+                    info.series.join(", ")
+                ));
+            }
+            if let Some(s) = info.series.iter().find(|s| WINDOW_SERIES.contains(&s.as_str())) {
+                return Err(format!(
+                    "'{name}'.series names '{s}', a series every window flow has; choose another name"
+                ));
+            }
+            Ok(ExternalConfig {
+                name: name.to_string(),
+                series: intern_list(&info.series),
+                recovery: info.recovery,
+                rate_sample: info.rate_sample,
+                params,
+            })
+        };
+        Some(check())
     }
 
     /// What the transport gives it: every loss-recovery parameter, its recovery.

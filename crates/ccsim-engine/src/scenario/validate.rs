@@ -1713,12 +1713,11 @@ fn external_cc<R: crate::cc::ReadParams<Error = ScenarioError>>(
     params: &toml::Table,
     read: &R,
 ) -> Result<(CcConfig, LossRecoveryConfig), ScenarioError> {
-    use crate::cc::{external, ExternalConfig, EXTRA_SLOTS};
     let lr = crate::cc::LossRecoveryParams::RFC6298;
     let (own, transport) = lr.split(params);
     let loss = lr.read(transport, read)?;
     loss.check().map_err(|(f, m)| cx.err(format!("{pfield}.{f}"), m))?;
-    let Some(policies) = external::external_policies() else {
+    let Some(cfg) = crate::cc::ExternalConfig::checked(name, own, cx.source) else {
         return Err(cx.err(
             field,
             format!(
@@ -1728,24 +1727,7 @@ fn external_cc<R: crate::cc::ReadParams<Error = ScenarioError>>(
             ),
         ));
     };
-    let info = policies.check(name, &own, cx.source).map_err(|m| cx.err(field, m))?;
-    if info.series.len() > EXTRA_SLOTS {
-        return Err(cx.err(
-            field,
-            format!(
-                "'{name}' declares {} series ({}); a policy may have at most {EXTRA_SLOTS}",
-                info.series.len(),
-                info.series.join(", ")
-            ),
-        ));
-    }
-    let cfg = ExternalConfig {
-        name: name.to_string(),
-        params: own,
-        series: external::intern_list(&info.series),
-        recovery: info.recovery,
-        rate_sample: info.rate_sample,
-    };
+    let cfg = cfg.map_err(|m| cx.err(field, m))?;
     Ok((CcConfig::External(Box::new(cfg)), loss))
 }
 
@@ -1806,7 +1788,7 @@ fn check_series(
     if let Some(f) = flow_names.get(entity).map(|&i| &flows[i]) {
         let ok = match &f.spec {
             FlowSpec::Window { cc, .. } => {
-                ["cwnd", "ssthresh", "outstanding", "rtt", "rate"].contains(&metric)
+                crate::cc::external::WINDOW_SERIES.contains(&metric)
                     || cc.extra_series().contains(&metric)
                     || CcConfig::all_extra_series().contains(&metric)
             }
