@@ -406,7 +406,7 @@ pub(crate) fn flow_numbers(
     let size = flow_size(&f.spec);
     let rate = |n: u64| if active_s > 0.0 { n as f64 / active_s } else { 0.0 };
     let rtt = match (ep.window(), &f.spec) {
-        (Some(w), FlowSpec::Window { .. }) => Some(w.rtt),
+        (Some(w), FlowSpec::Window { .. }) => Some(w.rtt_stats(c)),
         _ => None,
     };
     let rtt = rtt.filter(|r| r.n > 0);

@@ -392,10 +392,12 @@ impl Simulation {
         }
         if let Some(ep) = self.flows.get(p.flow as usize) {
             crate::base::prefetch::line(&ep.counters);
+            // The lines a window sender's ack path and an ack receiver's data path reach
+            // (`Endpoint`'s layout; other kinds and features reach further, unhinted).
             if data {
-                crate::base::prefetch::lines(&ep.receiver, 4);
+                crate::base::prefetch::lines(&ep.receiver, super::RECEIVER_HOT_LINES);
             } else {
-                crate::base::prefetch::lines(&ep.sender, 7);
+                crate::base::prefetch::lines(&ep.sender, super::SENDER_HOT_LINES);
             }
         }
     }
@@ -516,7 +518,7 @@ impl Simulation {
         let pass = ep.receiver.on_data(io, &p);
         debug_assert!(pass.is_none(), "a receiver taking packets early hands nothing over");
         debug_assert!(
-            ep.receiver.timer().is_none_or(|t| t.deadline.is_none()),
+            ep.receiver.timer().is_none_or(|t| t.deadline().is_none()),
             "a receiver taking packets early has no timer"
         );
         self.net.meta.free(p.meta);

@@ -55,23 +55,35 @@ pub const PREFETCH_TWO_AHEAD_ABOVE_BYTES: usize = 8 << 20;
 /// keep.
 ///
 /// `repr(C, align(64))`, in this order: the counters' first 64 bytes (what both ends
-/// update per packet, `FlowCounters`) fill line 0; the sender starts on line 3, the
-/// receiver follows it. At 10^4 flows and more every line a round trip touches is a
-/// cache miss; unaligned (a boxed endpoint started anywhere on a 16-byte boundary), the
-/// per-packet counters spanned two lines in three endpoints out of four.
+/// update per packet, `FlowCounters`) fill line 0; the start time and the source host
+/// complete line 2 and the sender's enum tag begins line 3, so a window sender starts 8
+/// bytes into it (its hot fields `WindowSender` lays out for that, in lines 3 to 6); the
+/// delay statistics' pointer (read per data packet) begins line 10 and the receiver
+/// follows it, its hot fields first (`AckReceiver`), so a data packet's own lines are 0,
+/// 10 and 11. At 10^4 flows and more every line a
+/// round trip touches is a cache miss; unaligned (a boxed endpoint started anywhere on a
+/// 16-byte boundary), the per-packet counters spanned two lines in three endpoints out
+/// of four.
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Endpoint {
     pub counters: FlowCounters,
-    /// Delay statistics, for flows that ask for them (`[measure].delays`).
-    pub delay: Option<Box<FlowDelay>>,
-    /// The flow's source host (control packets arriving there go to the sender).
-    pub src: u32,
     /// When the flow starts (its `start` plus its start jitter).
     pub start: SimTime,
+    /// The flow's source host (control packets arriving there go to the sender).
+    pub src: u32,
     pub sender: Sender,
+    /// Delay statistics, for flows that ask for them (`[measure].delays`).
+    pub delay: Option<Box<FlowDelay>>,
     pub receiver: Receiver,
 }
+
+/// Lines from `Endpoint::sender`'s first that hold what a plain window sender's ack
+/// path reads and writes (`transport::sender::hot_field_spans`), and from
+/// `Endpoint::receiver`'s first that hold an ack receiver's data path with the delay
+/// statistics' pointer: what `prefetch_packet` hints (checked in `transport/sizes.rs`).
+pub(crate) const SENDER_HOT_LINES: usize = 4;
+pub(crate) const RECEIVER_HOT_LINES: usize = 2;
 
 /// A flow's delay statistics and the cached base delay of its data route.
 #[derive(Debug, Default)]

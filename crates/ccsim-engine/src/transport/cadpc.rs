@@ -270,13 +270,13 @@ impl CadpcSender {
             Some(r) => SimDuration::from_secs_f64(2.0 * self.cfg.update * r.as_secs_f64()),
             None => self.cfg.ptp_timeout,
         };
-        self.ptp_timer.deadline = Some(now + guard);
+        self.ptp_timer.set_deadline(Some(now + guard));
     }
 
     /// The pacing timer fired: one data packet, then the next one a gap later.
     pub fn on_pace(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>) {
         if now >= self.stop {
-            self.pace.deadline = None;
+            self.pace.set_deadline(None);
             return;
         }
         let mut p = self.data;
@@ -286,7 +286,7 @@ impl CadpcSender {
         out.push(p);
         c.sent += 1;
         self.last_data = Some(now);
-        self.pace.deadline = Some(now + self.gap());
+        self.pace.set_deadline(Some(now + self.gap()));
     }
 
     /// The PTP timer fired: the next request (or the guard after a lost one).
@@ -311,15 +311,15 @@ impl CadpcSender {
                 self.rate_bps = cadpc_update(x, capacity_bps, traffic_bps, a).max(self.cfg.min_rate as f64);
                 self.updates += 1;
                 // The next data packet one new gap after the last one.
-                if self.pace.deadline.is_some() {
+                if self.pace.deadline().is_some() {
                     if let Some(last) = self.last_data {
-                        self.pace.deadline = Some((last + self.gap()).max(now));
+                        self.pace.set_deadline(Some((last + self.gap()).max(now)));
                     }
                 }
             }
         }
         let next = sent + SimDuration::from_secs_f64(self.cfg.update * rtt.as_secs_f64());
-        self.ptp_timer.deadline = Some(next.max(now));
+        self.ptp_timer.set_deadline(Some(next.max(now)));
     }
 }
 
@@ -459,20 +459,20 @@ mod tests {
         assert_eq!(out[0].bits, 32 * 8);
         assert_eq!(meta.get(out[0].meta).unwrap().control, Control::PtpRequest);
         // 8000 bits at 80 kbps: 100 ms.
-        assert_eq!(s.pace.deadline, Some(SimTime::from_millis(100)));
-        assert_eq!(s.ptp_timer.deadline, Some(SimTime::from_secs(3)));
+        assert_eq!(s.pace.deadline(), Some(SimTime::from_millis(100)));
+        assert_eq!(s.ptp_timer.deadline(), Some(SimTime::from_secs(3)));
         // First feedback (no measurement) after 300 ms: RTT only; next PTP at 4 RTTs.
         let none = Feedback::Bandwidth { capacity_bps: 0.0, traffic_bps: 0.0, interval: SimDuration::ZERO };
         s.on_feedback(SimTime::from_millis(300), &none, SimTime::ZERO);
         assert_eq!(s.rate_bps, 80_000.0);
-        assert_eq!(s.ptp_timer.deadline, Some(SimTime::from_millis(1200)));
+        assert_eq!(s.ptp_timer.deadline(), Some(SimTime::from_millis(1200)));
         // A measurement: startup uses a = 1: 80k * (2 - 0.008 - 0.5) = 119360.
         let fb = Feedback::Bandwidth { capacity_bps: 10e6, traffic_bps: 5e6, interval: SimDuration::from_secs(1) };
         s.on_feedback(SimTime::from_millis(1500), &fb, SimTime::from_millis(1200));
         assert!((s.rate_bps - 119_360.0).abs() < 1e-6, "{}", s.rate_bps);
         assert!(s.in_startup);
         // The next data packet one new gap after the last one (at 0): 8000/119360 s.
-        assert_eq!(s.pace.deadline, Some(SimTime::from_millis(1500)), "the new gap ended already: now");
+        assert_eq!(s.pace.deadline(), Some(SimTime::from_millis(1500)), "the new gap ended already: now");
         // Overload ends startup and uses a = 0.5: 119360 * (1 + 0.5 * (1 - 0.011936 - 1.1)).
         let over = Feedback::Bandwidth { capacity_bps: 10e6, traffic_bps: 11e6, interval: SimDuration::from_secs(1) };
         s.on_feedback(SimTime::from_millis(2900), &over, SimTime::from_millis(2600));

@@ -90,7 +90,7 @@ pub trait SenderPolicy {
     #[inline(always)]
     fn on_ack_early(&mut self, io: Io<'_>, ack: &Packet) -> bool {
         let now = io.now;
-        let due = |t: Option<&mut LazyTimer>| t.is_some_and(|t| t.deadline.is_some_and(|d| d <= now));
+        let due = |t: Option<&mut LazyTimer>| t.is_some_and(|t| t.deadline().is_some_and(|d| d <= now));
         let (timer, pace) = self.timers();
         if due(timer) || due(pace) {
             return false;

@@ -210,6 +210,47 @@ impl RttStats {
     }
 }
 
+/// What a window sender keeps of its RTT samples besides their count and sum (which
+/// the flow's counters hold, `FlowCounters::rtt_samples` and `rtt_sum_ps`): `RttStats`
+/// without the 24 bytes an ack would write twice.
+#[derive(Clone, Copy, Debug)]
+pub struct RttSpread {
+    /// Sum of squares, in (microseconds)^2 to keep the range (for standard deviations).
+    pub sum_sq_us2: f64,
+    /// Smallest sample, ps (`u64::MAX` before the first).
+    pub min_ps: u64,
+    pub max_ps: u64,
+}
+
+impl Default for RttSpread {
+    fn default() -> Self {
+        RttSpread { sum_sq_us2: 0.0, min_ps: u64::MAX, max_ps: 0 }
+    }
+}
+
+impl RttSpread {
+    /// The same updates as `RttStats::add` makes to these three.
+    #[inline]
+    pub fn add(&mut self, ps: u64) {
+        self.min_ps = self.min_ps.min(ps);
+        self.max_ps = self.max_ps.max(ps);
+        let us = ps as f64 / 1e6;
+        self.sum_sq_us2 += us * us;
+    }
+
+    /// The statistics of `n` samples summing to `sum_ps` (`min_ps` 0 when there are none,
+    /// as `RttStats::default`).
+    pub fn with(&self, n: u64, sum_ps: u128) -> RttStats {
+        RttStats {
+            n,
+            sum_ps,
+            sum_sq_us2: self.sum_sq_us2,
+            min_ps: if n == 0 { 0 } else { self.min_ps },
+            max_ps: self.max_ps,
+        }
+    }
+}
+
 #[cfg(test)]
 mod sizes;
 

@@ -170,13 +170,13 @@ impl RapSender {
 
     pub fn start(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>) {
         self.on_pace(now, c, out);
-        self.step.deadline = Some(now + self.srtt_or_initial());
+        self.step.set_deadline(Some(now + self.srtt_or_initial()));
     }
 
     pub fn on_pace(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>) {
         if now >= self.stop {
-            self.pace.deadline = None;
-            self.step.deadline = None;
+            self.pace.set_deadline(None);
+            self.step.set_deadline(None);
             return;
         }
         let mut p = self.data;
@@ -186,7 +186,7 @@ impl RapSender {
         c.sent += 1;
         self.outstanding.push_back((self.seq, now));
         self.seq = self.seq.wrapping_add(1);
-        self.pace.deadline = Some(now + SimDuration::from_secs_f64(1.0 / self.rate_pps).max(super::MIN_PACING_GAP));
+        self.pace.set_deadline(Some(now + SimDuration::from_secs_f64(1.0 / self.rate_pps).max(super::MIN_PACING_GAP)));
     }
 
     fn lost(&mut self, now: SimTime, sent: SimTime) {
@@ -247,7 +247,7 @@ impl RapSender {
         }
         self.loss_in_step = false;
         if now < self.stop {
-            self.step.deadline = Some(now + self.srtt_or_initial());
+            self.step.set_deadline(Some(now + self.srtt_or_initial()));
         }
     }
 }
@@ -302,12 +302,12 @@ mod tests {
         let (mut s, mut c, mut out) = sender(RapConfig::default());
         s.start(SimTime::ZERO, &mut c, &mut out);
         assert_eq!(s.rate_pps, 1.0);
-        assert_eq!(s.pace.deadline, Some(SimTime::from_secs(1)));
+        assert_eq!(s.pace.deadline(), Some(SimTime::from_secs(1)));
         // An ack after 250 ms: SRTT 250 ms; the step adds alpha/SRTT = 4 pkt/s.
         s.on_ack(SimTime::from_millis(250), 0, SimTime::ZERO);
         s.on_step(SimTime::from_secs(1));
         assert_eq!(s.rate_pps, 5.0);
-        assert_eq!(s.step.deadline, Some(SimTime::from_millis(1250)));
+        assert_eq!(s.step.deadline(), Some(SimTime::from_millis(1250)));
         // Packets 1..=5 sent; 2, 3, 4 acked: packet 1 is 3 below the highest ack: lost.
         for k in 1..=5u32 {
             s.on_pace(SimTime::from_millis(1000 + 10 * k as u64), &mut c, &mut out);

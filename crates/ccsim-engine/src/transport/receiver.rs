@@ -99,28 +99,60 @@ impl Default for ReceiverConfig {
     }
 }
 
+/// `repr(C)` with the fields in this order: what a data packet and the ack it sends
+/// touch when every packet is acknowledged at once (the bitmap's header, the ack
+/// template, the timer's deadline and scheduled time, `unacked`, the ECE state, whether
+/// acks are delayed, and copies of the options it reads, `cfg`'s flags) in the first 98
+/// bytes (`hot_field_spans`, checked in `transport/sizes.rs`), then what only delayed
+/// acks, SACK and the adaptive timer use, and the options themselves.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct AckReceiver {
-    cfg: ReceiverConfig,
+    rcv: SeqBitmap,
     /// Template of this flow's acks (route, size).
     ack: Packet,
-    rcv: SeqBitmap,
     /// Delayed-ack timer.
     pub timer: LazyTimer,
     /// In-order packets received and not yet acknowledged (delayed acks).
     unacked: u32,
-    /// Timestamp and flags of the oldest of them (the echo of the next ack).
-    oldest: (SimTime, u8),
     /// ECE state: a CE mark arrived and no CWR since (RFC 3168), or the last data packet
     /// was marked CE (DCTCP.CE, RFC 8257).
     ece: bool,
+    /// `cfg.delayed_ack.is_some()`, `cfg.ecn`, `cfg.keep_out_of_order` and
+    /// `cfg.sack_blocks`: what a data packet reads of the options, beside the other
+    /// per-packet fields.
+    delayed: bool,
+    ecn: bool,
+    keep_out_of_order: bool,
+    sack_blocks: u8,
+    /// Flags of the oldest unacknowledged packet (with `oldest_ts`, the echo of the next
+    /// ack).
+    oldest_flags: u8,
+    /// How many of `recent` are set.
+    n_recent: u8,
+    cfg: ReceiverConfig,
+    /// Timestamp of the oldest unacknowledged packet.
+    oldest_ts: SimTime,
     /// Most recent out-of-order arrivals, newest first (SACK block order).
     recent: [u32; 4],
-    n_recent: usize,
     /// The adaptive delayed-ack timeout (ato) and the last data arrival
-    /// (`DelayedAck::min_delay`).
+    /// (`DelayedAck::min_delay`; `SimTime::MAX`: none yet).
     ato: SimDuration,
-    last_rcv: Option<SimTime>,
+    last_rcv: SimTime,
+}
+
+/// Where the fields a data packet touches at an `AckReceiver` that acknowledges every
+/// packet at once lie: (name, offset, bytes), for the layout test in
+/// `transport/sizes.rs`.
+#[cfg(test)]
+pub(crate) fn hot_field_spans() -> Vec<(&'static str, usize, usize)> {
+    use std::mem::{offset_of, size_of};
+    vec![
+        ("rcv", offset_of!(AckReceiver, rcv), size_of::<SeqBitmap>()),
+        ("ack", offset_of!(AckReceiver, ack), size_of::<Packet>()),
+        ("timer.deadline+scheduled", offset_of!(AckReceiver, timer), 16),
+        ("unacked..sack_blocks", offset_of!(AckReceiver, unacked), 9),
+    ]
 }
 
 impl AckReceiver {
@@ -139,16 +171,21 @@ impl AckReceiver {
     pub fn new(cfg: ReceiverConfig, ack: Packet, capacity_pkts: usize) -> Self {
         AckReceiver {
             cfg,
+            delayed: cfg.delayed_ack.is_some(),
+            ecn: cfg.ecn,
+            keep_out_of_order: cfg.keep_out_of_order,
+            sack_blocks: cfg.sack_blocks,
             ack,
             rcv: SeqBitmap::new(capacity_pkts),
             timer: LazyTimer::default(),
             unacked: 0,
-            oldest: (SimTime::ZERO, 0),
+            oldest_ts: SimTime::ZERO,
+            oldest_flags: 0,
             ece: false,
             recent: [0; 4],
             n_recent: 0,
             ato: cfg.delayed_ack.and_then(|d| d.min_delay).unwrap_or(SimDuration::ZERO),
-            last_rcv: None,
+            last_rcv: SimTime::MAX,
         }
     }
 
@@ -160,8 +197,8 @@ impl AckReceiver {
 
     /// Linux's ato update for a data arrival at `now` (`tcp_event_data_recv`).
     fn adapt_ato(&mut self, now: SimTime, min: SimDuration, max: SimDuration) {
-        if let Some(last) = self.last_rcv {
-            let m = now - last;
+        if self.last_rcv != SimTime::MAX {
+            let m = now - self.last_rcv;
             let half_min = SimDuration::from_ps(min.as_ps() / 2);
             let half_ato = SimDuration::from_ps(self.ato.as_ps() / 2);
             if m <= half_min {
@@ -171,7 +208,7 @@ impl AckReceiver {
             }
             self.ato = self.ato.min(max);
         }
-        self.last_rcv = Some(now);
+        self.last_rcv = now;
     }
 
     /// Next sequence number expected in order.
@@ -192,7 +229,7 @@ impl AckReceiver {
         c.arrived += 1;
         // The CE state changed (DCTCP): this packet is acknowledged at once.
         let mut ce_changed = false;
-        if self.cfg.ecn {
+        if self.ecn {
             let ce = data.has(FLAG_CE);
             if ce {
                 c.ce_received += 1;
@@ -201,7 +238,7 @@ impl AckReceiver {
                 if ce != self.ece {
                     if self.unacked > 0 {
                         // The delayed ack of the packets before this one, with the old state.
-                        let (ts, flags) = self.oldest;
+                        let (ts, flags) = (self.oldest_ts, self.oldest_flags);
                         self.send_ack(ts, flags, c, out, meta);
                     }
                     self.ece = ce;
@@ -223,18 +260,20 @@ impl AckReceiver {
         // together with its neighbour in one wider load that waited for the store to
         // reach the cache (docs/performance.md).
         let mut ack_seq = next;
-        if self.cfg.keep_out_of_order || data.seq == next {
+        if self.keep_out_of_order || data.seq == next {
             let (delivered, after) = self.rcv.insert_then_next(data.seq);
             c.delivered += delivered as u64;
             ack_seq = after;
         }
-        if data.seq > next && self.cfg.sack_blocks > 0 {
+        if data.seq > next && self.sack_blocks > 0 {
             self.remember(data.seq);
         }
-        let Some(d) = self.cfg.delayed_ack else {
+        // (`delayed` first: the policy itself lies past the per-packet lines.)
+        if !self.delayed {
             self.send_ack_seq(ack_seq, data.ts, data.flags, c, out, meta);
             return;
-        };
+        }
+        let Some(d) = self.cfg.delayed_ack else { unreachable!("`delayed` is set only with a delayed-ack policy") };
         let delay = match d.min_delay {
             None => d.delay,
             Some(min) => {
@@ -247,16 +286,17 @@ impl AckReceiver {
         let syn = self.cfg.handshake && data.seq == 0;
         if data.seq == next && held_before == 0 && !syn && !ce_changed {
             if self.unacked == 0 {
-                self.oldest = (data.ts, data.flags);
-                self.timer.deadline = Some(now + delay);
+                (self.oldest_ts, self.oldest_flags) = (data.ts, data.flags);
+                self.timer.set_deadline(Some(now + delay));
             }
             self.unacked += 1;
             if self.unacked >= d.every {
-                let (ts, flags) = self.oldest;
+                let (ts, flags) = (self.oldest_ts, self.oldest_flags);
                 self.send_ack(ts, flags, c, out, meta);
             }
         } else {
-            let (ts, flags) = if self.unacked > 0 { self.oldest } else { (data.ts, data.flags) };
+            let (ts, flags) =
+                if self.unacked > 0 { (self.oldest_ts, self.oldest_flags) } else { (data.ts, data.flags) };
             self.send_ack(ts, flags, c, out, meta);
         }
     }
@@ -264,16 +304,16 @@ impl AckReceiver {
     /// The delayed-ack timer expired: acknowledge what is waiting.
     pub fn on_timer(&mut self, _now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, meta: &mut MetaSlab) {
         if self.unacked > 0 {
-            let (ts, flags) = self.oldest;
+            let (ts, flags) = (self.oldest_ts, self.oldest_flags);
             self.send_ack(ts, flags, c, out, meta);
         }
     }
 
     fn remember(&mut self, seq: u32) {
-        let n = self.n_recent.min(self.recent.len() - 1);
+        let n = (self.n_recent as usize).min(self.recent.len() - 1);
         self.recent.copy_within(0..n, 1);
         self.recent[0] = seq;
-        self.n_recent = (n + 1).min(self.recent.len());
+        self.n_recent = (n + 1).min(self.recent.len()) as u8;
     }
 
     #[inline]
@@ -298,13 +338,13 @@ impl AckReceiver {
         // read back whole right after such patches waits for them to reach the cache
         // (the sender's `send_impl` stalled so at its push; docs/performance.md).
         let mut a = Packet { kind: PacketKind::Ack, seq, ts, flags, ..self.ack };
-        if self.cfg.sack_blocks > 0 && self.rcv.held() > 0 {
+        if self.sack_blocks > 0 && self.rcv.held() > 0 {
             self.attach_sack(&mut a, meta);
         }
         out.push(a);
         c.acks_sent += 1;
         self.unacked = 0;
-        self.timer.deadline = None;
+        self.timer.set_deadline(None);
     }
 
     /// SACK blocks: the block of each recent out-of-order arrival still held, newest
@@ -312,7 +352,7 @@ impl AckReceiver {
     fn attach_sack(&mut self, a: &mut Packet, meta: &mut MetaSlab) {
         let h = meta.ensure(&mut a.meta);
         let blocks = &mut meta.get_mut(h).sack;
-        for &seq in &self.recent[..self.n_recent] {
+        for &seq in &self.recent[..self.n_recent as usize] {
             if blocks.n >= self.cfg.sack_blocks {
                 break;
             }
@@ -447,7 +487,7 @@ mod tests {
             t.out.iter().map(|a| a.ts.as_secs_f64() * 1000.0).collect::<Vec<_>>(),
             vec![0.0, 2.0, 4.0, 6.0, 8.0]
         );
-        assert_eq!(t.r.timer.deadline, None, "nothing waits");
+        assert_eq!(t.r.timer.deadline(), None, "nothing waits");
     }
 
     #[test]
@@ -455,7 +495,7 @@ mod tests {
         let mut t = Run::new(ReceiverConfig { delayed_ack: Some(DelayedAck::default()), ..Default::default() });
         t.data(1000, data(0, 900));
         assert!(t.out.is_empty());
-        assert_eq!(t.r.timer.deadline, Some(SimTime::from_millis(1200)));
+        assert_eq!(t.r.timer.deadline(), Some(SimTime::from_millis(1200)));
         t.r.on_timer(SimTime::from_millis(1200), &mut t.c, &mut t.out, &mut t.meta);
         assert_eq!(t.acks(), vec![1]);
         assert_eq!(t.out[0].ts, SimTime::from_millis(900));
@@ -468,12 +508,12 @@ mod tests {
         let ms = SimDuration::from_millis;
         // A lone packet waits the initial ato, 40 ms (not 200).
         t.data(1000, data(0, 900));
-        assert_eq!(t.r.timer.deadline, Some(SimTime::from_millis(1040)));
+        assert_eq!(t.r.timer.deadline(), Some(SimTime::from_millis(1040)));
         t.r.on_timer(SimTime::from_millis(1040), &mut t.c, &mut t.out, &mut t.meta);
         // Gap 30 ms (20 < m < 40): ato = 20 + 30 = 50 ms.
         t.data(1030, data(1, 930));
         assert_eq!(t.r.ack_timeout(), Some(ms(50)));
-        assert_eq!(t.r.timer.deadline, Some(SimTime::from_millis(1080)));
+        assert_eq!(t.r.timer.deadline(), Some(SimTime::from_millis(1080)));
         // Gap 45 ms < 50: ato = 25 + 45 = 70 ms; the second packet sends the ack.
         t.data(1075, data(2, 975));
         assert_eq!(t.r.ack_timeout(), Some(ms(70)));
@@ -586,7 +626,7 @@ mod tests {
         for (s, &m) in ce.iter().enumerate() {
             t.data(100 + s as u64, ect(s as u32, m));
         }
-        assert_eq!(t.r.timer.deadline, Some(SimTime::from_millis(309)), "9 waits 200 ms");
+        assert_eq!(t.r.timer.deadline(), Some(SimTime::from_millis(309)), "9 waits 200 ms");
         t.r.on_timer(SimTime::from_millis(309), &mut t.c, &mut t.out, &mut t.meta);
         assert_eq!(
             acks_ece(&t),

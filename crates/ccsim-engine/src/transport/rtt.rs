@@ -20,37 +20,66 @@
 use crate::base::time::SimDuration;
 use crate::cc::RtoStyle;
 
+/// `repr(C)`, in this order: what every ack reads (the timeout in force, whether one
+/// packet is timed) first, then what a sample updates, then the style.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct RtoEstimator {
-    style: RtoStyle,
-    /// Smoothed RTT, ps; `None` before the first sample.
-    srtt: Option<u64>,
-    /// Mean deviation, ps (Jacobson/Karels only).
-    rttvar: u64,
+    /// The timeout in force (`rto()`), ps: recomputed whenever a sample or a timeout
+    /// changes it, so an ack that re-arms the timer reads one word.
+    rto_ps: u64,
+    /// Number of consecutive timeouts (backoff exponent, at most 16).
+    backoff: u8,
+    /// One packet at a time is timed (Jacobson/Karels, `timed_sampling`).
+    timed: bool,
+    /// Linux: the sequence number that ends the round trip (`rtt_seq`).
+    rtt_seq: u32,
     /// Timeout before backoff, ps.
     base_rto: u64,
-    /// Number of consecutive timeouts (backoff exponent).
-    backoff: u32,
+    /// Smoothed RTT, ps; `NO_SRTT` before the first sample.
+    srtt: u64,
+    /// Mean deviation, ps (Jacobson/Karels only).
+    rttvar: u64,
     /// Linux: 4 x the mean deviation (Linux's `mdev`), ps.
     mdev4: u64,
-    /// Linux: the largest 4 x mdev of this round trip, ps, and the sequence number that
-    /// ends the round trip (`mdev_max`, `rtt_seq`).
+    /// Linux: the largest 4 x mdev of this round trip, ps (`mdev_max`).
     mdev_max: u64,
-    rtt_seq: u32,
+    style: RtoStyle,
 }
+
+/// `srtt` before the first sample (no RTT reaches 2^64 ps, 213 days).
+const NO_SRTT: u64 = u64::MAX;
 
 impl RtoEstimator {
     pub fn new(style: RtoStyle, initial_rto: SimDuration) -> Self {
-        RtoEstimator {
-            style,
-            srtt: None,
-            rttvar: 0,
-            base_rto: initial_rto.as_ps(),
+        let mut e = RtoEstimator {
+            rto_ps: 0,
             backoff: 0,
+            timed: matches!(style, RtoStyle::JacobsonKarels { .. }),
+            rtt_seq: 0,
+            base_rto: initial_rto.as_ps(),
+            srtt: NO_SRTT,
+            rttvar: 0,
             mdev4: 0,
             mdev_max: 0,
-            rtt_seq: 0,
-        }
+            style,
+        };
+        e.refresh();
+        e
+    }
+
+    /// Where what every ack reads lies in the estimator: (offset, bytes), the timeout in
+    /// force and the sampling style (`transport::sizes`'s layout test).
+    #[cfg(test)]
+    pub(crate) fn hot_span() -> (usize, usize) {
+        use std::mem::offset_of;
+        let a = offset_of!(RtoEstimator, rto_ps);
+        (a, offset_of!(RtoEstimator, timed) + 1 - a)
+    }
+
+    /// Recomputes the timeout in force after `base_rto` or `backoff` changed.
+    fn refresh(&mut self) {
+        self.rto_ps = self.raw_rto().max(crate::cc::MIN_TIMEOUT).as_ps();
     }
 
     /// Feeds one RTT sample with the sender's `snd_una` and `snd_nxt` (the Linux
@@ -64,9 +93,9 @@ impl RtoEstimator {
         let m = m.as_ps().max(1) as i128;
         let min = min_rto.as_ps() as i128;
         // mdev is kept as Linux keeps it, times 4 (`self.rttvar` is Linux's rttvar).
-        match self.srtt {
+        match (self.srtt != NO_SRTT).then_some(self.srtt) {
             None => {
-                self.srtt = Some(m as u64);
+                self.srtt = m as u64;
                 self.mdev4 = (2 * m) as u64;
                 self.mdev_max = (2 * m).max(min) as u64;
                 self.rttvar = self.mdev_max;
@@ -74,7 +103,7 @@ impl RtoEstimator {
             }
             Some(s) => {
                 let err = m - s as i128;
-                self.srtt = Some((s as i128 + err / 8) as u64);
+                self.srtt = (s as i128 + err / 8) as u64;
                 let mdev = self.mdev4 as i128 / 4;
                 let mut e = err.abs() - mdev;
                 if err < 0 && e > 0 {
@@ -94,8 +123,9 @@ impl RtoEstimator {
                 }
             }
         }
-        let rto = self.srtt.unwrap() + self.rttvar;
+        let rto = self.srtt + self.rttvar;
         self.base_rto = rto.min(max_rto.as_ps());
+        self.refresh();
     }
 
     /// Feeds one RTT sample `m` and resets the backoff.
@@ -104,9 +134,9 @@ impl RtoEstimator {
         self.backoff = 0;
         match self.style {
             RtoStyle::JacobsonKarels { k, min_rto, max_rto } => {
-                match self.srtt {
+                match (self.srtt != NO_SRTT).then_some(self.srtt) {
                     None => {
-                        self.srtt = Some(m);
+                        self.srtt = m;
                         self.rttvar = m / 2;
                     }
                     Some(s) => {
@@ -114,36 +144,39 @@ impl RtoEstimator {
                         let s = (s as i128 + err / 8) as u64;
                         let v = self.rttvar as i128;
                         self.rttvar = (v + (err.abs() - v) / 4) as u64;
-                        self.srtt = Some(s);
+                        self.srtt = s;
                     }
                 }
-                let rto = self.srtt.unwrap() + k as u64 * self.rttvar;
+                let rto = self.srtt + k as u64 * self.rttvar;
                 self.base_rto = rto.clamp(min_rto.as_ps(), max_rto.as_ps());
             }
             RtoStyle::Linux { .. } => self.sample_at(SimDuration::from_ps(m), 0, 0),
             RtoStyle::Generic { alpha, beta } => {
-                let s = match self.srtt {
+                let s = match (self.srtt != NO_SRTT).then_some(self.srtt) {
                     None => m as f64,
                     Some(s) => alpha * s as f64 + (1.0 - alpha) * m as f64,
                 };
                 let s = s.round() as u64;
-                self.srtt = Some(s);
+                self.srtt = s;
                 self.base_rto = (beta * s as f64).round().max(1.0) as u64;
             }
         }
+        self.refresh();
     }
 
     /// The retransmission timer expired: double the timeout (Jacobson/Karels and Linux).
     pub fn on_timeout(&mut self) {
         if matches!(self.style, RtoStyle::JacobsonKarels { .. } | RtoStyle::Linux { .. }) {
             self.backoff = (self.backoff + 1).min(16);
+            self.refresh();
         }
     }
 
     /// The current timeout, with backoff applied.
     /// The timeout in force, never below `cc::MIN_TIMEOUT`.
+    #[inline]
     pub fn rto(&self) -> SimDuration {
-        self.raw_rto().max(crate::cc::MIN_TIMEOUT)
+        SimDuration::from_ps(self.rto_ps)
     }
 
     fn raw_rto(&self) -> SimDuration {
@@ -157,13 +190,14 @@ impl RtoEstimator {
     }
 
     pub fn srtt(&self) -> Option<SimDuration> {
-        self.srtt.map(SimDuration::from_ps)
+        (self.srtt != NO_SRTT).then(|| SimDuration::from_ps(self.srtt))
     }
 
     /// Whether this estimator follows Karn's rule with one timed packet at a time (the
     /// others sample every ack's timestamp echo).
+    #[inline]
     pub fn timed_sampling(&self) -> bool {
-        matches!(self.style, RtoStyle::JacobsonKarels { .. })
+        self.timed
     }
 }
 

@@ -124,7 +124,7 @@ use super::rate_sample::{RateSample, RateSampler};
 use super::rtt::RtoEstimator;
 use super::scoreboard::Scoreboard;
 use super::timer::LazyTimer;
-use super::{FlowCounters, RttStats};
+use super::{FlowCounters, RttSpread, RttStats};
 use crate::base::rng::Rng;
 use crate::base::time::{tx_time, SimDuration, SimTime};
 use crate::base::trace::{Recorder, SeriesId};
@@ -267,11 +267,16 @@ pub struct FlowTrace {
 
 /// A window transport's sender.
 ///
-/// `repr(C)` with the fields in this order: what an ack and a send touch on the common
-/// path (sequence numbers, flags, the timers, the policy, the timed packet, the packet
-/// template, the RTT statistics and estimator) in the first 368 bytes, six cache lines;
-/// the state of SACK, ECN, NewReno recovery, pacing, TSO and the configuration after
-/// it. At 10^4 flows and more each line an ack touches is a cache miss.
+/// `repr(C)` with the fields in this order, the hot ones by the line they share
+/// (`hot_field_spans`, checked in `transport/sizes.rs`): what an ack and the sends it
+/// triggers read and write on the plain path (no SACK, ECN, NewReno, pacing or TSO) in
+/// four cache lines of a sender that starts 8 bytes into a line (after the `Sender`
+/// enum's tag, in an `Endpoint`): bytes 0..56 the sequence numbers, the timed packet,
+/// `stop` and the series pointer; 56..120 the flags and the policy; 120..184 the
+/// retransmission timer and the packet template; 184..248 the RTT statistics, the pacing
+/// deadline and the RTO in force. The state of SACK, ECN, NewReno recovery, pacing, TSO, the rest of
+/// the RTO estimator and the configuration after it. At 10^4 flows and more each line
+/// an ack touches is a cache miss.
 #[derive(Debug)]
 #[repr(C)]
 pub struct WindowSender {
@@ -281,6 +286,22 @@ pub struct WindowSender {
     dupacks: u32,
     /// Window cap (receiver's credit), packets.
     max_window: u32,
+    /// Data segment size, bytes.
+    mss: u32,
+    /// One past the last packet of a finite flow (`SenderConfig::size`; `u32::MAX`:
+    /// unlimited). No new data from here on; once `snd_una` reaches it the flow is
+    /// complete and `stop` holds the completion time.
+    end: u32,
+    /// The packet being timed for the Jacobson/Karels estimator: its sequence number
+    /// and send time (`timed_at`; `SimTime::MAX`: none).
+    timed_seq: u32,
+    timed_at: SimTime,
+    /// No new data is sent from this time on (retransmissions continue); a completed
+    /// finite flow's completion time.
+    stop: SimTime,
+    /// The series this flow records; boxed, and `None` when it records none (most
+    /// flows of a large run), so an idle flow does not carry 56 bytes of empty ids.
+    trace: Option<Box<FlowTrace>>,
     /// No SACK, no ECN, the echo RTT, Reno recovery and BSD fast retransmit: the hot path skips every
     /// check for those features (a const-generic instance of `on_ack`/`send`).
     plain: bool,
@@ -291,33 +312,25 @@ pub struct WindowSender {
     /// NewReno: a partial ack has been seen in this recovery (the timer is re-armed on
     /// the first only).
     partial_seen: bool,
-    /// Data segment size, bytes.
-    mss: u32,
-    /// One past the last packet of a finite flow (`SenderConfig::size`; `u32::MAX`:
-    /// unlimited). No new data from here on; once `snd_una` reaches it the flow is
-    /// complete and `stop` holds the completion time.
-    end: u32,
-    /// No new data is sent from this time on (retransmissions continue); a completed
-    /// finite flow's completion time.
-    stop: SimTime,
-    /// The series this flow records; boxed, and `None` when it records none (most
-    /// flows of a large run), so an idle flow does not carry 56 bytes of empty ids.
-    trace: Option<Box<FlowTrace>>,
-    pub timer: LazyTimer,
-    /// Pacing timer: when the next paced burst is due (rate-based policies only).
-    pub pace: LazyTimer,
+    /// The next new data packet carries CWR.
+    cwr_pending: bool,
     pub cc: AnyCc,
-    /// The packet being timed for the Jacobson/Karels estimator: (seq, send time).
-    timed: Option<(u32, SimTime)>,
+    /// Earliest time the next paced burst may leave.
+    next_send: SimTime,
+    pub timer: LazyTimer,
     /// Template of this flow's data packets (route, size).
     data: Packet,
+    /// Time spent at each window (`[measure].windows`).
+    whist: Option<Box<WindowHist>>,
+    /// RTT statistics besides their count and sum, which the flow's counters keep
+    /// (`rtt_stats`).
+    rtt: RttSpread,
+    /// Pacing timer: when the next paced burst is due (rate-based policies only).
+    pub pace: LazyTimer,
+    rto: RtoEstimator,
     /// In NewReno or SACK recovery until the cumulative ack reaches this (snd_max at
     /// its start).
     recover: Option<u32>,
-    pub rtt: RttStats,
-    rto: RtoEstimator,
-    /// Time spent at each window (`[measure].windows`).
-    whist: Option<Box<WindowHist>>,
     /// A new fast retransmit needs a cumulative ack above this (RFC 6582 `recover`).
     guard: Option<u32>,
     /// Highest packet retransmitted in this SACK recovery.
@@ -327,27 +340,52 @@ pub struct WindowSender {
     /// The first unacknowledged packet when the retransmission timer last expired (a
     /// second expiry with it unchanged is a repeated timeout, RFC 5681 section 3.1).
     rto_una: Option<u32>,
-    /// SACK scoreboard (`sack = true`).
-    sb: Option<Box<Scoreboard>>,
-    /// Send time of each outstanding packet's last transmission and whether it was a
-    /// retransmission, from `snd_una` on (`rtt_sample = newest`).
-    sent_at: Option<Box<VecDeque<(SimTime, bool)>>>,
-    /// Earliest time the next paced burst may leave.
-    next_send: SimTime,
-    /// TSO: since when new data has been held back (`None`: not deferring).
-    tso_since: Option<SimTime>,
-    cfg: SenderConfig,
     /// Duplicate acks that trigger fast retransmit (`None`: none) and how a fast
     /// retransmit recovers without SACK: the flow's `LossRecoveryConfig` as its policy
     /// declares it (`CcConfig::loss_recovery`; a threshold of 0, which checks refuse,
     /// would be none).
     dupack_threshold: Option<NonZeroU32>,
     recovery_mode: Recovery,
-    /// The next new data packet carries CWR.
-    cwr_pending: bool,
+    /// SACK scoreboard (`sack = true`).
+    sb: Option<Box<Scoreboard>>,
+    /// Send time of each outstanding packet's last transmission and whether it was a
+    /// retransmission, from `snd_una` on (`rtt_sample = newest`).
+    sent_at: Option<Box<VecDeque<(SimTime, bool)>>>,
     /// Delivery-rate sampling (`transport::rate_sample`), for a policy that declares
     /// `CcPolicy::RATE_SAMPLE`.
     rate: Option<Box<RateSampler>>,
+    /// TSO: since when new data has been held back (`None`: not deferring).
+    tso_since: Option<SimTime>,
+    cfg: SenderConfig,
+}
+
+/// Where the fields an ack of a plain window sender touches lie: (name, offset, bytes,
+/// the line, counted from the sender's first, it must lie in when the sender starts 8
+/// bytes into a line), for the layout test in
+/// `transport/sizes.rs`. An ack reads and writes the sequence numbers, `stop`, the
+/// timed packet, `trace`'s pointer and the flags; the policy; the retransmission
+/// timer's deadline and scheduled time (`LazyTimer::needs_event`); the packet template
+/// (each send); the RTT statistics; the pacing timer's deadline; the RTO estimator's
+/// timeout in force and its sampling style. The timer's generation changes only when an
+/// event is scheduled, the rest of the estimator only when a packet is timed.
+#[cfg(test)]
+pub(crate) fn hot_field_spans() -> Vec<(&'static str, usize, usize, usize)> {
+    use std::mem::{offset_of, size_of};
+    let rto = offset_of!(WindowSender, rto);
+    let (rto_hot, rto_len) = super::rtt::RtoEstimator::hot_span();
+    vec![
+        ("snd_una..timed_seq", offset_of!(WindowSender, snd_una), 32, 0),
+        ("timed_at", offset_of!(WindowSender, timed_at), 8, 0),
+        ("stop", offset_of!(WindowSender, stop), 8, 0),
+        ("trace", offset_of!(WindowSender, trace), 8, 0),
+        ("plain..cwr_pending", offset_of!(WindowSender, plain), 5, 1),
+        ("cc", offset_of!(WindowSender, cc), size_of::<AnyCc>(), 1),
+        ("timer.deadline+scheduled", offset_of!(WindowSender, timer), 16, 2),
+        ("data", offset_of!(WindowSender, data), size_of::<Packet>(), 2),
+        ("rtt", offset_of!(WindowSender, rtt), size_of::<RttSpread>(), 3),
+        ("pace.deadline", offset_of!(WindowSender, pace), 8, 3),
+        ("rto.rto_ps+timed", rto + rto_hot, rto_len, 3),
+    ]
 }
 
 impl WindowSender {
@@ -390,7 +428,8 @@ impl WindowSender {
             snd_nxt: 0,
             snd_max: 0,
             dupacks: 0,
-            timed: None,
+            timed_seq: 0,
+            timed_at: SimTime::MAX,
             recover: None,
             guard: None,
             partial_seen: false,
@@ -416,7 +455,7 @@ impl WindowSender {
                 && !rate_sample,
             tracing: false,
             whist: None,
-            rtt: RttStats::default(),
+            rtt: RttSpread::default(),
             trace: None,
         }
     }
@@ -475,6 +514,12 @@ impl WindowSender {
 
     pub fn snd_una(&self) -> u32 {
         self.snd_una
+    }
+
+    /// The flow's RTT statistics: count and sum from its counters `c` (every ack is a
+    /// sample of both), the rest kept here.
+    pub fn rtt_stats(&self, c: &FlowCounters) -> RttStats {
+        self.rtt.with(c.rtt_samples, c.rtt_sum_ps)
     }
 
     pub fn srtt_s(&self) -> Option<f64> {
@@ -549,8 +594,9 @@ impl WindowSender {
         c.sent += 1;
         if retx {
             c.retransmitted += 1;
-        } else if self.timed.is_none() && self.rto.timed_sampling() {
-            self.timed = Some((seq, now));
+        } else if self.timed_at == SimTime::MAX && self.rto.timed_sampling() {
+            self.timed_seq = seq;
+            self.timed_at = now;
         }
         if let Some(sent) = self.sent_at.as_deref_mut().filter(|_| !PLAIN) {
             let i = (seq - self.snd_una) as usize;
@@ -560,8 +606,8 @@ impl WindowSender {
                 sent.push_back((now, false));
             }
         }
-        if self.timer.deadline.is_none() {
-            self.timer.deadline = Some(now + self.rto.rto());
+        if self.timer.deadline().is_none() {
+            self.timer.set_deadline(Some(now + self.rto.rto()));
         }
     }
 
@@ -656,16 +702,16 @@ impl WindowSender {
         let window = (m.cwnd / mss).clamp(1, self.max_window as u64) * mss;
         if bytes >= t.segment_bytes as u64 || bytes >= window / t.divisor.max(1) as u64 {
             self.tso_since = None;
-            self.pace.deadline = None;
+            self.pace.set_deadline(None);
             return false;
         }
         let since = *self.tso_since.get_or_insert(now);
         if now >= since + t.defer {
             self.tso_since = None;
-            self.pace.deadline = None;
+            self.pace.set_deadline(None);
             return false;
         }
-        self.pace.deadline = Some(since + t.defer);
+        self.pace.set_deadline(Some(since + t.defer));
         true
     }
 
@@ -689,10 +735,10 @@ impl WindowSender {
             }
             None => false,
         };
-        self.pace.deadline = None;
+        self.pace.set_deadline(None);
         while self.snd_nxt + burst <= limit {
             if now < self.next_send {
-                self.pace.deadline = Some(self.next_send);
+                self.pace.set_deadline(Some(self.next_send));
                 break;
             }
             let mut n = 0;
@@ -781,7 +827,7 @@ impl WindowSender {
             None
         };
         if paced.is_some() {
-            self.pace.deadline = None;
+            self.pace.set_deadline(None);
         }
         // With pacing: `sent` packets of the current burst have left; a burst may start
         // once the pacing clock allows.
@@ -789,7 +835,7 @@ impl WindowSender {
         while pipe < window || self.sb.as_deref().is_some_and(|sb| sb.frx_pending.is_some()) {
             if let Some((rate, quantum)) = paced {
                 if sent == 0 && now < self.next_send {
-                    self.pace.deadline = Some(self.next_send);
+                    self.pace.set_deadline(Some(self.next_send));
                     break;
                 }
                 if sent == quantum {
@@ -948,11 +994,9 @@ impl WindowSender {
                 sb.advance(self.snd_una);
             }
             if self.rto.timed_sampling() {
-                if let Some((seq, sent)) = self.timed {
-                    if ack.seq > seq {
-                        self.rto.sample(now - sent);
-                        self.timed = None;
-                    }
+                if self.timed_at != SimTime::MAX && ack.seq > self.timed_seq {
+                    self.rto.sample(now - self.timed_at);
+                    self.timed_at = SimTime::MAX;
                 }
             } else {
                 self.rto.sample_at(echo, self.snd_una, self.snd_nxt);
@@ -986,7 +1030,7 @@ impl WindowSender {
             let sack_recovery = !PLAIN && self.sb.is_some() && self.recover.is_some();
             let partial = !PLAIN && recovery == RecoveryAck::Partial;
             if !(partial && !sack_recovery && self.partial_seen) {
-                self.timer.deadline = (self.snd_una < self.snd_max).then(|| now + self.rto.rto());
+                self.timer.set_deadline((self.snd_una < self.snd_max).then(|| now + self.rto.rto()));
             }
             if partial && !sack_recovery {
                 // RFC 6582 step 5: retransmit the first unacknowledged packet; the timer
@@ -1067,7 +1111,7 @@ impl WindowSender {
         rec: &mut Recorder,
     ) {
         c.fast_retransmits += 1;
-        self.timed = None;
+        self.timed_at = SimTime::MAX;
         self.cc.on_congestion(&CongestionSample {
             now,
             cause: Cause::FastRetransmit,
@@ -1088,7 +1132,7 @@ impl WindowSender {
             self.snd_nxt = self.snd_una + 1;
             self.guard = Some(self.snd_max);
         }
-        self.timer.deadline = Some(now + self.rto.rto());
+        self.timer.set_deadline(Some(now + self.rto.rto()));
         self.record_window(now, rec);
         if !pipe {
             self.try_send(now, c, out, rec);
@@ -1141,7 +1185,7 @@ impl WindowSender {
             return;
         }
         c.timeouts += 1;
-        self.timed = None;
+        self.timed_at = SimTime::MAX;
         self.dupacks = 0;
         self.rto.on_timeout();
         let rto_repeat = self.rto_una == Some(self.snd_una);
@@ -1169,7 +1213,7 @@ impl WindowSender {
             }
         }
         self.snd_nxt = self.snd_una;
-        self.timer.deadline = None;
+        self.timer.set_deadline(None);
         self.record_window(now, rec);
         self.try_send(now, c, out, rec);
     }
@@ -1292,7 +1336,7 @@ mod tests {
         let mut t = T::new(CcConfig::Generic(GenericConfig::default()), 8);
         t.start(0);
         assert_eq!(t.out.len(), 8);
-        assert_eq!(t.s.timer.deadline, Some(ms(3000)));
+        assert_eq!(t.s.timer.deadline(), Some(ms(3000)));
     }
 
     #[test]
@@ -1323,7 +1367,7 @@ mod tests {
         t.ack(1000, 1, 0); // sends 4
         assert_eq!(t.sent(), vec![4]);
         // srtt = 1 s, rto = 2 s from the ack at 1 s.
-        assert_eq!(t.s.timer.deadline, Some(ms(3000)));
+        assert_eq!(t.s.timer.deadline(), Some(ms(3000)));
         t.timeout(3000);
         let out: Vec<Packet> = t.out.drain(..).collect();
         assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![1, 2, 3, 4]);
@@ -1360,7 +1404,7 @@ mod tests {
         // No RTT sample was taken: the estimator still has no srtt.
         assert_eq!(t.s.srtt_s(), None);
         // The backed-off timer (6 s) is re-armed from the ack: 3.5 + 6 = 9.5 s.
-        assert_eq!(t.s.timer.deadline, Some(ms(9500)));
+        assert_eq!(t.s.timer.deadline(), Some(ms(9500)));
     }
 
     #[test]
@@ -1372,7 +1416,7 @@ mod tests {
             t.out.iter().map(|p| (p.seq, p.flags)).collect::<Vec<_>>(),
             vec![(0, FLAG_PAIR_FIRST), (1, FLAG_PAIR_SECOND)]
         );
-        assert_eq!(t.s.pace.deadline, None, "held by the window, not by pacing");
+        assert_eq!(t.s.pace.deadline(), None, "held by the window, not by pacing");
         t.sent();
         let mut a0 = ack_pkt(1, ms(0));
         a0.flags = FLAG_PAIR_FIRST;
@@ -1388,11 +1432,11 @@ mod tests {
             vec![(2, FLAG_PAIR_FIRST), (3, FLAG_PAIR_SECOND)]
         );
         assert!(t.out.iter().all(|p| p.ts == ms(4200)), "back to back");
-        assert_eq!(t.s.pace.deadline, Some(ms(4600)));
+        assert_eq!(t.s.pace.deadline(), Some(ms(4600)));
         t.sent();
         t.s.on_pace(ms(4600), &mut t.c, &mut t.out, &mut t.rec);
         assert_eq!(t.sent(), vec![4, 5]);
-        assert_eq!(t.s.pace.deadline, Some(ms(5000)));
+        assert_eq!(t.s.pace.deadline(), Some(ms(5000)));
         assert_eq!(t.c.retransmitted, 0);
     }
 
@@ -1483,14 +1527,14 @@ mod tests {
         assert!(t.s.in_recovery());
         assert_eq!(t.s.window_pkts(), 7);
         assert_eq!(t.sent(), vec![0]);
-        assert_eq!(t.s.pace.deadline, Some(ms(101)));
+        assert_eq!(t.s.pace.deadline(), Some(ms(101)));
         // The pacing timer resumes recovery's loop: pipe 1 of 7, bursts of 2 every 2 ms
         // until the pipe is full (7 after 105 ms' burst); then the acks drive it again.
         for (at, burst, next) in
             [(101, vec![10, 11], Some(ms(103))), (103, vec![12, 13], Some(ms(105))), (105, vec![14, 15], None)]
         {
             t.s.on_pace(ms(at), &mut t.c, &mut t.out, &mut t.rec);
-            assert_eq!((t.sent(), t.s.pace.deadline), (burst, next), "at {at} ms");
+            assert_eq!((t.sent(), t.s.pace.deadline()), (burst, next), "at {at} ms");
         }
         assert_eq!(t.c.retransmitted, 1);
     }
@@ -1521,7 +1565,7 @@ mod tests {
         let r = rounds(&mut t, false, &[2, 5, 7]);
         assert!(r.iter().flatten().all(|&s| s != 7), "{r:?}");
         assert!(t.s.outstanding() > 0, "stalled");
-        assert!(t.s.timer.deadline.is_some(), "waiting for the timer");
+        assert!(t.s.timer.deadline().is_some(), "waiting for the timer");
         t.timeout(5000);
         assert_eq!(t.c.timeouts, 1);
     }
@@ -1594,7 +1638,7 @@ mod tests {
             let batch: Vec<Packet> = t.out.drain(..).collect();
             if batch.is_empty() {
                 // Nothing in flight that can arrive: the timer's turn.
-                now = now.max(t.s.timer.deadline.map_or(now, |d| d.as_ps() / 1_000_000_000));
+                now = now.max(t.s.timer.deadline().map_or(now, |d| d.as_ps() / 1_000_000_000));
                 t.timeout(now);
                 continue;
             }
@@ -1655,7 +1699,7 @@ mod tests {
         let discard = ReceiverConfig { keep_out_of_order: false, ..Default::default() };
         let r = rounds_with(&mut t, discard, &[2]);
         assert_eq!(r.iter().flatten().copied().collect::<Vec<_>>(), vec![2], "{r:?}");
-        assert!(t.s.outstanding() > 0 && t.s.timer.deadline.is_some(), "stalled, waiting for the timer");
+        assert!(t.s.outstanding() > 0 && t.s.timer.deadline().is_some(), "stalled, waiting for the timer");
     }
 
     #[test]
@@ -1724,13 +1768,13 @@ mod tests {
             t.ack(100 + k as u64, k, 0);
         }
         assert!(t.out.is_empty(), "9 packets of room: held");
-        assert_eq!(t.s.pace.deadline, Some(ms(141)), "40 ms after the first held ack");
+        assert_eq!(t.s.pace.deadline(), Some(ms(141)), "40 ms after the first held ack");
         t.ack(110, 10, 0);
         assert_eq!(t.sent(), (30..40).collect::<Vec<_>>(), "10 packets of room: one batch, back to back");
-        assert_eq!(t.s.pace.deadline, None);
+        assert_eq!(t.s.pace.deadline(), None);
         t.ack(200, 11, 0);
         assert!(t.out.is_empty());
-        assert_eq!(t.s.pace.deadline, Some(ms(240)));
+        assert_eq!(t.s.pace.deadline(), Some(ms(240)));
         t.s.on_pace(ms(240), &mut t.c, &mut t.out, &mut t.rec);
         assert_eq!(t.sent(), vec![40], "the timer sends what the window allows");
         // Retransmissions are never held: a timeout resends at once.

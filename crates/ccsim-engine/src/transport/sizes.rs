@@ -19,15 +19,15 @@ mod tests {
         // test: Endpoint 1104 B, WindowSender 688 B, AnyCc 192 B, Link 232 B).
         let sizes = [
             // (Inline in the simulation's array, 64-byte aligned; a box would add an
-            // allocator header and a pointer of its own.)
-            ("Endpoint", size_of::<Endpoint>(), 960),
-            // (512 B since the delivery-rate sampler's box pointer; `Endpoint` keeps its
-            // 960 B: docs/performance.md.)
-            ("Sender", size_of::<Sender>(), 512),
-            ("WindowSender", size_of::<WindowSender>(), 512),
+            // allocator header and a pointer of its own. Its layout by cache line:
+            // `endpoint_fields_sit_on_the_cache_lines_its_layout_promises`.)
+            ("Endpoint", size_of::<Endpoint>(), 832),
+            ("Sender", size_of::<Sender>(), 448),
+            ("WindowSender", size_of::<WindowSender>(), 440),
             ("AnyCc", size_of::<AnyCc>(), 48),
-            ("Receiver", size_of::<Receiver>(), 216),
-            ("AckReceiver", size_of::<AckReceiver>(), 216),
+            ("Receiver", size_of::<Receiver>(), 184),
+            ("AckReceiver", size_of::<AckReceiver>(), 184),
+            ("LazyTimer", size_of::<crate::transport::timer::LazyTimer>(), 24),
             ("FlowCounters", size_of::<FlowCounters>(), 176),
             ("Flow", size_of::<Flow>(), 328),
             ("FlowSpec", size_of::<FlowSpec>(), 208),
@@ -77,5 +77,93 @@ mod tests {
             );
         }
         assert_eq!(std::mem::align_of::<Channel>(), 64);
+    }
+
+    #[test]
+    fn endpoint_fields_sit_on_the_cache_lines_its_layout_promises() {
+        // `Endpoint`'s, `WindowSender`'s and `AckReceiver`'s layout comments: the
+        // counters' per-packet fields in line 0 of the endpoint, a plain window sender's
+        // ack path in four lines from the sender's first (it starts 8 bytes into a line,
+        // after its enum's tag), and a receiver's data path, the delay statistics'
+        // pointer included, in two.
+        use crate::base::rng::Rng;
+        use crate::base::time::SimTime;
+        use crate::cc::RenoConfig;
+        use crate::packet::{Packet, PacketKind};
+        use crate::transport::receiver::ReceiverConfig;
+        use crate::transport::sender::SenderConfig;
+        use std::mem::offset_of;
+        let line = |off: usize, len: usize| (off / 64, (off + len - 1) / 64);
+        assert_eq!(std::mem::align_of::<Endpoint>(), 64);
+        // Line 0: what `FlowCounters` puts first (a sender's per-ack and a receiver's
+        // per-data-packet counts).
+        let c = offset_of!(Endpoint, counters);
+        for (name, off) in [
+            ("rtt_sum_ps", offset_of!(FlowCounters, rtt_sum_ps)),
+            ("acks_arrived", offset_of!(FlowCounters, acks_arrived)),
+            ("rtt_samples", offset_of!(FlowCounters, rtt_samples)),
+            ("sent", offset_of!(FlowCounters, sent)),
+            ("arrived", offset_of!(FlowCounters, arrived)),
+            ("delivered", offset_of!(FlowCounters, delivered)),
+            ("acks_sent", offset_of!(FlowCounters, acks_sent)),
+        ] {
+            let len = if name == "rtt_sum_ps" { 16 } else { 8 };
+            assert_eq!(line(c + off, len), (0, 0), "FlowCounters::{name} at {}", c + off);
+        }
+        // Where the window sender and the ack receiver lie inside their enums.
+        let cc = CcConfig::Reno(RenoConfig::default());
+        let data = Packet::new(PacketKind::Data, 0, 1000);
+        let ws = WindowSender::new(
+            "f",
+            &cc,
+            &cc.default_loss_recovery(),
+            SenderConfig::default(),
+            data,
+            64,
+            SimTime::MAX,
+            Rng::new(1, 0),
+        );
+        let s = Sender::Window(ws);
+        let ws_at = offset_of!(Endpoint, sender)
+            + (s.window().expect("a window sender") as *const WindowSender as usize - &s as *const Sender as usize);
+        let r = Receiver::Ack(AckReceiver::new(ReceiverConfig::default(), Packet::new(PacketKind::Ack, 0, 40), 64));
+        let Receiver::Ack(ar) = &r else { unreachable!() };
+        let ar_at =
+            offset_of!(Endpoint, receiver) + (ar as *const AckReceiver as usize - &r as *const Receiver as usize);
+        assert_eq!(ws_at % 64, 8, "the window sender starts at {ws_at}, not 8 bytes into a line");
+        let first = ws_at / 64;
+        // (The lines `prefetch_packet` hints: `SENDER_HOT_LINES` from the sender's first.)
+        assert_eq!(offset_of!(Endpoint, sender) / 64, first);
+        let hinted = crate::sim::SENDER_HOT_LINES;
+        for (name, off, len, want) in crate::transport::sender::hot_field_spans() {
+            let (a, b) = line(ws_at + off, len);
+            assert_eq!(
+                (a - first, b - first),
+                (want, want),
+                "WindowSender::{name} at {off}..{} should lie in line {want} of the sender",
+                off + len
+            );
+        }
+        assert!(
+            crate::transport::sender::hot_field_spans().iter().all(|&(_, _, _, want)| want < hinted),
+            "a hot line of the sender is not hinted"
+        );
+        // The receiver's data path: the delay statistics' pointer and the receiver's hot
+        // fields in two lines.
+        let d = offset_of!(Endpoint, delay);
+        let first = line(d, 8).0;
+        assert_eq!(line(d, 8), (first, first), "Endpoint::delay at {d}");
+        // (`prefetch_packet` hints `RECEIVER_HOT_LINES` from the receiver's first.)
+        assert_eq!(offset_of!(Endpoint, receiver) / 64, first);
+        assert_eq!(crate::sim::RECEIVER_HOT_LINES, 2);
+        for (name, off, len) in crate::transport::receiver::hot_field_spans() {
+            let (a, b) = line(ar_at + off, len);
+            assert!(
+                a >= first && b <= first + 1,
+                "AckReceiver::{name} at endpoint offset {} is not in lines {first}-{}",
+                ar_at + off,
+                first + 1
+            );
+        }
     }
 }

@@ -171,7 +171,7 @@ impl TearSender {
 
     pub fn on_pace(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, meta: &mut MetaSlab) {
         if now >= self.stop {
-            self.pace.deadline = None;
+            self.pace.set_deadline(None);
             return;
         }
         let mut p = self.data;
@@ -182,7 +182,7 @@ impl TearSender {
         out.push(p);
         c.sent += 1;
         self.last_data = Some(now);
-        self.pace.deadline = Some(now + self.gap());
+        self.pace.set_deadline(Some(now + self.gap()));
     }
 
     /// The receiver's rate (bits/s) echoing the data packet sent at `echo`.
@@ -194,9 +194,9 @@ impl TearSender {
             Some(r) => SimDuration::from_secs_f64(0.9 * r.as_secs_f64() + 0.1 * sample.as_secs_f64()),
         });
         self.x = (bps / 8.0).max(self.s / self.cfg.t_mbi.as_secs_f64());
-        if self.pace.deadline.is_some() {
+        if self.pace.deadline().is_some() {
             if let Some(last) = self.last_data {
-                self.pace.deadline = Some((last + self.gap()).max(now));
+                self.pace.set_deadline(Some((last + self.gap()).max(now)));
             }
         }
     }
@@ -435,12 +435,12 @@ mod tests {
         let mut s = TearSender::new(TearConfig::default(), Packet::new(PacketKind::Data, 0, 1000), SimTime::MAX);
         let (mut c, mut out, mut meta) = (FlowCounters::default(), Vec::new(), MetaSlab::default());
         s.start(SimTime::ZERO, &mut c, &mut out, &mut meta);
-        assert_eq!(s.pace.deadline, Some(SimTime::from_secs(1)));
+        assert_eq!(s.pace.deadline(), Some(SimTime::from_secs(1)));
         s.on_feedback(SimTime::from_millis(300), 800_000.0, SimTime::ZERO);
         assert_eq!(s.x, 100_000.0);
         assert_eq!(s.rtt, Some(SimDuration::from_millis(300)));
         // The next packet one new gap (10 ms) after the last, not before now.
-        assert_eq!(s.pace.deadline, Some(SimTime::from_millis(300)));
+        assert_eq!(s.pace.deadline(), Some(SimTime::from_millis(300)));
         // Never below one packet per 64 s.
         s.on_feedback(SimTime::from_millis(600), 0.0, SimTime::from_millis(300));
         assert_eq!(s.x, 1000.0 / 64.0);

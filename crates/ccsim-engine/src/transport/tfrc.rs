@@ -364,14 +364,14 @@ impl TfrcSender {
     }
 
     pub fn start(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, meta: &mut MetaSlab) {
-        self.nofeedback.deadline = Some(now + self.cfg.initial_nofeedback);
+        self.nofeedback.set_deadline(Some(now + self.cfg.initial_nofeedback));
         self.on_pace(now, c, out, meta);
     }
 
     pub fn on_pace(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, meta: &mut MetaSlab) {
         if now >= self.stop {
-            self.pace.deadline = None;
-            self.nofeedback.deadline = None;
+            self.pace.set_deadline(None);
+            self.nofeedback.set_deadline(None);
             return;
         }
         let mut p = self.data;
@@ -382,24 +382,24 @@ impl TfrcSender {
         out.push(p);
         c.sent += 1;
         self.last_data = Some(now);
-        self.pace.deadline = Some(now + self.gap());
+        self.pace.set_deadline(Some(now + self.gap()));
     }
 
     fn repace(&mut self, now: SimTime) {
-        if self.pace.deadline.is_some() {
+        if self.pace.deadline().is_some() {
             if let Some(last) = self.last_data {
-                self.pace.deadline = Some((last + self.gap()).max(now));
+                self.pace.set_deadline(Some((last + self.gap()).max(now)));
             }
         }
     }
 
     fn restart_nofeedback(&mut self, now: SimTime) {
         if now >= self.stop {
-            self.nofeedback.deadline = None;
+            self.nofeedback.set_deadline(None);
             return;
         }
         let r4 = self.rtt.map_or(0.0, |r| 4.0 * r.as_secs_f64());
-        self.nofeedback.deadline = Some(now + SimDuration::from_secs_f64(r4.max(2.0 * self.s / self.x)));
+        self.nofeedback.set_deadline(Some(now + SimDuration::from_secs_f64(r4.max(2.0 * self.s / self.x))));
     }
 
     /// Feedback (X_recv bytes/s, p) echoing the data packet sent at `echo` (RFC 3448 4.3).
