@@ -89,10 +89,11 @@ pub struct ChannelCounters {
 
 /// The counters every packet updates, inline in the channel's idle-path line (`Channel`'s
 /// layout); the others live where their path is (`Channel::counters` gathers them as
-/// `ChannelCounters`): the capacity integral and the `overflow` drops in the channel's
-/// set-up lines, the queue integral, the sojourn sum, the marks and the discipline's own
-/// drop reasons in `ChannelQueue` (they change only while packets wait), the elements'
-/// drops and the rate changes in `ChannelExtras`. So a reason registered by a
+/// `ChannelCounters`): the queue integral, the sojourn sum, the marks and the drops for
+/// `overflow` and the discipline's own reasons in `ChannelQueue` (they change only where
+/// packets wait), the elements' drops, the rate changes and the capacity integral of a
+/// channel whose rate changes in `ChannelExtras` (otherwise the capacity is the rate
+/// times the last settle's time, `Channel::settled`). So a reason registered by a
 /// discipline or an element does not grow every channel.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
@@ -162,28 +163,29 @@ impl DropReason {
 
 /// A direction of a link: transmitter, discipline, elements and propagation pipe.
 ///
-/// `repr(C, align(64))` with the fields laid out by cache line (`Channel` is 256 B = 4
+/// `repr(C, align(64))` with the fields laid out by cache line (`Channel` is 192 B = 3
 /// lines, so the alignment costs no padding and every channel of the array starts on a
 /// line): line 0 everything an arrival at an idle timed channel touches (line busy time,
 /// delay, the transmission-time cache's first entry, the flags of its path, and the
 /// counters every packet updates: busy time, offered, transmitted packets and bits);
 /// line 1 the propagation pipe, the pointer to the queue state, the longest sojourn,
-/// the cache's second entry and the untimed paths' flags; line 2 the discipline and the
-/// longest queue (what a packet that waits reads besides the queue state); line 3 what
-/// set-up, results and the rarer paths read (ends, rate, extras, jitter, capacity,
-/// `overflow` drops).
-/// An arrival at an idle timed channel touches line 0 only (line 1 too when its packet
-/// goes into the pipe, not when it is handed over at send time or merged); a pipe-head
-/// event line 1 only (line 0 too, for a merging channel, when the pipe empties).
+/// the cache's second entry and the untimed paths' flags; line 2 the discipline (24
+/// bytes: FCFS keeps its limit inline and its queue behind a pointer), the longest
+/// queue, and what set-up and results read (ends, rate, extras, the last settle's
+/// time). An arrival at an idle timed channel touches line 0 only (line 1 too when its
+/// packet goes into the pipe, not when it is handed over at send time or merged); a
+/// pipe-head event line 1 only (line 0 too, for a merging channel, when the pipe
+/// empties); a packet that waits lines 0-2 and the queue state.
 ///
 /// What only a waiting packet needs (the timed queue, its bits, the queue and sojourn
-/// sums, the marks and the discipline's drop counts: `ChannelQueue`) is boxed, and the
-/// box is made the first time a packet waits, is dropped by the discipline or is
-/// marked (a one-time allocation per channel, never per packet). Most channels of a
-/// large network never have one: an access channel fed at the bottleneck's pace, an ack
-/// channel. At 10^4 flows and more the channels do not fit in the cache, so lines
-/// touched per packet are the cost; at 10^5 flows (4 x 10^5 channels) every 64 bytes
-/// are 25.6 MB (`sizes.rs` pins the size and the offsets).
+/// sums, marks and drops: `ChannelQueue`) is boxed, and the box is made the first time a
+/// packet waits, is dropped or is marked (a one-time allocation per channel, never per
+/// packet); a channel with processing jitter has it from `set_jitter`, which keeps the
+/// jitter's stream there. Most channels of a large network never have one: an access
+/// channel fed at the bottleneck's pace, an ack channel. At 10^4 flows and more the
+/// channels do not fit in the cache, so lines touched per packet are the cost; at 10^5
+/// flows (4 x 10^5 channels) every 64 bytes are 25.6 MB (`sizes.rs` pins the size and
+/// the offsets).
 #[derive(Debug, Clone)]
 #[repr(C, align(64))]
 pub struct Channel {
@@ -227,31 +229,28 @@ pub struct Channel {
     /// `PATH_MERGES` again, on the pipe's line: a pipe-head event reads it to know
     /// whether `pipe_pending` is kept.
     merges: bool,
-    // Line 2 (128-191): the discipline (whose buffer limit a waiting packet reads) and
-    // the longest queue.
+    // Line 2 (128-191): the discipline (whose buffer limit a waiting packet reads), the
+    // longest queue, and what set-up and results read. No name strings here (10^5 flows
+    // have 4 x 10^5 channels): the simulation builds a channel's name ("from->to") and
+    // its link's name from the scenario when asked (`Simulation::channel_name`,
+    // `Simulation::channel_link`).
     pub qdisc: AnyQdisc,
     pub queue_max: u64,
-    // Line 3 (192-255): set-up and results. No name strings here (10^5 flows have 4 x
-    // 10^5 channels): the simulation builds a channel's name ("from->to") and its
-    // link's name from the scenario when asked (`Simulation::channel_name`,
-    // `Simulation::channel_link`).
     pub from: u32,
     pub to: u32,
     pub rate_bps: u64,
-    /// Elements, rate history and series, which most channels never have: one pointer
-    /// here.
+    /// Elements, rate history, series and the capacity integral of a channel whose rate
+    /// changes, which most channels never have: one pointer here.
     extras: Option<Box<ChannelExtras>>,
-    /// Per-packet processing jitter at the far end: its stream and bound, ps.
-    jitter: Option<Box<(Rng, u64)>>,
-    /// Integral of the line rate over time, bits/s x ps (`ChannelCounters::capacity`).
-    capacity: u128,
-    /// Drops for `overflow` (the buffer full).
-    overflow: u64,
+    /// The time of the last `settle`: without extras (one rate from time 0) the
+    /// capacity integral is the rate times it (`Channel::capacity`).
+    settled: SimTime,
 }
 
 /// What a channel needs only once packets wait in it (`Channel::queue`): made at the
-/// first packet that waits, is dropped by the discipline or is marked; until then every
-/// field is zero (or empty), which is what `Channel::counters` reads in its absence.
+/// first packet that waits, is dropped or is marked (or at `set_jitter`, for the jitter's
+/// stream); until then every field is zero (or empty), which is what `Channel::counters`
+/// reads in its absence.
 /// `repr(C)`: what a waiting packet reads first (96 bytes), the marks and drops after.
 #[derive(Debug, Clone, Default)]
 #[repr(C)]
@@ -270,9 +269,14 @@ pub(crate) struct ChannelQueue {
     queue_last_change: SimTime,
     /// Packets ECN-marked by the discipline.
     marks: u64,
+    /// Drops for `overflow` (the buffer full: only a channel where packets wait).
+    overflow: u64,
     /// Drops for the discipline's own reasons: slot k is its reason k
     /// (`QdiscPolicy::DROP_REASONS`).
     drops: [u64; MAX_QDISC_DROP_REASONS],
+    /// Per-packet processing jitter at the far end: its stream and bound, ps (made at
+    /// `set_jitter`, with the queue state).
+    jitter: Option<Box<(Rng, u64)>>,
 }
 
 /// `Channel::path`: its packets propagate in the `Merge` of the channel after it
@@ -329,9 +333,10 @@ struct ChannelExtras {
     rate_history: Vec<(SimTime, u64)>,
     /// Scheduled rate changes applied (`ChannelCounters::rate_changes`).
     rate_changes: u32,
-    /// Time up to which the capacity integral was counted (`account_capacity`; without
-    /// extras it is rate x time from 0).
+    /// Time up to which the capacity integral was counted (`account_capacity`).
     rate_since: SimTime,
+    /// Integral of the line rate over time up to `rate_since`, bits/s x ps.
+    capacity: u128,
     /// Queue length series (packets, at each change).
     trace_queue: Option<SeriesId>,
     /// Sojourn time of each packet leaving the discipline, seconds.
@@ -386,8 +391,7 @@ impl Channel {
             pipe_pending: false,
             merges: false,
             counters: LocalCounters::default(),
-            capacity: 0,
-            overflow: 0,
+            settled: SimTime::ZERO,
             queue_max: 0,
             sojourn_max_ps: 0,
             tx_bits0: 0,
@@ -395,7 +399,6 @@ impl Channel {
             tx_bits1: 0,
             tx_time1: SimDuration::ZERO,
             waiting_any: false,
-            jitter: None,
             queue: None,
             timed: false,
             path: 0,
@@ -463,13 +466,13 @@ impl Channel {
     /// the receiving node). Packets keep their order: a packet never arrives before the
     /// one sent ahead of it.
     pub fn set_jitter(&mut self, bound: SimDuration, rng: Rng) {
-        self.jitter = Some(Box::new((rng, bound.as_ps())));
+        self.queue_mut().jitter = Some(Box::new((rng, bound.as_ps())));
         self.path |= PATH_JITTER;
     }
 
     /// Appends an element to the chain.
     pub fn add_element(&mut self, e: AnyElement) {
-        self.extras.get_or_insert_with(Default::default).elements.push(e);
+        self.extras_mut().elements.push(e);
         self.plain = false;
     }
 
@@ -488,6 +491,28 @@ impl Channel {
     /// Scheduled rate changes applied: (time, new rate).
     pub fn rate_history(&self) -> &[(SimTime, u64)] {
         self.extras.as_deref().map_or(&[], |x| &x.rate_history)
+    }
+
+    /// The extras, made the first time they are needed, with the capacity integral
+    /// counted so far (without extras: the rate times the last settle's time).
+    fn extras_mut(&mut self) -> &mut ChannelExtras {
+        let (rate, settled) = (self.rate_bps, self.settled);
+        self.extras.get_or_insert_with(|| {
+            Box::new(ChannelExtras {
+                rate_since: settled,
+                capacity: rate as u128 * settled.as_ps() as u128,
+                ..Default::default()
+            })
+        })
+    }
+
+    /// The capacity integral up to the last `settle` (`ChannelCounters::capacity`).
+    fn capacity(&self) -> u128 {
+        match self.extras.as_deref() {
+            Some(x) => x.capacity,
+            // One rate since time 0: the same sum, taken at once.
+            None => self.rate_bps as u128 * self.settled.as_ps() as u128,
+        }
     }
 
     /// The queue state, made the first time it is needed (`ChannelQueue`).
@@ -597,14 +622,11 @@ impl Channel {
     }
 
     fn account_capacity(&mut self, now: SimTime) {
-        match self.extras.as_deref_mut() {
-            Some(x) => {
-                self.capacity += self.rate_bps as u128 * (now - x.rate_since).as_ps() as u128;
-                x.rate_since = now;
-            }
-            // One rate since time 0: the same sum, taken at once.
-            None => self.capacity = self.rate_bps as u128 * now.as_ps() as u128,
+        if let Some(x) = self.extras.as_deref_mut() {
+            x.capacity += self.rate_bps as u128 * (now - x.rate_since).as_ps() as u128;
+            x.rate_since = now;
         }
+        self.settled = now;
     }
 
     /// The buffer limit (the discipline's).
@@ -627,7 +649,7 @@ impl Channel {
         qdisc: [Option<SeriesId>; MAX_QDISC_SERIES],
     ) {
         if queue.is_some() || sojourn.is_some() || qdisc.iter().any(Option::is_some) {
-            let x = self.extras.get_or_insert_with(Default::default);
+            let x = self.extras_mut();
             (x.trace_queue, x.trace_sojourn, x.trace_qdisc) = (queue, sojourn, qdisc);
         }
     }
@@ -760,8 +782,10 @@ impl Channel {
     /// last arrival (a lowered delay or the jitter must not reorder the packets).
     #[inline]
     fn arrival_in_order(&mut self, mut arrival: SimTime) -> SimTime {
-        if let Some(j) = self.jitter.as_deref_mut() {
-            arrival += SimDuration::from_ps((j.0.next_f64() * j.1 as f64) as u64);
+        if self.path & PATH_JITTER != 0 {
+            if let Some(j) = self.queue.as_deref_mut().and_then(|q| q.jitter.as_deref_mut()) {
+                arrival += SimDuration::from_ps((j.0.next_f64() * j.1 as f64) as u64);
+            }
         }
         arrival.max(self.pipe.not_before())
     }
@@ -828,10 +852,18 @@ impl Channel {
                 self.start_tx::<false>(id, now, pkt, cx);
                 return;
             }
-            self.enqueue_queued(id, now, *pkt, false, cx);
+            self.enqueue_plain_queued(id, now, *pkt, cx);
         } else {
             self.enqueue_hooked(id, now, *pkt, cx);
         }
+    }
+
+    /// Enqueue on a plain channel that is not timed, while it is busy: out of line, so
+    /// that the discipline's path is not copied into every caller of `enqueue` (timed
+    /// channels, the common case, never take it).
+    #[inline(never)]
+    fn enqueue_plain_queued(&mut self, id: u32, now: SimTime, pkt: Packet, cx: &mut Net) {
+        self.enqueue_queued(id, now, pkt, false, cx);
     }
 
     /// Enqueue on a channel with elements or without the idle shortcut.
@@ -1027,7 +1059,7 @@ impl Channel {
         );
         if let Some(r) = rate_bps {
             self.account_capacity(now);
-            let x = self.extras.get_or_insert_with(Default::default);
+            let x = self.extras_mut();
             x.rate_changes += 1;
             x.rate_since = now;
             x.rate_history.push((now, r));
@@ -1108,7 +1140,7 @@ impl Channel {
     fn count_drop(&mut self, reason: DropReason) {
         let i = reason.index();
         if i == DropReason::Overflow.index() {
-            self.overflow += 1;
+            self.queue_mut().overflow += 1;
         } else if i < N_QDISC_DROP_REASONS {
             let first = self.qdisc.first_drop_reason();
             debug_assert!(
@@ -1121,16 +1153,15 @@ impl Channel {
             );
             self.queue_mut().drops[i - first] += 1;
         } else {
-            let x = self.extras.get_or_insert_with(Default::default);
-            x.element_drops[i - N_QDISC_DROP_REASONS] += 1;
+            self.extras_mut().element_drops[i - N_QDISC_DROP_REASONS] += 1;
         }
     }
 
     /// Packets dropped (all reasons).
     pub fn drops(&self) -> u64 {
         let elements: u64 = self.extras.as_deref().map_or(0, |x| x.element_drops.iter().sum());
-        let own: u64 = self.queue.as_deref().map_or(0, |q| q.drops.iter().sum());
-        self.overflow + own + elements
+        let own: u64 = self.queue.as_deref().map_or(0, |q| q.overflow + q.drops.iter().sum::<u64>());
+        own + elements
     }
 
     /// The counters, with the drops per reason of the whole table (`DropReason::ALL`)
@@ -1138,9 +1169,9 @@ impl Channel {
     pub fn counters(&self) -> ChannelCounters {
         let c = &self.counters;
         let mut by_reason = [0; N_DROP_REASONS];
-        by_reason[DropReason::Overflow.index()] = self.overflow;
         let (mut queue_integral, mut sojourn_ps, mut marks) = (0, 0, 0);
         if let Some(q) = self.queue.as_deref() {
+            by_reason[DropReason::Overflow.index()] = q.overflow;
             let first = self.qdisc.first_drop_reason();
             let n = self.qdisc.drop_reasons().len();
             by_reason[first..first + n].copy_from_slice(&q.drops[..n]);
@@ -1158,7 +1189,7 @@ impl Channel {
             tx_bits: c.tx_bits,
             queue_integral,
             sojourn_ps,
-            capacity: self.capacity,
+            capacity: self.capacity(),
             drops_by_reason: by_reason,
             marks,
             rate_changes,

@@ -37,14 +37,17 @@ mod tests {
             ("QdiscConfig", size_of::<QdiscConfig>(), 16),
             ("Node", size_of::<Node>(), 48),
             // Four channels per dumbbell flow: 560 B with its two name strings, 496 B with its
-            // elements and rate history inline, 384 B with its queue state inline
-            // (docs/performance.md has what each field costs).
-            ("Channel", size_of::<crate::net::Channel>(), 256),
+            // elements and rate history inline, 384 B with its queue state inline, 256 B
+            // with FCFS's queue and the capacity integral inline (docs/performance.md has
+            // what each field costs).
+            ("Channel", size_of::<crate::net::Channel>(), 192),
             // (Boxed, made when a packet first waits in the channel.)
-            ("ChannelQueue", size_of::<crate::net::channel::ChannelQueue>(), 144),
+            ("ChannelQueue", size_of::<crate::net::channel::ChannelQueue>(), 160),
             ("Pipe", size_of::<crate::net::pipe::Pipe>(), 32),
             ("Ring", size_of::<crate::base::ring::Ring<u64>>(), 40),
-            ("AnyQdisc", size_of::<crate::qdisc::AnyQdisc>(), 56),
+            // (FCFS inline: its limit and a pointer to its queue, made at the first packet
+            // queued.)
+            ("AnyQdisc", size_of::<crate::qdisc::AnyQdisc>(), 24),
             // (The counters every packet updates, inline in every channel's idle-path line;
             // results read them with the others as `ChannelCounters`.)
             ("LocalCounters", size_of::<crate::net::channel::LocalCounters>(), 32),
