@@ -1201,3 +1201,62 @@ impl Channel {
         self.counters.offered == self.drops() + self.counters.tx_pkts + self.queued_pkts() as u64
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::PacketKind;
+    use crate::qdisc::Fcfs;
+
+    fn pkt(seq: u32) -> Packet {
+        Packet {
+            flow: 0,
+            seq,
+            bits: 1000,
+            route: 0,
+            hop: 0,
+            kind: PacketKind::Data,
+            flags: 0,
+            meta: 0,
+            ts: SimTime::ZERO,
+        }
+    }
+
+    #[test]
+    fn the_queue_state_is_made_only_when_a_packet_waits() {
+        // 1 Mbit/s: a 1000-bit packet takes 1 ms = 10^9 ps.
+        let mut c =
+            Channel::new(0, 1, 1_000_000, SimDuration::from_millis(1), AnyQdisc::Fcfs(Fcfs::new(Limit::Packets(10))));
+        c.set_timed(true, false);
+        let mut cx = Net::default();
+        // Packets at the line's pace (0 and 1 ms) find the line free: no queue state.
+        c.enqueue(0, SimTime::ZERO, &pkt(0), &mut cx);
+        c.enqueue(0, SimTime::from_millis(1), &pkt(1), &mut cx);
+        assert!(c.queue.is_none());
+        // At 1.5 ms the line is busy until 2 ms: the packet waits 0.5 ms.
+        c.enqueue(0, SimTime::from_ps(1_500_000_000), &pkt(2), &mut cx);
+        assert!(c.queue.is_some());
+        c.settle(SimTime::from_millis(3));
+        let k = c.counters();
+        // Three packets of 1 ms each; the third waited 0.5 ms = 5 x 10^8 ps (its
+        // sojourn, and one packet queued for it: the queue integral); the capacity is
+        // 10^6 bit/s x 3 x 10^9 ps.
+        assert_eq!((k.offered, k.tx_pkts, k.tx_bits, k.busy_ps), (3, 3, 3000, 3_000_000_000));
+        assert_eq!((k.sojourn_ps, k.queue_integral), (500_000_000, 500_000_000));
+        assert_eq!(k.capacity, 3_000_000_000_000_000);
+        assert_eq!((c.queue_max, c.sojourn_max_ps, k.drops()), (1, 500_000_000, 0));
+    }
+
+    #[test]
+    fn the_capacity_integral_carries_over_into_the_extras_at_a_rate_change() {
+        let mut c = Channel::new(0, 1, 1_000_000, SimDuration::ZERO, AnyQdisc::Fcfs(Fcfs::new(Limit::Packets(10))));
+        // 10^6 bit/s for 1 s = 10^12 ps: 10^18; then 2 x 10^6 bit/s for 1 s: 2 x 10^18.
+        c.settle(SimTime::from_secs(1));
+        assert_eq!(c.counters().capacity, 1_000_000_000_000_000_000);
+        c.change(SimTime::from_secs(1), Some(2_000_000), None);
+        c.settle(SimTime::from_secs(2));
+        let k = c.counters();
+        assert_eq!((k.capacity, k.rate_changes), (3_000_000_000_000_000_000, 1));
+        assert!(c.queue.is_none(), "nothing waited");
+    }
+}
