@@ -31,7 +31,7 @@ fn prefetching_is_on_only_for_state_larger_than_the_threshold() {
     assert!(large.state_bytes() > PREFETCH_ABOVE_BYTES, "{}", large.state_bytes());
     assert!(large.prefetching());
     assert_eq!(large.prefetch_ahead(), 1);
-    let larger = sim(4000, 4_000_000_000, 0.001, "fcfs");
+    let larger = sim(8000, 8_000_000_000, 0.001, "fcfs");
     assert!(larger.state_bytes() > PREFETCH_TWO_AHEAD_ABOVE_BYTES, "{}", larger.state_bytes());
     assert_eq!(larger.prefetch_ahead(), 2);
     let mut off = larger;

@@ -87,33 +87,21 @@ pub struct ChannelCounters {
     pub rate_changes: u32,
 }
 
-/// Drop slots a channel keeps inline: `overflow`, then its discipline's reasons.
-const LOCAL_DROP_SLOTS: usize = 1 + MAX_QDISC_DROP_REASONS;
-
-/// The counters a channel keeps inline (`Channel::counters` gives them as
-/// `ChannelCounters`). Drops are counted in local slots: slot 0 `overflow`, slot 1 + k
-/// the discipline's reason k (`QdiscPolicy::DROP_REASONS`); the elements' drops are
-/// counted in `ChannelExtras`, where the elements are. So a reason registered by a
+/// The counters every packet updates, inline in the channel's idle-path line (`Channel`'s
+/// layout); the others live where their path is (`Channel::counters` gathers them as
+/// `ChannelCounters`): the queue integral, the sojourn sum, the marks and the drops for
+/// `overflow` and the discipline's own reasons in `ChannelQueue` (they change only where
+/// packets wait), the elements' drops, the rate changes and the capacity integral of a
+/// channel whose rate changes in `ChannelExtras` (otherwise the capacity is the rate
+/// times the last settle's time, `Channel::settled`). So a reason registered by a
 /// discipline or an element does not grow every channel.
-///
-/// `repr(C)`, in this order: the counters every packet updates come first, so that they
-/// share cache lines with the channel's hot fields just before them (see `Channel`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub(crate) struct LocalCounters {
-    // The first 32 bytes are what every packet updates: they share the line of the
-    // channel's idle path (`Channel`'s layout).
     busy_ps: u64,
     offered: u64,
     tx_pkts: u64,
     tx_bits: u64,
-    queue_integral: u128,
-    sojourn_ps: u128,
-    capacity: u128,
-    /// Drops per local slot (see above).
-    drops: [u64; LOCAL_DROP_SLOTS],
-    marks: u64,
-    rate_changes: u32,
 }
 
 impl ChannelCounters {
@@ -175,29 +163,33 @@ impl DropReason {
 
 /// A direction of a link: transmitter, discipline, elements and propagation pipe.
 ///
-/// `repr(C, align(64))` with the fields laid out by cache line (`Channel` is 384 B = 6
+/// `repr(C, align(64))` with the fields laid out by cache line (`Channel` is 192 B = 3
 /// lines, so the alignment costs no padding and every channel of the array starts on a
-/// line): line 0 the discipline and the channel's ends; line 1 everything an arrival at
-/// an idle timed channel touches (line busy time, delay, the transmission-time cache's
-/// first entry, the flags of its path, and the first 32 bytes of the counters: busy
-/// time, offered, transmitted packets and bits); bytes 128-255 the other counters, the
-/// rate and the extras; line 4 the propagation pipe and the queued path; line 5 the
-/// timed queue, read only while packets wait. An arrival at an idle timed channel
-/// touches one line (it reads the pipe's line only when its packet goes into the pipe,
-/// not when it is handed over at send time or merged), a pipe-head event two. At 10^4
-/// flows and more the channels do not fit in the cache, so lines touched per packet are
-/// the cost; at 10^5 flows (4 x 10^5 channels) every 64 bytes are 25.6 MB (`sizes.rs`
-/// pins the size and the offsets).
+/// line): line 0 everything an arrival at an idle timed channel touches (line busy time,
+/// delay, the transmission-time cache's first entry, the flags of its path, and the
+/// counters every packet updates: busy time, offered, transmitted packets and bits);
+/// line 1 the propagation pipe, the pointer to the queue state, the longest sojourn,
+/// the cache's second entry and the untimed paths' flags; line 2 the discipline (24
+/// bytes: FCFS keeps its limit inline and its queue behind a pointer), the longest
+/// queue, and what set-up and results read (ends, rate, extras, the last settle's
+/// time). An arrival at an idle timed channel touches line 0 only (line 1 too when its
+/// packet goes into the pipe, not when it is handed over at send time or merged); a
+/// pipe-head event line 1 only (line 0 too, for a merging channel, when the pipe
+/// empties); a packet that waits lines 0-2 and the queue state.
+///
+/// What only a waiting packet needs (the timed queue, its bits, the queue and sojourn
+/// sums, marks and drops: `ChannelQueue`) is boxed, and the box is made the first time a
+/// packet waits, is dropped or is marked (a one-time allocation per channel, never per
+/// packet); a channel with processing jitter has it from `set_jitter`, which keeps the
+/// jitter's stream there. Most channels of a large network never have one: an access
+/// channel fed at the bottleneck's pace, an ack channel. At 10^4 flows and more the
+/// channels do not fit in the cache, so lines touched per packet are the cost; at 10^5
+/// flows (4 x 10^5 channels) every 64 bytes are 25.6 MB (`sizes.rs` pins the size and
+/// the offsets).
 #[derive(Debug, Clone)]
 #[repr(C, align(64))]
 pub struct Channel {
-    // Line 0 (0-63). No name strings here (10^5 flows have 4 x 10^5 channels): the
-    // simulation builds a channel's name ("from->to") and its link's name from the
-    // scenario when asked (`Simulation::channel_name`, `Simulation::channel_link`).
-    pub qdisc: AnyQdisc,
-    pub from: u32,
-    pub to: u32,
-    // Line 1 (64-127): the idle path.
+    // Line 0 (0-63): the idle path.
     busy_until: SimTime,
     /// Propagation delay (plus the receiving node's processing delay).
     pub delay: SimDuration,
@@ -209,43 +201,82 @@ pub struct Channel {
     /// Departures scheduled at enqueue (see `Timed`): a plain drop-tail FIFO without
     /// series or scheduled changes needs no `TxDone` event.
     timed: bool,
-    /// `waiting` is not empty (here, so that an arrival at an idle timed channel need
-    /// not read the queue's line).
+    /// The timed queue (`ChannelQueue::waiting`) is not empty (here, so that an arrival
+    /// at an idle timed channel need not read the queue).
     waiting_any: bool,
-    /// A `PipeHead` event is pending, that is, the pipe is not empty (here, so that a
-    /// packet merged or handed over at send time need not read the pipe's line).
+    /// For a merging channel (`PATH_MERGES`): a `PipeHead` event is pending, that is,
+    /// the pipe is not empty (here, so that a packet merged need not read the pipe's
+    /// line). Other channels never read it.
     pipe_pending: bool,
     /// `PATH_*` bits: where `to_pipe` may put a packet other than the pipe, and whether
     /// it must keep arrivals in order by hand.
     path: u8,
     counters: LocalCounters,
-    pub rate_bps: u64,
-    /// Elements, rate history and series, which most channels never have: one pointer
-    /// here.
-    extras: Option<Box<ChannelExtras>>,
-    // Line 4 (256-319): the pipe and the queued path.
+    // Line 1 (64-127): the pipe and the queued path.
     pipe: Pipe,
-    /// Per-packet processing jitter at the far end: its stream and bound, ps.
-    jitter: Option<Box<(Rng, u64)>>,
-    /// Bits of the packets in `waiting`.
-    waiting_bits: u64,
+    /// The queue state, made when first needed (see above).
+    queue: Option<Box<ChannelQueue>>,
     /// Longest sojourn of a packet in the discipline, ps.
     pub sojourn_max_ps: u64,
+    /// The transmission-time cache's second entry (`tx_bits0`).
+    tx_time1: SimDuration,
+    tx_bits1: u32,
     /// No elements and the shortcut allowed: the hot path needs no other check.
     plain: bool,
     /// An arrival to an idle, empty channel may skip the discipline.
     bypass: bool,
     tx_pending: bool,
-    /// The transmission-time cache's second entry (`tx_bits0`; its time in line 5).
-    tx_bits1: u32,
-    // Line 5 (320-383): the timed queue, touched only while packets wait.
+    /// `PATH_MERGES` again, on the pipe's line: a pipe-head event reads it to know
+    /// whether `pipe_pending` is kept.
+    merges: bool,
+    // Line 2 (128-191): the discipline (whose buffer limit a waiting packet reads), the
+    // longest queue, and what set-up and results read. No name strings here (10^5 flows
+    // have 4 x 10^5 channels): the simulation builds a channel's name ("from->to") and
+    // its link's name from the scenario when asked (`Simulation::channel_name`,
+    // `Simulation::channel_link`).
+    pub qdisc: AnyQdisc,
+    pub queue_max: u64,
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    /// Elements, rate history, series and the capacity integral of a channel whose rate
+    /// changes, which most channels never have: one pointer here.
+    extras: Option<Box<ChannelExtras>>,
+    /// The time of the last `settle`: without extras (one rate from time 0) the
+    /// capacity integral is the rate times it (`Channel::capacity`).
+    settled: SimTime,
+}
+
+/// What a channel needs only once packets wait in it (`Channel::queue`): made at the
+/// first packet that waits, is dropped or is marked (or at `set_jitter`, for the jitter's
+/// stream); until then every field is zero (or empty), which is what `Channel::counters`
+/// reads in its absence.
+/// `repr(C)`: what a waiting packet reads first (96 bytes), the marks and drops after.
+#[derive(Debug, Clone, Default)]
+#[repr(C)]
+pub(crate) struct ChannelQueue {
+    /// Integral of the queue length over time, packet-picoseconds.
+    queue_integral: u128,
+    /// Sum of the sojourn times in the discipline of the packets transmitted, ps.
+    sojourn_ps: u128,
     /// Packets of a timed channel whose transmission has not started yet.
     waiting: Ring<Waiting>,
-    tx_time1: SimDuration,
+    /// Bits of the packets in `waiting`.
+    waiting_bits: u64,
     /// Time up to which the queue integral was counted (on a timed channel: the last
-    /// `settle`).
+    /// `settle`). Its absence reads as any time: without the box the queue is empty, so
+    /// the integral grows by nothing until it is made.
     queue_last_change: SimTime,
-    pub queue_max: u64,
+    /// Packets ECN-marked by the discipline.
+    marks: u64,
+    /// Drops for `overflow` (the buffer full: only a channel where packets wait).
+    overflow: u64,
+    /// Drops for the discipline's own reasons: slot k is its reason k
+    /// (`QdiscPolicy::DROP_REASONS`).
+    drops: [u64; MAX_QDISC_DROP_REASONS],
+    /// Per-packet processing jitter at the far end: its stream and bound, ps (made at
+    /// `set_jitter`, with the queue state).
+    jitter: Option<Box<(Rng, u64)>>,
 }
 
 /// `Channel::path`: its packets propagate in the `Merge` of the channel after it
@@ -267,21 +298,28 @@ pub(crate) fn hot_field_spans() -> Vec<(&'static str, usize, usize, usize)> {
     let c = Channel::new(0, 0, 1, SimDuration::ZERO, AnyQdisc::Fcfs(crate::qdisc::Fcfs::new(Limit::Packets(1))));
     let k = offset_of!(Channel, counters);
     vec![
-        ("busy_until", offset_of!(Channel, busy_until), 8, 1),
-        ("delay", offset_of!(Channel, delay), 8, 1),
-        ("tx_time0", offset_of!(Channel, tx_time0), 8, 1),
-        ("tx_bits0", offset_of!(Channel, tx_bits0), 4, 1),
-        ("timed", offset_of!(Channel, timed), 1, 1),
-        ("waiting_any", offset_of!(Channel, waiting_any), 1, 1),
-        ("pipe_pending", offset_of!(Channel, pipe_pending), 1, 1),
-        ("path", offset_of!(Channel, path), 1, 1),
-        ("counters.busy_ps", k + offset_of!(LocalCounters, busy_ps), 8, 1),
-        ("counters.offered", k + offset_of!(LocalCounters, offered), 8, 1),
-        ("counters.tx_pkts", k + offset_of!(LocalCounters, tx_pkts), 8, 1),
-        ("counters.tx_bits", k + offset_of!(LocalCounters, tx_bits), 8, 1),
-        ("pipe", offset_of!(Channel, pipe), size_of::<Pipe>(), 4),
-        ("jitter", offset_of!(Channel, jitter), size_of_val(&c.jitter), 4),
-        ("waiting", offset_of!(Channel, waiting), size_of_val(&c.waiting), 5),
+        ("busy_until", offset_of!(Channel, busy_until), 8, 0),
+        ("delay", offset_of!(Channel, delay), 8, 0),
+        ("tx_time0", offset_of!(Channel, tx_time0), 8, 0),
+        ("tx_bits0", offset_of!(Channel, tx_bits0), 4, 0),
+        ("timed", offset_of!(Channel, timed), 1, 0),
+        ("waiting_any", offset_of!(Channel, waiting_any), 1, 0),
+        ("pipe_pending", offset_of!(Channel, pipe_pending), 1, 0),
+        ("path", offset_of!(Channel, path), 1, 0),
+        ("counters.busy_ps", k + offset_of!(LocalCounters, busy_ps), 8, 0),
+        ("counters.offered", k + offset_of!(LocalCounters, offered), 8, 0),
+        ("counters.tx_pkts", k + offset_of!(LocalCounters, tx_pkts), 8, 0),
+        ("counters.tx_bits", k + offset_of!(LocalCounters, tx_bits), 8, 0),
+        ("pipe", offset_of!(Channel, pipe), size_of::<Pipe>(), 1),
+        ("merges", offset_of!(Channel, merges), 1, 1),
+        ("tx_time1", offset_of!(Channel, tx_time1), 8, 1),
+        ("tx_bits1", offset_of!(Channel, tx_bits1), 4, 1),
+        ("plain", offset_of!(Channel, plain), 1, 1),
+        ("tx_pending", offset_of!(Channel, tx_pending), 1, 1),
+        ("queue", offset_of!(Channel, queue), size_of_val(&c.queue), 1),
+        ("sojourn_max_ps", offset_of!(Channel, sojourn_max_ps), 8, 1),
+        ("qdisc", offset_of!(Channel, qdisc), size_of_val(&c.qdisc), 2),
+        ("queue_max", offset_of!(Channel, queue_max), 8, 2),
     ]
 }
 
@@ -293,9 +331,12 @@ struct ChannelExtras {
     elements: Vec<AnyElement>,
     /// Scheduled rate changes: (time, new rate).
     rate_history: Vec<(SimTime, u64)>,
-    /// Time up to which the capacity integral was counted (`account_capacity`; without
-    /// extras it is rate x time from 0).
+    /// Scheduled rate changes applied (`ChannelCounters::rate_changes`).
+    rate_changes: u32,
+    /// Time up to which the capacity integral was counted (`account_capacity`).
     rate_since: SimTime,
+    /// Integral of the line rate over time up to `rate_since`, bits/s x ps.
+    capacity: u128,
     /// Queue length series (packets, at each change).
     trace_queue: Option<SeriesId>,
     /// Sojourn time of each packet leaving the discipline, seconds.
@@ -317,12 +358,19 @@ struct ChannelExtras {
 /// difference in bookkeeping: a packet arriving exactly when a queued packet starts
 /// transmission sees that packet as already gone, as the queued path does (departures
 /// come first among simultaneous events).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Waiting {
     start: SimTime,
     enqueued: SimTime,
     bits: u32,
     tx: SimDuration,
+}
+
+/// A channel's queue state, made once (`Channel::queue_mut`): out of the hot path.
+#[cold]
+#[inline(never)]
+fn new_queue() -> Box<ChannelQueue> {
+    Box::default()
 }
 
 impl Channel {
@@ -341,31 +389,30 @@ impl Channel {
             tx_pending: false,
             pipe: Pipe::default(),
             pipe_pending: false,
+            merges: false,
             counters: LocalCounters::default(),
+            settled: SimTime::ZERO,
             queue_max: 0,
             sojourn_max_ps: 0,
-            queue_last_change: SimTime::ZERO,
             tx_bits0: 0,
             tx_time0: SimDuration::ZERO,
             tx_bits1: 0,
             tx_time1: SimDuration::ZERO,
             waiting_any: false,
-            jitter: None,
+            queue: None,
             timed: false,
-            waiting: Ring::new(),
-            waiting_bits: 0,
             path: 0,
         }
     }
 
-    /// Hints the cache to load the line a pipe-head event reads (`pipe`, line 4).
+    /// Hints the cache to load the line a pipe-head event reads (`pipe`, line 1).
     #[inline(always)]
     pub(crate) fn prefetch_pipe(&self) {
         crate::base::prefetch::line(&self.pipe);
     }
 
     /// Hints the cache to load the line an arrival at an idle timed channel reads (line
-    /// 1: line busy time, delay, transmission time, flags, per-packet counters).
+    /// 0: line busy time, delay, transmission time, flags, per-packet counters).
     #[inline(always)]
     pub(crate) fn prefetch_arrival(&self) {
         crate::base::prefetch::line(&self.busy_until);
@@ -383,7 +430,10 @@ impl Channel {
     /// Sets whether this channel's packets propagate in the `Merge` of the channel after
     /// it (`Simulation::set_cut_through`).
     pub fn set_merges(&mut self, on: bool) {
+        debug_assert!(self.pipe.is_empty(), "set_merges with packets in the pipe");
         self.set_path(PATH_MERGES, on);
+        self.merges = on;
+        self.pipe_pending = false;
     }
 
     /// Whether `to_pipe` may hand packets to the next channel of their route at send time
@@ -416,13 +466,13 @@ impl Channel {
     /// the receiving node). Packets keep their order: a packet never arrives before the
     /// one sent ahead of it.
     pub fn set_jitter(&mut self, bound: SimDuration, rng: Rng) {
-        self.jitter = Some(Box::new((rng, bound.as_ps())));
+        self.queue_mut().jitter = Some(Box::new((rng, bound.as_ps())));
         self.path |= PATH_JITTER;
     }
 
     /// Appends an element to the chain.
     pub fn add_element(&mut self, e: AnyElement) {
-        self.extras.get_or_insert_with(Default::default).elements.push(e);
+        self.extras_mut().elements.push(e);
         self.plain = false;
     }
 
@@ -443,52 +493,90 @@ impl Channel {
         self.extras.as_deref().map_or(&[], |x| &x.rate_history)
     }
 
+    /// The extras, made the first time they are needed, with the capacity integral
+    /// counted so far (without extras: the rate times the last settle's time).
+    fn extras_mut(&mut self) -> &mut ChannelExtras {
+        let (rate, settled) = (self.rate_bps, self.settled);
+        self.extras.get_or_insert_with(|| {
+            Box::new(ChannelExtras {
+                rate_since: settled,
+                capacity: rate as u128 * settled.as_ps() as u128,
+                ..Default::default()
+            })
+        })
+    }
+
+    /// The capacity integral up to the last `settle` (`ChannelCounters::capacity`).
+    fn capacity(&self) -> u128 {
+        match self.extras.as_deref() {
+            Some(x) => x.capacity,
+            // One rate since time 0: the same sum, taken at once.
+            None => self.rate_bps as u128 * self.settled.as_ps() as u128,
+        }
+    }
+
+    /// The queue state, made the first time it is needed (`ChannelQueue`).
+    #[inline(always)]
+    fn queue_mut(&mut self) -> &mut ChannelQueue {
+        self.queue.get_or_insert_with(new_queue)
+    }
+
+    /// Counts the queue length (the discipline's) from the last change until `now`.
     #[inline]
     fn account_queue(&mut self, now: SimTime) {
         let len = self.qdisc.len_pkts() as u128;
-        self.counters.queue_integral += len * (now - self.queue_last_change).as_ps() as u128;
-        self.queue_last_change = now;
+        let q = self.queue_mut();
+        q.queue_integral += len * (now - q.queue_last_change).as_ps() as u128;
+        q.queue_last_change = now;
     }
 
     /// Brings the queue-length and capacity integrals up to `now` (before reading them).
     pub fn settle(&mut self, now: SimTime) {
-        if self.timed {
-            self.catch_up(now);
-            // Packets still waiting have been queued from their enqueue time (or the
-            // last settle, `queue_last_change`) until now.
-            let mark = self.queue_last_change;
-            // (`saturating_sub`: a run stopped early may hold packets taken at send time
-            // for a later arrival; they have not waited yet.)
-            let waited: u128 = self
-                .waiting
-                .iter()
-                .map(|w: Waiting| now.as_ps().saturating_sub(w.enqueued.max(mark).as_ps()) as u128)
-                .sum();
-            self.counters.queue_integral += waited;
+        // Without the queue state nothing has waited: the queue integral is 0 until now.
+        debug_assert!(self.queue.is_some() || self.qdisc.len_pkts() == 0);
+        if self.queue.is_some() {
+            if self.timed {
+                self.catch_up(now);
+                let q = self.queue_mut();
+                // Packets still waiting have been queued from their enqueue time (or the
+                // last settle, `queue_last_change`) until now.
+                let mark = q.queue_last_change;
+                // (`saturating_sub`: a run stopped early may hold packets taken at send
+                // time for a later arrival; they have not waited yet.)
+                let waited: u128 = q
+                    .waiting
+                    .iter()
+                    .map(|w: Waiting| now.as_ps().saturating_sub(w.enqueued.max(mark).as_ps()) as u128)
+                    .sum();
+                q.queue_integral += waited;
+            }
+            self.account_queue(now);
         }
-        self.account_queue(now);
         self.account_capacity(now);
     }
 
     /// Counts the departures of the waiting packets whose transmission started by `now`,
-    /// as `serve` + `start_tx` would have counted them at their start times.
+    /// as `serve` + `start_tx` would have counted them at their start times; whether
+    /// packets still wait (`waiting_any`).
     #[inline(always)]
-    fn catch_up(&mut self, now: SimTime) {
-        while let Some(&w) = self.waiting.front() {
+    fn catch_up(&mut self, now: SimTime) -> bool {
+        let Some(q) = self.queue.as_deref_mut() else { return false };
+        while let Some(&w) = q.waiting.front() {
             if w.start > now {
                 break;
             }
-            self.waiting.pop_front();
-            self.waiting_any = !self.waiting.is_empty();
-            self.waiting_bits -= w.bits as u64;
+            q.waiting.pop_front();
+            q.waiting_bits -= w.bits as u64;
             let sojourn = (w.start - w.enqueued).as_ps();
-            self.counters.sojourn_ps += sojourn as u128;
+            q.sojourn_ps += sojourn as u128;
             self.sojourn_max_ps = self.sojourn_max_ps.max(sojourn);
-            self.counters.queue_integral += (w.start - w.enqueued.max(self.queue_last_change)).as_ps() as u128;
+            q.queue_integral += (w.start - w.enqueued.max(q.queue_last_change)).as_ps() as u128;
             self.counters.tx_pkts += 1;
             self.counters.tx_bits += w.bits as u64;
             self.counters.busy_ps += w.tx.as_ps();
         }
+        self.waiting_any = !q.waiting.is_empty();
+        self.waiting_any
     }
 
     /// Enqueue on a timed channel (`set_timed`): the packet starts now if the line is
@@ -496,14 +584,16 @@ impl Channel {
     /// once with the arrival time its place in the FIFO gives it.
     #[inline(always)]
     fn enqueue_timed(&mut self, id: u32, now: SimTime, pkt: &Packet, cx: &mut Net) {
-        if self.waiting_any {
-            self.catch_up(now);
-        }
-        if !self.waiting_any && now >= self.busy_until {
+        // (A value, not a second read of `waiting_any`: the idle path, where nothing
+        // waits, then tests the line's busy time alone.)
+        let waits = self.waiting_any && self.catch_up(now);
+        if !waits && now >= self.busy_until {
             self.start_tx::<false>(id, now, pkt, cx);
             return;
         }
-        if !crate::qdisc::fits(self.limit(), self.waiting.len(), self.waiting_bits, pkt.bits) {
+        let limit = self.limit();
+        let q = self.queue_mut();
+        if !crate::qdisc::fits(limit, q.waiting.len(), q.waiting_bits, pkt.bits) {
             self.drop_pkt(id, now, *pkt, DropReason::Overflow, cx);
             debug_assert!(
                 self.check_conservation(),
@@ -516,10 +606,12 @@ impl Channel {
         let start = self.busy_until;
         let d = self.tx_time(pkt.bits);
         self.busy_until = start + d;
-        self.waiting.push_back(Waiting { start, enqueued: now, bits: pkt.bits, tx: d });
+        let q = self.queue_mut();
+        q.waiting.push_back(Waiting { start, enqueued: now, bits: pkt.bits, tx: d });
+        q.waiting_bits += pkt.bits as u64;
+        let len = q.waiting.len() as u64;
         self.waiting_any = true;
-        self.waiting_bits += pkt.bits as u64;
-        self.queue_max = self.queue_max.max(self.waiting.len() as u64);
+        self.queue_max = self.queue_max.max(len);
         self.to_pipe(id, pkt, cx);
         debug_assert!(
             self.check_conservation(),
@@ -530,14 +622,11 @@ impl Channel {
     }
 
     fn account_capacity(&mut self, now: SimTime) {
-        match self.extras.as_deref_mut() {
-            Some(x) => {
-                self.counters.capacity += self.rate_bps as u128 * (now - x.rate_since).as_ps() as u128;
-                x.rate_since = now;
-            }
-            // One rate since time 0: the same sum, taken at once.
-            None => self.counters.capacity = self.rate_bps as u128 * now.as_ps() as u128,
+        if let Some(x) = self.extras.as_deref_mut() {
+            x.capacity += self.rate_bps as u128 * (now - x.rate_since).as_ps() as u128;
+            x.rate_since = now;
         }
+        self.settled = now;
     }
 
     /// The buffer limit (the discipline's).
@@ -560,7 +649,7 @@ impl Channel {
         qdisc: [Option<SeriesId>; MAX_QDISC_SERIES],
     ) {
         if queue.is_some() || sojourn.is_some() || qdisc.iter().any(Option::is_some) {
-            let x = self.extras.get_or_insert_with(Default::default);
+            let x = self.extras_mut();
             (x.trace_queue, x.trace_sojourn, x.trace_qdisc) = (queue, sojourn, qdisc);
         }
     }
@@ -683,7 +772,7 @@ impl Channel {
             }
         }
         self.pipe.push_back(&mut cx.pipes, arrival, pkt);
-        if !self.pipe_pending {
+        if self.pipe.len() == 1 {
             self.pipe_pending = true;
             cx.ev.schedule(arrival, Event::PipeHead(id, self.pipe.head_node()));
         }
@@ -693,8 +782,10 @@ impl Channel {
     /// last arrival (a lowered delay or the jitter must not reorder the packets).
     #[inline]
     fn arrival_in_order(&mut self, mut arrival: SimTime) -> SimTime {
-        if let Some(j) = self.jitter.as_deref_mut() {
-            arrival += SimDuration::from_ps((j.0.next_f64() * j.1 as f64) as u64);
+        if self.path & PATH_JITTER != 0 {
+            if let Some(j) = self.queue.as_deref_mut().and_then(|q| q.jitter.as_deref_mut()) {
+                arrival += SimDuration::from_ps((j.0.next_f64() * j.1 as f64) as u64);
+            }
         }
         arrival.max(self.pipe.not_before())
     }
@@ -761,10 +852,18 @@ impl Channel {
                 self.start_tx::<false>(id, now, pkt, cx);
                 return;
             }
-            self.enqueue_queued(id, now, *pkt, false, cx);
+            self.enqueue_plain_queued(id, now, *pkt, cx);
         } else {
             self.enqueue_hooked(id, now, *pkt, cx);
         }
+    }
+
+    /// Enqueue on a plain channel that is not timed, while it is busy: out of line, so
+    /// that the discipline's path is not copied into every caller of `enqueue` (timed
+    /// channels, the common case, never take it).
+    #[inline(never)]
+    fn enqueue_plain_queued(&mut self, id: u32, now: SimTime, pkt: Packet, cx: &mut Net) {
+        self.enqueue_queued(id, now, pkt, false, cx);
     }
 
     /// Enqueue on a channel with elements or without the idle shortcut.
@@ -790,12 +889,12 @@ impl Channel {
                     IdlePass::Sent => {
                         // As `enqueue_queued` + `serve`: the queue was empty until now
                         // (`account_queue` would add 0 to its integral), the sojourn is 0.
-                        self.queue_last_change = now;
+                        self.idle_pass_mark(now);
                         self.start_tx::<false>(id, now, &pkt, cx);
                         return;
                     }
                     IdlePass::Dropped(reason) => {
-                        self.queue_last_change = now;
+                        self.idle_pass_mark(now);
                         self.drop_pkt(id, now, pkt, reason, cx);
                         return;
                     }
@@ -803,6 +902,16 @@ impl Channel {
             }
         }
         self.enqueue_queued(id, now, pkt, idle && !self.bypass, cx);
+    }
+
+    /// The queue's integral counted up to `now` after a packet passed an idle
+    /// discipline: the queue was empty, so without the queue state there is nothing to
+    /// count.
+    #[inline]
+    fn idle_pass_mark(&mut self, now: SimTime) {
+        if let Some(q) = self.queue.as_deref_mut() {
+            q.queue_last_change = now;
+        }
     }
 
     /// Offers the packet to the discipline; `serve_now`: the transmitter is idle and the
@@ -820,7 +929,7 @@ impl Channel {
         match verdict {
             Verdict::Queued => {}
             Verdict::Marked => {
-                self.counters.marks += 1;
+                self.queue_mut().marks += 1;
                 self.queue_event(id, now, &pkt, QueueEvent::Marked, cx);
             }
             Verdict::Dropped(reason) => self.drop_pkt(id, now, pkt, reason, cx),
@@ -858,7 +967,7 @@ impl Channel {
     /// Counts an ECN mark the discipline set at dequeue (CoDel) and tells the elements.
     #[cold]
     fn dequeue_mark(&mut self, id: u32, now: SimTime, pkt: &Packet, cx: &mut Net) {
-        self.counters.marks += 1;
+        self.queue_mut().marks += 1;
         self.queue_event(id, now, pkt, QueueEvent::Marked, cx);
     }
 
@@ -885,7 +994,7 @@ impl Channel {
                 self.dequeue_mark(id, now, &p, cx);
             }
             let sojourn = (now - enqueued).as_ps();
-            self.counters.sojourn_ps += sojourn as u128;
+            self.queue_mut().sojourn_ps += sojourn as u128;
             self.sojourn_max_ps = self.sojourn_max_ps.max(sojourn);
             cx.rec.record(self.trace_sojourn(), now, || sojourn as f64 / 1e12);
             if self.plain {
@@ -911,11 +1020,14 @@ impl Channel {
     /// The head of the pipe arrives at the far end: returns it.
     #[inline]
     pub fn on_pipe_head(&mut self, id: u32, now: SimTime, cx: &mut Net) -> Packet {
-        self.pipe_pending = false;
         let (t, p) = self.pipe.pop_front(&mut cx.pipes);
         debug_assert_eq!(t, now);
-        if !self.pipe.is_empty() {
-            self.pipe_pending = true;
+        if self.pipe.is_empty() {
+            // (Line 0 only for a merging channel, the one that reads the flag.)
+            if self.merges {
+                self.pipe_pending = false;
+            }
+        } else {
             // The new head's node is read at its event (and, with hints two events
             // ahead, one event before: `Simulation::prefetch_two_ahead`): start loading
             // it now.
@@ -947,8 +1059,8 @@ impl Channel {
         );
         if let Some(r) = rate_bps {
             self.account_capacity(now);
-            self.counters.rate_changes += 1;
-            let x = self.extras.get_or_insert_with(Default::default);
+            let x = self.extras_mut();
+            x.rate_changes += 1;
             x.rate_since = now;
             x.rate_history.push((now, r));
             self.qdisc.set_rate(now, r);
@@ -1005,7 +1117,12 @@ impl Channel {
 
     /// Packets waiting for the transmitter (after `settle` for a timed channel).
     pub fn queued_pkts(&self) -> usize {
-        self.qdisc.len_pkts() + self.waiting.len()
+        self.qdisc.len_pkts() + self.waiting()
+    }
+
+    /// Packets in the timed queue.
+    fn waiting(&self) -> usize {
+        self.queue.as_deref().map_or(0, |q| q.waiting.len())
     }
 
     /// Packets in the pipe (including the one being serialised; a timed channel's pipe
@@ -1014,16 +1131,16 @@ impl Channel {
     pub fn in_pipe(&self, merged: usize) -> usize {
         // (Saturating: in a run stopped early, waiting packets may already have been
         // handed to the next channel at send time, `set_feeds_cut`.)
-        (self.pipe.len() + merged).saturating_sub(self.waiting.len())
+        (self.pipe.len() + merged).saturating_sub(self.waiting())
     }
 
-    /// Counts a drop for `reason` in its slot: `overflow` and the discipline's reasons
-    /// inline (`LocalCounters`), an element's in the extras.
+    /// Counts a drop for `reason` in its slot: `overflow` inline, the discipline's
+    /// reasons in the queue state, an element's in the extras.
     #[inline]
     fn count_drop(&mut self, reason: DropReason) {
         let i = reason.index();
         if i == DropReason::Overflow.index() {
-            self.counters.drops[0] += 1;
+            self.queue_mut().overflow += 1;
         } else if i < N_QDISC_DROP_REASONS {
             let first = self.qdisc.first_drop_reason();
             debug_assert!(
@@ -1034,17 +1151,17 @@ impl Channel {
                 self.qdisc.name(),
                 reason.name()
             );
-            self.counters.drops[1 + i - first] += 1;
+            self.queue_mut().drops[i - first] += 1;
         } else {
-            let x = self.extras.get_or_insert_with(Default::default);
-            x.element_drops[i - N_QDISC_DROP_REASONS] += 1;
+            self.extras_mut().element_drops[i - N_QDISC_DROP_REASONS] += 1;
         }
     }
 
     /// Packets dropped (all reasons).
     pub fn drops(&self) -> u64 {
         let elements: u64 = self.extras.as_deref().map_or(0, |x| x.element_drops.iter().sum());
-        self.counters.drops.iter().sum::<u64>() + elements
+        let own: u64 = self.queue.as_deref().map_or(0, |q| q.overflow + q.drops.iter().sum::<u64>());
+        own + elements
     }
 
     /// The counters, with the drops per reason of the whole table (`DropReason::ALL`)
@@ -1052,29 +1169,94 @@ impl Channel {
     pub fn counters(&self) -> ChannelCounters {
         let c = &self.counters;
         let mut by_reason = [0; N_DROP_REASONS];
-        by_reason[DropReason::Overflow.index()] = c.drops[0];
-        let first = self.qdisc.first_drop_reason();
-        let n = self.qdisc.drop_reasons().len();
-        by_reason[first..first + n].copy_from_slice(&c.drops[1..1 + n]);
+        let (mut queue_integral, mut sojourn_ps, mut marks) = (0, 0, 0);
+        if let Some(q) = self.queue.as_deref() {
+            by_reason[DropReason::Overflow.index()] = q.overflow;
+            let first = self.qdisc.first_drop_reason();
+            let n = self.qdisc.drop_reasons().len();
+            by_reason[first..first + n].copy_from_slice(&q.drops[..n]);
+            (queue_integral, sojourn_ps, marks) = (q.queue_integral, q.sojourn_ps, q.marks);
+        }
+        let mut rate_changes = 0;
         if let Some(x) = self.extras.as_deref() {
             by_reason[N_QDISC_DROP_REASONS..].copy_from_slice(&x.element_drops);
+            rate_changes = x.rate_changes;
         }
         ChannelCounters {
             busy_ps: c.busy_ps,
             offered: c.offered,
             tx_pkts: c.tx_pkts,
             tx_bits: c.tx_bits,
-            queue_integral: c.queue_integral,
-            sojourn_ps: c.sojourn_ps,
-            capacity: c.capacity,
+            queue_integral,
+            sojourn_ps,
+            capacity: self.capacity(),
             drops_by_reason: by_reason,
-            marks: c.marks,
-            rate_changes: c.rate_changes,
+            marks,
+            rate_changes,
         }
     }
 
     /// The conservation identity: offered = drops (of all reasons) + transmitted + queued.
     pub fn check_conservation(&self) -> bool {
         self.counters.offered == self.drops() + self.counters.tx_pkts + self.queued_pkts() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::PacketKind;
+    use crate::qdisc::Fcfs;
+
+    fn pkt(seq: u32) -> Packet {
+        Packet {
+            flow: 0,
+            seq,
+            bits: 1000,
+            route: 0,
+            hop: 0,
+            kind: PacketKind::Data,
+            flags: 0,
+            meta: 0,
+            ts: SimTime::ZERO,
+        }
+    }
+
+    #[test]
+    fn the_queue_state_is_made_only_when_a_packet_waits() {
+        // 1 Mbit/s: a 1000-bit packet takes 1 ms = 10^9 ps.
+        let mut c =
+            Channel::new(0, 1, 1_000_000, SimDuration::from_millis(1), AnyQdisc::Fcfs(Fcfs::new(Limit::Packets(10))));
+        c.set_timed(true, false);
+        let mut cx = Net::default();
+        // Packets at the line's pace (0 and 1 ms) find the line free: no queue state.
+        c.enqueue(0, SimTime::ZERO, &pkt(0), &mut cx);
+        c.enqueue(0, SimTime::from_millis(1), &pkt(1), &mut cx);
+        assert!(c.queue.is_none());
+        // At 1.5 ms the line is busy until 2 ms: the packet waits 0.5 ms.
+        c.enqueue(0, SimTime::from_ps(1_500_000_000), &pkt(2), &mut cx);
+        assert!(c.queue.is_some());
+        c.settle(SimTime::from_millis(3));
+        let k = c.counters();
+        // Three packets of 1 ms each; the third waited 0.5 ms = 5 x 10^8 ps (its
+        // sojourn, and one packet queued for it: the queue integral); the capacity is
+        // 10^6 bit/s x 3 x 10^9 ps.
+        assert_eq!((k.offered, k.tx_pkts, k.tx_bits, k.busy_ps), (3, 3, 3000, 3_000_000_000));
+        assert_eq!((k.sojourn_ps, k.queue_integral), (500_000_000, 500_000_000));
+        assert_eq!(k.capacity, 3_000_000_000_000_000);
+        assert_eq!((c.queue_max, c.sojourn_max_ps, k.drops()), (1, 500_000_000, 0));
+    }
+
+    #[test]
+    fn the_capacity_integral_carries_over_into_the_extras_at_a_rate_change() {
+        let mut c = Channel::new(0, 1, 1_000_000, SimDuration::ZERO, AnyQdisc::Fcfs(Fcfs::new(Limit::Packets(10))));
+        // 10^6 bit/s for 1 s = 10^12 ps: 10^18; then 2 x 10^6 bit/s for 1 s: 2 x 10^18.
+        c.settle(SimTime::from_secs(1));
+        assert_eq!(c.counters().capacity, 1_000_000_000_000_000_000);
+        c.change(SimTime::from_secs(1), Some(2_000_000), None);
+        c.settle(SimTime::from_secs(2));
+        let k = c.counters();
+        assert_eq!((k.capacity, k.rate_changes), (3_000_000_000_000_000_000, 1));
+        assert!(c.queue.is_none(), "nothing waited");
     }
 }

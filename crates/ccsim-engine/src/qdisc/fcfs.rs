@@ -15,11 +15,19 @@ use std::collections::VecDeque;
 #[serde(deny_unknown_fields)]
 pub struct FcfsConfig {}
 
+/// Inline in every channel's discipline (`AnyQdisc`, 24 bytes): the buffer limit and a
+/// pointer to the queue, made at the first packet queued. A timed channel
+/// (`Channel::set_timed`) keeps its waiting packets itself and reads only the limit.
 #[derive(Debug, Clone)]
 pub struct Fcfs {
     limit: Limit,
-    /// Queued packets with their enqueue times.
-    queue: VecDeque<(SimTime, Packet)>,
+    queue: Option<Box<FcfsQueue>>,
+}
+
+/// The queued packets with their enqueue times, and their bits.
+#[derive(Debug, Clone, Default)]
+struct FcfsQueue {
+    packets: VecDeque<(SimTime, Packet)>,
     bits: u64,
 }
 
@@ -27,7 +35,7 @@ impl Fcfs {
     /// The queue grows as it is used (to its longest backlog, then no more allocation),
     /// so a channel whose buffer is never filled costs no memory for it.
     pub fn new(limit: Limit) -> Self {
-        Fcfs { limit, queue: VecDeque::new(), bits: 0 }
+        Fcfs { limit, queue: None }
     }
 }
 
@@ -51,9 +59,10 @@ impl QdiscPolicy for Fcfs {
 impl Qdisc for Fcfs {
     #[inline]
     fn enqueue(&mut self, now: SimTime, pkt: Packet, _conv: u32, _drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
-        if fits(self.limit, self.queue.len(), self.bits, pkt.bits) {
-            self.bits += pkt.bits as u64;
-            self.queue.push_back((now, pkt));
+        if fits(self.limit, self.len_pkts(), self.len_bits(), pkt.bits) {
+            let q = self.queue.get_or_insert_with(Default::default);
+            q.bits += pkt.bits as u64;
+            q.packets.push_back((now, pkt));
             Verdict::Queued
         } else {
             Verdict::Dropped(DropReason::Overflow)
@@ -61,19 +70,22 @@ impl Qdisc for Fcfs {
     }
     #[inline]
     fn dequeue(&mut self, _now: SimTime, _drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
-        let (t, p) = self.queue.pop_front()?;
-        self.bits -= p.bits as u64;
+        let q = self.queue.as_deref_mut()?;
+        let (t, p) = q.packets.pop_front()?;
+        q.bits -= p.bits as u64;
         Some((p, t))
     }
     #[inline]
     fn len_pkts(&self) -> usize {
-        self.queue.len()
+        self.queue.as_deref().map_or(0, |q| q.packets.len())
     }
     fn len_bits(&self) -> u64 {
-        self.bits
+        self.queue.as_deref().map_or(0, |q| q.bits)
     }
     fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        self.queue.iter().for_each(|(_, p)| f(p))
+        if let Some(q) = self.queue.as_deref() {
+            q.packets.iter().for_each(|(_, p)| f(p))
+        }
     }
 }
 

@@ -37,14 +37,20 @@ mod tests {
             ("QdiscConfig", size_of::<QdiscConfig>(), 16),
             ("Node", size_of::<Node>(), 48),
             // Four channels per dumbbell flow: 560 B with its two name strings, 496 B with its
-            // elements and rate history inline (docs/performance.md has what each
-            // field costs).
-            ("Channel", size_of::<crate::net::Channel>(), 384),
+            // elements and rate history inline, 384 B with its queue state inline, 256 B
+            // with FCFS's queue and the capacity integral inline (docs/performance.md has
+            // what each field costs).
+            ("Channel", size_of::<crate::net::Channel>(), 192),
+            // (Boxed, made when a packet first waits in the channel.)
+            ("ChannelQueue", size_of::<crate::net::channel::ChannelQueue>(), 160),
             ("Pipe", size_of::<crate::net::pipe::Pipe>(), 32),
             ("Ring", size_of::<crate::base::ring::Ring<u64>>(), 40),
-            ("AnyQdisc", size_of::<crate::qdisc::AnyQdisc>(), 56),
-            // (The counters inline in every channel; results read them as `ChannelCounters`.)
-            ("LocalCounters", size_of::<crate::net::channel::LocalCounters>(), 144),
+            // (FCFS inline: its limit and a pointer to its queue, made at the first packet
+            // queued.)
+            ("AnyQdisc", size_of::<crate::qdisc::AnyQdisc>(), 24),
+            // (The counters every packet updates, inline in every channel's idle-path line;
+            // results read them with the others as `ChannelCounters`.)
+            ("LocalCounters", size_of::<crate::net::channel::LocalCounters>(), 32),
             ("Limit", size_of::<crate::base::units::Limit>(), 16),
         ];
         let over: Vec<String> = sizes
@@ -61,9 +67,10 @@ mod tests {
 
     #[test]
     fn channel_fields_sit_on_the_cache_lines_its_layout_promises() {
-        // `Channel`'s layout comment: a pipe-head event touches line 2 only, an arrival at
-        // an idle timed channel lines 2 and 4 (line 3, the queue, only while packets wait). A whole number of lines keeps every channel of
-        // a line-aligned array on the same boundaries.
+        // `Channel`'s layout comment: an arrival at an idle timed channel touches line 0
+        // (and line 1 when its packet goes into the pipe), a pipe-head event line 1; a
+        // packet that waits lines 0-2 and the boxed queue state. A whole number of lines
+        // keeps every channel of a line-aligned array on the same boundaries.
         use crate::net::Channel;
         assert_eq!(size_of::<Channel>() % 64, 0, "Channel is {} B", size_of::<Channel>());
         let line = |off: usize, len: usize| (off / 64, (off + len - 1) / 64);
