@@ -542,6 +542,7 @@ impl Simulation {
     /// `results(wall_time_s).into_columns()`, names coded into `Columns::dicts`.
     pub fn results_columns(&mut self, wall_time_s: f64) -> Columns {
         let (mut c, in_net, ends) = self.columns_but_tables(wall_time_s);
+        c.dicts = dicts(&self.scenario, &ends);
         c.series = series(self.net.rec.series.clone());
         let now = self.now();
         let finite = self.finite_flows();
@@ -551,10 +552,13 @@ impl Simulation {
     }
 
     /// `results_columns`, consuming the simulation and freeing its largest parts as the
-    /// columns are built: the event queue and packet metadata first, the endpoints once
-    /// the flow table is built, then the channels (`free_later`: on a thread of their own
-    /// when there are many). So the results add little to the run's peak memory (at
-    /// 10^5 flows the columns are about 130 MB; the simulation's parts are larger).
+    /// columns are built: the event queue and packet metadata first (before the
+    /// dictionaries), the scenario's nodes and links before the flow table, the endpoints
+    /// and the scenario's flows once it is built, then the channels after the channel
+    /// table (`free_later`: on a thread of their own when there are many). So the
+    /// results add little to the run's peak memory (at 10^5 flows the columns are about
+    /// 143 MB; the simulation's parts are larger): the flow table, built while the
+    /// endpoints and the channels are alive, is the hand-off's peak.
     pub fn into_results_columns(mut self, wall_time_s: f64) -> Columns {
         let (mut c, in_net, ends) = self.columns_but_tables(wall_time_s);
         let now = self.now();
@@ -563,14 +567,21 @@ impl Simulation {
         let finite = self.finite_flows();
         drop(take(&mut self.net));
         drop(take(&mut self.snapshots));
+        c.dicts = dicts(&self.scenario, &ends);
+        // The scenario's nodes and links are not read again unless an element's results
+        // name flows (the dictionaries hold their names; the channels their ends):
+        // freed before the flow table, the peak of the hand-off.
+        let elements = !self.scenario.elements.is_empty();
+        if !elements {
+            drop(take(&mut self.scenario.nodes));
+            drop(take(&mut self.scenario.links));
+        }
         let flows = take(&mut self.flows);
         c.flows = flow_columns(&self.scenario, &flows, now, &in_net, &finite);
         drop(flows);
         drop(in_net);
-        // The scenario's flows (names, paths, policies: about 500 B a flow) are not read
-        // again unless an element's results name them: the channel table is the peak of
-        // the hand-off at 10^5 flows.
-        if self.scenario.elements.is_empty() {
+        // Nor are its flows (names, routes, specs) unless an element's results name them.
+        if !elements {
             drop(take(&mut self.scenario.flows));
         }
         // The endpoints were many small heap blocks: hand their pages back, or they stay
@@ -592,7 +603,8 @@ impl Simulation {
         super::write_json(self, now, wall_time_s, w)
     }
 
-    /// Everything but the flow and link tables and the series (settles the channels);
+    /// Everything but the flow and link tables, the series and the dictionaries (settles
+    /// the channels);
     /// with `Simulation::in_network` and each channel's (from, to), read in the same
     /// pass over the channels as the settling.
     fn columns_but_tables(&mut self, wall_time_s: f64) -> (Columns, Vec<u64>, Vec<(u32, u32)>) {
@@ -620,7 +632,7 @@ impl Simulation {
             phases: coded(&mut phases),
             intervals: coded(&mut intervals),
             series: SeriesColumns::default(),
-            dicts: dicts(&sim.scenario, &ends),
+            dicts: Vec::new(),
         };
         (c, in_net, ends)
     }
@@ -662,7 +674,7 @@ impl Simulation {
             .scenario
             .flows
             .iter()
-            .any(|f| matches!(&f.spec, crate::scenario::FlowSpec::Window { sender, .. } if sender.size.is_some()));
+            .any(|f| matches!(&*f.spec, crate::scenario::FlowSpec::Window { sender, .. } if sender.size.is_some()));
         if !any {
             return Vec::new();
         }
