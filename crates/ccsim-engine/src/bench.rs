@@ -12,9 +12,10 @@
 use crate::base::time::SimDuration;
 use crate::base::units::Limit;
 use crate::cc::{CcConfig, RenoConfig};
-use crate::scenario::{ChannelSpec, Flow, FlowSpec, Link, Node, QdiscConfig, Scenario, ScenarioError};
+use crate::scenario::{ChannelSpec, Flow, FlowSpec, Link, Node, NodePath, QdiscConfig, Scenario, ScenarioError};
+use std::sync::Arc;
 
-/// The most flows the bench builds: a million, about 4 GB (docs/performance.md, "A
+/// The most flows the bench builds: a million, about 3.5 GB (docs/performance.md, "A
 /// million flows").
 pub const MAX_FLOWS: u32 = 1_000_000;
 
@@ -43,7 +44,7 @@ pub fn dumbbell_cc(
 ) -> Result<Scenario, ScenarioError> {
     let err = |f: &str, m: &str| Err(ScenarioError::new("bench", f, m));
     if flows == 0 || flows > MAX_FLOWS {
-        return err("flows", "must be between 1 and 1000000 (a million flows need about 4 GB)");
+        return err("flows", "must be between 1 and 1000000 (a million flows need about 3.5 GB)");
     }
     if bottleneck_bps == 0 {
         return err("bottleneck", "must be positive");
@@ -71,7 +72,7 @@ pub fn dumbbell_cc(
     ]);
     for i in 0..n {
         nodes.push(Node {
-            name: format!("s{i}"),
+            name: format!("s{i}").into(),
             router: false,
             processing_delay: SimDuration::ZERO,
             processing_jitter: SimDuration::ZERO,
@@ -79,7 +80,7 @@ pub fn dumbbell_cc(
     }
     for i in 0..n {
         nodes.push(Node {
-            name: format!("r{i}"),
+            name: format!("r{i}").into(),
             router: false,
             processing_delay: SimDuration::ZERO,
             processing_jitter: SimDuration::ZERO,
@@ -89,8 +90,15 @@ pub fn dumbbell_cc(
     let access = bottleneck_bps.saturating_mul(10);
     let both = |rate_bps: u64, delay: SimDuration, buffer: Limit, qdisc: QdiscConfig| {
         let d = ChannelSpec { rate_bps, delay, buffer, qdisc };
-        [d.clone(), d]
+        Arc::new([d.clone(), d])
     };
+    // Every access link's directions are the same: one, shared.
+    let access_dirs = both(
+        access,
+        SimDuration::from_millis(5),
+        Limit::Packets(bdp_pkts.max(100)),
+        QdiscConfig::Fcfs(Default::default()),
+    );
     let mut links = Vec::with_capacity(1 + 2 * n);
     links.push(Link {
         name: "bottleneck".into(),
@@ -101,43 +109,40 @@ pub fn dumbbell_cc(
     for i in 0..n {
         for (host, router) in [(2 + i, 0), (2 + n + i, 1)] {
             links.push(Link {
-                name: format!("{}-{}", nodes[host].name, nodes[router].name),
+                name: format!("{}-{}", nodes[host].name, nodes[router].name).into(),
                 a: host,
                 b: router,
-                dirs: both(
-                    access,
-                    SimDuration::from_millis(5),
-                    Limit::Packets(bdp_pkts.max(100)),
-                    QdiscConfig::Fcfs(Default::default()),
-                ),
+                dirs: Arc::clone(&access_dirs),
             });
         }
     }
     let ecn_echo = cc.info().ecn_echo;
+    // Every flow's spec is the same: one, shared.
+    let spec = Arc::new(FlowSpec::Window {
+        cc: cc.clone(),
+        loss: cc.default_loss_recovery(),
+        data_size: 1000,
+        ack_size: 40,
+        max_window: 1_000_000,
+        // A policy that needs ECN (DCTCP) gets it, as in a scenario file.
+        receiver: crate::transport::receiver::ReceiverConfig {
+            ecn: ecn_echo.is_some(),
+            ecn_echo: ecn_echo.unwrap_or_default(),
+            ..Default::default()
+        },
+        sender: crate::transport::sender::SenderConfig { ecn: ecn_echo.is_some(), ..Default::default() },
+    });
     let flows = (0..n)
         .map(|i| Flow {
-            name: format!("f{i}"),
+            name: format!("f{i}").into(),
             from: 2 + i,
             to: 2 + n + i,
             start: SimDuration::from_millis(i as u64 % 1000),
             stop: None,
             start_jitter: SimDuration::ZERO,
-            path: vec![2 + i, 0, 1, 2 + n + i],
-            ack_path: vec![2 + n + i, 1, 0, 2 + i],
-            spec: FlowSpec::Window {
-                cc: cc.clone(),
-                loss: cc.default_loss_recovery(),
-                data_size: 1000,
-                ack_size: 40,
-                max_window: 1_000_000,
-                // A policy that needs ECN (DCTCP) gets it, as in a scenario file.
-                receiver: crate::transport::receiver::ReceiverConfig {
-                    ecn: ecn_echo.is_some(),
-                    ecn_echo: ecn_echo.unwrap_or_default(),
-                    ..Default::default()
-                },
-                sender: crate::transport::sender::SenderConfig { ecn: ecn_echo.is_some(), ..Default::default() },
-            },
+            path: NodePath::new(&[2 + i, 0, 1, 2 + n + i]),
+            ack_path: NodePath::new(&[2 + n + i, 1, 0, 2 + i]),
+            spec: Arc::clone(&spec),
         })
         .collect();
     Ok(Scenario {
@@ -289,6 +294,15 @@ mod tests {
         let sc = dumbbell_cc(1000, 100_000_000_000, SimDuration::from_secs(1), fcfs(), cc()).unwrap();
         assert_eq!((sc.flows.len(), sc.nodes.len(), sc.links.len()), (1000, 2002, 2001));
         assert_eq!((sc.nodes.capacity(), sc.links.capacity()), (2002, 2001));
+        // One spec for all 1000 flows, one pair of directions for all 2000 access links;
+        // no name and no route takes a heap block of its own.
+        assert!(sc.flows.iter().all(|f| Arc::ptr_eq(&f.spec, &sc.flows[0].spec)));
+        assert_eq!(Arc::strong_count(&sc.flows[0].spec), 1000);
+        assert!(sc.links[1..].iter().all(|l| Arc::ptr_eq(&l.dirs, &sc.links[1].dirs)));
+        assert!(!Arc::ptr_eq(&sc.links[0].dirs, &sc.links[1].dirs), "the bottleneck's are its own");
+        assert!(sc.flows.iter().all(|f| !f.name.on_heap() && !f.path.on_heap() && !f.ack_path.on_heap()));
+        assert!(sc.nodes.iter().all(|n| !n.name.on_heap()) && sc.links.iter().all(|l| !l.name.on_heap()));
+        assert_eq!((sc.links[2000].name.as_str(), &sc.flows[999].path[..]), ("r999-right", &[1001, 0, 1, 2001][..]));
     }
 
     #[test]
@@ -308,7 +322,7 @@ mod tests {
         .unwrap();
         assert_eq!(sc.description, "2 tahoe flows over a 1000000 bps drop-tail dumbbell");
         for f in &sc.flows {
-            assert!(matches!(&f.spec, FlowSpec::Window { cc: CcConfig::Tahoe(_), .. }));
+            assert!(matches!(&*f.spec, FlowSpec::Window { cc: CcConfig::Tahoe(_), .. }));
         }
         let e = cc_by_name("westwood").unwrap_err();
         assert_eq!(e.field, "cc");

@@ -176,6 +176,6 @@ fn a_large_dumbbell_validates_back_to_itself() {
         assert_eq!(names(&again, &[a.from, a.to]), names(&sc, &[b.from, b.to]));
         assert_eq!(names(&again, &a.path), names(&sc, &b.path));
         assert_eq!(names(&again, &a.ack_path), names(&sc, &b.ack_path));
-        assert!(matches!(a.spec, FlowSpec::Window { .. }));
+        assert!(matches!(*a.spec, FlowSpec::Window { .. }));
     }
 }

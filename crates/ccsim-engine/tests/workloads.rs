@@ -51,7 +51,7 @@ fn expanded(workload: &str, duration: &str, seed: u64) -> Scenario {
 }
 
 fn size(f: &ccsim_engine::scenario::Flow) -> Option<u32> {
-    match &f.spec {
+    match &*f.spec {
         FlowSpec::Window { sender, .. } => sender.size.map(|s| s.get()),
         _ => panic!("a workload generates window flows"),
     }
@@ -266,7 +266,7 @@ fn defaults_params_reach_every_window_flow_under_its_own() {
         .replace("data_size = \"1500B\"", "data_size = \"1500B\"\nparams = { min_rto = \"10ms\", rto_k = 2 }")
         + "[[flows]]\nname = \"own\"\nfrom = \"h0\"\nto = \"h1\"\nparams = { min_rto = \"5ms\" }\n";
     let sc = expanded_text(&text);
-    let loss = |f: &ccsim_engine::scenario::Flow| match &f.spec {
+    let loss = |f: &ccsim_engine::scenario::Flow| match &*f.spec {
         FlowSpec::Window { loss, .. } => (loss.min_rto.as_ps(), loss.rto_k),
         _ => unreachable!(),
     };

@@ -203,7 +203,7 @@ fn nuls(text: &str) -> usize {
 }
 
 /// The shared dictionaries (in the order of `NODE_NAMES` ... `CHANNEL_NAMES`); `ends`:
-/// each channel's (from, to).
+/// each channel's (from, to). (`into_results_columns` builds the same four in steps.)
 fn dicts(sc: &crate::scenario::Scenario, ends: &[(u32, u32)]) -> Vec<Dict> {
     let node_dict = Dict::of(sc.nodes.len(), sc.nodes.iter().map(|n| n.name.as_str()));
     let channel_dict = Dict::channel_names(&node_dict, ends);
@@ -542,6 +542,7 @@ impl Simulation {
     /// `results(wall_time_s).into_columns()`, names coded into `Columns::dicts`.
     pub fn results_columns(&mut self, wall_time_s: f64) -> Columns {
         let (mut c, in_net, ends) = self.columns_but_tables(wall_time_s);
+        c.dicts = dicts(&self.scenario, &ends);
         c.series = series(self.net.rec.series.clone());
         let now = self.now();
         let finite = self.finite_flows();
@@ -551,10 +552,14 @@ impl Simulation {
     }
 
     /// `results_columns`, consuming the simulation and freeing its largest parts as the
-    /// columns are built: the event queue and packet metadata first, the endpoints once
-    /// the flow table is built, then the channels (`free_later`: on a thread of their own
-    /// when there are many). So the results add little to the run's peak memory (at
-    /// 10^5 flows the columns are about 130 MB; the simulation's parts are larger).
+    /// columns are built: the event queue and packet metadata first, the scenario's
+    /// nodes and links before the flow table, the endpoints and the scenario's flows once
+    /// it is built, then the channels after the channel table (`free_later`: on a
+    /// thread of their own when there are many). So the results add little to the run's
+    /// peak memory (at 10^5 flows the columns are about 143 MB; the simulation's parts
+    /// are larger): the flow table, built while the endpoints and the channels are
+    /// alive, is the hand-off's peak, and the dictionaries of flow and channel names
+    /// are built after it.
     pub fn into_results_columns(mut self, wall_time_s: f64) -> Columns {
         let (mut c, in_net, ends) = self.columns_but_tables(wall_time_s);
         let now = self.now();
@@ -563,16 +568,29 @@ impl Simulation {
         let finite = self.finite_flows();
         drop(take(&mut self.net));
         drop(take(&mut self.snapshots));
+        // The dictionaries of the names the scenario holds, then its nodes and links
+        // freed (read again only for an element's results, which name flows) before the
+        // flow table, the peak of the hand-off; the flow and channel names after it.
+        let sc = &self.scenario;
+        let node_dict = Dict::of(sc.nodes.len(), sc.nodes.iter().map(|n| n.name.as_str()));
+        let link_dict = Dict::of(sc.links.len(), sc.links.iter().map(|l| l.name.as_str()));
+        let elements = !self.scenario.elements.is_empty();
+        if !elements {
+            drop(take(&mut self.scenario.nodes));
+            drop(take(&mut self.scenario.links));
+        }
         let flows = take(&mut self.flows);
         c.flows = flow_columns(&self.scenario, &flows, now, &in_net, &finite);
         drop(flows);
         drop(in_net);
-        // The scenario's flows (names, paths, policies: about 500 B a flow) are not read
-        // again unless an element's results name them: the channel table is the peak of
-        // the hand-off at 10^5 flows.
-        if self.scenario.elements.is_empty() {
+        let sc = &self.scenario;
+        let flow_dict = Dict::of(sc.flows.len(), sc.flows.iter().map(|f| f.name.as_str()));
+        // Nor are its flows (names, routes, specs) unless an element's results name them.
+        if !elements {
             drop(take(&mut self.scenario.flows));
         }
+        let channel_dict = Dict::channel_names(&node_dict, &ends);
+        c.dicts = vec![node_dict, flow_dict, link_dict, channel_dict];
         // The endpoints were many small heap blocks: hand their pages back, or they stay
         // resident while the channel table's columns take fresh pages.
         release_free_heap();
@@ -592,7 +610,8 @@ impl Simulation {
         super::write_json(self, now, wall_time_s, w)
     }
 
-    /// Everything but the flow and link tables and the series (settles the channels);
+    /// Everything but the flow and link tables, the series and the dictionaries (settles
+    /// the channels);
     /// with `Simulation::in_network` and each channel's (from, to), read in the same
     /// pass over the channels as the settling.
     fn columns_but_tables(&mut self, wall_time_s: f64) -> (Columns, Vec<u64>, Vec<(u32, u32)>) {
@@ -620,7 +639,7 @@ impl Simulation {
             phases: coded(&mut phases),
             intervals: coded(&mut intervals),
             series: SeriesColumns::default(),
-            dicts: dicts(&sim.scenario, &ends),
+            dicts: Vec::new(),
         };
         (c, in_net, ends)
     }
@@ -662,7 +681,7 @@ impl Simulation {
             .scenario
             .flows
             .iter()
-            .any(|f| matches!(&f.spec, crate::scenario::FlowSpec::Window { sender, .. } if sender.size.is_some()));
+            .any(|f| matches!(&*f.spec, crate::scenario::FlowSpec::Window { sender, .. } if sender.size.is_some()));
         if !any {
             return Vec::new();
         }

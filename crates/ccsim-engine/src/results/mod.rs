@@ -317,7 +317,7 @@ fn phase(sim: &Simulation, name: String, a: usize, b: usize) -> Option<PhaseResu
         .map(|(i, f)| {
             let c: FlowCounters = sb.flows[i].minus(&sa.flows[i]);
             PhaseFlow {
-                name: f.name.clone(),
+                name: f.name.to_string(),
                 sent_pkts: c.sent,
                 delivered_pkts: c.delivered,
                 retransmitted_pkts: c.retransmitted,
@@ -368,9 +368,9 @@ pub(crate) fn flow_result(sim: &Simulation, i: usize, now: SimTime, in_net: &[u6
     let sc = &sim.scenario;
     let ep = &sim.flows[i];
     let f = &sc.flows[i];
-    let node = |i: usize| sc.nodes[i].name.clone();
+    let node = |i: usize| sc.nodes[i].name.to_string();
     FlowResult {
-        name: f.name.clone(),
+        name: f.name.to_string(),
         kind: f.spec.kind().to_string(),
         cc: flow_cc(ep, &f.spec).map(str::to_string),
         from: node(f.from),
@@ -405,7 +405,7 @@ pub(crate) fn flow_numbers(
     let active_s = (now.as_secs_f64() - f.start.as_secs_f64()).max(0.0);
     let size = flow_size(&f.spec);
     let rate = |n: u64| if active_s > 0.0 { n as f64 / active_s } else { 0.0 };
-    let rtt = match (ep.window(), &f.spec) {
+    let rtt = match (ep.window(), &*f.spec) {
         (Some(w), FlowSpec::Window { .. }) => Some(w.rtt_stats(c)),
         _ => None,
     };
@@ -416,7 +416,7 @@ pub(crate) fn flow_numbers(
         kind: String::new(),
         packet_bits: (flow_size(&f.spec) * 8.0) as u32,
         cc: None,
-        sack: matches!(&f.spec, FlowSpec::Window { sender, .. } if sender.sack),
+        sack: matches!(&*f.spec, FlowSpec::Window { sender, .. } if sender.sack),
         from: String::new(),
         to: String::new(),
         sent_pkts: c.sent,
@@ -476,7 +476,7 @@ pub(crate) fn ideal_fct(
     channels: &[Channel],
     routes: &[u32],
 ) -> Option<(u32, f64)> {
-    let FlowSpec::Window { data_size, ack_size, sender, .. } = &sc.flows[i].spec else { return None };
+    let FlowSpec::Window { data_size, ack_size, sender, .. } = &*sc.flows[i].spec else { return None };
     let size = sender.size?.get();
     let w = ep.window()?;
     // (propagation + transmission of one packet of `bits` over the route, ps; the
@@ -506,7 +506,7 @@ pub(crate) fn ideal_fct(
 /// The result row of channel `i` at `now`.
 pub(crate) fn link_result(sim: &Simulation, i: usize, merged: &[u32], now: SimTime) -> LinkResult {
     let sc = &sim.scenario;
-    let node = |i: usize| sc.nodes[i].name.clone();
+    let node = |i: usize| sc.nodes[i].name.to_string();
     let ch = &sim.channels[i];
     LinkResult {
         name: sim.channel_name(i),
@@ -594,7 +594,7 @@ pub(crate) fn periods(sim: &Simulation) -> (Vec<PhaseResult>, Vec<PhaseResult>) 
 
 pub(crate) fn node_results(sim: &Simulation) -> Vec<NodeResult> {
     (0..sim.scenario.nodes.len())
-        .map(|i| NodeResult { name: sim.scenario.nodes[i].name.clone(), ..node_numbers(sim, i) })
+        .map(|i| NodeResult { name: sim.scenario.nodes[i].name.to_string(), ..node_numbers(sim, i) })
         .collect()
 }
 

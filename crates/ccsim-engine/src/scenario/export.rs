@@ -92,7 +92,7 @@ struct LinkOut<'a>(&'a Scenario, &'a Link);
 impl Serialize for LinkOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let (sc, l) = (self.0, self.1);
-        let [d0, d1] = &l.dirs;
+        let [d0, d1] = &*l.dirs;
         let mut t = s.serialize_map(None)?;
         t.serialize_entry("name", &l.name)?;
         t.serialize_entry("between", &Names(sc, &[l.a, l.b]))?;
@@ -149,7 +149,7 @@ impl Serialize for FlowOut<'_> {
             Some(stop) => t.serialize_entry("stop", &fmt_time(stop)),
             None => Ok(()),
         };
-        match &f.spec {
+        match &*f.spec {
             FlowSpec::Window { cc, loss, data_size, ack_size, max_window, receiver, sender } => {
                 stop(&mut t)?;
                 if let Some(n) = sender.size {
@@ -229,7 +229,7 @@ impl Serialize for Flows<'_> {
         let mut ecmp = sc.ecmp_flows.iter().peekable();
         for (i, f) in listed.iter().enumerate() {
             let routed = ecmp.next_if(|&&e| e == i).is_some();
-            let params = match &f.spec {
+            let params = match &*f.spec {
                 FlowSpec::Window { cc, loss, .. } => {
                     if !matches!(&last, Some((c, l, _)) if *c == cc && *l == loss) {
                         last = Some((cc, loss, cc.params(loss)));

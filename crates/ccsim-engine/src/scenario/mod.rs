@@ -7,7 +7,9 @@
 
 mod export;
 mod kinds;
+mod name;
 mod overrides;
+mod path;
 pub mod raw;
 mod topology;
 mod validate;
@@ -23,10 +25,13 @@ use crate::transport::receiver::ReceiverConfig;
 use crate::transport::sender::SenderConfig;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::sync::Arc;
 
 pub use export::{to_file, to_json};
 pub use kinds::{FlowKey, FlowKindInfo, FlowParams, KeyDefault, COMMON_KEYS};
+pub use name::Name;
 pub use overrides::apply_overrides;
+pub use path::NodePath;
 pub use validate::shortest_path;
 
 /// A user error in a scenario: `source: field: message`.
@@ -92,7 +97,7 @@ impl fmt::Display for Warning {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Node {
-    pub name: String,
+    pub name: Name,
     pub router: bool,
     pub processing_delay: SimDuration,
     /// Extra processing delay per packet arriving here, uniform in [0, this), from the
@@ -103,12 +108,14 @@ pub struct Node {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Link {
-    pub name: String,
+    pub name: Name,
     /// Node indices; the channels are a->b and b->a.
     pub a: usize,
     pub b: usize,
-    /// The two directions: `dirs[0]` is a->b, `dirs[1]` b->a.
-    pub dirs: [ChannelSpec; 2],
+    /// The two directions: `dirs[0]` is a->b, `dirs[1]` b->a; links with equal
+    /// directions may share them (the bench's access links, consecutive links written
+    /// alike).
+    pub dirs: Arc<[ChannelSpec; 2]>,
 }
 
 /// One direction of a link.
@@ -172,7 +179,7 @@ impl FlowSpec {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Flow {
-    pub name: String,
+    pub name: Name,
     pub from: usize,
     pub to: usize,
     pub start: SimDuration,
@@ -183,11 +190,14 @@ pub struct Flow {
     #[serde(default)]
     pub start_jitter: SimDuration,
     /// Node indices from `from` to `to` (resolved route).
-    pub path: Vec<usize>,
+    pub path: NodePath,
     /// Node indices from `to` back to `from`: the route of acks and feedback (by
     /// default the reverse of `path`).
-    pub ack_path: Vec<usize>,
-    pub spec: FlowSpec,
+    pub ack_path: NodePath,
+    /// What the flow is; flows with equal specs may share one (a `count`'s copies, the
+    /// bench's flows, consecutive flows written alike): change one flow's with
+    /// `Arc::make_mut`, which copies it first if it is shared.
+    pub spec: Arc<FlowSpec>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -542,7 +552,7 @@ mod tests {
         );
         // Each rate sender's name reads its own parameters: a key of another's is refused.
         let rate = text.replace("\"tcp\"", "\"rap\"") + "[flows.params]\nbeta = 0.875\n";
-        assert!(matches!(parse(&rate, "f.toml", &[]).unwrap().flows[0].spec, FlowSpec::Rate { .. }));
+        assert!(matches!(*parse(&rate, "f.toml", &[]).unwrap().flows[0].spec, FlowSpec::Rate { .. }));
         let e = parse(&rate.replace("\"rap\"", "\"tfrc\""), "f.toml", &[]).unwrap_err();
         assert_eq!(e.field, "flows.f.params.beta");
     }
@@ -581,7 +591,7 @@ mod tests {
         for info in crate::cc::CcConfig::ALL {
             for n in std::iter::once(&info.name).chain(info.aliases) {
                 let sc = parse(&text.replace("\"westwood\"", &format!("\"{n}\"")), "f.toml", &[]).unwrap();
-                match &sc.flows[0].spec {
+                match &*sc.flows[0].spec {
                     FlowSpec::Window { cc, .. } => assert_eq!(cc.name(), info.name),
                     other => panic!("{other:?}"),
                 }
@@ -653,6 +663,41 @@ mod tests {
     }
 
     #[test]
+    fn equal_specs_and_link_directions_are_shared_and_export_as_before() {
+        let text = format!(
+            "{MIN}routers = [\"r\"]\n[[links]]\nbetween = [\"a\", \"r\"]\nrate = \"1Mbps\"\n[[links]]\nbetween = [\"r\", \"b\"]\nrate = \"1Mbps\"\n[[links]]\nbetween = [\"a\", \"b\"]\nrate = \"2Mbps\"\n\
+             [[flows]]\nname = \"f\"\ncount = 3\nfrom = \"a\"\nto = \"b\"\npath = [\"a\", \"r\", \"b\"]\n[[flows]]\nname = \"g\"\nfrom = \"a\"\nto = \"b\"\npath = [\"a\", \"r\", \"b\"]\n\
+             [[flows]]\nname = \"h\"\nfrom = \"a\"\nto = \"b\"\npath = [\"a\", \"r\", \"b\"]\ndata_size = \"500B\"\n"
+        );
+        let sc = parse(&text, "f.toml", &[]).unwrap();
+        let names: Vec<&str> = sc.flows.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["f1", "f2", "f3", "g", "h"]);
+        // f1..f3 and g are written alike: one spec; h's data size differs: its own.
+        let spec = |i: usize| &sc.flows[i].spec;
+        assert!((1..4).all(|i| Arc::ptr_eq(spec(0), spec(i))));
+        assert!(!Arc::ptr_eq(spec(0), spec(4)));
+        assert!(matches!(&*sc.flows[4].spec, FlowSpec::Window { data_size: 500, .. }));
+        // a-r and r-b alike share their directions; a-b (2 Mbps) has its own.
+        assert!(Arc::ptr_eq(&sc.links[0].dirs, &sc.links[1].dirs));
+        assert!(!Arc::ptr_eq(&sc.links[1].dirs, &sc.links[2].dirs));
+        assert_eq!(sc.links[2].dirs[1].rate_bps, 2_000_000);
+        assert_eq!(sc.flows[3].path, vec![0, 2, 1]);
+        // Exported and read again: the same scenario, with the same sharing.
+        let again = parse(&sc.to_toml(), "export.toml", &[]).unwrap();
+        assert_eq!(again, sc);
+        assert!(Arc::ptr_eq(&again.flows[0].spec, &again.flows[3].spec));
+        // A change to one flow's spec copies it (the others keep theirs).
+        let mut changed = sc.clone();
+        if let FlowSpec::Window { data_size, .. } = Arc::make_mut(&mut changed.flows[1].spec) {
+            *data_size = 700;
+        }
+        assert!(matches!(&*changed.flows[1].spec, FlowSpec::Window { data_size: 700, .. }));
+        assert!(!matches!(&*changed.flows[0].spec, FlowSpec::Window { data_size: 700, .. }));
+        assert_eq!(*changed.flows[0].spec, *sc.flows[0].spec);
+        assert!(Arc::ptr_eq(&changed.flows[0].spec, &changed.flows[2].spec));
+    }
+
+    #[test]
     fn flow_copies_cycle_their_hosts_and_bad_counts_are_named() {
         let base = format!(
             "{MIN}routers = [\"r\"]\n[[links]]\nbetween = [\"a\", \"r\"]\nrate = \"1Mbps\"\n[[links]]\nbetween = [\"r\", \"b\"]\nrate = \"1Mbps\"\n"
@@ -702,7 +747,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(sc.links[0].dirs[0].qdisc, QdiscConfig::Fq(FqConfig { drop_rule: DropRule::Rollback }));
-        let fr = |name: &str| match &sc.flows.iter().find(|f| f.name == name).unwrap().spec {
+        let fr = |name: &str| match &*sc.flows.iter().find(|f| f.name == name).unwrap().spec {
             FlowSpec::Window { sender, .. } => sender.fast_retransmit,
             _ => unreachable!(),
         };
@@ -728,7 +773,7 @@ mod tests {
         let flows = "[[flows]]\nname = \"s\"\nfrom = \"a\"\nto = \"b\"\nsack = true\n[[flows]]\nname = \"p\"\nfrom = \"a\"\nto = \"b\"\n";
         let text = format!("{base}{flows}");
         let o = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let st = |sc: &Scenario, name: &str| match &sc.flows.iter().find(|f| f.name == name).unwrap().spec {
+        let st = |sc: &Scenario, name: &str| match &*sc.flows.iter().find(|f| f.name == name).unwrap().spec {
             FlowSpec::Window { sender, .. } => sender.sack_timeout,
             _ => unreachable!(),
         };
@@ -740,7 +785,7 @@ mod tests {
         let e = parse(&text, "f.toml", &o(&["flows.p.sack_timeout=clear"])).unwrap_err();
         assert_eq!(e.field, "flows.p.sack_timeout");
         assert!(e.message.contains("sack = true"), "{}", e.message);
-        let lr = |sc: &Scenario, name: &str| match &sc.flows.iter().find(|f| f.name == name).unwrap().spec {
+        let lr = |sc: &Scenario, name: &str| match &*sc.flows.iter().find(|f| f.name == name).unwrap().spec {
             FlowSpec::Window { sender, .. } => sender.lost_retransmissions,
             _ => unreachable!(),
         };
@@ -771,7 +816,7 @@ mod tests {
             flow("rd", "cc = \"reno\"\necn_echo = \"dctcp\"\n"),
         );
         let sc = parse(&text, "f.toml", &[]).unwrap();
-        let ecn = |name: &str| match &sc.flows.iter().find(|f| f.name == name).unwrap().spec {
+        let ecn = |name: &str| match &*sc.flows.iter().find(|f| f.name == name).unwrap().spec {
             FlowSpec::Window { receiver, sender, .. } => {
                 assert_eq!(receiver.ecn, sender.ecn, "{name}");
                 (receiver.ecn, receiver.ecn_echo)
@@ -788,7 +833,7 @@ mod tests {
         // Without [defaults], a DCTCP flow alone still gets both.
         let sc = parse(&format!("{base}{}", flow("d", "cc = \"dctcp\"\n")), "f.toml", &[]).unwrap();
         assert!(
-            matches!(&sc.flows[0].spec, FlowSpec::Window { receiver, .. } if receiver.ecn && receiver.ecn_echo == EcnEcho::Dctcp)
+            matches!(&*sc.flows[0].spec, FlowSpec::Window { receiver, .. } if receiver.ecn && receiver.ecn_echo == EcnEcho::Dctcp)
         );
         let e = parse(&format!("{base}{}", flow("r", "ecn_echo = \"dctcp\"\n")), "f.toml", &[]).unwrap_err();
         assert_eq!((e.field.as_str(), e.message.as_str()), ("flows.r.ecn_echo", "applies with ECN; add ecn = true"));

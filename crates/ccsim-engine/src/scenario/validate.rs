@@ -18,6 +18,7 @@ use crate::transport::RateFlowConfig;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::num::NonZeroU32;
+use std::sync::Arc;
 use toml::Value;
 
 const DEFAULT_BUFFER: Limit = Limit::Packets(100);
@@ -429,7 +430,7 @@ fn nodes(cx: Ctx, f: &raw::File) -> Result<(Vec<Node>, HashMap<String, usize>), 
                 return Err(cx.err(field, format!("node '{n}' is declared twice")));
             }
             nodes.push(Node {
-                name: n.clone(),
+                name: n.as_str().into(),
                 router,
                 processing_delay: SimDuration::ZERO,
                 processing_jitter: SimDuration::ZERO,
@@ -553,7 +554,13 @@ fn links(
             ChannelSpec { rate_bps: rate[0], delay: delay[0], buffer: buffer[0], qdisc: q0 },
             ChannelSpec { rate_bps: rate[1], delay: delay[1], buffer: buffer[1], qdisc: q1 },
         ];
-        links.push(Link { name, a, b, dirs });
+        // Equal to the previous link's directions (a topology's links of one tier):
+        // share them.
+        let dirs = match links.last() {
+            Some(prev) if *prev.dirs == dirs => Arc::clone(&prev.dirs),
+            _ => Arc::new(dirs),
+        };
+        links.push(Link { name: name.into(), a, b, dirs });
     }
 
     // Adjacency in link-declaration order (deterministic tie-breaking for routes).
@@ -960,7 +967,23 @@ fn flows(
             Some(names) => explicit_path(&cx, &cat(&p, ".ack_path"), names, to, from, node_idx, nodes, pairs)?,
             None => path.iter().rev().copied().collect(),
         };
-        flows.push(Flow { name: fl.name.clone(), from, to, start, stop, start_jitter, path, ack_path, spec });
+        // Equal to the previous flow's spec (a `count`'s copies, a generated file's flows
+        // written alike): share it.
+        let spec = match flows.last() {
+            Some(prev) if *prev.spec == spec => Arc::clone(&prev.spec),
+            _ => Arc::new(spec),
+        };
+        flows.push(Flow {
+            name: fl.name.as_str().into(),
+            from,
+            to,
+            start,
+            stop,
+            start_jitter,
+            path: path.into(),
+            ack_path: ack_path.into(),
+            spec,
+        });
     }
 
     // Voice partners: each names another voice flow whose route leads back.
@@ -970,7 +993,7 @@ fn flows(
                 cx.err(format!("{p}.voice.partner"), format!("no flow named '{name}'; name the partner's flow"))
             );
         };
-        let ok = matches!(&flows[j].spec, FlowSpec::Voice { voice, .. } if voice.partner == flows[i].name);
+        let ok = matches!(&*flows[j].spec, FlowSpec::Voice { voice, .. } if voice.partner == flows[i].name);
         if j == i || !ok {
             return Err(cx.err(
                 format!("{p}.voice.partner"),
@@ -983,7 +1006,7 @@ fn flows(
                 format!("'{name}' must go back from this flow's 'to' to its 'from'"),
             ));
         }
-        if let FlowSpec::Voice { partner, .. } = &mut flows[i].spec {
+        if let FlowSpec::Voice { partner, .. } = Arc::make_mut(&mut flows[i].spec) {
             *partner = j;
         }
     }
@@ -1097,7 +1120,7 @@ fn measure(
             (None, None) => None,
         };
     let flow_list = |field: &str, v: &Option<Value>, window_only: bool| -> Result<Vec<usize>, ScenarioError> {
-        let ok = |f: &Flow| !window_only || matches!(f.spec, FlowSpec::Window { .. });
+        let ok = |f: &Flow| !window_only || matches!(*f.spec, FlowSpec::Window { .. });
         match v {
             None | Some(Value::Boolean(false)) => Ok(vec![]),
             Some(Value::Boolean(true)) => Ok((0..flows.len()).filter(|&i| ok(&flows[i])).collect()),
@@ -1766,7 +1789,7 @@ fn cc_names() -> String {
 }
 
 fn cc_extra(f: &Flow) -> String {
-    match &f.spec {
+    match &*f.spec {
         FlowSpec::Window { cc, .. } if !cc.extra_series().is_empty() => cc.extra_series().join(", "),
         _ => "none".into(),
     }
@@ -1786,7 +1809,7 @@ fn check_series(
         return Err(cx.err(field, format!("'{s}' should be \"<flow>.<metric>\" or \"<a>-><b>.queue\"")));
     };
     if let Some(f) = flow_names.get(entity).map(|&i| &flows[i]) {
-        let ok = match &f.spec {
+        let ok = match &*f.spec {
             FlowSpec::Window { cc, .. } => {
                 crate::cc::external::WINDOW_SERIES.contains(&metric)
                     || cc.extra_series().contains(&metric)
@@ -1794,7 +1817,7 @@ fn check_series(
             }
             _ => false,
         };
-        if !ok && !matches!(f.spec, FlowSpec::Window { .. }) {
+        if !ok && !matches!(*f.spec, FlowSpec::Window { .. }) {
             return Err(cx.err(
                 field,
                 format!(

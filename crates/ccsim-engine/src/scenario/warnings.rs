@@ -29,10 +29,10 @@ pub(super) fn collect(sc: &Scenario, measure_start_given: bool) -> Vec<Warning> 
     let mut out = Vec::new();
     // Candidates first, so that a scenario without any pays for nothing more.
     let cadpc: Vec<usize> = (0..sc.flows.len())
-        .filter(|&i| matches!(&sc.flows[i].spec, FlowSpec::Rate { cfg: RateFlowConfig::Cadpc(_), .. }))
+        .filter(|&i| matches!(&*sc.flows[i].spec, FlowSpec::Rate { cfg: RateFlowConfig::Cadpc(_), .. }))
         .collect();
     let ecn: Vec<usize> = (0..sc.flows.len())
-        .filter(|&i| matches!(&sc.flows[i].spec, FlowSpec::Window { sender, .. } if sender.ecn))
+        .filter(|&i| matches!(&*sc.flows[i].spec, FlowSpec::Window { sender, .. } if sender.ecn))
         .collect();
     if !cadpc.is_empty() || !ecn.is_empty() {
         let channels = 2 * sc.links.len();
@@ -64,7 +64,7 @@ pub(super) fn collect(sc: &Scenario, measure_start_given: bool) -> Vec<Warning> 
         };
         let silent: Vec<usize> = cadpc.into_iter().filter(|&i| !crosses(i, &ptp, any_ptp)).collect();
         if let Some(&first) = silent.first() {
-            let FlowSpec::Rate { cfg: RateFlowConfig::Cadpc(c), .. } = &sc.flows[first].spec else { unreachable!() };
+            let FlowSpec::Rate { cfg: RateFlowConfig::Cadpc(c), .. } = &*sc.flows[first].spec else { unreachable!() };
             out.push(Warning {
                 field: format!("flows.{}.kind", sc.flows[first].name),
                 message: format!(
@@ -83,7 +83,7 @@ pub(super) fn collect(sc: &Scenario, measure_start_given: bool) -> Vec<Warning> 
         }
         let unmarked: Vec<usize> = ecn.into_iter().filter(|&i| !crosses(i, &marks, any_marks)).collect();
         if let Some(&first) = unmarked.first() {
-            let FlowSpec::Window { cc, .. } = &sc.flows[first].spec else { unreachable!() };
+            let FlowSpec::Window { cc, .. } = &*sc.flows[first].spec else { unreachable!() };
             let why = match cc.info().ecn_echo {
                 Some(_) => format!("its policy '{}' needs ECN and turns it on", cc.name()),
                 None => "ecn = true".to_string(),

@@ -32,7 +32,9 @@ use super::{Flow, FlowSpec, Scenario, ScenarioError};
 use crate::base::rng::{stream, Rng};
 use crate::base::time::SimDuration;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::num::NonZeroU32;
+use std::sync::Arc;
 use toml::Value;
 
 /// Most flows one workload may generate (its expected count is checked).
@@ -275,8 +277,8 @@ pub(super) fn validate(
     }
     let (a, b) = (hosts[0], hosts[1]);
     t.insert("name".into(), Value::String(r.name.clone()));
-    t.insert("from".into(), Value::String(nodes[a].name.clone()));
-    t.insert("to".into(), Value::String(nodes[b].name.clone()));
+    t.insert("from".into(), Value::String(nodes[a].name.to_string()));
+    t.insert("to".into(), Value::String(nodes[b].name.to_string()));
     let tmpl_raw: raw::Flow = cx.from_table(&format!("{p}.flow"), &t)?;
     let template = template(&tmpl_raw).map_err(|mut e| {
         if let Some(rest) = e.field.strip_prefix(&cat("flows.", &r.name)) {
@@ -284,7 +286,7 @@ pub(super) fn validate(
         }
         e
     })?;
-    let FlowSpec::Window { data_size, .. } = template.spec else {
+    let FlowSpec::Window { data_size, .. } = *template.spec else {
         unreachable!("a workload's template has no kind key, so it is a window flow")
     };
 
@@ -673,17 +675,26 @@ pub fn expand(sc: &mut Scenario, seed: u64) {
     for (wi, w) in workloads.iter().enumerate() {
         let mut rng = Rng::new(seed, stream::workload(wi));
         let mut k = 0u64;
+        // The template's spec with each size drawn, built once per size and shared by
+        // the flows of that size.
+        let mut by_size: HashMap<Option<NonZeroU32>, Arc<FlowSpec>> = HashMap::new();
         let mut add = |sc: &mut Scenario, from: usize, to: usize, at: SimDuration, size: Option<NonZeroU32>| {
             k += 1;
             let mut f = w.template.clone();
-            f.name = format!("{}{k}", w.name);
+            f.name = format!("{}{k}", w.name).into();
             (f.from, f.to, f.start) = (from, to, at);
-            f.path =
-                routes.path(from, to, &sc.nodes, &adj).expect("validation checked the workload's hosts are connected");
+            f.path = routes
+                .path(from, to, &sc.nodes, &adj)
+                .expect("validation checked the workload's hosts are connected")
+                .into();
             f.ack_path = f.path.iter().rev().copied().collect();
-            if let FlowSpec::Window { sender, .. } = &mut f.spec {
-                sender.size = size;
-            }
+            f.spec = Arc::clone(by_size.entry(size).or_insert_with(|| {
+                let mut spec = Arc::clone(&w.template.spec);
+                if let FlowSpec::Window { sender, .. } = Arc::make_mut(&mut spec) {
+                    sender.size = size;
+                }
+                spec
+            }));
             if sc.routing.is_ecmp() {
                 sc.ecmp_flows.push(sc.flows.len());
             }
@@ -789,6 +800,46 @@ fn derangement(hosts: &[usize], rng: &mut Rng) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn generated_flows_of_one_size_share_one_spec() {
+        let text = |sizes: &str, duration: &str| {
+            format!(
+                "[scenario]\nname = \"w\"\nduration = \"{duration}\"\n[nodes]\nhosts = [\"a\", \"b\"]\nrouters = [\"r\"]\n\
+                 [[links]]\nbetween = [\"a\", \"r\"]\nrate = \"1Gbps\"\n[[links]]\nbetween = [\"r\", \"b\"]\nrate = \"1Gbps\"\n\
+                 [[workloads]]\nname = \"w\"\nload = 0.5\n{sizes}\n"
+            )
+        };
+        let expanded = |sizes: &str, duration: &str| {
+            let mut sc =
+                crate::scenario::parse(&text(sizes, duration), "w.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+            expand(&mut sc, 1);
+            assert!(sc.flows.len() > 10, "{} flows", sc.flows.len());
+            sc
+        };
+        let size = |f: &Flow| match &*f.spec {
+            FlowSpec::Window { sender, .. } => sender.size,
+            _ => unreachable!(),
+        };
+        // One size: one spec for every flow, the template's own left as it was.
+        let sc = expanded("size = \"15kB\"", "20ms");
+        assert!(size(&sc.flows[0]).is_some());
+        assert!(sc.flows.iter().all(|f| Arc::ptr_eq(&f.spec, &sc.flows[0].spec)));
+        // Sizes drawn: flows of one size share, flows of different sizes do not.
+        let sc = expanded("sizes = \"web_search\"", "2s");
+        let mut distinct: Vec<*const FlowSpec> = sc.flows.iter().map(|f| Arc::as_ptr(&f.spec)).collect();
+        distinct.sort();
+        distinct.dedup();
+        let mut sizes: Vec<Option<NonZeroU32>> = sc.flows.iter().map(size).collect();
+        sizes.sort();
+        sizes.dedup();
+        assert_eq!(distinct.len(), sizes.len());
+        assert!(sizes.len() > 1 && sizes.len() < sc.flows.len(), "{} sizes", sizes.len());
+        for f in &sc.flows {
+            let same = sc.flows.iter().find(|g| size(g) == size(f)).unwrap();
+            assert!(Arc::ptr_eq(&f.spec, &same.spec));
+        }
+    }
 
     #[test]
     fn cdf_points_interpolate_linearly() {
