@@ -187,8 +187,12 @@ macro_rules! endpoints {
         senders (hot $shot:ident) { $( $sv:ident : $sm:ident :: $st:ident $(in $sb:ident)? ),+ $(,)? }
         receivers (hot $rhot:ident) { $( $rv:ident : $rm:ident :: $rt:ident $(in $rb:ident)? ),+ $(,)? }
     ) => {
-        /// Sender policies: one variant per registered kind.
+        /// Sender policies: one variant per registered kind. `repr(u8)`: the tag is a
+        /// word of its own before the variant, so the window sender starts 8 bytes into
+        /// a line of an `Endpoint` whatever niches its fields leave (the layout test in
+        /// `transport/sizes.rs`).
         #[derive(Debug)]
+        #[repr(u8)]
         pub enum Sender {
             $( $sv(endpoint_stored!($sm::$st $(, $sb)?)), )+
         }

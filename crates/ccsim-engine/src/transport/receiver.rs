@@ -102,9 +102,10 @@ impl Default for ReceiverConfig {
 /// `repr(C)` with the fields in this order: what a data packet and the ack it sends
 /// touch when every packet is acknowledged at once (the bitmap's header, the ack
 /// template, the timer's deadline and scheduled time, `unacked`, the ECE state, whether
-/// acks are delayed, and copies of the options it reads, `cfg`'s flags) in the first 98
+/// acks are delayed, and copies of the options it reads, `cfg`'s flags) in the first 89
 /// bytes (`hot_field_spans`, checked in `transport/sizes.rs`), then what only delayed
-/// acks, SACK and the adaptive timer use, and the options themselves.
+/// acks, SACK and the adaptive timer use, with the delayed-ack policy (the only option
+/// kept whole).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct AckReceiver {
@@ -130,7 +131,11 @@ pub struct AckReceiver {
     oldest_flags: u8,
     /// How many of `recent` are set.
     n_recent: u8,
-    cfg: ReceiverConfig,
+    /// `cfg.ecn_echo == EcnEcho::Dctcp` and `cfg.handshake`.
+    dctcp_echo: bool,
+    handshake: bool,
+    /// `cfg.delayed_ack`: of the options, only the delayed-ack policy is kept whole.
+    delayed_ack: Option<DelayedAck>,
     /// Timestamp of the oldest unacknowledged packet.
     oldest_ts: SimTime,
     /// Most recent out-of-order arrivals, newest first (SACK block order).
@@ -160,7 +165,7 @@ impl AckReceiver {
     /// (`Simulation::set_cut_through`): it has no timer (no delayed acks), so its acks
     /// depend only on its data arrivals, in order.
     pub fn timerless(&self) -> bool {
-        self.cfg.delayed_ack.is_none()
+        self.delayed_ack.is_none()
     }
 
     /// Offset of the route of this receiver's acks.
@@ -170,7 +175,9 @@ impl AckReceiver {
 
     pub fn new(cfg: ReceiverConfig, ack: Packet, capacity_pkts: usize) -> Self {
         AckReceiver {
-            cfg,
+            delayed_ack: cfg.delayed_ack,
+            dctcp_echo: cfg.ecn_echo == EcnEcho::Dctcp,
+            handshake: cfg.handshake,
             delayed: cfg.delayed_ack.is_some(),
             ecn: cfg.ecn,
             keep_out_of_order: cfg.keep_out_of_order,
@@ -191,7 +198,7 @@ impl AckReceiver {
 
     /// The delayed-ack timeout now in force.
     pub fn ack_timeout(&self) -> Option<SimDuration> {
-        let d = self.cfg.delayed_ack?;
+        let d = self.delayed_ack?;
         Some(if d.min_delay.is_some() { self.ato } else { d.delay })
     }
 
@@ -234,7 +241,7 @@ impl AckReceiver {
             if ce {
                 c.ce_received += 1;
             }
-            if self.cfg.ecn_echo == EcnEcho::Dctcp {
+            if self.dctcp_echo {
                 if ce != self.ece {
                     if self.unacked > 0 {
                         // The delayed ack of the packets before this one, with the old state.
@@ -273,7 +280,7 @@ impl AckReceiver {
             self.send_ack_seq(ack_seq, data.ts, data.flags, c, out, meta);
             return;
         }
-        let Some(d) = self.cfg.delayed_ack else { unreachable!("`delayed` is set only with a delayed-ack policy") };
+        let Some(d) = self.delayed_ack else { unreachable!("`delayed` is set only with a delayed-ack policy") };
         let delay = match d.min_delay {
             None => d.delay,
             Some(min) => {
@@ -283,7 +290,7 @@ impl AckReceiver {
         };
         // In order with nothing held: may wait. Out of order, duplicate or filling a gap:
         // at once (RFC 5681 section 4.2).
-        let syn = self.cfg.handshake && data.seq == 0;
+        let syn = self.handshake && data.seq == 0;
         if data.seq == next && held_before == 0 && !syn && !ce_changed {
             if self.unacked == 0 {
                 (self.oldest_ts, self.oldest_flags) = (data.ts, data.flags);
@@ -353,7 +360,7 @@ impl AckReceiver {
         let h = meta.ensure(&mut a.meta);
         let blocks = &mut meta.get_mut(h).sack;
         for &seq in &self.recent[..self.n_recent as usize] {
-            if blocks.n >= self.cfg.sack_blocks {
+            if blocks.n >= self.sack_blocks {
                 break;
             }
             if let Some(b) = self.rcv.block_around(seq) {

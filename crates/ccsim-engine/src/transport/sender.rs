@@ -265,6 +265,21 @@ pub struct FlowTrace {
     pub extra: [Option<SeriesId>; EXTRA_SLOTS],
 }
 
+/// A window sender's rarely present parts, boxed together (`WindowSender::rare`).
+#[derive(Debug, Default)]
+struct Rare {
+    /// SACK scoreboard (`sack = true`).
+    sb: Option<Scoreboard>,
+    /// Send time of each outstanding packet's last transmission and whether it was a
+    /// retransmission, from `snd_una` on (`rtt_sample = newest`).
+    sent_at: Option<Box<VecDeque<(SimTime, bool)>>>,
+    /// Delivery-rate sampling (`transport::rate_sample`), for a policy that declares
+    /// `CcPolicy::RATE_SAMPLE`.
+    rate: Option<Box<RateSampler>>,
+    /// Time spent at each window (`[measure].windows`).
+    whist: Option<Box<WindowHist>>,
+}
+
 /// A window transport's sender.
 ///
 /// `repr(C)` with the fields in this order, the hot ones by the line they share
@@ -272,10 +287,11 @@ pub struct FlowTrace {
 /// triggers read and write on the plain path (no SACK, ECN, NewReno, pacing or TSO) in
 /// four cache lines of a sender that starts 8 bytes into a line (after the `Sender`
 /// enum's tag, in an `Endpoint`): bytes 0..56 the sequence numbers, the timed packet,
-/// `stop` and the series pointer; 56..120 the flags and the policy; 120..184 the
-/// retransmission timer and the packet template; 184..248 the RTT statistics, the pacing
-/// deadline and the RTO in force. The state of SACK, ECN, NewReno recovery, pacing, TSO, the rest of
-/// the RTO estimator and the configuration after it. At 10^4 flows and more each line
+/// `stop` and the series pointer; 56..120 the flags, the recovery mode and the policy;
+/// 120..184 the retransmission timer, the packet template and the pointer to the rare
+/// parts; 184..248 the RTT statistics, the pacing deadline and the RTO in force. The
+/// rest of the RTO estimator, the recovery marks, TSO and the configuration after it
+/// (136 bytes). At 10^4 flows and more each line
 /// an ack touches is a cache miss.
 #[derive(Debug)]
 #[repr(C)]
@@ -314,14 +330,19 @@ pub struct WindowSender {
     partial_seen: bool,
     /// The next new data packet carries CWR.
     cwr_pending: bool,
+    /// How a fast retransmit recovers without SACK (with `dupack_threshold`, below; in
+    /// the padding before `cc`).
+    recovery_mode: Recovery,
     pub cc: AnyCc,
     /// Earliest time the next paced burst may leave.
     next_send: SimTime,
     pub timer: LazyTimer,
     /// Template of this flow's data packets (route, size).
     data: Packet,
-    /// Time spent at each window (`[measure].windows`).
-    whist: Option<Box<WindowHist>>,
+    /// The parts most flows lack (scoreboard, send times, rate sampler, window
+    /// histogram), in one box made when the flow is built with one of them or its
+    /// window histogram is asked for (`None`: none of them).
+    rare: Option<Box<Rare>>,
     /// RTT statistics besides their count and sum, which the flow's counters keep
     /// (`rtt_stats`).
     rtt: RttSpread,
@@ -329,33 +350,25 @@ pub struct WindowSender {
     pub pace: LazyTimer,
     rto: RtoEstimator,
     /// In NewReno or SACK recovery until the cumulative ack reaches this (snd_max at
-    /// its start).
-    recover: Option<u32>,
+    /// its start). This and the four marks after it hold a sequence number or `NO_SEQ`
+    /// for none (read through `seq_opt`, written through `mark`).
+    recover: u32,
     /// A new fast retransmit needs a cumulative ack above this (RFC 6582 `recover`).
-    guard: Option<u32>,
+    guard: u32,
     /// Highest packet retransmitted in this SACK recovery.
-    high_rxt: Option<u32>,
+    high_rxt: u32,
     /// No ECN reduction until the cumulative ack passes this.
-    ecn_recover: Option<u32>,
+    ecn_recover: u32,
     /// The first unacknowledged packet when the retransmission timer last expired (a
     /// second expiry with it unchanged is a repeated timeout, RFC 5681 section 3.1).
-    rto_una: Option<u32>,
+    rto_una: u32,
     /// Duplicate acks that trigger fast retransmit (`None`: none) and how a fast
     /// retransmit recovers without SACK: the flow's `LossRecoveryConfig` as its policy
     /// declares it (`CcConfig::loss_recovery`; a threshold of 0, which checks refuse,
     /// would be none).
     dupack_threshold: Option<NonZeroU32>,
-    recovery_mode: Recovery,
-    /// SACK scoreboard (`sack = true`).
-    sb: Option<Box<Scoreboard>>,
-    /// Send time of each outstanding packet's last transmission and whether it was a
-    /// retransmission, from `snd_una` on (`rtt_sample = newest`).
-    sent_at: Option<Box<VecDeque<(SimTime, bool)>>>,
-    /// Delivery-rate sampling (`transport::rate_sample`), for a policy that declares
-    /// `CcPolicy::RATE_SAMPLE`.
-    rate: Option<Box<RateSampler>>,
-    /// TSO: since when new data has been held back (`None`: not deferring).
-    tso_since: Option<SimTime>,
+    /// TSO: since when new data has been held back (`SimTime::MAX`: not deferring).
+    tso_since: SimTime,
     cfg: SenderConfig,
 }
 
@@ -388,6 +401,23 @@ pub(crate) fn hot_field_spans() -> Vec<(&'static str, usize, usize, usize)> {
     ]
 }
 
+/// "No sequence number" in a window sender's recovery marks: a flow never numbers a
+/// packet `u32::MAX` (`end` uses the same value for an unlimited flow).
+const NO_SEQ: u32 = u32::MAX;
+
+/// A recovery mark as an option (`NO_SEQ`: none).
+#[inline(always)]
+fn seq_opt(v: u32) -> Option<u32> {
+    (v != NO_SEQ).then_some(v)
+}
+
+/// A sequence number as a recovery mark (never `NO_SEQ`: see there).
+#[inline(always)]
+fn mark(v: u32) -> u32 {
+    debug_assert_ne!(v, NO_SEQ);
+    v
+}
+
 impl WindowSender {
     /// The sender of flow `flow` with policy `cc` and loss-recovery parameters `loss`;
     /// `rng` is the policy's random stream (`base::rng::stream::cc`).
@@ -408,6 +438,18 @@ impl WindowSender {
         let pace_recovery = cc.info().pace_recovery;
         let loss = cc.loss_recovery(loss);
         let recovery_mode = loss.recovery;
+        let rare = Rare {
+            sb: cfg.sack.then(|| {
+                let mut sb = Scoreboard::default();
+                sb.paced = pace_recovery;
+                sb
+            }),
+            sent_at: (cfg.rtt_sample == RttSample::Newest).then(Box::default),
+            rate: rate_sample.then(|| Box::new(RateSampler::new(cfg.sack))),
+            whist: None,
+        };
+        let any = rare.sb.is_some() || rare.sent_at.is_some() || rare.rate.is_some();
+        let rare = any.then(|| Box::new(rare));
         WindowSender {
             mss,
             // The handshake's sequence number 0 is not data.
@@ -422,7 +464,7 @@ impl WindowSender {
             timer: LazyTimer::default(),
             pace: LazyTimer::default(),
             next_send: SimTime::ZERO,
-            tso_since: None,
+            tso_since: SimTime::MAX,
             data,
             snd_una: 0,
             snd_nxt: 0,
@@ -430,20 +472,13 @@ impl WindowSender {
             dupacks: 0,
             timed_seq: 0,
             timed_at: SimTime::MAX,
-            recover: None,
-            guard: None,
+            recover: NO_SEQ,
+            guard: NO_SEQ,
             partial_seen: false,
-            sb: cfg.sack.then(|| {
-                let mut sb = Box::<Scoreboard>::default();
-                sb.paced = pace_recovery;
-                sb
-            }),
-            high_rxt: None,
-            ecn_recover: None,
-            rto_una: None,
+            high_rxt: NO_SEQ,
+            ecn_recover: NO_SEQ,
+            rto_una: NO_SEQ,
             cwr_pending: false,
-            rate: rate_sample.then(|| Box::new(RateSampler::new(cfg.sack))),
-            sent_at: (cfg.rtt_sample == RttSample::Newest).then(Box::default),
             go_back_n: cfg.fast_retransmit == FastRetransmit::GoBackN,
             plain: !cfg.sack
                 && !cfg.ecn
@@ -454,7 +489,7 @@ impl WindowSender {
                 && cfg.fast_retransmit == FastRetransmit::Bsd
                 && !rate_sample,
             tracing: false,
-            whist: None,
+            rare,
             rtt: RttSpread::default(),
             trace: None,
         }
@@ -466,7 +501,7 @@ impl WindowSender {
             || t.ssthresh.is_some()
             || t.rate.is_some()
             || t.extra.iter().any(Option::is_some)
-            || self.whist.is_some();
+            || self.rare.as_deref().is_some_and(|r| r.whist.is_some());
         let any = t.cwnd.is_some()
             || t.ssthresh.is_some()
             || t.outstanding.is_some()
@@ -478,14 +513,15 @@ impl WindowSender {
 
     /// Keeps the time spent at each window (packets), counted from `from`.
     pub fn set_window_hist(&mut self, from: SimTime) {
-        self.whist = Some(Box::new(WindowHist { from, last_t: from, last_w: 0, ps: Vec::new() }));
+        let hist = WindowHist { from, last_t: from, last_w: 0, ps: Vec::new() };
+        self.rare.get_or_insert_with(Box::default).whist = Some(Box::new(hist));
         self.tracing = true;
     }
 
     /// Seconds spent at each window of 1, 2, ... packets up to the largest seen, until
     /// `now` (`None` unless `set_window_hist` was called).
     pub fn window_times(&self, now: SimTime) -> Option<Vec<f64>> {
-        let h = self.whist.as_deref()?;
+        let h = self.rare.as_deref().and_then(|r| r.whist.as_deref())?;
         let mut ps = h.ps.clone();
         h.add_to(&mut ps, now);
         Some(ps.iter().skip(1).map(|&p| p as f64 / 1e12).collect())
@@ -528,7 +564,7 @@ impl WindowSender {
 
     /// In NewReno or SACK loss recovery.
     pub fn in_recovery(&self) -> bool {
-        self.recover.is_some()
+        seq_opt(self.recover).is_some()
     }
 
     pub fn start(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
@@ -587,7 +623,7 @@ impl WindowSender {
             }
         }
         out.push(p);
-        if !PLAIN && self.rate.is_some() {
+        if !PLAIN && self.rare.as_deref().is_some_and(|r| r.rate.is_some()) {
             self.rate_on_sent(now, seq);
         }
         self.cc.on_packet_sent(&SendSample { now, seq, retransmission: retx });
@@ -598,7 +634,7 @@ impl WindowSender {
             self.timed_seq = seq;
             self.timed_at = now;
         }
-        if let Some(sent) = self.sent_at.as_deref_mut().filter(|_| !PLAIN) {
+        if let Some(sent) = self.rare.as_deref_mut().and_then(|r| r.sent_at.as_deref_mut()).filter(|_| !PLAIN) {
             let i = (seq - self.snd_una) as usize;
             if i < sent.len() {
                 sent[i] = (now, true);
@@ -649,7 +685,7 @@ impl WindowSender {
     /// packets resent since the timeout). `None` otherwise.
     #[inline(never)]
     fn after_timeout_sacked(&mut self) -> Option<u32> {
-        let sb = self.sb.as_deref_mut()?;
+        let sb = self.rare.as_deref_mut().and_then(|r| r.sb.as_mut())?;
         let point = sb.timeout_point?;
         if self.snd_una >= point {
             sb.timeout_point = None;
@@ -677,7 +713,7 @@ impl WindowSender {
     /// Moves `snd_nxt` past SACKed packets (below `snd_max`); returns how many.
     #[inline(never)]
     fn skip_sacked(&mut self) -> u32 {
-        let Some(sb) = self.sb.as_deref() else { return 0 };
+        let Some(sb) = self.rare.as_deref().and_then(|r| r.sb.as_ref()) else { return 0 };
         let from = self.snd_nxt;
         while self.snd_nxt < self.snd_max && sb.is_sacked(self.snd_nxt) {
             self.snd_nxt += 1;
@@ -693,21 +729,25 @@ impl WindowSender {
         let Some(t) = self.cfg.tso else { return false };
         let room = limit.saturating_sub(self.snd_nxt) as u64;
         let idle = self.snd_una == self.snd_max;
-        if room == 0 || idle || self.recover.is_some() || self.snd_nxt < self.snd_max || self.no_new_data(now) {
-            self.tso_since = None;
+        if room == 0 || idle || seq_opt(self.recover).is_some() || self.snd_nxt < self.snd_max || self.no_new_data(now)
+        {
+            self.tso_since = SimTime::MAX;
             return false;
         }
         let mss = self.mss as u64;
         let bytes = room * mss;
         let window = (m.cwnd / mss).clamp(1, self.max_window as u64) * mss;
         if bytes >= t.segment_bytes as u64 || bytes >= window / t.divisor.max(1) as u64 {
-            self.tso_since = None;
+            self.tso_since = SimTime::MAX;
             self.pace.set_deadline(None);
             return false;
         }
-        let since = *self.tso_since.get_or_insert(now);
+        if self.tso_since == SimTime::MAX {
+            self.tso_since = now;
+        }
+        let since = self.tso_since;
         if now >= since + t.defer {
-            self.tso_since = None;
+            self.tso_since = SimTime::MAX;
             self.pace.set_deadline(None);
             return false;
         }
@@ -773,7 +813,7 @@ impl WindowSender {
     /// is application-limited (Linux `tcp_rate_check_app_limited`).
     #[cold]
     fn out_of_data(&mut self) {
-        if let Some(r) = self.rate.as_deref_mut() {
+        if let Some(r) = self.rare.as_deref_mut().and_then(|r| r.rate.as_deref_mut()) {
             let in_flight = r.in_flight(self.snd_una, self.snd_max);
             r.mark_app_limited(in_flight);
         }
@@ -782,7 +822,7 @@ impl WindowSender {
     /// A packet is sent: its delivery-rate snapshot.
     #[inline(never)]
     fn rate_on_sent(&mut self, now: SimTime, seq: u32) {
-        if let Some(r) = self.rate.as_deref_mut() {
+        if let Some(r) = self.rare.as_deref_mut().and_then(|r| r.rate.as_deref_mut()) {
             r.on_sent(now, seq, self.snd_una, self.snd_max);
         }
     }
@@ -793,7 +833,7 @@ impl WindowSender {
     /// `CcPolicy::RATE_SAMPLE` pays for them.
     #[inline(never)]
     fn rate_sample(&mut self, now: SimTime, ack: &Packet, meta: &MetaSlab) -> Option<RateSample> {
-        let r = self.rate.as_deref_mut()?;
+        let r = self.rare.as_deref_mut().and_then(|r| r.rate.as_deref_mut())?;
         let sack = meta.get(ack.meta).map_or(&[][..], |m| m.sack.as_slice());
         let dup = ack.seq == self.snd_una && self.snd_max > self.snd_una;
         r.on_ack(now, self.snd_una, ack.seq.max(self.snd_una), self.snd_max, sack, dup)
@@ -803,7 +843,7 @@ impl WindowSender {
     #[inline(never)]
     fn deliver_rate_sample(&mut self, rs: &RateSample) {
         if self.cc.on_rate_sample(rs) {
-            if let Some(r) = self.rate.as_deref_mut() {
+            if let Some(r) = self.rare.as_deref_mut().and_then(|r| r.rate.as_deref_mut()) {
                 r.mark_app_limited(rs.in_flight);
             }
         }
@@ -815,11 +855,11 @@ impl WindowSender {
         let th = self.dupack_threshold.map_or(3, NonZeroU32::get);
         let window = self.window_pkts();
         let detect = self.cfg.lost_retransmissions == LostRetransmissions::Detect;
-        let sb = self.sb.as_deref_mut().expect("SACK recovery has a scoreboard");
+        let sb = self.rare.as_deref_mut().and_then(|r| r.sb.as_mut()).expect("SACK recovery has a scoreboard");
         if detect {
             sb.detect_lost_retransmits();
         }
-        let mut pipe = sb.pipe(self.snd_max, self.high_rxt, th).saturating_sub(sb.lost_again());
+        let mut pipe = sb.pipe(self.snd_max, seq_opt(self.high_rxt), th).saturating_sub(sb.lost_again());
         let paced = if sb.paced {
             let m = self.cc.metrics();
             m.pacing_rate.map(|r| (r, m.send_quantum.clamp(1, window)))
@@ -832,7 +872,9 @@ impl WindowSender {
         // With pacing: `sent` packets of the current burst have left; a burst may start
         // once the pacing clock allows.
         let mut sent = 0u32;
-        while pipe < window || self.sb.as_deref().is_some_and(|sb| sb.frx_pending.is_some()) {
+        while pipe < window
+            || self.rare.as_deref().and_then(|r| r.sb.as_ref()).is_some_and(|sb| sb.frx_pending.is_some())
+        {
             if let Some((rate, quantum)) = paced {
                 if sent == 0 && now < self.next_send {
                     self.pace.set_deadline(Some(self.next_send));
@@ -847,24 +889,28 @@ impl WindowSender {
             }
             // The fast retransmission: already counted in the pipe (HighRxt is its
             // packet); gone if an ack has covered it.
-            if let Some(s) = self.sb.as_deref_mut().and_then(|sb| sb.frx_pending.take()) {
+            if let Some(s) = self.rare.as_deref_mut().and_then(|r| r.sb.as_mut()).and_then(|sb| sb.frx_pending.take()) {
                 if s >= self.snd_una {
                     self.send(now, s, c, out);
                     if detect {
                         let snd_max = self.snd_max;
-                        self.sb.as_deref_mut().expect("scoreboard").note_retransmit(s, snd_max);
+                        self.rare
+                            .as_deref_mut()
+                            .and_then(|r| r.sb.as_mut())
+                            .expect("scoreboard")
+                            .note_retransmit(s, snd_max);
                     }
                     sent += 1;
                 }
                 continue;
             }
             let new_data_ok = self.snd_max < self.snd_una + self.max_window && !self.no_new_data(now);
-            let sb = self.sb.as_deref_mut().expect("scoreboard");
+            let sb = self.rare.as_deref_mut().and_then(|r| r.sb.as_mut()).expect("scoreboard");
             let again = if detect { sb.next_again() } else { None };
             let next = again
-                .or_else(|| sb.next_lost(self.high_rxt, th))
+                .or_else(|| sb.next_lost(seq_opt(self.high_rxt), th))
                 .or(new_data_ok.then_some(self.snd_max))
-                .or_else(|| sb.next_hole(self.high_rxt));
+                .or_else(|| sb.next_hole(seq_opt(self.high_rxt)));
             let Some(s) = next else { break };
             self.send(now, s, c, out);
             if s == self.snd_max {
@@ -873,9 +919,13 @@ impl WindowSender {
             } else {
                 if detect {
                     let snd_max = self.snd_max;
-                    self.sb.as_deref_mut().expect("scoreboard").note_retransmit(s, snd_max);
+                    self.rare
+                        .as_deref_mut()
+                        .and_then(|r| r.sb.as_mut())
+                        .expect("scoreboard")
+                        .note_retransmit(s, snd_max);
                 }
-                self.high_rxt = Some(self.high_rxt.map_or(s, |h| h.max(s)));
+                self.high_rxt = mark(seq_opt(self.high_rxt).map_or(s, |h| h.max(s)));
             }
             pipe += 1;
             sent += 1;
@@ -888,7 +938,9 @@ impl WindowSender {
 
     /// The pacing timer expired: send the burst that is due.
     pub fn on_pace(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
-        if self.recover.is_some() && self.sb.as_deref().is_some_and(|sb| sb.paced) {
+        if seq_opt(self.recover).is_some()
+            && self.rare.as_deref().and_then(|r| r.sb.as_ref()).is_some_and(|sb| sb.paced)
+        {
             self.sack_send(now, c, out, rec);
             return;
         }
@@ -904,9 +956,9 @@ impl WindowSender {
 
     fn record_metrics(&mut self, now: SimTime, rec: &mut Recorder) {
         let m = self.cc.metrics();
-        if self.whist.is_some() {
+        if self.rare.as_deref().is_some_and(|r| r.whist.is_some()) {
             let w = self.window_of(&m);
-            let h = self.whist.as_deref_mut().expect("checked");
+            let h = self.rare.as_deref_mut().and_then(|r| r.whist.as_deref_mut()).expect("checked");
             if w != h.last_w {
                 let mut ps = std::mem::take(&mut h.ps);
                 h.add_to(&mut ps, now);
@@ -967,8 +1019,12 @@ impl WindowSender {
         c.rtt_samples += 1;
         c.rtt_sum_ps += sample.as_ps() as u128;
         rec.record(self.trace.as_deref().and_then(|t| t.rtt), now, || sample.as_secs_f64());
-        let rs = if PLAIN || self.rate.is_none() { None } else { self.rate_sample(now, ack, meta) };
-        if let Some(sb) = self.sb.as_deref_mut().filter(|_| !PLAIN) {
+        let rs = if PLAIN || self.rare.as_deref().is_none_or(|r| r.rate.is_none()) {
+            None
+        } else {
+            self.rate_sample(now, ack, meta)
+        };
+        if let Some(sb) = self.rare.as_deref_mut().and_then(|r| r.sb.as_mut()).filter(|_| !PLAIN) {
             if let Some(m) = meta.get(ack.meta) {
                 for &(a, b) in m.sack.as_slice() {
                     sb.add(a, b.min(self.snd_max));
@@ -978,7 +1034,7 @@ impl WindowSender {
 
         if ack.seq > self.snd_una {
             let acked = ack.seq - self.snd_una;
-            if let Some(sent) = self.sent_at.as_deref_mut().filter(|_| !PLAIN) {
+            if let Some(sent) = self.rare.as_deref_mut().and_then(|r| r.sent_at.as_deref_mut()).filter(|_| !PLAIN) {
                 sent.drain(..(acked as usize).min(sent.len()));
             }
             if ack.seq >= self.end && self.snd_una < self.end {
@@ -990,7 +1046,7 @@ impl WindowSender {
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
             }
-            if let Some(sb) = self.sb.as_deref_mut().filter(|_| !PLAIN) {
+            if let Some(sb) = self.rare.as_deref_mut().and_then(|r| r.sb.as_mut()).filter(|_| !PLAIN) {
                 sb.advance(self.snd_una);
             }
             if self.rto.timed_sampling() {
@@ -1001,12 +1057,12 @@ impl WindowSender {
             } else {
                 self.rto.sample_at(echo, self.snd_una, self.snd_nxt);
             }
-            let recovery = match self.recover.filter(|_| !PLAIN) {
+            let recovery = match seq_opt(self.recover).filter(|_| !PLAIN) {
                 Some(r) if self.snd_una >= r => {
-                    self.recover = None;
-                    self.guard = Some(r);
-                    self.high_rxt = None;
-                    if let Some(sb) = self.sb.as_deref_mut() {
+                    self.recover = NO_SEQ;
+                    self.guard = mark(r);
+                    self.high_rxt = NO_SEQ;
+                    if let Some(sb) = self.rare.as_deref_mut().and_then(|r| r.sb.as_mut()) {
                         sb.end_recovery();
                     }
                     RecoveryAck::Exit
@@ -1027,7 +1083,8 @@ impl WindowSender {
             if let Some(rs) = rs.as_ref().filter(|_| !PLAIN) {
                 self.deliver_rate_sample(rs);
             }
-            let sack_recovery = !PLAIN && self.sb.is_some() && self.recover.is_some();
+            let sack_recovery =
+                !PLAIN && self.rare.as_deref().is_some_and(|r| r.sb.is_some()) && seq_opt(self.recover).is_some();
             let partial = !PLAIN && recovery == RecoveryAck::Partial;
             if !(partial && !sack_recovery && self.partial_seen) {
                 self.timer.set_deadline((self.snd_una < self.snd_max).then(|| now + self.rto.rto()));
@@ -1055,14 +1112,14 @@ impl WindowSender {
             if !PLAIN && ack.has(FLAG_ECE) {
                 self.ecn_echo(now, c);
             }
-            if !PLAIN && self.sb.is_some() {
+            if !PLAIN && self.rare.as_deref().is_some_and(|r| r.sb.is_some()) {
                 self.sack_dup_ack(now, c, out, rec);
                 return;
             }
             let Some(th) = self.dupack_threshold.map(NonZeroU32::get) else { return };
             match if PLAIN { Recovery::Reno } else { self.recovery_mode } {
                 Recovery::Reno => {
-                    if !PLAIN && self.go_back_n && self.guard.is_some_and(|g| ack.seq <= g) {
+                    if !PLAIN && self.go_back_n && seq_opt(self.guard).is_some_and(|g| ack.seq <= g) {
                         return; // duplicates of packets resent after a go-back-N fast retransmit
                     }
                     if self.dupacks == th {
@@ -1074,12 +1131,12 @@ impl WindowSender {
                     }
                 }
                 Recovery::NewReno => {
-                    if self.recover.is_some() {
+                    if seq_opt(self.recover).is_some() {
                         self.cc.on_dup_ack(now);
                         self.record_window(now, rec);
                         self.try_send(now, c, out, rec);
-                    } else if self.dupacks == th && self.guard.is_none_or(|g| ack.seq > g) {
-                        self.recover = Some(self.snd_max);
+                    } else if self.dupacks == th && seq_opt(self.guard).is_none_or(|g| ack.seq > g) {
+                        self.recover = mark(self.snd_max);
                         self.partial_seen = false;
                         self.fast_retransmit(now, false, c, out, rec);
                     }
@@ -1093,7 +1150,7 @@ impl WindowSender {
     /// `rtt_sample = newest`: the time since the newest packet an ack acknowledges was
     /// last sent, unless that was a retransmission (Karn).
     fn newest_rtt(&self, now: SimTime, ack_seq: u32) -> Option<SimDuration> {
-        let sent = self.sent_at.as_deref()?;
+        let sent = self.rare.as_deref().and_then(|r| r.sent_at.as_deref())?;
         if ack_seq <= self.snd_una {
             return None;
         }
@@ -1120,17 +1177,23 @@ impl WindowSender {
             rto_repeat: false,
             dupack_threshold: self.dupack_threshold.map_or(0, NonZeroU32::get),
         });
-        let paced = pipe && self.sb.as_deref().is_some_and(|sb| sb.paced) && self.cc.metrics().pacing_rate.is_some();
+        let paced = pipe
+            && self.rare.as_deref().and_then(|r| r.sb.as_ref()).is_some_and(|sb| sb.paced)
+            && self.cc.metrics().pacing_rate.is_some();
         if paced {
             let una = self.snd_una;
-            self.sb.as_deref_mut().expect("paced recovery has a scoreboard").frx_pending = Some(una);
+            self.rare
+                .as_deref_mut()
+                .and_then(|r| r.sb.as_mut())
+                .expect("paced recovery has a scoreboard")
+                .frx_pending = Some(una);
         } else {
             self.send(now, self.snd_una, c, out);
         }
         if self.go_back_n && !pipe {
             // Go back: what follows the lost packet is resent as the window opens.
             self.snd_nxt = self.snd_una + 1;
-            self.guard = Some(self.snd_max);
+            self.guard = mark(self.snd_max);
         }
         self.timer.set_deadline(Some(now + self.rto.rto()));
         self.record_window(now, rec);
@@ -1143,19 +1206,19 @@ impl WindowSender {
     /// unacknowledged packet is lost (RFC 6675 step 4); in recovery, send by the pipe.
     fn sack_dup_ack(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
         let Some(th) = self.dupack_threshold.map(NonZeroU32::get) else { return };
-        if self.recover.is_some() {
+        if seq_opt(self.recover).is_some() {
             self.sack_send(now, c, out, rec);
             return;
         }
-        let lost = self.sb.as_deref().is_some_and(|sb| sb.is_lost(self.snd_una, th));
-        if (self.dupacks >= th || lost) && self.guard.is_none_or(|g| self.snd_una > g) {
-            self.recover = Some(self.snd_max);
-            self.high_rxt = Some(self.snd_una);
+        let lost = self.rare.as_deref().and_then(|r| r.sb.as_ref()).is_some_and(|sb| sb.is_lost(self.snd_una, th));
+        if (self.dupacks >= th || lost) && seq_opt(self.guard).is_none_or(|g| self.snd_una > g) {
+            self.recover = mark(self.snd_max);
+            self.high_rxt = mark(self.snd_una);
             self.fast_retransmit(now, true, c, out, rec);
-            let pending = self.sb.as_deref().is_some_and(|sb| sb.frx_pending.is_some());
+            let pending = self.rare.as_deref().and_then(|r| r.sb.as_ref()).is_some_and(|sb| sb.frx_pending.is_some());
             if self.cfg.lost_retransmissions == LostRetransmissions::Detect && !pending {
                 let (una, snd_max) = (self.snd_una, self.snd_max);
-                self.sb.as_deref_mut().expect("scoreboard").note_retransmit(una, snd_max);
+                self.rare.as_deref_mut().and_then(|r| r.sb.as_mut()).expect("scoreboard").note_retransmit(una, snd_max);
             }
             self.sack_send(now, c, out, rec);
         }
@@ -1163,7 +1226,10 @@ impl WindowSender {
 
     /// An ack carried ECE: reduce once per window, not during loss recovery.
     fn ecn_echo(&mut self, now: SimTime, c: &mut FlowCounters) {
-        if !self.cfg.ecn || self.recover.is_some() || self.ecn_recover.is_some_and(|r| self.snd_una <= r) {
+        if !self.cfg.ecn
+            || seq_opt(self.recover).is_some()
+            || seq_opt(self.ecn_recover).is_some_and(|r| self.snd_una <= r)
+        {
             return;
         }
         c.ecn_reductions += 1;
@@ -1175,7 +1241,7 @@ impl WindowSender {
             rto_repeat: false,
             dupack_threshold: self.dupack_threshold.map_or(0, NonZeroU32::get),
         });
-        self.ecn_recover = Some(self.snd_max);
+        self.ecn_recover = mark(self.snd_max);
         self.cwr_pending = true;
     }
 
@@ -1188,8 +1254,8 @@ impl WindowSender {
         self.timed_at = SimTime::MAX;
         self.dupacks = 0;
         self.rto.on_timeout();
-        let rto_repeat = self.rto_una == Some(self.snd_una);
-        self.rto_una = Some(self.snd_una);
+        let rto_repeat = self.rto_una == self.snd_una;
+        self.rto_una = mark(self.snd_una);
         self.cc.on_congestion(&CongestionSample {
             now,
             cause: Cause::Timeout,
@@ -1198,12 +1264,12 @@ impl WindowSender {
             rto_repeat,
             dupack_threshold: self.dupack_threshold.map_or(0, NonZeroU32::get),
         });
-        if self.recovery_mode == Recovery::NewReno || self.sb.is_some() {
-            self.guard = Some(self.snd_max);
+        if self.recovery_mode == Recovery::NewReno || self.rare.as_deref().is_some_and(|r| r.sb.is_some()) {
+            self.guard = mark(self.snd_max);
         }
-        self.recover = None;
-        self.high_rxt = None;
-        if let Some(sb) = self.sb.as_deref_mut() {
+        self.recover = NO_SEQ;
+        self.high_rxt = NO_SEQ;
+        if let Some(sb) = self.rare.as_deref_mut().and_then(|r| r.sb.as_mut()) {
             match self.cfg.sack_timeout {
                 SackTimeout::Clear => sb.clear(),
                 SackTimeout::Keep => {

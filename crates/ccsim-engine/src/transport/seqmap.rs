@@ -4,7 +4,8 @@
 
 #[derive(Clone, Debug)]
 pub struct SeqBitmap {
-    bits: Vec<u64>,
+    /// A boxed slice (no capacity word): it only grows by being replaced.
+    bits: Box<[u64]>,
     /// Next expected sequence number (everything below was delivered in order).
     next: u32,
     /// Out-of-order packets held above `next`.
@@ -14,7 +15,7 @@ pub struct SeqBitmap {
 impl SeqBitmap {
     pub fn new(capacity_pkts: usize) -> Self {
         let words = capacity_pkts.max(64).next_power_of_two() / 64;
-        SeqBitmap { bits: vec![0; words], next: 0, held: 0 }
+        SeqBitmap { bits: vec![0; words].into_boxed_slice(), next: 0, held: 0 }
     }
 
     #[inline]
@@ -112,8 +113,10 @@ impl SeqBitmap {
     }
 
     fn grow(&mut self) {
-        let old =
-            std::mem::replace(self, SeqBitmap { bits: vec![0; self.bits.len() * 2], next: self.next, held: self.held });
+        let old = std::mem::replace(
+            self,
+            SeqBitmap { bits: vec![0; self.bits.len() * 2].into_boxed_slice(), next: self.next, held: self.held },
+        );
         for s in old.next..old.next + old.cap() {
             if old.get(s) {
                 let (w, b) = self.slot(s);

@@ -21,12 +21,12 @@ mod tests {
             // (Inline in the simulation's array, 64-byte aligned; a box would add an
             // allocator header and a pointer of its own. Its layout by cache line:
             // `endpoint_fields_sit_on_the_cache_lines_its_layout_promises`.)
-            ("Endpoint", size_of::<Endpoint>(), 832),
-            ("Sender", size_of::<Sender>(), 448),
-            ("WindowSender", size_of::<WindowSender>(), 440),
+            ("Endpoint", size_of::<Endpoint>(), 768),
+            ("Sender", size_of::<Sender>(), 400),
+            ("WindowSender", size_of::<WindowSender>(), 384),
             ("AnyCc", size_of::<AnyCc>(), 48),
-            ("Receiver", size_of::<Receiver>(), 184),
-            ("AckReceiver", size_of::<AckReceiver>(), 184),
+            ("Receiver", size_of::<Receiver>(), 168),
+            ("AckReceiver", size_of::<AckReceiver>(), 168),
             ("LazyTimer", size_of::<crate::transport::timer::LazyTimer>(), 24),
             ("FlowCounters", size_of::<FlowCounters>(), 176),
             // (160 B with the spec shared behind an `Arc` (208 B inline before), the name
