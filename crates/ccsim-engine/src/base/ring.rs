@@ -4,20 +4,18 @@
 //! arithmetic and growth checks showed up on the per-packet path. It grows by doubling
 //! from one slot (as used, never shrinks), so a channel reaches its working size once:
 //! most channels of a large network that ever queue hold one packet at a time (an access
-//! channel where slow start's pairs wait), and their ring stays at one slot. The buffer is
-//! a boxed slice (a pointer and a length, 16 bytes: its capacity is its length), not a
-//! `Vec`.
+//! channel where slow start's pairs wait), and their ring stays at one slot.
 
 #[derive(Debug, Clone, Default)]
 pub struct Ring<T: Copy> {
-    buf: Box<[T]>,
+    buf: Vec<T>,
     head: usize,
     len: usize,
 }
 
 impl<T: Copy> Ring<T> {
     pub fn new() -> Self {
-        Ring { buf: Box::default(), head: 0, len: 0 }
+        Ring { buf: Vec::new(), head: 0, len: 0 }
     }
 
     #[inline(always)]
@@ -53,7 +51,7 @@ impl<T: Copy> Ring<T> {
         let mut buf = Vec::with_capacity(cap);
         buf.extend(self.iter());
         buf.resize(cap, fill);
-        self.buf = buf.into_boxed_slice();
+        self.buf = buf;
         self.head = 0;
     }
 
