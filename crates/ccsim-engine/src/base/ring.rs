@@ -2,7 +2,9 @@
 //! channels (`net/channel.rs`; the propagation pipes share a pool instead, `net/pipe.rs`), where
 //! `VecDeque`'s general index
 //! arithmetic and growth checks showed up on the per-packet path. It grows by doubling
-//! (as used, never shrinks), so a channel reaches its working size once.
+//! from one slot (as used, never shrinks), so a channel reaches its working size once:
+//! most channels of a large network that ever queue hold one packet at a time (an access
+//! channel where slow start's pairs wait), and their ring stays at one slot.
 
 #[derive(Debug, Clone, Default)]
 pub struct Ring<T: Copy> {
@@ -41,11 +43,11 @@ impl<T: Copy> Ring<T> {
         self.len += 1;
     }
 
-    /// Doubles the capacity (at least 4), keeping the order; `fill` pads the new slots.
+    /// Doubles the capacity (at least 1), keeping the order; `fill` pads the new slots.
     #[cold]
     #[inline(never)]
     fn grow(&mut self, fill: T) {
-        let cap = (self.buf.len() * 2).max(4);
+        let cap = (self.buf.len() * 2).max(1);
         let mut buf = Vec::with_capacity(cap);
         buf.extend(self.iter());
         buf.resize(cap, fill);
@@ -142,6 +144,27 @@ mod tests {
             assert_eq!(Some(v), model.pop_front());
         }
         assert!(r.is_empty() && r.front().is_none() && r.back().is_none());
+    }
+
+    #[test]
+    fn grows_from_one_slot_by_doubling() {
+        let mut r = Ring::new();
+        assert_eq!(r.buf.len(), 0);
+        // Capacity after each of the first nine pushes: 1, 2, 4, 4, 8, 8, 8, 8, 16.
+        let mut caps = Vec::new();
+        for v in 0..9u32 {
+            r.push_back(v);
+            caps.push(r.buf.len());
+        }
+        assert_eq!(caps, [1, 2, 4, 4, 8, 8, 8, 8, 16]);
+        // A ring that never holds more than one value keeps its one slot.
+        let mut one = Ring::new();
+        for v in 0..100u32 {
+            one.push_back(v);
+            assert_eq!(one.pop_front(), Some(v));
+        }
+        assert_eq!(one.buf.len(), 1);
+        assert!(r.iter().eq(0..9));
     }
 
     #[test]

@@ -46,8 +46,12 @@ mod tests {
             // with FCFS's queue and the capacity integral inline (docs/performance.md has
             // what each field costs).
             ("Channel", size_of::<crate::net::Channel>(), 192),
-            // (Boxed, made when a packet first waits in the channel.)
-            ("ChannelQueue", size_of::<crate::net::channel::ChannelQueue>(), 160),
+            // (Boxed, made when a packet first waits in the channel; its marks and drops
+            // boxed again, made at the first one.)
+            ("ChannelQueue", size_of::<crate::net::channel::ChannelQueue>(), 112),
+            ("ChannelLosses", size_of::<crate::net::channel::ChannelLosses>(), 56),
+            // (A timed queue's record: its packet's start, enqueue time and bits.)
+            ("Waiting", size_of::<crate::net::channel::Waiting>(), 24),
             ("Pipe", size_of::<crate::net::pipe::Pipe>(), 32),
             ("Ring", size_of::<crate::base::ring::Ring<u64>>(), 40),
             // (FCFS inline: its limit and a pointer to its queue, made at the first packet
