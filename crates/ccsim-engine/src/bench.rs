@@ -15,7 +15,7 @@ use crate::cc::{CcConfig, RenoConfig};
 use crate::scenario::{ChannelSpec, Flow, FlowSpec, Link, Node, NodePath, QdiscConfig, Scenario, ScenarioError};
 use std::sync::Arc;
 
-/// The most flows the bench builds: a million, about 3.5 GB (docs/performance.md, "A
+/// The most flows the bench builds: a million, about 2.5 GB (docs/performance.md, "A
 /// million flows").
 pub const MAX_FLOWS: u32 = 1_000_000;
 
@@ -44,7 +44,7 @@ pub fn dumbbell_cc(
 ) -> Result<Scenario, ScenarioError> {
     let err = |f: &str, m: &str| Err(ScenarioError::new("bench", f, m));
     if flows == 0 || flows > MAX_FLOWS {
-        return err("flows", "must be between 1 and 1000000 (a million flows need about 3.5 GB)");
+        return err("flows", "must be between 1 and 1000000 (a million flows need about 2.5 GB)");
     }
     if bottleneck_bps == 0 {
         return err("bottleneck", "must be positive");
