@@ -92,7 +92,7 @@ impl Simulation {
         for i in 0..self.out.len() {
             let p = self.out[i];
             let c = self.net.routes[p.route as usize];
-            self.enqueue(c, now, p);
+            self.enqueue(c, now, &p);
         }
         self.out.clear();
     }
