@@ -421,7 +421,7 @@ impl Simulation {
     /// a receiver) at `at`.
     #[inline(always)]
     pub(super) fn take_over(&mut self, target: u32, at: SimTime, mut p: Packet) {
-        p.hop += 1;
+        p.advance_hop();
         if target & (RX_CUT | TX_CUT) == 0 {
             self.channels[target as usize].enqueue(target, at, &p, &mut self.net);
         } else if target & RX_CUT != 0 {

@@ -439,7 +439,7 @@ impl Simulation {
     /// A packet reached the far end of channel `c`.
     #[inline(always)]
     fn arrive(&mut self, c: u32, now: SimTime, mut p: Packet) {
-        p.hop += 1;
+        p.advance_hop();
         let next = self.net.routes[p.route as usize + p.hop as usize];
         if next != ROUTE_END {
             let held = &mut self.net.held[next as usize];
@@ -753,7 +753,7 @@ max_window = "2pkt"
         sim.net.meta.get_mut(h).control = Control::Feedback(fb);
         p.meta = h;
         let now = SimTime::from_millis(100);
-        sim.enqueue(3, now, p);
+        sim.enqueue(3, now, &p);
         sim.run();
         assert_eq!(*got.lock().unwrap(), vec![(SimTime::from_ps(110_064_000_000), fb)]);
         assert_eq!(sim.flows[0].counters.control_arrived, 1);
