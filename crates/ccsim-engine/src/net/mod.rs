@@ -236,8 +236,8 @@ impl Net {
 mod tests {
     use super::*;
 
-    /// What the simulation's run loop does (`Simulation::pop_next` and the `Merged`
-    /// arm of its dispatch) with no merged arrivals: the queue's events before the first
+    /// What the simulation's run loop does (`Simulation::step` and its `merged`)
+    /// with no merged arrivals: the queue's events before the first
     /// key kept outside, else the departure slot's, which is then emptied.
     fn pop(net: &mut Net) -> Option<(SimTime, Event)> {
         if let Some(x) = net.ev.pop_before(SimTime::MAX, net.merge_first) {

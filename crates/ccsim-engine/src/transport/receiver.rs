@@ -343,10 +343,12 @@ impl AckReceiver {
         let flags = if self.ece { (flags & ECHOED_FLAGS) | FLAG_ECE } else { flags & ECHOED_FLAGS };
         // Built whole, not copied and then patched field by field in memory: a copy
         // read back whole right after such patches waits for them to reach the cache
-        // (the sender's `send_impl` stalled so at its push; docs/performance.md).
+        // (the sender's `send_impl` stalled so at its push; docs/performance.md). So the
+        // SACK blocks' handle is computed apart: with the packet's address taken, it was
+        // built on the stack field by field and then copied into `out` whole.
         let mut a = Packet { kind: PacketKind::Ack, seq, ts, flags, ..self.ack };
         if self.sack_blocks > 0 && self.rcv.held() > 0 {
-            self.attach_sack(&mut a, meta);
+            a.meta = self.attach_sack(a.meta, meta);
         }
         out.push(a);
         c.acks_sent += 1;
@@ -355,9 +357,10 @@ impl AckReceiver {
     }
 
     /// SACK blocks: the block of each recent out-of-order arrival still held, newest
-    /// first, without repeats.
-    fn attach_sack(&mut self, a: &mut Packet, meta: &mut MetaSlab) {
-        let h = meta.ensure(&mut a.meta);
+    /// first, without repeats, in the metadata of handle `handle` (made if it is
+    /// `NO_META`); returns the handle.
+    fn attach_sack(&mut self, mut handle: u32, meta: &mut MetaSlab) -> u32 {
+        let h = meta.ensure(&mut handle);
         let blocks = &mut meta.get_mut(h).sack;
         for &seq in &self.recent[..self.n_recent as usize] {
             if blocks.n >= self.sack_blocks {
@@ -369,6 +372,7 @@ impl AckReceiver {
                 }
             }
         }
+        h
     }
 }
 
