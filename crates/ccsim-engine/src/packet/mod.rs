@@ -148,6 +148,30 @@ impl Packet {
 #[cfg(test)]
 mod tests {
     #[test]
+    fn advance_hop_moves_the_hop_on_and_nothing_else() {
+        use super::{Packet, PacketKind};
+        use crate::base::time::SimTime;
+        let p = Packet {
+            flow: 7,
+            seq: 0xdead_beef,
+            bits: 12_000,
+            route: 40,
+            hop: 3,
+            kind: PacketKind::Ack,
+            flags: 0x85,
+            meta: 9,
+            ts: SimTime::from_ps(u64::MAX - 1),
+        };
+        let mut q = p;
+        q.advance_hop();
+        assert_eq!(q, Packet { hop: 4, ..p });
+        // The largest hop it may move from: 2^16 - 2 -> 2^16 - 1, `kind` untouched.
+        let mut r = Packet { hop: u16::MAX - 1, ..p };
+        r.advance_hop();
+        assert_eq!(r, Packet { hop: u16::MAX, ..p });
+    }
+
+    #[test]
     fn packet_is_32_bytes() {
         // Packets are moved by value through every queue and pipe; keep them compact.
         assert_eq!(std::mem::size_of::<super::Packet>(), 32);
