@@ -422,6 +422,8 @@ impl Simulation {
         self.arrive(c, now, p);
     }
 
+    /// `merged` for an `Event::Merged` reaching `dispatch` (none does: `step` takes them
+    /// itself); out of line, so that the run loop holds one copy of the merged path.
     #[inline(never)]
     fn merged_out_of_line(&mut self, now: SimTime, m: u32) {
         self.merged(now, m);
