@@ -272,11 +272,20 @@ impl Arena {
     }
 
     fn pop(&mut self, l: &mut PktList) -> Option<(Packet, SimTime)> {
+        let i = self.unlink(l)?;
+        let s = &self.slots[i as usize];
+        Some((s.pkt, s.at))
+    }
+
+    /// Takes the head slot off list `l` onto the free list; its packet and time stay
+    /// in it until the slot is reused.
+    #[inline(always)]
+    fn unlink(&mut self, l: &mut PktList) -> Option<u32> {
         if l.head == NIL {
             return None;
         }
         let i = l.head;
-        let s = self.slots[i as usize];
+        let s = &self.slots[i as usize];
         l.head = s.next;
         if l.head == NIL {
             l.tail = NIL;
@@ -285,7 +294,7 @@ impl Arena {
         l.bits -= s.pkt.bits as u64;
         self.slots[i as usize].next = self.free;
         self.free = i;
-        Some((s.pkt, s.at))
+        Some(i)
     }
 }
 
@@ -596,21 +605,25 @@ impl Qdisc for FqCodel {
                 sched.to_old_tail(on, i);
                 continue;
             }
-            // CoDel's dequeue (`CodelVars::dequeue`) on this queue, its control law out of
-            // line.
-            let sent = match self.arena.pop(&mut f.q) {
+            // CoDel's dequeue (`CodelVars::dequeue`) on this queue: the head slot is
+            // unlinked, its time and size read; the packet is copied out of the slot
+            // (which keeps it until reused) only once it is sent.
+            let sent = match self.arena.unlink(&mut f.q) {
                 None => {
                     f.vars.dropping = false;
                     None
                 }
-                Some((pkt, at)) => {
+                Some(h) => {
+                    let slot = &self.arena.slots[h as usize];
+                    let (at, bits) = (slot.at, slot.pkt.bits as u64);
                     self.pkts -= 1;
-                    self.bits -= pkt.bits as u64;
+                    self.bits -= bits;
                     if f.vars.no_drop_due(&self.params, at, self.bits, now) {
-                        f.deficit -= pkt.bits as i64;
-                        return Some(f.vars.ce_threshold_mark(&self.params, pkt, at, &mut self.marked));
+                        f.deficit -= bits as i64;
+                        return Some(f.vars.ce_threshold_mark(&self.params, slot.pkt, at, &mut self.marked));
                     }
-                    self.dequeue_law(i, now, drops, (pkt, at))
+                    let first = (slot.pkt, at);
+                    self.dequeue_law(i, now, drops, first)
                 }
             };
             if let Some(sent) = sent {
