@@ -991,14 +991,14 @@ mod tests {
                     q.enqueue(t, pkt(conv, seq, 40 + draw(1460) as u32), conv, &mut d);
                 }
                 while q.len_pkts() > 0 {
-                    t = t + SimDuration::from_micros(draw(10_000));
+                    t += SimDuration::from_micros(draw(10_000));
                     q.dequeue(t, &mut d);
                 }
                 codel_drops += d.len();
                 d.clear();
             } else {
                 for _ in 0..1 + draw(6) {
-                    t = t + SimDuration::from_micros(draw(3000));
+                    t += SimDuration::from_micros(draw(3000));
                     let conv = draw(12) as u32;
                     seq += 1;
                     let p = pkt(conv, seq, 40 + draw(1460) as u32);
