@@ -272,29 +272,28 @@ impl Arena {
     }
 
     fn pop(&mut self, l: &mut PktList) -> Option<(Packet, SimTime)> {
-        let i = self.unlink(l)?;
-        let s = &self.slots[i as usize];
-        Some((s.pkt, s.at))
+        self.unlink(l).map(|s| (s.pkt, s.at))
     }
 
-    /// Takes the head slot off list `l` onto the free list; its packet and time stay
-    /// in it until the slot is reused.
+    /// Takes the head slot off list `l` onto the free list and returns it: its packet
+    /// and time stay in it until the slot is reused.
     #[inline(always)]
-    fn unlink(&mut self, l: &mut PktList) -> Option<u32> {
-        if l.head == NIL {
+    fn unlink(&mut self, l: &mut PktList) -> Option<&Slot> {
+        let i = l.head;
+        if i == NIL {
             return None;
         }
-        let i = l.head;
-        let s = &self.slots[i as usize];
+        let free = self.free;
+        let s = &mut self.slots[i as usize];
         l.head = s.next;
         if l.head == NIL {
             l.tail = NIL;
         }
         l.len -= 1;
         l.bits -= s.pkt.bits as u64;
-        self.slots[i as usize].next = self.free;
+        s.next = free;
         self.free = i;
-        Some(i)
+        Some(s)
     }
 }
 
@@ -613,8 +612,7 @@ impl Qdisc for FqCodel {
                     f.vars.dropping = false;
                     None
                 }
-                Some(h) => {
-                    let slot = &self.arena.slots[h as usize];
+                Some(slot) => {
                     let (at, bits) = (slot.at, slot.pkt.bits as u64);
                     self.pkts -= 1;
                     self.bits -= bits;
