@@ -272,20 +272,28 @@ impl Arena {
     }
 
     fn pop(&mut self, l: &mut PktList) -> Option<(Packet, SimTime)> {
-        if l.head == NIL {
+        self.unlink(l).map(|s| (s.pkt, s.at))
+    }
+
+    /// Takes the head slot off list `l` onto the free list and returns it: its packet
+    /// and time stay in it until the slot is reused.
+    #[inline(always)]
+    fn unlink(&mut self, l: &mut PktList) -> Option<&Slot> {
+        let i = l.head;
+        if i == NIL {
             return None;
         }
-        let i = l.head;
-        let s = self.slots[i as usize];
+        let free = self.free;
+        let s = &mut self.slots[i as usize];
         l.head = s.next;
         if l.head == NIL {
             l.tail = NIL;
         }
         l.len -= 1;
         l.bits -= s.pkt.bits as u64;
-        self.slots[i as usize].next = self.free;
+        s.next = free;
         self.free = i;
-        Some((s.pkt, s.at))
+        Some(s)
     }
 }
 
@@ -543,6 +551,16 @@ impl FqCodel {
         f.vars.dequeue_law(&self.params, &mut q, now, drops, DropReason::FqCodel, first, &mut self.marked)
     }
 
+    /// The end of an idle pass at the packet's queue `f`, its deficit positive: CoDel sees
+    /// a sojourn of 0 with nothing left queued, and the deficit pays for the packet.
+    #[inline(always)]
+    fn pass_sent(f: &mut Flow, bits: u32) -> IdlePass {
+        f.vars.ldelay = SimDuration::ZERO;
+        f.vars.first_above_time = None;
+        f.deficit -= bits as i64;
+        IdlePass::Sent
+    }
+
     /// (packets, bits) queued in queue `i` (tests).
     #[cfg(test)]
     fn backlog(&self, i: u32) -> (u32, u64) {
@@ -586,21 +604,24 @@ impl Qdisc for FqCodel {
                 sched.to_old_tail(on, i);
                 continue;
             }
-            // CoDel's dequeue (`CodelVars::dequeue`) on this queue, its control law out of
-            // line.
-            let sent = match self.arena.pop(&mut f.q) {
+            // CoDel's dequeue (`CodelVars::dequeue`) on this queue: the head slot is
+            // unlinked, its time and size read; the packet is copied out of the slot
+            // (which keeps it until reused) only once it is sent.
+            let sent = match self.arena.unlink(&mut f.q) {
                 None => {
                     f.vars.dropping = false;
                     None
                 }
-                Some((pkt, at)) => {
+                Some(slot) => {
+                    let (at, bits) = (slot.at, slot.pkt.bits as u64);
                     self.pkts -= 1;
-                    self.bits -= pkt.bits as u64;
+                    self.bits -= bits;
                     if f.vars.no_drop_due(&self.params, at, self.bits, now) {
-                        f.deficit -= pkt.bits as i64;
-                        return Some(f.vars.ce_threshold_mark(&self.params, pkt, at, &mut self.marked));
+                        f.deficit -= bits as i64;
+                        return Some(f.vars.ce_threshold_mark(&self.params, slot.pkt, at, &mut self.marked));
                     }
-                    self.dequeue_law(i, now, drops, (pkt, at))
+                    let first = (slot.pkt, at);
+                    self.dequeue_law(i, now, drops, first)
                 }
             };
             if let Some(sent) = sent {
@@ -642,26 +663,67 @@ impl Qdisc for FqCodel {
             f.deficit = quantum;
             sched.push_tail(On::New, idx);
         }
+        // Nothing joins new_flows during the walk, so the dequeue serves new_flows until
+        // it sends from the packet's queue there (or moves that queue, out of deficit, to
+        // old_flows), then old_flows.
+        if sched.flows[idx as usize].on == On::New {
+            loop {
+                let i = sched.lists[On::New as usize].head;
+                let f = &mut sched.flows[i as usize];
+                if f.deficit <= 0 {
+                    f.deficit += quantum;
+                    sched.to_old_tail(On::New, i);
+                    if i == idx {
+                        break;
+                    }
+                    continue;
+                }
+                f.vars.dropping = false;
+                if i == idx {
+                    return Self::pass_sent(f, bits);
+                }
+                sched.pop_head(On::New, i);
+                if sched.lists[On::Old as usize].head != NIL {
+                    sched.push_tail(On::Old, i);
+                }
+            }
+        }
+        // The packet's queue is on old_flows, so old_flows is not empty: every queue on
+        // new_flows goes to its tail, with a quantum more if out of deficit.
         loop {
-            let on = sched.serving();
-            let i = sched.lists[on as usize].head;
+            let i = sched.lists[On::New as usize].head;
+            if i == NIL {
+                break;
+            }
             let f = &mut sched.flows[i as usize];
             if f.deficit <= 0 {
                 f.deficit += quantum;
-                sched.to_old_tail(on, i);
+            } else {
+                f.vars.dropping = false;
+            }
+            sched.to_old_tail(On::New, i);
+        }
+        // The walk over old_flows, its head held until the packet's queue is reached
+        // (old_flows never empties: the packet's queue stays on it).
+        let mut i = sched.lists[On::Old as usize].head;
+        loop {
+            let f = &mut sched.flows[i as usize];
+            if f.deficit <= 0 {
+                f.deficit += quantum;
+                sched.lists[On::Old as usize].head = i;
+                sched.to_old_tail(On::Old, i);
+                i = sched.lists[On::Old as usize].head;
                 continue;
             }
             f.vars.dropping = false;
             if i == idx {
-                f.vars.ldelay = SimDuration::ZERO;
-                f.vars.first_above_time = None;
-                f.deficit -= bits as i64;
-                return IdlePass::Sent;
+                sched.lists[On::Old as usize].head = i;
+                return Self::pass_sent(f, bits);
             }
-            sched.pop_head(on, i);
-            if on == On::New && sched.lists[On::Old as usize].head != NIL {
-                sched.push_tail(On::Old, i);
-            }
+            let next = f.next;
+            f.on = On::None;
+            f.next = NIL;
+            i = next;
         }
     }
     fn dequeue_marked(&mut self) -> bool {
@@ -894,6 +956,62 @@ mod tests {
         assert!(va.dropping && va.first_above_time == Some(SimTime::ZERO));
         // B was found empty in the second pass: it left the dropping state there.
         assert!(!q.flows[qb as usize].vars.dropping);
+    }
+
+    #[test]
+    fn idle_passes_leave_what_an_enqueue_and_dequeue_leave_over_random_traffic() {
+        // Eight queues, a quantum of 300 B (deficits run out within a packet or two),
+        // twelve conversations (some share a queue), packets of 40 to 1499 B, CoDel with
+        // target 1 ms and interval 10 ms (so bursts served over up to 40 ms drop and
+        // leave queues in the dropping state). Bursts of 1-8 packets are queued and
+        // served; between bursts, 1-6 packets pass the idle discipline one by one, and
+        // each pass must leave the lists, deficits and CoDel states that an enqueue and
+        // a dequeue of the packet leave (the queues on both lists are then empty, in any
+        // order and deficit the traffic left).
+        let cfg = FqCodelConfig {
+            quantum: 300,
+            flows: 8,
+            target: SimDuration::from_millis(1),
+            interval: SimDuration::from_millis(10),
+            ecn: false,
+            perturbation: Some(3),
+            ..Default::default()
+        };
+        let mut q = FqCodel::new(&cfg, Limit::Packets(1000), Rng::new(1, 1));
+        let mut rng = Rng::new(9, 9);
+        let (mut d, mut t, mut seq, mut passes, mut codel_drops) = (Vec::new(), SimTime::ZERO, 0, 0, 0);
+        let mut draw = |n: u64| rng.next_u64() % n;
+        for _ in 0..3000 {
+            if draw(2) == 0 {
+                for _ in 0..1 + draw(8) {
+                    let conv = draw(12) as u32;
+                    seq += 1;
+                    q.enqueue(t, pkt(conv, seq, 40 + draw(1460) as u32), conv, &mut d);
+                }
+                while q.len_pkts() > 0 {
+                    t += SimDuration::from_micros(draw(10_000));
+                    q.dequeue(t, &mut d);
+                }
+                codel_drops += d.len();
+                d.clear();
+            } else {
+                for _ in 0..1 + draw(6) {
+                    t += SimDuration::from_micros(draw(3000));
+                    let conv = draw(12) as u32;
+                    seq += 1;
+                    let p = pkt(conv, seq, 40 + draw(1460) as u32);
+                    let mut general = q.clone();
+                    assert_eq!(general.enqueue(t, p, conv, &mut d), Verdict::Queued);
+                    assert_eq!(general.dequeue(t, &mut d), Some((p, t)));
+                    assert_eq!(q.pass_idle(t, p.bits, || conv), IdlePass::Sent);
+                    assert_eq!(q.state(), general.state(), "pass {passes}");
+                    passes += 1;
+                }
+            }
+        }
+        assert!(d.is_empty());
+        // About 1500 rounds of passes, 3.5 each on average; CoDel dropped in bursts.
+        assert!(passes > 4000 && codel_drops > 0, "{passes} passes, {codel_drops} drops");
     }
 
     #[test]
