@@ -119,17 +119,35 @@ impl Event {
     }
 }
 
-/// Overflow entry: an event beyond the wheel's horizon, in a binary min-heap.
+/// Overflow entry: an event beyond the wheel's horizon, in a binary min-heap. Its key
+/// is not stored: the time and the event's rank (`Event::rank`) give it, and the rank
+/// is computed only when two times are equal. 32 bytes, not the 48 a `u128` key
+/// (16-byte aligned) beside the sequence and the event would take: at a million flows
+/// the heap holds about 1.7 million timers.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    key: u128,
+    at: u64,
     seq: u64,
     event: Event,
 }
 
+impl Entry {
+    #[inline]
+    fn new(key: u128, seq: u64, event: Event) -> Entry {
+        debug_assert_eq!(key as u64, event.rank(), "a key is its time and its event's rank");
+        Entry { at: (key >> 64) as u64, seq, event }
+    }
+
+    /// The event's key (`EventQueue::key_of`).
+    #[inline]
+    fn key(&self) -> u128 {
+        EventQueue::key_of(SimTime(self.at), self.event.rank())
+    }
+}
+
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        (self.key, self.seq) == (o.key, o.seq)
+        self.cmp(o) == Ordering::Equal
     }
 }
 impl Eq for Entry {}
@@ -139,9 +157,11 @@ impl PartialOrd for Entry {
     }
 }
 impl Ord for Entry {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest key on top.
+    // By (time, rank, sequence), which is the order of (key, sequence); reversed:
+    // BinaryHeap is a max-heap and we want the earliest key on top.
+    #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
-        (o.key, o.seq).cmp(&(self.key, self.seq))
+        o.at.cmp(&self.at).then_with(|| o.event.rank().cmp(&self.event.rank())).then_with(|| o.seq.cmp(&self.seq))
     }
 }
 
@@ -303,7 +323,7 @@ impl EventQueue {
     fn insert(&mut self, key: u128, seq: u64, event: Event) {
         let b = ((key >> 64) as u64) >> self.shift;
         if b.wrapping_sub(self.cur) >= WHEEL {
-            self.overflow.push(Entry { key, seq, event });
+            self.overflow.push(Entry::new(key, seq, event));
             return;
         }
         let n = self.alloc(Node { key, seq, event, next: NIL });
@@ -400,7 +420,7 @@ impl EventQueue {
             let d = (j as u64).wrapping_sub(i as u64) & (WHEEL - 1);
             return Some(self.cur + d);
         }
-        self.overflow.peek().map(|e| ((e.key >> 64) as u64) >> self.shift)
+        self.overflow.peek().map(|e| e.at >> self.shift)
     }
 
     /// Moves the current bucket to `b` and brings overflow events within the new horizon
@@ -408,12 +428,12 @@ impl EventQueue {
     fn advance(&mut self, b: u64) {
         self.cur = b;
         while let Some(e) = self.overflow.peek() {
-            let eb = ((e.key >> 64) as u64) >> self.shift;
+            let eb = e.at >> self.shift;
             if eb.wrapping_sub(self.cur) >= WHEEL {
                 break;
             }
             let e = self.overflow.pop().expect("peeked");
-            self.insert(e.key, e.seq, e.event);
+            self.insert(e.key(), e.seq, e.event);
         }
     }
 
@@ -444,7 +464,7 @@ impl EventQueue {
     fn pop_next_bucket(&mut self, until: SimTime, bound: u128) -> Option<(SimTime, Event)> {
         let b = self.next_bucket()?;
         let first = if self.on_wheel == 0 {
-            self.overflow.peek().expect("next bucket").key
+            self.overflow.peek().expect("next bucket").key()
         } else {
             self.nodes[self.buckets[(b & (WHEEL - 1)) as usize].0 as usize].key
         };
@@ -509,12 +529,14 @@ impl EventQueue {
             let mut n = head;
             while n != NIL {
                 let node = self.nodes[n as usize];
-                all.push(Entry { key: node.key, seq: node.seq, event: node.event });
+                all.push(Entry::new(node.key, node.seq, node.event));
                 n = node.next;
             }
         }
         all.extend(self.overflow.drain());
-        all.sort_unstable_by_key(|e| (e.key, e.seq));
+        // Ascending (`Entry`'s order is reversed for the max-heap); its rank is computed only
+        // between equal times.
+        all.sort_unstable_by(|a, b| b.cmp(a));
         self.nodes.clear();
         self.free = NIL;
         self.buckets.fill((NIL, NIL));
@@ -524,7 +546,7 @@ impl EventQueue {
         self.shift = shift;
         self.cur = self.now.as_ps() >> shift;
         for e in all {
-            self.insert(e.key, e.seq, e.event);
+            self.insert(e.key(), e.seq, e.event);
         }
     }
 
@@ -580,7 +602,7 @@ impl EventQueue {
     pub fn peek_time(&self) -> Option<SimTime> {
         let key = match self.first_on_wheel() {
             Some(n) => self.nodes[n as usize].key,
-            None => self.overflow.peek()?.key,
+            None => self.overflow.peek()?.key(),
         };
         Some(SimTime((key >> 64) as u64))
     }
@@ -589,6 +611,13 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_overflow_entry_takes_32_bytes() {
+        // 8 (time) + 8 (sequence) + 12 (the event: a tag and two u32) = 28, padded to
+        // the 8-byte alignment: 32.
+        assert_eq!(std::mem::size_of::<Entry>(), 32);
+    }
 
     #[test]
     fn pop_before_stops_at_the_bound_of_events_kept_outside() {

@@ -182,6 +182,16 @@ impl Dict {
         }
     }
 
+    /// The index of the first string equal to `s` (no list of the strings is made: a
+    /// million channels' names would take 64 MB of `&str`).
+    pub fn position(&self, s: &str) -> Option<usize> {
+        match self {
+            Dict::Joined { count: 0, .. } => None,
+            Dict::Joined { text, .. } => text.split('\0').position(|d| d == s),
+            Dict::List(v) => v.iter().position(|d| d == s),
+        }
+    }
+
     pub fn bytes(&self) -> usize {
         match self {
             Dict::Joined { text, .. } => text.len(),
@@ -473,7 +483,7 @@ impl Columns {
     pub fn link_f64(&self, name: &str, key: &str) -> Option<f64> {
         let (code, codes) = match self.links.column("name")? {
             Column::Str { dict, codes } => (dict.iter().position(|d| d == name)?, codes),
-            Column::Ref { dict, codes } => (self.dicts.get(*dict)?.strings().iter().position(|d| *d == name)?, codes),
+            Column::Ref { dict, codes } => (self.dicts.get(*dict)?.position(name)?, codes),
             _ => return None,
         };
         let row = codes.iter().position(|&c| c == code as u32)?;
@@ -541,18 +551,22 @@ impl Simulation {
     /// rows in between, no string per row): the same values as
     /// `results(wall_time_s).into_columns()`, names coded into `Columns::dicts`.
     pub fn results_columns(&mut self, wall_time_s: f64) -> Columns {
-        let (mut c, in_net, ends) = self.columns_but_tables(wall_time_s);
+        let (meta, in_net) = self.settle_and_count(wall_time_s);
+        let ends = self.channel_ends();
+        let mut c = self.scalar_tables(meta);
         c.dicts = dicts(&self.scenario, &ends);
         c.series = series(self.net.rec.series.clone());
         let now = self.now();
         let finite = self.finite_flows();
         c.flows = flow_columns(&self.scenario, &self.flows, now, &in_net, &finite);
-        c.links = link_columns(&self.scenario, &self.channels, &self.merged_per_channel(), &ends, now);
+        c.links = link_columns(&self.scenario, &self.channels, &self.merged_per_channel(), now);
         c
     }
 
     /// `results_columns`, consuming the simulation and freeing its largest parts as the
-    /// columns are built: the event queue and packet metadata first, the scenario's
+    /// columns are built: the net (event queue, packet metadata, merged arrivals, the
+    /// pipes) first, once the figures read from it are taken and before any table is
+    /// built, the scenario's
     /// nodes and links before the flow table, the endpoints and the scenario's flows once
     /// it is built, then the channels after the channel table (`free_later`: on a
     /// thread of their own when there are many). So the results add little to the run's
@@ -561,12 +575,20 @@ impl Simulation {
     /// alive, is the hand-off's peak, and the dictionaries of flow and channel names
     /// are built after it.
     pub fn into_results_columns(mut self, wall_time_s: f64) -> Columns {
-        let (mut c, in_net, ends) = self.columns_but_tables(wall_time_s);
         let now = self.now();
-        c.series = series(take(&mut self.net.rec.series));
-        let merged = self.merged_per_channel();
+        let (meta, in_net) = self.settle_and_count(wall_time_s);
+        let series_rec = take(&mut self.net.rec.series);
+        let feeders = self.merged_feeders();
         let finite = self.finite_flows();
+        // Everything read from the net is taken: it goes (with the run's packets, events
+        // and merged arrivals) before any table, and any array per channel, is built.
         drop(take(&mut self.net));
+        let mut merged = vec![0u32; self.channels.len()];
+        for f in feeders {
+            merged[f as usize] += 1;
+        }
+        let mut c = self.scalar_tables(meta);
+        c.series = series(series_rec);
         drop(take(&mut self.snapshots));
         // The dictionaries of the names the scenario holds, then its nodes and links
         // freed (read again only for an element's results, which name flows) before the
@@ -589,13 +611,13 @@ impl Simulation {
         if !elements {
             drop(take(&mut self.scenario.flows));
         }
-        let channel_dict = Dict::channel_names(&node_dict, &ends);
+        let channel_dict = Dict::channel_names(&node_dict, &self.channel_ends());
         c.dicts = vec![node_dict, flow_dict, link_dict, channel_dict];
         // The endpoints were many small heap blocks: hand their pages back, or they stay
         // resident while the channel table's columns take fresh pages.
         release_free_heap();
         let channels = take(&mut self.channels);
-        c.links = link_columns(&self.scenario, &channels, &merged, &ends, now);
+        c.links = link_columns(&self.scenario, &channels, &merged, now);
         free_later((channels, self));
         c
     }
@@ -610,19 +632,33 @@ impl Simulation {
         super::write_json(self, now, wall_time_s, w)
     }
 
-    /// Everything but the flow and link tables, the series and the dictionaries (settles
-    /// the channels);
-    /// with `Simulation::in_network` and each channel's (from, to), read in the same
-    /// pass over the channels as the settling.
-    fn columns_but_tables(&mut self, wall_time_s: f64) -> (Columns, Vec<u64>, Vec<(u32, u32)>) {
+    /// Settles the channels and takes what the tables need from the net: the scalars
+    /// (`Meta`) and `Simulation::in_network`.
+    fn settle_and_count(&mut self, wall_time_s: f64) -> (Meta, Vec<u64>) {
         let now = self.now();
-        let mut ends = Vec::with_capacity(self.channels.len());
         for c in self.channels.iter_mut() {
             c.settle(now);
-            ends.push((c.from, c.to));
         }
-        let sim = &*self;
-        let in_net = sim.in_network();
+        (Meta::of(self, now, wall_time_s), self.in_network())
+    }
+
+    /// Each channel's (from, to).
+    fn channel_ends(&self) -> Vec<(u32, u32)> {
+        self.channels.iter().map(|c| (c.from, c.to)).collect()
+    }
+
+    /// The channel each merged arrival left (`Simulation::merged_per_channel` counts
+    /// them per channel): one entry per packet, not an array per channel, while the net
+    /// is alive.
+    fn merged_feeders(&self) -> Vec<u32> {
+        let routes = &self.net.routes;
+        self.net.merges.iter().flat_map(|m| m.packets()).map(|p| routes[p.route as usize + p.hop as usize]).collect()
+    }
+
+    /// Everything but the flow and link tables, the series and the dictionaries: the
+    /// node, phase and interval tables (none of them reads the net).
+    fn scalar_tables(&self, meta: Meta) -> Columns {
+        let sim = self;
         let (mut phases, mut intervals) = super::periods(sim);
         let (nf, nc) = (sim.scenario.flows.len(), sim.channels.len());
         let coded = |p: &mut Vec<PhaseResult>| {
@@ -631,8 +667,8 @@ impl Simulation {
             p.links.set("name", Column::Ref { dict: CHANNEL_NAMES, codes: row_codes(p.links.rows, nc) });
             p
         };
-        let c = Columns {
-            meta: Meta::of(sim, now, wall_time_s),
+        Columns {
+            meta,
             flows: Table::default(),
             links: Table::default(),
             nodes: node_columns(sim),
@@ -640,8 +676,7 @@ impl Simulation {
             intervals: coded(&mut intervals),
             series: SeriesColumns::default(),
             dicts: Vec::new(),
-        };
-        (c, in_net, ends)
+        }
     }
 }
 
@@ -727,15 +762,8 @@ fn node_columns(sim: &Simulation) -> Table {
     t
 }
 
-/// The channel table (channel `i` belongs to link `i / 2`: `Simulation::channel_link`;
-/// `ends`: each channel's (from, to)).
-fn link_columns(
-    sc: &crate::scenario::Scenario,
-    chans: &[Channel],
-    merged: &[u32],
-    ends: &[(u32, u32)],
-    now: SimTime,
-) -> Table {
+/// The channel table (channel `i` belongs to link `i / 2`: `Simulation::channel_link`).
+fn link_columns(sc: &crate::scenario::Scenario, chans: &[Channel], merged: &[u32], now: SimTime) -> Table {
     let n = chans.len();
     let mut t = chunked(
         n,
@@ -743,11 +771,11 @@ fn link_columns(
         |i| link_numbers(sc, &chans[i], merged[i] as usize, now),
         LinkResult::write_columns,
     );
-    let node = |f: fn(&(u32, u32)) -> u32| Column::Ref { dict: NODE_NAMES, codes: ends.iter().map(f).collect() };
+    let node = |f: fn(&Channel) -> u32| Column::Ref { dict: NODE_NAMES, codes: chans.iter().map(f).collect() };
     t.set("name", Column::Ref { dict: CHANNEL_NAMES, codes: (0..n as u32).collect() });
     t.set("link", Column::Ref { dict: LINK_NAMES, codes: (0..n as u32).map(|i| i / 2).collect() });
-    t.set("from", node(|e| e.0));
-    t.set("to", node(|e| e.1));
+    t.set("from", node(|c| c.from));
+    t.set("to", node(|c| c.to));
     t.set("qdisc", few_strs(n, chans.iter().map(|c| Some(c.qdisc.name()))));
     t
 }
