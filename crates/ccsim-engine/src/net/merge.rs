@@ -69,6 +69,11 @@ impl Merge {
         }
     }
 
+    /// Gives back the ring's memory it no longer needs (`Ring::trim`).
+    pub fn trim(&mut self) {
+        self.ring.trim();
+    }
+
     /// The key of the first packet, `u128::MAX` if none.
     #[inline(always)]
     pub fn front_key(&self) -> u128 {

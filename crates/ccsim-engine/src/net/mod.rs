@@ -219,6 +219,14 @@ impl Net {
         }
     }
 
+    /// Gives back the merged arrivals' ring memory they no longer need (`Ring::trim`);
+    /// between chunks of events (`Simulation::run_slice`).
+    pub(crate) fn trim_merges(&mut self) {
+        for m in &mut self.merges {
+            m.trim();
+        }
+    }
+
     /// Moves a packet handed over at send time (`cut_next`) to the end of `cut`, behind
     /// the packets already there (which it must not overtake).
     #[inline]

@@ -44,6 +44,10 @@ pub(crate) use crate::net::ROUTE_END;
 /// pipe node, when that event is in the current bucket (`EventQueue::peek_near`).
 pub const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
 
+/// Events a run takes between two looks at the merged arrivals' rings
+/// (`Net::trim_merges`).
+const TRIM_EVERY: u64 = 1 << 16;
+
 /// State size above which the hints reach two events ahead instead of one
 /// (`Simulation::set_prefetch_ahead`): 8 MiB, a quarter of the machine's shared 32 MiB
 /// last-level cache, where most misses go to memory and one event's work is too short to
@@ -237,13 +241,20 @@ impl Simulation {
             budget = budget.min(left);
         }
         let end = self.end;
+        // In chunks of `TRIM_EVERY` events, between which the merged arrivals' rings give
+        // back memory they no longer need (`Net::trim_merges`; the rings' sizes change
+        // no result).
         while budget > 0 {
-            if !self.step(end) {
-                self.finished = true;
-                self.measure_end_again();
-                return true;
+            let chunk = budget.min(TRIM_EVERY);
+            for _ in 0..chunk {
+                if !self.step(end) {
+                    self.finished = true;
+                    self.measure_end_again();
+                    return true;
+                }
             }
-            budget -= 1;
+            budget -= chunk;
+            self.net.trim_merges();
         }
         false
     }
