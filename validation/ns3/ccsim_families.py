@@ -4,7 +4,8 @@ ccsim virtual environment).
     python ccsim_families.py FAMILY out/ccsim-FAMILY.json [SEEDS] [--only TEXT] [PARAM=JSON ...]
 
 --only runs the cases whose name contains TEXT; PARAM=JSON settings go into every
-window flow's params (a model-difference check, e.g. reno_friendly=false).
+window flow's params (a model-difference check, e.g. reno_friendly=false), and
+flow.KEY=JSON settings into every window flow itself (e.g. flow.sack_recovery='"prr"').
 """
 
 from __future__ import annotations
@@ -61,9 +62,10 @@ def scenario(case: dict, seed: int, extra: dict | None = None) -> dict:
     params: dict = {"initial_window": 10, "min_rto": f"{case['min_rto_s']}s"}
     if case["cc"] == "cubic":
         params.update({"c": 0.4, "beta": 0.7, "fast_convergence": True, "reno_friendly": True, "hystart": False})
-    params.update(extra or {})
+    params.update({k: v for k, v in (extra or {}).items() if not k.startswith("flow.")})
+    own = {k[len("flow.") :]: v for k, v in (extra or {}).items() if k.startswith("flow.")}
     flows = [
-        {"name": f"f{i}", "from": f"s{i}", "to": f"d{i}", "cc": case["cc"], "sack": True, "start_jitter": f"{case['jitter_s']}s", "params": params}
+        {"name": f"f{i}", "from": f"s{i}", "to": f"d{i}", "cc": case["cc"], "sack": True, "start_jitter": f"{case['jitter_s']}s", "params": params, **own}
         for i in range(n)
     ]
     if cbr:

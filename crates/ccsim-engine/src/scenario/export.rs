@@ -14,6 +14,7 @@ use super::{Conversations, Flow, FlowSpec, Link, QdiscConfig, Routing, Sampling,
 use crate::base::time::SimDuration;
 use crate::base::units::{fmt_bits, fmt_rate, fmt_size, fmt_time};
 use crate::cc::{CcConfig, LossRecoveryConfig};
+use crate::transport::sender::SackRecovery;
 use serde::ser::{Error as _, SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
 use toml::{Table, Value};
@@ -187,6 +188,9 @@ impl Serialize for FlowOut<'_> {
                 if sender.sack {
                     t.serialize_entry("sack_timeout", &sender.sack_timeout)?;
                     t.serialize_entry("lost_retransmissions", &sender.lost_retransmissions)?;
+                    if sender.sack_recovery != SackRecovery::default() {
+                        t.serialize_entry("sack_recovery", &sender.sack_recovery)?;
+                    }
                 }
                 match self.params {
                     Some(p) => t.serialize_entry("params", p)?,

@@ -144,6 +144,7 @@ const WINDOW: FlowKindInfo = FlowKindInfo {
         key("fast_retransmit", D("\"bsd\"")),
         FlowKey { name: "sack_timeout", default: D("\"keep\""), with: "sack = true" },
         FlowKey { name: "lost_retransmissions", default: D("\"detect\""), with: "sack = true" },
+        FlowKey { name: "sack_recovery", default: D("\"rfc6675\""), with: "sack = true" },
         FlowKey { name: "ecn_echo", default: D("\"rfc3168\""), with: "ecn = true" },
         key("size", U("\"100kB\"")),
         STOP,

@@ -804,6 +804,35 @@ mod tests {
     }
 
     #[test]
+    fn sack_recovery_defaults_to_rfc6675_exports_prr_and_refuses_what_it_cannot_do() {
+        use crate::transport::sender::SackRecovery;
+        let base = format!("{MIN}[[links]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\n");
+        let flows = "[[flows]]\nname = \"s\"\nfrom = \"a\"\nto = \"b\"\nsack = true\n[[flows]]\nname = \"p\"\nfrom = \"a\"\nto = \"b\"\n";
+        let text = format!("{base}{flows}");
+        let o = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let sr = |sc: &Scenario, name: &str| match &*sc.flows.iter().find(|f| f.name == name).unwrap().spec {
+            FlowSpec::Window { sender, .. } => sender.sack_recovery,
+            _ => unreachable!(),
+        };
+        let sc = parse(&text, "f.toml", &[]).unwrap();
+        assert_eq!(sr(&sc, "s"), SackRecovery::Rfc6675);
+        assert!(!sc.to_toml().contains("sack_recovery"), "the default is left out of the export");
+        let sc = parse(&text, "f.toml", &o(&["defaults.sack_recovery=prr"])).unwrap();
+        assert_eq!((sr(&sc, "s"), sr(&sc, "p")), (SackRecovery::Prr, SackRecovery::Rfc6675));
+        assert!(sc.to_toml().contains("sack_recovery = \"prr\""));
+        assert_eq!(parse(&sc.to_toml(), "export.toml", &[]).unwrap(), sc);
+        let e = parse(&text, "f.toml", &o(&["flows.p.sack_recovery=prr"])).unwrap_err();
+        assert_eq!(e.field, "flows.p.sack_recovery");
+        assert!(e.message.contains("sack = true"), "{}", e.message);
+        let e = parse(&text, "f.toml", &o(&["flows.s.sack_recovery=pipe"])).unwrap_err();
+        assert_eq!(e.field, "flows.s.sack_recovery");
+        assert!(e.message.contains("\"rfc6675\"") && e.message.contains("\"prr\""), "{}", e.message);
+        let e = parse(&text, "f.toml", &o(&["flows.s.sack_recovery=prr", "flows.s.cc=bbr"])).unwrap_err();
+        assert_eq!(e.field, "flows.s.sack_recovery");
+        assert!(e.message.contains("bbr"), "{}", e.message);
+    }
+
+    #[test]
     fn dctcp_flows_get_ecn_and_its_echo_unless_they_say_otherwise() {
         use crate::transport::receiver::EcnEcho;
         let base = format!("{MIN}[[links]]\nbetween = [\"a\", \"b\"]\nrate = \"1Mbps\"\n");

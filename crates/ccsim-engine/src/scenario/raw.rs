@@ -77,6 +77,7 @@ pub struct Defaults {
     pub fast_retransmit: Option<String>,
     pub sack_timeout: Option<String>,
     pub lost_retransmissions: Option<String>,
+    pub sack_recovery: Option<String>,
     pub ecn_echo: Option<String>,
     /// Congestion-control parameters every window flow takes unless its own `params`
     /// gives the key (e.g. a datacenter's `min_rto`).
@@ -167,6 +168,7 @@ pub struct Flow {
     pub fast_retransmit: Option<String>,
     pub sack_timeout: Option<String>,
     pub lost_retransmissions: Option<String>,
+    pub sack_recovery: Option<String>,
     pub ecn_echo: Option<String>,
     pub params: Option<toml::Table>,
     // unresponsive sources

@@ -13,7 +13,9 @@ use crate::base::units::{self, Limit};
 use crate::cc::{CcConfig, LossRecoveryConfig};
 use crate::element::ElementConfig;
 use crate::transport::receiver::{DelayedAck, EcnEcho, ReceiverConfig};
-use crate::transport::sender::{FastRetransmit, LostRetransmissions, RttSample, SackTimeout, SenderConfig, Tso};
+use crate::transport::sender::{
+    FastRetransmit, LostRetransmissions, RttSample, SackRecovery, SackTimeout, SenderConfig, Tso,
+};
 use crate::transport::RateFlowConfig;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -323,6 +325,7 @@ struct Defaults {
     fast_retransmit: FastRetransmit,
     sack_timeout: SackTimeout,
     lost_retransmissions: LostRetransmissions,
+    sack_recovery: SackRecovery,
     /// `ecn_echo`, for flows whose policy does not need ECN.
     ecn_echo: Option<EcnEcho>,
     /// `start_jitter` (read after `[nodes]`, in `validate`).
@@ -391,6 +394,10 @@ fn defaults(cx: Ctx, f: &raw::File) -> Result<Defaults, ScenarioError> {
         Some(v) => lost_retransmissions(&cx, "defaults.lost_retransmissions", v)?,
         None => LostRetransmissions::Detect,
     };
+    let def_sack_recovery = match &d.sack_recovery {
+        Some(v) => sack_recovery(&cx, "defaults.sack_recovery", v)?,
+        None => SackRecovery::Rfc6675,
+    };
     let def_ecn_echo = match &d.ecn_echo {
         Some(v) => Some(ecn_echo(&cx, "defaults.ecn_echo", v)?),
         None => None,
@@ -410,6 +417,7 @@ fn defaults(cx: Ctx, f: &raw::File) -> Result<Defaults, ScenarioError> {
         fast_retransmit: def_fast_retransmit,
         sack_timeout: def_sack_timeout,
         lost_retransmissions: def_lost_retransmissions,
+        sack_recovery: def_sack_recovery,
         ecn_echo: def_ecn_echo,
         jitter: SimDuration::ZERO,
     })
@@ -832,6 +840,21 @@ fn flows(
                     defs.lost_retransmissions,
                     lost_retransmissions,
                 )?;
+                let sack_recovery = sack_option(
+                    &cx,
+                    &p,
+                    "sack_recovery",
+                    fl.sack_recovery.as_deref(),
+                    sack,
+                    defs.sack_recovery,
+                    sack_recovery,
+                )?;
+                if sack_recovery == SackRecovery::Prr && cc.info().pace_recovery {
+                    return Err(cx.err(
+                        cat(&p, ".sack_recovery"),
+                        format!("cc '{cc_name}' paces its recovery and sets its own window there (Linux leaves PRR out for it); remove sack_recovery"),
+                    ));
+                }
                 // A size in bytes is carried in whole data packets of data_size each.
                 let size = match &fl.size {
                     Some(v) => Some(flow_size(&cx, &cat(&p, ".size"), v, data_size)?),
@@ -847,6 +870,7 @@ fn flows(
                     fast_retransmit,
                     sack_timeout,
                     lost_retransmissions,
+                    sack_recovery,
                 };
                 if fast_retransmit == FastRetransmit::GoBackN && (sack || matches!(cc, CcConfig::NewReno(_))) {
                     return Err(cx.err(
@@ -1599,6 +1623,14 @@ fn lost_retransmissions(cx: &Ctx, field: &str, v: &str) -> Result<LostRetransmis
     }
 }
 
+fn sack_recovery(cx: &Ctx, field: &str, v: &str) -> Result<SackRecovery, ScenarioError> {
+    match v {
+        "rfc6675" => Ok(SackRecovery::Rfc6675),
+        "prr" => Ok(SackRecovery::Prr),
+        _ => Err(cx.err(field, format!("unknown value '{v}'; use \"rfc6675\" (send while the pipe is below cwnd: RFC 6675, ns-2) or \"prr\" (Proportional Rate Reduction: RFC 9937, Linux)"))),
+    }
+}
+
 fn ecn_echo(cx: &Ctx, field: &str, v: &str) -> Result<EcnEcho, ScenarioError> {
     match v {
         "rfc3168" => Ok(EcnEcho::Rfc3168),
@@ -1870,7 +1902,7 @@ pub(super) fn flow_size(cx: &Ctx, field: &str, v: &Value, data_size: u32) -> Res
 
 /// The fields of a flow that only the window transport reads (in the order their
 /// errors are checked), with whether each is set: other kinds reject them.
-fn window_fields(fl: &raw::Flow) -> [(&'static str, bool); 17] {
+fn window_fields(fl: &raw::Flow) -> [(&'static str, bool); 18] {
     [
         ("size", fl.size.is_some()),
         ("max_window", fl.max_window.is_some()),
@@ -1888,6 +1920,7 @@ fn window_fields(fl: &raw::Flow) -> [(&'static str, bool); 17] {
         ("fast_retransmit", fl.fast_retransmit.is_some()),
         ("sack_timeout", fl.sack_timeout.is_some()),
         ("lost_retransmissions", fl.lost_retransmissions.is_some()),
+        ("sack_recovery", fl.sack_recovery.is_some()),
         ("ecn_echo", fl.ecn_echo.is_some()),
     ]
 }

@@ -21,6 +21,7 @@ pub mod endpoint;
 #[macro_use]
 pub mod rate_flow;
 pub mod cadpc;
+pub mod prr;
 pub mod rap;
 pub mod rate_sample;
 pub mod receiver;

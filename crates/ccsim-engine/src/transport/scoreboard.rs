@@ -31,6 +31,8 @@ pub struct Scoreboard {
     /// With `paced`: the fast retransmission of this packet has not left yet; it is the
     /// first packet recovery's loop sends.
     pub frx_pending: Option<u32>,
+    /// Proportional Rate Reduction's state in this recovery (`SackRecovery::Prr` only).
+    pub prr: super::prr::Prr,
 }
 
 impl Scoreboard {

@@ -43,6 +43,11 @@
 //!   is resent before anything else NextSeg would choose, and the pipe leaves it out
 //!   until then; **`timer`**: only the retransmission timer finds it (RFC 6675 as
 //!   written; ns-2's `Sack1`).
+//!   How many packets recovery sends per ack is `sack_recovery`: **`rfc6675`**
+//!   (default) while the pipe is below cwnd; **`prr`**: Proportional Rate Reduction
+//!   (RFC 9937; Linux), the count of `transport::prr`, the fast retransmission being the
+//!   first packet of the ack that starts recovery (not for a policy that paces its
+//!   recovery: Linux's BBR sets its own window there).
 //!
 //! What follows a fast retransmit in Reno recovery (`fast_retransmit`):
 //! - **`bsd`** (default): the lost packet alone is resent and sending resumes where it
@@ -120,6 +125,7 @@
 //! wait for the timer (RFC 3168 6.1.2's last rule).
 
 use super::endpoint::{Io, SenderMetrics, SenderPolicy};
+use super::prr::Prr;
 use super::rate_sample::{RateSample, RateSampler};
 use super::rtt::RtoEstimator;
 use super::scoreboard::Scoreboard;
@@ -196,6 +202,26 @@ pub enum LostRetransmissions {
     Timer,
 }
 
+/// How many packets SACK recovery sends per ack (module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SackRecovery {
+    /// While the pipe is below cwnd (RFC 6675 as written; ns-2's `Sack1`).
+    #[default]
+    Rfc6675,
+    /// Proportional Rate Reduction (RFC 9937; Linux): `transport::prr`.
+    Prr,
+}
+
+/// What an ack delivered, for PRR (`WindowSender::prr_ack`).
+#[derive(Clone, Copy, Debug)]
+struct PrrAck {
+    /// Packets newly delivered (RFC 9937's DeliveredData).
+    delivered: u32,
+    /// It advanced SND.UNA.
+    advanced: bool,
+}
+
 /// Options of the window sender beyond its policy.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SenderConfig {
@@ -220,6 +246,9 @@ pub struct SenderConfig {
     /// How SACK recovery finds lost retransmissions (`sack = true` only).
     #[serde(default)]
     pub lost_retransmissions: LostRetransmissions,
+    /// How many packets SACK recovery sends per ack (`sack = true` only).
+    #[serde(default)]
+    pub sack_recovery: SackRecovery,
     /// A finite flow: its data packets (a handshake's SYN not counted); the flow
     /// completes when the last is acknowledged. `None` (default): sends until `stop`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -850,16 +879,33 @@ impl WindowSender {
     }
 
     /// SACK recovery's sending loop (RFC 6675 step 4.5 / 5): while pipe < cwnd, send
-    /// NextSeg.
-    fn sack_send(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
+    /// NextSeg; with `prr` (the ack, under `SackRecovery::Prr`) send NextSeg as many
+    /// times as PRR allows instead.
+    fn sack_send(
+        &mut self,
+        now: SimTime,
+        c: &mut FlowCounters,
+        out: &mut Vec<Packet>,
+        rec: &mut Recorder,
+        prr: Option<PrrAck>,
+    ) {
         let th = self.dupack_threshold.map_or(3, NonZeroU32::get);
         let window = self.window_pkts();
         let detect = self.cfg.lost_retransmissions == LostRetransmissions::Detect;
         let sb = self.rare.as_deref_mut().and_then(|r| r.sb.as_mut()).expect("SACK recovery has a scoreboard");
+        let again = sb.lost_again();
         if detect {
             sb.detect_lost_retransmits();
         }
         let mut pipe = sb.pipe(self.snd_max, seq_opt(self.high_rxt), th).saturating_sub(sb.lost_again());
+        // PRR's count: the pipe before this ack's sends (a fast retransmission not yet
+        // sent is counted in it, HighRxt being its packet); safeACK: SND.UNA advanced and
+        // no retransmission was found lost again.
+        let budget = prr.filter(|_| !sb.paced).map(|a| {
+            let before = pipe.saturating_sub(sb.frx_pending.is_some() as u32);
+            let safe = a.advanced && sb.lost_again() == again;
+            sb.prr.on_ack(a.delivered, before, window, safe)
+        });
         let paced = if sb.paced {
             let m = self.cc.metrics();
             m.pacing_rate.map(|r| (r, m.send_quantum.clamp(1, window)))
@@ -872,9 +918,13 @@ impl WindowSender {
         // With pacing: `sent` packets of the current burst have left; a burst may start
         // once the pacing clock allows.
         let mut sent = 0u32;
-        while pipe < window
-            || self.rare.as_deref().and_then(|r| r.sb.as_ref()).is_some_and(|sb| sb.frx_pending.is_some())
-        {
+        while match budget {
+            Some(b) => sent < b,
+            None => {
+                pipe < window
+                    || self.rare.as_deref().and_then(|r| r.sb.as_ref()).is_some_and(|sb| sb.frx_pending.is_some())
+            }
+        } {
             if let Some((rate, quantum)) = paced {
                 if sent == 0 && now < self.next_send {
                     self.pace.set_deadline(Some(self.next_send));
@@ -933,7 +983,28 @@ impl WindowSender {
         if let Some((rate, _)) = paced.filter(|_| sent > 0) {
             self.next_send = now + tx_time((sent as u64 * self.mss as u64 * 8).min(u32::MAX as u64) as u32, rate);
         }
+        if budget.is_some() {
+            self.rare.as_deref_mut().and_then(|r| r.sb.as_mut()).expect("scoreboard").prr.sent(sent);
+        }
         rec.record(self.trace.as_deref().and_then(|t| t.outstanding), now, || self.outstanding() as f64);
+    }
+
+    /// Under `SackRecovery::Prr`, before an ack's SACK blocks are taken: SND.UNA and the
+    /// number SACKed, from which `prr_ack` computes what the ack delivered.
+    fn prr_mark(&self) -> Option<(u32, u32)> {
+        if self.cfg.sack_recovery != SackRecovery::Prr {
+            return None;
+        }
+        self.rare.as_deref().and_then(|r| r.sb.as_ref()).map(|sb| (self.snd_una, sb.sacked()))
+    }
+
+    /// What the ack since `prr_mark` delivered: the advance of SND.UNA plus the change in
+    /// the number SACKed (RFC 9937's DeliveredData).
+    fn prr_ack(&self, mark: Option<(u32, u32)>) -> Option<PrrAck> {
+        let (una, sacked) = mark?;
+        let now_sacked = self.rare.as_deref().and_then(|r| r.sb.as_ref()).map_or(0, Scoreboard::sacked);
+        let delivered = (self.snd_una - una) as i64 + now_sacked as i64 - sacked as i64;
+        Some(PrrAck { delivered: delivered.max(0) as u32, advanced: self.snd_una > una })
     }
 
     /// The pacing timer expired: send the burst that is due.
@@ -941,7 +1012,7 @@ impl WindowSender {
         if seq_opt(self.recover).is_some()
             && self.rare.as_deref().and_then(|r| r.sb.as_ref()).is_some_and(|sb| sb.paced)
         {
-            self.sack_send(now, c, out, rec);
+            self.sack_send(now, c, out, rec, None);
             return;
         }
         self.try_send(now, c, out, rec);
@@ -1024,6 +1095,7 @@ impl WindowSender {
         } else {
             self.rate_sample(now, ack, meta)
         };
+        let prr_mark = if PLAIN { None } else { self.prr_mark() };
         if let Some(sb) = self.rare.as_deref_mut().and_then(|r| r.sb.as_mut()).filter(|_| !PLAIN) {
             if let Some(m) = meta.get(ack.meta) {
                 for &(a, b) in m.sack.as_slice() {
@@ -1100,7 +1172,8 @@ impl WindowSender {
             }
             self.record_window(now, rec);
             if sack_recovery {
-                self.sack_send(now, c, out, rec);
+                let prr = self.prr_ack(prr_mark);
+                self.sack_send(now, c, out, rec, prr);
             } else {
                 self.try_send(now, c, out, rec);
             }
@@ -1113,7 +1186,7 @@ impl WindowSender {
                 self.ecn_echo(now, c);
             }
             if !PLAIN && self.rare.as_deref().is_some_and(|r| r.sb.is_some()) {
-                self.sack_dup_ack(now, c, out, rec);
+                self.sack_dup_ack(now, c, out, rec, prr_mark);
                 return;
             }
             let Some(th) = self.dupack_threshold.map(NonZeroU32::get) else { return };
@@ -1177,16 +1250,16 @@ impl WindowSender {
             rto_repeat: false,
             dupack_threshold: self.dupack_threshold.map_or(0, NonZeroU32::get),
         });
-        let paced = pipe
-            && self.rare.as_deref().and_then(|r| r.sb.as_ref()).is_some_and(|sb| sb.paced)
-            && self.cc.metrics().pacing_rate.is_some();
-        if paced {
+        // Paced recovery sends it when the pacing clock allows, PRR as the first packet
+        // of the ack's count: both from recovery's loop (`sack_send`).
+        let deferred = pipe
+            && (self.cfg.sack_recovery == SackRecovery::Prr
+                || (self.rare.as_deref().and_then(|r| r.sb.as_ref()).is_some_and(|sb| sb.paced)
+                    && self.cc.metrics().pacing_rate.is_some()));
+        if deferred {
             let una = self.snd_una;
-            self.rare
-                .as_deref_mut()
-                .and_then(|r| r.sb.as_mut())
-                .expect("paced recovery has a scoreboard")
-                .frx_pending = Some(una);
+            self.rare.as_deref_mut().and_then(|r| r.sb.as_mut()).expect("SACK recovery has a scoreboard").frx_pending =
+                Some(una);
         } else {
             self.send(now, self.snd_una, c, out);
         }
@@ -1204,23 +1277,38 @@ impl WindowSender {
 
     /// A duplicate ack with SACK: enter recovery at the threshold or when the first
     /// unacknowledged packet is lost (RFC 6675 step 4); in recovery, send by the pipe.
-    fn sack_dup_ack(&mut self, now: SimTime, c: &mut FlowCounters, out: &mut Vec<Packet>, rec: &mut Recorder) {
+    /// `prr_mark`: SND.UNA and the number SACKed before this ack (`prr_mark`).
+    fn sack_dup_ack(
+        &mut self,
+        now: SimTime,
+        c: &mut FlowCounters,
+        out: &mut Vec<Packet>,
+        rec: &mut Recorder,
+        prr_mark: Option<(u32, u32)>,
+    ) {
         let Some(th) = self.dupack_threshold.map(NonZeroU32::get) else { return };
+        let prr = self.prr_ack(prr_mark);
         if seq_opt(self.recover).is_some() {
-            self.sack_send(now, c, out, rec);
+            self.sack_send(now, c, out, rec, prr);
             return;
         }
         let lost = self.rare.as_deref().and_then(|r| r.sb.as_ref()).is_some_and(|sb| sb.is_lost(self.snd_una, th));
         if (self.dupacks >= th || lost) && seq_opt(self.guard).is_none_or(|g| self.snd_una > g) {
             self.recover = mark(self.snd_max);
             self.high_rxt = mark(self.snd_una);
+            if let Some((una, sacked)) = prr_mark {
+                // RecoverFS: in flight and not SACKed before this ack (RFC 9937 section 4).
+                let snd_max = self.snd_max;
+                self.rare.as_deref_mut().and_then(|r| r.sb.as_mut()).expect("scoreboard").prr =
+                    Prr::start(snd_max.saturating_sub(una).saturating_sub(sacked));
+            }
             self.fast_retransmit(now, true, c, out, rec);
             let pending = self.rare.as_deref().and_then(|r| r.sb.as_ref()).is_some_and(|sb| sb.frx_pending.is_some());
             if self.cfg.lost_retransmissions == LostRetransmissions::Detect && !pending {
                 let (una, snd_max) = (self.snd_una, self.snd_max);
                 self.rare.as_deref_mut().and_then(|r| r.sb.as_mut()).expect("scoreboard").note_retransmit(una, snd_max);
             }
-            self.sack_send(now, c, out, rec);
+            self.sack_send(now, c, out, rec, prr);
         }
     }
 
@@ -1651,6 +1739,61 @@ mod tests {
         assert_eq!(t.c.fast_retransmits, 1);
         assert_eq!(t.c.retransmitted, 3, "each hole once");
         assert!(!t.s.in_recovery());
+    }
+
+    /// Window 20 with SACK, packet 0 lost, packets 1..19 arriving one by one: per
+    /// duplicate ack (numbered by the packet it SACKs), what the sender sends.
+    fn one_loss_in_twenty(sack_recovery: SackRecovery) -> Vec<(u32, Vec<u32>)> {
+        use crate::transport::receiver::AckReceiver;
+        let cfg = SenderConfig { sack: true, sack_recovery, ..Default::default() };
+        let mut t = opened(CcConfig::Reno(TahoeConfig::default()), cfg, 20);
+        let sent: Vec<Packet> = t.out.drain(..).collect();
+        let rcfg = ReceiverConfig { sack_blocks: 3, ..Default::default() };
+        let mut r = AckReceiver::new(rcfg, Packet::new(PacketKind::Ack, 0, 40), 64);
+        let mut rc = FlowCounters::default();
+        let mut log = Vec::new();
+        for p in &sent[1..] {
+            let mut acks = Vec::new();
+            r.on_data(ms(100), p, &mut rc, &mut acks, &mut t.meta);
+            for a in acks {
+                t.ack_packet(100, a);
+            }
+            let out: Vec<u32> = t.out.drain(..).map(|p| p.seq).collect();
+            if !out.is_empty() {
+                log.push((p.seq, out));
+            }
+        }
+        assert_eq!(t.c.fast_retransmits, 1);
+        log
+    }
+
+    #[test]
+    fn prr_spreads_recoverys_sends_over_its_acks_where_rfc6675_waits_for_half_of_them() {
+        // Reno cuts to ssthresh = 20 / 2 = 10. The third duplicate ack (SACKing 3)
+        // starts recovery. RFC 6675 sends while the pipe (unSACKed packets after the
+        // last SACKed, new packets, the retransmission) is below 10: after the ack
+        // SACKing k it is (19 - k) + new + 1, first below 10 at k = 11, then one new
+        // packet per ack.
+        let rfc = one_loss_in_twenty(SackRecovery::Rfc6675);
+        let mut want = vec![(3, vec![0])];
+        want.extend((11..20).map(|k| (k, vec![k + 9])));
+        assert_eq!(rfc, want);
+        // PRR: RecoverFS = 20 - 0 - 2 (SACKed before the entering ack) = 18. While the
+        // pipe before sending is above 10, CEIL(prr_delivered x 10 / 18) - prr_out:
+        // k = 3: CEIL(10/18) - 0 = 1 (the retransmission); 4: CEIL(20/18) - 1 = 1;
+        // 5: CEIL(30/18) - 2 = 0; 6: CEIL(40/18) - 2 = 1; 7: 0; 8: CEIL(60/18) - 3 = 1;
+        // 9: 0; 10: CEIL(80/18) - 4 = 1; 11: 0; 12: CEIL(100/18) - 5 = 1;
+        // 13: CEIL(110/18) - 6 = 1; 14: CEIL(120/18) - 7 = 0; 15: CEIL(130/18) - 7 = 1;
+        // 16: 0 (pipe 11). At 17 the pipe is 2 + 7 + 1 = 10, not above ssthresh: CRB,
+        // MIN(10 - 10, MAX(15 - 8, 1)) = 0; 18 (pipe 9): MIN(1, MAX(16 - 8, 1)) = 1; 19
+        // (pipe 9): MIN(1, MAX(17 - 9, 1)) = 1 (duplicate acks are not safe: no SSRB).
+        let prr = one_loss_in_twenty(SackRecovery::Prr);
+        let want: Vec<(u32, Vec<u32>)> =
+            [(3, 0), (4, 20), (6, 21), (8, 22), (10, 23), (12, 24), (13, 25), (15, 26), (18, 27), (19, 28)]
+                .into_iter()
+                .map(|(k, s)| (k, vec![s]))
+                .collect();
+        assert_eq!(prr, want);
     }
 
     /// Window 10 with SACK, 0 and 5 lost; the fast retransmits are lost too, then the
