@@ -9,7 +9,8 @@
 //! ways and must give the same results, field for field (counters of every flow, channel,
 //! node, phase and interval; the event count may differ):
 //!
-//! - the default run (timed FIFOs, cut-through, merged arrivals, acks taken at send time
+//! - the default run (timed FIFOs and disciplines that admit on the channel's queue, RED and
+//!   random drop; cut-through, merged arrivals, acks taken at send time
 //!   where the scenario allows them);
 //! - the plain path (`set_timed_fifo(false)`: every departure a `TxDone` event, every
 //!   arrival an event), with ties, not only with processing jitter;
@@ -76,6 +77,9 @@ const QDISCS: &[&str] = &[
     "{ kind = \"fq\", drop_rule = \"rollback\" }",
     "\"red\"",
     "{ kind = \"red\", min_th = \"2pkt\", max_th = \"6pkt\", ecn = true }",
+    "{ kind = \"red\", w_q = 1.0, min_th = \"3pkt\", max_th = \"3pkt\", ecn = true, ecn_above_max_th = true }",
+    "{ kind = \"red\", w_q = 0.2, gentle = true, byte_mode = true, min_th = \"2pkt\", max_th = \"4pkt\" }",
+    "{ kind = \"random_drop\", threshold = \"2pkt\", p = 0.3 }",
     "\"codel\"",
     "\"fq_codel\"",
     "{ kind = \"pie\", ecn = true }",

@@ -26,7 +26,9 @@
 //! A drop-tail FIFO channel without elements, series or scheduled changes is *timed*
 //! (`set_timed`, the default for those): every packet's start of transmission is known
 //! when it is enqueued (when the line frees up), so it goes into the pipe at once with
-//! its arrival time and no `TxDone` event is needed; the counters a departure updates
+//! its arrival time and no `TxDone` event is needed. So is a channel whose discipline
+//! admits on the queue the channel keeps (`QdiscPolicy::ADMITS`: RED, random drop):
+//! FIFO too, it decides an arrival from the packets waiting ahead (`Qdisc::admit`); the counters a departure updates
 //! are brought up to date lazily (`catch_up`), so they read as on the queued path. An
 //! arrival at the instant a waiting packet starts sees that packet gone, as on the queued
 //! path, where the `TxDone` event comes first (departures run before arrivals at the same
@@ -56,7 +58,7 @@ use crate::net::pipe::{Pipe, PipePool};
 use crate::packet::meta::MetaSlab;
 use crate::packet::Packet;
 use crate::qdisc::{
-    flatten_names, AnyQdisc, DropReason, IdlePass, Qdisc, Verdict, MAX_QDISC_DROP_REASONS, MAX_QDISC_SERIES,
+    flatten_names, Ahead, AnyQdisc, DropReason, IdlePass, Qdisc, Verdict, MAX_QDISC_DROP_REASONS, MAX_QDISC_SERIES,
     N_QDISC_DROP_REASONS, QDISC_DROP_REASON_NAMES,
 };
 
@@ -198,7 +200,8 @@ pub struct Channel {
     /// path. A channel that carries one size (most do) never reads the second entry.
     tx_time0: SimDuration,
     tx_bits0: u32,
-    /// Departures scheduled at enqueue (see `Timed`): a plain drop-tail FIFO without
+    /// Departures scheduled at enqueue (see `Waiting`): a plain drop-tail FIFO, or a
+    /// discipline that admits on the queue the channel keeps (`PATH_ADMIT`), without
     /// series or scheduled changes needs no `TxDone` event.
     timed: bool,
     /// The timed queue (`ChannelQueue::waiting`) is not empty (here, so that an arrival
@@ -208,8 +211,9 @@ pub struct Channel {
     /// the pipe is not empty (here, so that a packet merged need not read the pipe's
     /// line). Other channels never read it.
     pipe_pending: bool,
-    /// `PATH_*` bits: where `to_pipe` may put a packet other than the pipe, and whether
-    /// it must keep arrivals in order by hand.
+    /// `PATH_*` bits: where `to_pipe` may put a packet other than the pipe, whether it
+    /// must keep arrivals in order by hand, and whether a timed channel's discipline
+    /// admits its arrivals.
     path: u8,
     counters: LocalCounters,
     // Line 1 (64-127): the pipe and the queued path.
@@ -297,6 +301,9 @@ const PATH_FEEDS_CUT: u8 = 2;
 /// hand (`Pipe::not_before`). Without jitter a timed channel's arrivals (line free time
 /// plus a fixed delay) are in order by themselves.
 const PATH_JITTER: u8 = 4;
+/// `Channel::path`: a timed channel whose discipline admits on the queue the channel
+/// keeps (`QdiscPolicy::ADMITS`): `enqueue` asks it (`enqueue_admitted`).
+const PATH_ADMIT: u8 = 8;
 
 /// (field, offset, size, cache line it must lie in) of the fields the per-packet paths
 /// touch, for the layout test in `transport/sizes.rs`.
@@ -467,13 +474,16 @@ impl Channel {
     /// before the run; `false` turns it off (the reference path, for tests).
     pub fn set_timed(&mut self, on: bool, changes: bool) {
         debug_assert!(self.counters.offered == 0, "set_timed after the run started");
-        self.timed = on
-            && self.plain
-            && self.qdisc.fifo()
+        let may = on
+            && self.elements().is_empty()
             && self.trace_queue().is_none()
             && self.trace_sojourn().is_none()
             && !self.extras.as_deref().is_some_and(|x| x.trace_qdisc.iter().any(Option::is_some))
             && !changes;
+        let fifo = may && self.plain && self.qdisc.fifo();
+        let admit = may && !fifo && self.qdisc.admits();
+        self.timed = fifo || admit;
+        self.set_path(PATH_ADMIT, admit);
     }
 
     /// Whether departures are scheduled at enqueue (`set_timed`).
@@ -648,6 +658,42 @@ impl Channel {
             self.from,
             self.to
         );
+    }
+
+    /// Enqueue on a channel that keeps its discipline's queue (`PATH_ADMIT`): as
+    /// `enqueue_timed`, with the discipline's verdict (`Qdisc::admit`) in place of the
+    /// buffer check. Every arrival asks it, at an idle line too (RED's average sees every
+    /// arrival), as `enqueue_hooked` offers every arrival to the discipline.
+    #[inline(never)]
+    fn enqueue_admitted(&mut self, id: u32, now: SimTime, mut pkt: Packet, cx: &mut Net) {
+        let waits = self.waiting_any && self.catch_up(now);
+        let (pkts, bits) = self.queue.as_deref().map_or((0, 0), |q| (q.waiting.len(), q.waiting_bits));
+        let idle = !waits && now >= self.busy_until;
+        let start = if idle { now } else { self.busy_until };
+        match self.qdisc.admit(now, &mut pkt, Ahead { pkts, bits, start }) {
+            Verdict::Queued => {}
+            // (No elements on a timed channel: nothing else to tell.)
+            Verdict::Marked => self.losses_mut().marks += 1,
+            Verdict::Dropped(reason) => {
+                self.drop_pkt(id, now, pkt, reason, cx);
+                debug_assert!(self.check_conservation(), "channel {}->{}: conservation", self.from, self.to);
+                return;
+            }
+        }
+        if idle {
+            self.start_tx::<false>(id, now, &pkt, cx);
+            return;
+        }
+        let d = self.tx_time(pkt.bits);
+        self.busy_until = start + d;
+        let q = self.queue_mut();
+        q.waiting.push_back(Waiting { start, enqueued: now, bits: pkt.bits });
+        q.waiting_bits += pkt.bits as u64;
+        let len = q.waiting.len() as u64;
+        self.waiting_any = true;
+        self.queue_max = self.queue_max.max(len);
+        self.to_pipe(id, &pkt, cx);
+        debug_assert!(self.check_conservation(), "channel {}->{}: conservation", self.from, self.to);
     }
 
     fn account_capacity(&mut self, now: SimTime) {
@@ -875,7 +921,11 @@ impl Channel {
     pub fn enqueue(&mut self, id: u32, now: SimTime, pkt: &Packet, cx: &mut Net) {
         self.counters.offered += 1;
         if self.timed {
-            self.enqueue_timed(id, now, pkt, cx);
+            if self.path & PATH_ADMIT == 0 {
+                self.enqueue_timed(id, now, pkt, cx);
+            } else {
+                self.enqueue_admitted(id, now, *pkt, cx);
+            }
         } else if self.plain {
             if now >= self.busy_until && !self.tx_pending && self.qdisc.len_pkts() == 0 {
                 self.start_tx::<false>(id, now, pkt, cx);

@@ -210,6 +210,19 @@ pub enum IdlePass {
     Dropped(DropReason),
 }
 
+/// What a channel that keeps a discipline's queue itself (`QdiscPolicy::ADMITS`) tells
+/// it about an arrival (`Qdisc::admit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ahead {
+    /// Packets waiting (not counting one in transmission) and their bits.
+    pub pkts: usize,
+    pub bits: u64,
+    /// When the packet starts transmission if admitted: now if the line is idle and
+    /// nothing waits, else when the packets ahead are sent. It is also when the queue
+    /// empties, if no later packet is admitted before.
+    pub start: SimTime,
+}
+
 /// The answer to an enqueue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -237,6 +250,13 @@ pub trait Qdisc {
     #[inline(always)]
     fn pass_idle(&mut self, _now: SimTime, _bits: u32, _conv: impl FnOnce() -> u32) -> IdlePass {
         IdlePass::Unsupported
+    }
+    /// The verdict on an arrival at a channel that keeps the queue (`QdiscPolicy::ADMITS`):
+    /// the state becomes what `enqueue` would leave, and, the packet admitted, what its
+    /// `dequeue` at `ahead.start` would. `FLAG_CE` is set on a marked packet. Called only
+    /// for a discipline that declares `ADMITS`.
+    fn admit(&mut self, _now: SimTime, _pkt: &mut Packet, _ahead: Ahead) -> Verdict {
+        unreachable!("admit on a discipline that does not declare ADMITS")
     }
     /// Whether the last `dequeue` set `FLAG_CE` on the packet it returned (disciplines
     /// that mark at dequeue, CoDel; the channel counts the mark).

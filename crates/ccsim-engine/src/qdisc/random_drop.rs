@@ -11,7 +11,7 @@
 //! is `buffer = "7pkt"`, `threshold = "4pkt"` here. `p` defaults to htsim's 0.1.
 
 use super::fcfs::Fcfs;
-use super::{fits, DropReason, Qdisc, QdiscPolicy, Verdict};
+use super::{fits, Ahead, DropReason, Qdisc, QdiscPolicy, Verdict};
 use crate::base::rng::Rng;
 use crate::base::time::SimTime;
 use crate::base::units::Limit;
@@ -57,6 +57,7 @@ impl QdiscPolicy for RandomDrop {
         "drop-tail that drops arrivals above a threshold with probability p (htsim's RandomQueue)";
     const TITLE: &'static str = "random-drop";
     const DROP_REASONS: &'static [&'static str] = &["random_drop"];
+    const ADMITS: bool = true;
     fn build(cfg: &RandomDropConfig, limit: Limit, _rate_bps: u64, rng: Rng) -> Self {
         RandomDrop { cfg: *cfg, fifo: Fcfs::new(limit), rng }
     }
@@ -71,18 +72,32 @@ impl QdiscPolicy for RandomDrop {
     }
 }
 
+impl RandomDrop {
+    /// The random drop of an arrival that finds `n` packets of `bits` waiting: one draw
+    /// per arrival that fits the buffer but not the threshold (none otherwise).
+    fn random_drop(&mut self, n: usize, bits: u64, pkt_bits: u32) -> bool {
+        fits(self.fifo.limit(), n, bits, pkt_bits)
+            && !fits(self.cfg.threshold, n, bits, pkt_bits)
+            && self.rng.next_f64() < self.cfg.p
+    }
+}
+
 impl Qdisc for RandomDrop {
     fn enqueue(&mut self, now: SimTime, pkt: Packet, conv: u32, drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
-        let (n, bits) = (self.fifo.len_pkts(), self.fifo.len_bits());
-        // One draw per arrival that fits the buffer but not the threshold (none otherwise);
-        // drop-tail decides the rest.
-        if fits(self.fifo.limit(), n, bits, pkt.bits)
-            && !fits(self.cfg.threshold, n, bits, pkt.bits)
-            && self.rng.next_f64() < self.cfg.p
-        {
+        if self.random_drop(self.fifo.len_pkts(), self.fifo.len_bits(), pkt.bits) {
             return Verdict::Dropped(DropReason::RandomDrop);
         }
+        // Drop-tail decides the rest.
         self.fifo.enqueue(now, pkt, conv, drops)
+    }
+    fn admit(&mut self, _now: SimTime, pkt: &mut Packet, ahead: Ahead) -> Verdict {
+        if self.random_drop(ahead.pkts, ahead.bits, pkt.bits) {
+            Verdict::Dropped(DropReason::RandomDrop)
+        } else if fits(self.fifo.limit(), ahead.pkts, ahead.bits, pkt.bits) {
+            Verdict::Queued
+        } else {
+            Verdict::Dropped(DropReason::Overflow)
+        }
     }
     fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
         self.fifo.dequeue(now, drops)

@@ -42,7 +42,7 @@
 //! Deviations: `count` is kept as in FJ93's Figure 2 (not ns-2's "wait" option); the
 //! uniform draw compares `u < p_a` with u in [0, 1) from the channel's own RNG stream.
 
-use super::{fits, DropReason, IdlePass, Qdisc, QdiscPolicy, Verdict};
+use super::{fits, Ahead, DropReason, IdlePass, Qdisc, QdiscPolicy, Verdict};
 use crate::packet::{Packet, FLAG_CE, FLAG_ECT};
 use crate::base::rng::Rng;
 use crate::base::time::{tx_time, SimTime};
@@ -167,6 +167,7 @@ impl QdiscPolicy for Red {
     /// The average queue (FJ93's avg), in packets (in byte mode, bytes divided by
     /// `mean_packet_size`), as of the last arrival.
     const SERIES: &'static [(&'static str, &'static str)] = &[("avg", "pkts")];
+    const ADMITS: bool = true;
     fn build(cfg: &RedConfig, limit: Limit, rate_bps: u64, rng: Rng) -> Self {
         Red::new(cfg.clone(), limit, rate_bps, rng)
     }
@@ -202,23 +203,72 @@ impl Red {
         self.avg
     }
 
-    fn q(&self) -> f64 {
+    /// The queue `q` of FJ93 for `pkts` packets of `bits` bits in all.
+    fn q(&self, pkts: usize, bits: u64) -> f64 {
         if self.cfg.byte_mode {
-            (self.bits / 8) as f64
+            (bits / 8) as f64
         } else {
-            self.queue.len() as f64
+            pkts as f64
         }
     }
 
-    /// Updates the average for an arrival at `now`.
-    fn update_avg(&mut self, now: SimTime) {
+    /// Updates the average for an arrival at `now` that finds `pkts` packets of `bits`
+    /// waiting.
+    fn update_avg(&mut self, now: SimTime, pkts: usize, bits: u64) {
         let w = self.cfg.w_q;
         match self.q_time {
-            Some(idle_since) if self.queue.is_empty() => {
+            Some(idle_since) if pkts == 0 => {
                 let m = if self.s > 0.0 { (now - idle_since).as_secs_f64() / self.s } else { 0.0 };
                 self.avg *= idle_decay(1.0 - w, m);
             }
-            _ => self.avg = (1.0 - w) * self.avg + w * self.q(),
+            _ => self.avg = (1.0 - w) * self.avg + w * self.q(pkts, bits),
+        }
+    }
+
+    /// FJ93's decision on an arrival at `now` that finds `pkts` packets of `bits`
+    /// waiting: the average updated, and the verdict (`FLAG_CE` set on a marked
+    /// packet); the caller queues an admitted packet.
+    fn decide(&mut self, now: SimTime, pkt: &mut Packet, pkts: usize, bits: u64) -> Verdict {
+        self.update_avg(now, pkts, bits);
+        // Early-detection decision: None = accept, Some(forced) = mark or drop.
+        let mut decision: Option<bool> = None;
+        if self.avg >= self.min_th {
+            match self.p_b(pkt.bytes()) {
+                Some(pb) => {
+                    self.count += 1;
+                    let denom = 1.0 - self.count as f64 * pb;
+                    let pa = if denom <= 0.0 { 1.0 } else { (pb / denom).min(1.0) };
+                    let u = self.rng.next_f64();
+                    if u < pa {
+                        decision = Some(self.avg >= self.max_th);
+                        self.count = 0;
+                    }
+                }
+                None => {
+                    decision = Some(true);
+                    self.count = 0;
+                }
+            }
+        } else {
+            self.count = -1;
+        }
+        let fits = fits(self.limit, pkts, bits, pkt.bits);
+        match decision {
+            None if fits => Verdict::Queued,
+            None => Verdict::Dropped(DropReason::Overflow),
+            Some(forced) => {
+                let may_mark = self.cfg.ecn && pkt.has(FLAG_ECT) && (!forced || self.cfg.ecn_above_max_th);
+                if may_mark && fits {
+                    pkt.flags |= FLAG_CE;
+                    Verdict::Marked
+                } else if may_mark {
+                    Verdict::Dropped(DropReason::Overflow)
+                } else if forced {
+                    Verdict::Dropped(DropReason::RedForced)
+                } else {
+                    Verdict::Dropped(DropReason::RedEarly)
+                }
+            }
         }
     }
 
@@ -277,51 +327,22 @@ impl Qdisc for Red {
         _conv: u32,
         _drops: &mut Vec<(Packet, DropReason)>,
     ) -> Verdict {
-        self.update_avg(now);
-        // Early-detection decision: None = accept, Some(forced) = mark or drop.
-        let mut decision: Option<bool> = None;
-        if self.avg >= self.min_th {
-            match self.p_b(pkt.bytes()) {
-                Some(pb) => {
-                    self.count += 1;
-                    let denom = 1.0 - self.count as f64 * pb;
-                    let pa = if denom <= 0.0 { 1.0 } else { (pb / denom).min(1.0) };
-                    let u = self.rng.next_f64();
-                    if u < pa {
-                        decision = Some(self.avg >= self.max_th);
-                        self.count = 0;
-                    }
-                }
-                None => {
-                    decision = Some(true);
-                    self.count = 0;
-                }
-            }
-        } else {
-            self.count = -1;
+        let v = self.decide(now, &mut pkt, self.queue.len(), self.bits);
+        if !matches!(v, Verdict::Dropped(_)) {
+            self.accept(now, pkt);
         }
-        let fits = fits(self.limit, self.queue.len(), self.bits, pkt.bits);
-        match decision {
-            None if fits => {
-                self.accept(now, pkt);
-                Verdict::Queued
-            }
-            None => Verdict::Dropped(DropReason::Overflow),
-            Some(forced) => {
-                let may_mark = self.cfg.ecn && pkt.has(FLAG_ECT) && (!forced || self.cfg.ecn_above_max_th);
-                if may_mark && fits {
-                    pkt.flags |= FLAG_CE;
-                    self.accept(now, pkt);
-                    Verdict::Marked
-                } else if may_mark {
-                    Verdict::Dropped(DropReason::Overflow)
-                } else if forced {
-                    Verdict::Dropped(DropReason::RedForced)
-                } else {
-                    Verdict::Dropped(DropReason::RedEarly)
-                }
-            }
+        v
+    }
+
+    /// `decide` on the queue the channel keeps; an admitted packet empties the queue
+    /// when it starts, unless another is admitted first, so the idle period the next
+    /// arrival may find began at its start (`q_time`, read only when nothing waits).
+    fn admit(&mut self, now: SimTime, pkt: &mut Packet, ahead: Ahead) -> Verdict {
+        let v = self.decide(now, pkt, ahead.pkts, ahead.bits);
+        if !matches!(v, Verdict::Dropped(_)) {
+            self.q_time = Some(ahead.start);
         }
+        v
     }
 
     /// Enqueue then dequeue of the one packet, when the average (decayed over the idle
@@ -333,7 +354,7 @@ impl Qdisc for Red {
     #[inline]
     fn pass_idle(&mut self, now: SimTime, bits: u32, _conv: impl FnOnce() -> u32) -> IdlePass {
         let before = self.avg;
-        self.update_avg(now);
+        self.update_avg(now, 0, 0);
         if self.avg >= self.min_th {
             self.avg = before;
             return IdlePass::Unsupported;

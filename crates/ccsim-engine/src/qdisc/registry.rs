@@ -37,6 +37,12 @@ pub trait QdiscPolicy: Qdisc + Sized {
     /// Whether packets leave in arrival order and nothing queued is ever dropped, so a
     /// channel may schedule each departure when the packet is queued.
     const FIFO: bool = false;
+    /// Whether packets leave in arrival order, nothing queued is ever dropped, and the
+    /// verdict on an arrival depends only on the packets waiting ahead of it (`Ahead`)
+    /// and the discipline's own state: a channel may then keep the queue itself,
+    /// scheduling each departure when the packet is admitted, and ask `Qdisc::admit`
+    /// (RED, random drop). Such a discipline implements `admit`.
+    const ADMITS: bool = false;
     /// Its own series, `(name, unit)`: recordable as `"<channel>.<name>"`, read after
     /// every enqueue and dequeue through `Qdisc::series_value` (slot = position here; at
     /// most `MAX_QDISC_SERIES`). Recorded on change; recording never schedules an event.
@@ -224,6 +230,13 @@ macro_rules! registry {
                 }
             }
 
+            /// `QdiscPolicy::ADMITS` of the discipline.
+            pub fn admits(&self) -> bool {
+                match self {
+                    $( AnyQdisc::$v(_) => <$ty as QdiscPolicy>::ADMITS, )+
+                }
+            }
+
             /// The buffer limit (the link's buffer).
             #[inline]
             pub fn limit(&self) -> Limit {
@@ -280,6 +293,12 @@ macro_rules! registry {
             fn pass_idle(&mut self, now: SimTime, bits: u32, conv: impl FnOnce() -> u32) -> IdlePass {
                 match self {
                     $( AnyQdisc::$v(q) => q.pass_idle(now, bits, conv), )+
+                }
+            }
+            #[inline]
+            fn admit(&mut self, now: SimTime, pkt: &mut Packet, ahead: Ahead) -> Verdict {
+                match self {
+                    $( AnyQdisc::$v(q) => q.admit(now, pkt, ahead), )+
                 }
             }
             #[inline(always)]

@@ -150,7 +150,8 @@ impl Simulation {
 
     /// Hands packets to the next channel of their route when they are sent, not when
     /// they arrive (`true`, the default), wherever that cannot change a result: the next
-    /// channel is a timed drop-tail FIFO (`set_timed_fifo`) fed by that one channel
+    /// channel is timed (`set_timed_fifo`: a drop-tail FIFO, or a discipline that
+    /// admits on the channel's queue, RED or random drop) fed by that one channel
     /// alone, no channel has elements (which may emit packets anywhere), and the arrival
     /// comes before the next measurement snapshot (`Net::horizon`). Such a channel's
     /// state depends only on its arrivals, in order, so offering a packet early for its
