@@ -128,3 +128,39 @@ def test_an_override_key_of_thousands_of_parts_is_a_user_error_not_a_segfault():
     assert_user_error(
         run_cli("run", DATA / "tiny.toml", "--set", f"{key}=1"), "the key has 5003 parts"
     )
+
+
+def test_prr_without_sack_names_the_field_and_the_fix():
+    assert_user_error(
+        run_cli("run", DATA / "tiny.toml", "--set", "flows.reno1.sack_recovery=prr"),
+        "flows.reno1.sack_recovery",
+        "set sack = true",
+    )
+
+
+def test_an_unknown_sack_recovery_lists_the_two_it_has():
+    assert_user_error(
+        run_cli(
+            "run", DATA / "tiny.toml", "--set", "flows.reno1.sack=true", "--set", "flows.reno1.sack_recovery=fast"
+        ),
+        "flows.reno1.sack_recovery",
+        '"rfc6675"',
+        '"prr"',
+    )
+
+
+def test_prr_runs_from_the_command_line_and_reaches_the_sender():
+    import json
+
+    def reno1(recovery: str) -> dict:
+        result = run_cli(
+            "run", DATA / "tiny.toml", "--set", "flows.reno1.sack=true",
+            "--set", f"flows.reno1.sack_recovery={recovery}", "--json",
+        )
+        assert result.returncode == 0, result.stderr
+        return next(f for f in json.loads(result.stdout)["flows"] if f["name"] == "reno1")
+
+    rfc, prr = reno1("rfc6675"), reno1("prr")
+    # The 15-packet bottleneck drops reno1's packets, so its recoveries send differently.
+    assert rfc["fast_retransmits"] > 0
+    assert (rfc["sent_pkts"], rfc["delivered_pkts"]) != (prr["sent_pkts"], prr["delivered_pkts"])
