@@ -44,9 +44,7 @@ def test_missing_file():
 
 
 def test_set_without_equals_sign():
-    assert_user_error(
-        run_cli("run", KESHAV, "--set", "defaults.cc"), "keshav-s1.toml", "defaults.cc"
-    )
+    assert_user_error(run_cli("run", KESHAV, "--set", "defaults.cc"), "keshav-s1.toml", "defaults.cc")
 
 
 def test_set_of_unknown_key():
@@ -98,9 +96,7 @@ def test_bad_bench_arguments(args, word):
 def test_seed_beyond_64_bits_is_a_user_error():
     # `ccsim bench --seed 18446744073709551616` used to end in an OverflowError traceback.
     for command in (["bench", "--time", "1ms", "--flows", "1"], ["run", KESHAV]):
-        assert_user_error(
-            run_cli(*command, "--seed", str(2**64)), "--seed", "at most 18446744073709551615"
-        )
+        assert_user_error(run_cli(*command, "--seed", str(2**64)), "--seed", "at most 18446744073709551615")
 
 
 def test_pcap_naming_a_file_is_a_user_error_before_the_run(tmp_path):
@@ -125,9 +121,7 @@ def test_a_misspelt_default_cc_is_an_error_even_when_every_flow_names_its_own():
 
 def test_an_override_key_of_thousands_of_parts_is_a_user_error_not_a_segfault():
     key = "flows.reno1.params" + ".x" * 5000
-    assert_user_error(
-        run_cli("run", DATA / "tiny.toml", "--set", f"{key}=1"), "the key has 5003 parts"
-    )
+    assert_user_error(run_cli("run", DATA / "tiny.toml", "--set", f"{key}=1"), "the key has 5003 parts")
 
 
 def test_prr_without_sack_names_the_field_and_the_fix():
@@ -140,9 +134,7 @@ def test_prr_without_sack_names_the_field_and_the_fix():
 
 def test_an_unknown_sack_recovery_lists_the_two_it_has():
     assert_user_error(
-        run_cli(
-            "run", DATA / "tiny.toml", "--set", "flows.reno1.sack=true", "--set", "flows.reno1.sack_recovery=fast"
-        ),
+        run_cli("run", DATA / "tiny.toml", "--set", "flows.reno1.sack=true", "--set", "flows.reno1.sack_recovery=fast"),
         "flows.reno1.sack_recovery",
         '"rfc6675"',
         '"prr"',
@@ -154,8 +146,13 @@ def test_prr_runs_from_the_command_line_and_reaches_the_sender():
 
     def reno1(recovery: str) -> dict:
         result = run_cli(
-            "run", DATA / "tiny.toml", "--set", "flows.reno1.sack=true",
-            "--set", f"flows.reno1.sack_recovery={recovery}", "--json",
+            "run",
+            DATA / "tiny.toml",
+            "--set",
+            "flows.reno1.sack=true",
+            "--set",
+            f"flows.reno1.sack_recovery={recovery}",
+            "--json",
         )
         assert result.returncode == 0, result.stderr
         return next(f for f in json.loads(result.stdout)["flows"] if f["name"] == "reno1")
