@@ -69,10 +69,13 @@
 //! Deviations: no long-term bandwidth (policer) estimation (`lt_bw`, 4.9's
 //! `bbr_lt_bw_sampling`): the estimate is always the windowed maximum; losses are
 //! counted per fast retransmit and per NewReno partial-ack retransmission (not per
-//! packet SACK marks lost); no reaction to ECN (as 4.9); pacing counts whole packets of
-//! the flow's data size (Linux paces the IP packet without link-layer headers, about 1 %
-//! below bw); the first pacing rate uses the nominal 1 ms RTT even when a handshake
-//! measured one (4.9 takes the SYN's RTT when it has one).
+//! packet SACK marks lost); no reaction to ECN (as 4.9); the first pacing rate uses the
+//! nominal 1 ms RTT even when a handshake measured one (4.9 takes the SYN's RTT when it
+//! has one). Pacing counts whole packets of the flow's data size, as 4.9 does in effect:
+//! `bbr_rate_bytes_per_sec` converts the bandwidth (packets per interval) to bytes with
+//! the IP packet's size (`tcp_mss_to_mtu`) and sch_fq paces the IP packets, so both pace
+//! at bw packets a second (later kernels convert with the payload size and take a 1 %
+//! margin).
 
 use super::{
     AckSample, Cause, CcMetrics, CcPolicy, CongestionControl, CongestionSample, LossRecoveryConfig,
