@@ -265,11 +265,13 @@ def test_list_markdown_is_the_components_page_and_takes_no_kind():
 
 
 def test_bench_qdisc_runs_a_registered_discipline_and_refuses_others():
-    args = ("bench", "--flows", "4", "--bottleneck", "1Mbps", "--time", "2s", "--json")
+    # 20 s: long enough for a standing queue, where RED drops early (its events may
+    # equal drop-tail's: both run on timed channels).
+    args = ("bench", "--flows", "4", "--bottleneck", "1Mbps", "--time", "20s", "--json")
     fcfs = json.loads(ok(run_cli(*args)))
     red = json.loads(ok(run_cli(*args, "--qdisc", "red")))
     assert (fcfs["qdisc"], red["qdisc"]) == ("fcfs", "red")
-    assert red["events"] != fcfs["events"], "the discipline must change the run"
+    assert red["delivered_pkts"] != fcfs["delivered_pkts"], "the discipline must change the run"
     result = run_cli(*args, "--qdisc", "sfq")
     assert result.returncode == 2
     assert "invalid choice: 'sfq' (choose from 'fcfs', 'fq', 'red', 'codel', 'fq_codel', 'pie', 'random_drop')" in result.stderr
