@@ -642,6 +642,13 @@ impl Channel {
             );
             return;
         }
+        self.wait_timed(id, now, pkt, cx);
+    }
+
+    /// A packet admitted to a timed channel whose line is busy: it waits, starting when
+    /// the line frees up, and goes into the pipe now with the arrival time that gives.
+    #[inline(always)]
+    fn wait_timed(&mut self, id: u32, now: SimTime, pkt: &Packet, cx: &mut Net) {
         let start = self.busy_until;
         let d = self.tx_time(pkt.bits);
         self.busy_until = start + d;
@@ -682,18 +689,9 @@ impl Channel {
         }
         if idle {
             self.start_tx::<false>(id, now, &pkt, cx);
-            return;
+        } else {
+            self.wait_timed(id, now, &pkt, cx);
         }
-        let d = self.tx_time(pkt.bits);
-        self.busy_until = start + d;
-        let q = self.queue_mut();
-        q.waiting.push_back(Waiting { start, enqueued: now, bits: pkt.bits });
-        q.waiting_bits += pkt.bits as u64;
-        let len = q.waiting.len() as u64;
-        self.waiting_any = true;
-        self.queue_max = self.queue_max.max(len);
-        self.to_pipe(id, &pkt, cx);
-        debug_assert!(self.check_conservation(), "channel {}->{}: conservation", self.from, self.to);
     }
 
     fn account_capacity(&mut self, now: SimTime) {
