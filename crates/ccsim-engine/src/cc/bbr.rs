@@ -286,6 +286,11 @@ pub struct Bbr {
     pacing_rate: u64,
     /// Packets per paced burst (4.9 `tso_segs_goal`).
     tso_segs: u32,
+    /// The (bandwidth, pacing gain, mode) `main` last set the pacing rate and the burst
+    /// from; `None` once anything else has set the rate (`tx_start`). With the same
+    /// three and the rate not set since, both would come out as they are (in STARTUP
+    /// the rate is at least what they give), so `main` skips them.
+    paced_for: Option<(u64, u32, Mode)>,
     prior_cwnd: u32,
     ca_state: CaState,
     prev_ca_state: CaState,
@@ -351,6 +356,7 @@ impl Bbr {
             full_bw_cnt: 0,
             pacing_rate: 0,
             tso_segs: 1,
+            paced_for: None,
             prior_cwnd: 0,
             ca_state: CaState::Open,
             prev_ca_state: CaState::Open,
@@ -457,8 +463,12 @@ impl Bbr {
         self.check_drain(rs);
         let app_limited = self.update_min_rtt(rs);
         let bw = self.bw.get();
-        self.set_pacing_rate(bw, self.pacing_gain);
-        self.set_tso_segs_goal();
+        let paced_for = Some((bw, self.pacing_gain, self.mode));
+        if self.paced_for != paced_for {
+            self.set_pacing_rate(bw, self.pacing_gain);
+            self.set_tso_segs_goal();
+            self.paced_for = paced_for;
+        }
         self.set_cwnd(rs, bw);
         self.losses = 0;
         app_limited
@@ -670,6 +680,7 @@ impl Bbr {
             self.idle_restart = true;
             if self.mode == Mode::ProbeBw {
                 self.set_pacing_rate(self.bw.get(), UNIT);
+                self.paced_for = None;
             }
         }
         self.in_flight = 1;
@@ -704,6 +715,7 @@ impl Bbr {
         self.cycle_stamp = now;
         self.pacing_rate = self.rate_bps(self.bw.get(), UNIT);
         self.set_tso_segs_goal();
+        self.paced_for = None;
         self.cwnd = cwnd;
     }
 }
