@@ -135,27 +135,37 @@ impl<T: Copy> Ring<T> {
     /// Inserts `v` after the last value whose key is at most `v`'s, looking back from
     /// the end over at most `max_walk` values; `false` (nothing inserted) if the place
     /// lies further back. Values of equal keys keep their insertion order.
+    ///
+    /// The values lie in at most two runs of the buffer, `[head, end)` and, wrapped,
+    /// `[0, end - capacity)`: the walk and the move go over slices (no masking and no
+    /// bounds check per value), and the later values move one place back in one move.
     #[inline]
     pub fn insert_sorted<K: Ord>(&mut self, max_walk: usize, v: T, key: impl Fn(&T) -> K) -> bool {
         let k = key(&v);
-        let mut walk = 0;
-        while walk < self.len && key(&self.buf[(self.head + self.len - 1 - walk) & self.mask()]) > k {
-            walk += 1;
-            if walk > max_walk {
-                return false;
-            }
+        let end = self.head + self.len;
+        let first_end = end.min(self.buf.len());
+        let walk = match later_than(&self.buf[..end - first_end], &k, &key, max_walk) {
+            Walk::Place(n) => n,
+            Walk::TooFar => return false,
+            Walk::Before(n) => match later_than(&self.buf[self.head..first_end], &k, &key, max_walk - n) {
+                Walk::Place(m) | Walk::Before(m) => n + m,
+                Walk::TooFar => return false,
+            },
+        };
+        if self.len == self.buf.len() {
+            self.grow(v);
         }
-        self.push_back(v);
-        if walk > 0 {
-            // Each of the `walk` later values moves one place back (a copy each, not a
-            // swap), then `v` goes into the place they left.
-            let m = self.mask();
-            let mut i = self.head + self.len - 1;
-            for _ in 0..walk {
-                self.buf[i & m] = self.buf[(i - 1) & m];
-                i -= 1;
-            }
-            self.buf[i & m] = v;
+        let cap = self.buf.len();
+        let tail = (self.head + self.len) & (cap - 1);
+        self.len += 1;
+        if walk <= tail {
+            shift_in(&mut self.buf[tail - walk..=tail], v);
+        } else {
+            // The later values wrap: [cap - r, cap) and [0, tail).
+            let r = walk - tail;
+            let last = self.buf[cap - 1];
+            shift_in(&mut self.buf[..=tail], last);
+            shift_in(&mut self.buf[cap - r..], v);
         }
         true
     }
@@ -164,6 +174,41 @@ impl<T: Copy> Ring<T> {
     pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
         (0..self.len).map(move |k| self.buf[(self.head + k) & self.mask()])
     }
+}
+
+/// How a walk back over one run of values ended (`Ring::insert_sorted`).
+enum Walk {
+    /// At a value whose key is at most the new one's, after this many later values.
+    Place(usize),
+    /// Past the run's first value: all of them (this many) are later.
+    Before(usize),
+    /// More than the limit are later.
+    TooFar,
+}
+
+/// Walks back from the end of `run` over the values whose key is greater than `k`, at
+/// most `max_walk` of them.
+#[inline(always)]
+fn later_than<T, K: Ord>(run: &[T], k: &K, key: &impl Fn(&T) -> K, max_walk: usize) -> Walk {
+    for (n, e) in run.iter().rev().enumerate() {
+        if key(e) <= *k {
+            return Walk::Place(n);
+        }
+        if n >= max_walk {
+            return Walk::TooFar;
+        }
+    }
+    Walk::Before(run.len())
+}
+
+/// Moves every value of `run` but the last one place back (the last is overwritten)
+/// and puts `v` first. One `memmove`: the merged arrivals' walks move about eight
+/// 48-byte values, which it copies in fewer instructions than a copy per value.
+#[inline(always)]
+fn shift_in<T: Copy>(run: &mut [T], v: T) {
+    let n = run.len();
+    run.copy_within(..n - 1, 1);
+    run[0] = v;
 }
 
 #[cfg(test)]
@@ -324,5 +369,34 @@ mod tests {
         // The same walk allowed: after the two 40s, before 50, 60, 70.
         assert!(r.insert_sorted(3, (45, 6), |e| e.0));
         assert_eq!(r.iter().map(|e| e.0).collect::<Vec<_>>(), [5, 20, 30, 35, 40, 40, 45, 50, 60, 70]);
+    }
+
+    #[test]
+    fn insert_sorted_matches_a_sorted_list_across_wraps_and_growth() {
+        // Against a VecDeque: a value goes after the last key at most its own, if at most
+        // `max_walk` values come after it there; otherwise nothing changes.
+        let mut r = Ring::new();
+        let mut model: std::collections::VecDeque<(u32, u32)> = std::collections::VecDeque::new();
+        let mut x = 11u64;
+        let mut next_key = 100u32;
+        for step in 0..20_000u32 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let roll = (x >> 33) % 8;
+            if roll < 2 && !model.is_empty() {
+                assert_eq!(r.pop_front(), model.pop_front());
+            } else {
+                next_key += (x >> 40) as u32 % 3;
+                let key = next_key.saturating_sub((x >> 20) as u32 % 24);
+                let max_walk = (x >> 50) as usize % 20;
+                let later = model.iter().rev().take_while(|e| e.0 > key).count();
+                let ok = r.insert_sorted(max_walk, (key, step), |e| e.0);
+                assert_eq!(ok, later <= max_walk, "step {step}");
+                if ok {
+                    model.insert(model.len() - later, (key, step));
+                }
+            }
+            assert_eq!(r.len(), model.len());
+        }
+        assert!(r.iter().eq(model.iter().copied()));
     }
 }

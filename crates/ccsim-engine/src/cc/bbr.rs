@@ -271,6 +271,9 @@ pub struct Bbr {
     min_cwnd: u32,
     /// Windowed max bandwidth, packets/s << 24, timed in rounds.
     bw: MaxFilter,
+    /// The `bbr_bw` series' value, bits/s of `bw`'s maximum, set whenever the filter
+    /// changes (`metrics` runs once per paced send, more often than the filter changes).
+    bw_bps: f64,
     rtt_cnt: u32,
     next_rtt_delivered: u64,
     round_start: bool,
@@ -286,6 +289,11 @@ pub struct Bbr {
     pacing_rate: u64,
     /// Packets per paced burst (4.9 `tso_segs_goal`).
     tso_segs: u32,
+    /// The (bandwidth, pacing gain, mode) `main` last set the pacing rate and the burst
+    /// from; `None` once anything else has set the rate (`tx_start`). With the same
+    /// three and the rate not set since, both would come out as they are (in STARTUP
+    /// the rate is at least what they give), so `main` skips them.
+    paced_for: Option<(u64, u32, Mode)>,
     prior_cwnd: u32,
     ca_state: CaState,
     prev_ca_state: CaState,
@@ -337,6 +345,7 @@ impl Bbr {
             probe_rtt_duration: cfg.probe_rtt_duration,
             min_cwnd: cfg.min_cwnd,
             bw: MaxFilter::default(),
+            bw_bps: 0.0,
             rtt_cnt: 0,
             next_rtt_delivered: 0,
             round_start: false,
@@ -350,6 +359,7 @@ impl Bbr {
             full_bw_cnt: 0,
             pacing_rate: 0,
             tso_segs: 1,
+            paced_for: None,
             prior_cwnd: 0,
             ca_state: CaState::Open,
             prev_ca_state: CaState::Open,
@@ -381,6 +391,11 @@ impl Bbr {
     /// Windowed maximum bandwidth, packets per second.
     pub fn max_bw_pps(&self) -> f64 {
         self.bw.get() as f64 / (1u64 << BW_SCALE) as f64
+    }
+
+    /// The windowed maximum bandwidth, bits/s (the `bbr_bw` series).
+    fn bw_bps_of_filter(&self) -> f64 {
+        self.max_bw_pps() * self.mss as f64 * 8.0
     }
 
     pub fn min_rtt(&self) -> Option<SimDuration> {
@@ -426,8 +441,14 @@ impl Bbr {
     /// `bbr_target_cwnd`: ceil(bw x min_rtt x gain) + 3 bursts, rounded up to even.
     fn target_cwnd(&self, bw: u64, gain: u32) -> u32 {
         let Some(min_rtt) = self.min_rtt else { return INIT_CWND };
-        let w = bw as u128 * min_rtt.as_ps() as u128 * gain as u128;
-        let bdp = (w >> 8).div_ceil((PS_PER_S as u128) << BW_SCALE);
+        let w = (bw as u128 * min_rtt.as_ps() as u128 * gain as u128) >> 8;
+        // ceil(w / (10^12 << 24)) as ceil(ceil(w / 2^24) / 10^12) (equal for integers):
+        // the inner ceiling a shift, the outer a 64-bit division wherever it fits.
+        let w = (w >> BW_SCALE) + (w & ((1 << BW_SCALE) - 1) != 0) as u128;
+        let bdp = match u64::try_from(w) {
+            Ok(w) => w.div_ceil(PS_PER_S) as u128,
+            Err(_) => w.div_ceil(PS_PER_S as u128),
+        };
         let cwnd = bdp.min(u32::MAX as u128 / 2) as u32 + 3 * self.tso_segs;
         (cwnd + 1) & !1
     }
@@ -445,8 +466,12 @@ impl Bbr {
         self.check_drain(rs);
         let app_limited = self.update_min_rtt(rs);
         let bw = self.bw.get();
-        self.set_pacing_rate(bw, self.pacing_gain);
-        self.set_tso_segs_goal();
+        let paced_for = Some((bw, self.pacing_gain, self.mode));
+        if self.paced_for != paced_for {
+            self.set_pacing_rate(bw, self.pacing_gain);
+            self.set_tso_segs_goal();
+            self.paced_for = paced_for;
+        }
         self.set_cwnd(rs, bw);
         self.losses = 0;
         app_limited
@@ -466,6 +491,7 @@ impl Bbr {
         let bw = bw.min(u64::MAX as u128) as u64;
         if !rs.is_app_limited || bw >= self.bw.get() {
             self.bw.update(self.bw_window, self.rtt_cnt, bw);
+            self.bw_bps = self.bw_bps_of_filter();
         }
     }
 
@@ -657,6 +683,7 @@ impl Bbr {
             self.idle_restart = true;
             if self.mode == Mode::ProbeBw {
                 self.set_pacing_rate(self.bw.get(), UNIT);
+                self.paced_for = None;
             }
         }
         self.in_flight = 1;
@@ -680,6 +707,7 @@ impl Bbr {
     /// cwnd `cwnd`.
     pub(crate) fn force_probe_bw(&mut self, now: SimTime, bw_pps: u64, min_rtt: SimDuration, cwnd: u32) {
         self.bw.reset(self.rtt_cnt, bw_pps << BW_SCALE);
+        self.bw_bps = self.bw_bps_of_filter();
         self.min_rtt = Some(min_rtt);
         self.min_rtt_stamp = now;
         self.full_bw_cnt = self.full_bw_rounds;
@@ -690,6 +718,7 @@ impl Bbr {
         self.cycle_stamp = now;
         self.pacing_rate = self.rate_bps(self.bw.get(), UNIT);
         self.set_tso_segs_goal();
+        self.paced_for = None;
         self.cwnd = cwnd;
     }
 }
@@ -806,7 +835,7 @@ impl CongestionControl for Bbr {
     fn metrics(&self) -> CcMetrics {
         CcMetrics::window(self.window_pkts() as u64 * self.mss)
             .with_pacing(self.pacing_rate, self.tso_segs)
-            .with_extra(0, "bbr_bw", self.max_bw_pps() * self.mss as f64 * 8.0)
+            .with_extra(0, "bbr_bw", self.bw_bps)
             .with_extra(1, "bbr_state", self.mode as u8 as f64)
     }
 }

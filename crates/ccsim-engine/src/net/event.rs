@@ -316,11 +316,14 @@ impl EventQueue {
         let seq = self.seq;
         self.seq += 1;
         self.known_min = self.known_min.min(key);
-        self.insert(key, seq, event);
+        self.insert::<true>(key, seq, event);
     }
 
+    /// Puts an event onto the wheel or into the overflow. `NEWEST`: its sequence number
+    /// is the largest given so far (`schedule`), so it comes after every event of an
+    /// equal key and the comparisons look at the keys alone (`before_new`).
     #[inline(always)]
-    fn insert(&mut self, key: u128, seq: u64, event: Event) {
+    fn insert<const NEWEST: bool>(&mut self, key: u128, seq: u64, event: Event) {
         let b = ((key >> 64) as u64) >> self.shift;
         if b.wrapping_sub(self.cur) >= WHEEL {
             self.overflow.push(Entry::new(key, seq, event));
@@ -334,11 +337,23 @@ impl EventQueue {
             self.buckets[i] = (n, n);
             self.bits[i >> 6] |= 1 << (i & 63);
             self.summary[i >> 12] |= 1 << ((i >> 6) & 63);
-        } else if Self::before(&self.nodes[tail as usize], key, seq) {
+        } else if Self::before_as::<NEWEST>(&self.nodes[tail as usize], key, seq) {
             self.nodes[tail as usize].next = n;
             self.buckets[i].1 = n;
         } else {
-            self.insert_sorted(i, head, n, key, seq);
+            self.insert_sorted::<NEWEST>(i, head, n, key, seq);
+        }
+    }
+
+    /// `before`, or for the newest event (`insert`'s `NEWEST`) `node.key <= key`: every
+    /// node's sequence number is smaller than its.
+    #[inline(always)]
+    fn before_as<const NEWEST: bool>(node: &Node, key: u128, seq: u64) -> bool {
+        if NEWEST {
+            debug_assert!(node.seq < seq, "the newest event has the largest sequence number");
+            node.key <= key
+        } else {
+            Self::before(node, key, seq)
         }
     }
 
@@ -352,8 +367,8 @@ impl EventQueue {
     /// event earlier than the bucket's last one: rare).
     #[cold]
     #[inline(never)]
-    fn insert_sorted(&mut self, i: usize, head: u32, n: u32, key: u128, seq: u64) {
-        if !Self::before(&self.nodes[head as usize], key, seq) {
+    fn insert_sorted<const NEWEST: bool>(&mut self, i: usize, head: u32, n: u32, key: u128, seq: u64) {
+        if !Self::before_as::<NEWEST>(&self.nodes[head as usize], key, seq) {
             self.nodes[n as usize].next = head;
             self.buckets[i].0 = n;
             return;
@@ -362,7 +377,7 @@ impl EventQueue {
         loop {
             let next = self.nodes[p as usize].next;
             // The tail comes after the new node, so such a node exists before NIL.
-            if !Self::before(&self.nodes[next as usize], key, seq) {
+            if !Self::before_as::<NEWEST>(&self.nodes[next as usize], key, seq) {
                 self.nodes[n as usize].next = next;
                 self.nodes[p as usize].next = n;
                 return;
@@ -433,7 +448,7 @@ impl EventQueue {
                 break;
             }
             let e = self.overflow.pop().expect("peeked");
-            self.insert(e.key(), e.seq, e.event);
+            self.insert::<false>(e.key(), e.seq, e.event);
         }
     }
 
@@ -546,7 +561,7 @@ impl EventQueue {
         self.shift = shift;
         self.cur = self.now.as_ps() >> shift;
         for e in all {
-            self.insert(e.key(), e.seq, e.event);
+            self.insert::<false>(e.key(), e.seq, e.event);
         }
     }
 

@@ -143,7 +143,9 @@ impl RateSampler {
     }
 
     /// Packet `seq` is sent at `now`, with `[snd_una, snd_max)` outstanding before it
-    /// (`tcp_rate_skb_sent`).
+    /// (`tcp_rate_skb_sent`). Inline: the sender calls it from its one out-of-line step
+    /// per send (`WindowSender::rate_on_sent`), which only rate-sampling flows reach.
+    #[inline]
     pub fn on_sent(&mut self, now: SimTime, seq: u32, snd_una: u32, snd_max: u32) {
         if snd_una == snd_max {
             self.first_tx_time = now;

@@ -723,6 +723,13 @@ impl WindowSender {
         Some(sb.sacked_in(self.snd_una, self.snd_nxt))
     }
 
+    /// Whether a timeout kept the SACK scoreboard and its point is still set
+    /// (`after_timeout_sacked` then decides): the paced path's check per call, inline.
+    #[inline(always)]
+    fn timeout_point_set(&self) -> bool {
+        self.rare.as_deref().and_then(|r| r.sb.as_ref()).is_some_and(|sb| sb.timeout_point.is_some())
+    }
+
     /// `try_send`'s loop after a timeout that kept the SACK blocks: SACKed packets are
     /// skipped and widen the window by one each (`limit` already counts those below
     /// `snd_nxt`).
@@ -797,13 +804,14 @@ impl WindowSender {
         let window = self.window_of(m);
         let burst = m.send_quantum.clamp(1, window);
         let mut limit = self.snd_una + window;
-        let skip = match self.after_timeout_sacked() {
-            Some(sacked) => {
-                limit += sacked;
-                true
-            }
-            None => false,
-        };
+        let skip = self.timeout_point_set()
+            && match self.after_timeout_sacked() {
+                Some(sacked) => {
+                    limit += sacked;
+                    true
+                }
+                None => false,
+            };
         self.pace.set_deadline(None);
         while self.snd_nxt + burst <= limit {
             if now < self.next_send {
