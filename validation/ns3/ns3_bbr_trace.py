@@ -1,16 +1,23 @@
-"""Trace ns-3's TcpBbr in the single-flow BBR case of families.py ("bbr: 1 flow, equal RTT"),
+"""Trace ns-3's TcpBbr in a BBR case of families.py (by default "bbr: 1 flow, equal RTT"),
 optionally with parts of it made as Linux 4.9 has them (run with this directory's .venv).
 
-    python ns3_bbr_trace.py SEED OUT.txt [--margin X] [--linux-prior] [--linux-ack-interval] [--quantum N]
+    python ns3_bbr_trace.py SEED OUT.txt [--flows N] [--rtt equal|1:3] [--ssthresh shipped|segment]
+                            [--loss-log FILE] [--margin X] [--linux-prior] [--linux-ack-interval] [--quantum N]
 
 Writes every millisecond TcpBbr's state (0 STARTUP .. 3 PROBE_RTT), pacing gain, gain-cycle
 index, bandwidth estimate (bit/s of payload), min RTT, cwnd and bytes in flight, pacing rate,
 the bottleneck's queue (packets), the cwnd target, the TCP congestion state and the saved cwnd
-(`m_priorCwnd`), read from the model's private members; prints the run's goodput and mean
-bottleneck sojourn as ns3_families.py does. ns-3 runs as shipped (its initial ssthresh
-2^32 - 1, where ns3_families.py sets one segment for BBR). The options (docs/validation.md,
-BBR):
+(`m_priorCwnd`) of flow 0, read from the model's private members; prints the run's goodput
+(all flows), mean bottleneck sojourn, Jain's index and timeouts as ns3_families.py counts
+them. The options (docs/validation.md, BBR):
 
+  --flows N, --rtt R    the case: 1, 2 or 8 flows, equal or 1:3 round-trip times
+  --ssthresh S          ns-3's initial ssthresh: `shipped` (2^32 - 1 B, the default here) or
+                        `segment` (one segment, as ns3_families.py sets it for BBR)
+  --loss-log FILE       every timeout (entry into CA_LOSS, 4) and fast recovery (CA_RECOVERY, 3)
+                        of every flow: time, sender node, the state it left (0 open,
+                        1 disorder, 2 CWR, 3 recovery) and enters, cwnd, bytes in flight, BBR mode,
+                        bytes retransmitted and not acknowledged at the millisecond before
   --margin X            TcpBbr's `m_pacingMargin` (ns-3: 0.01; Linux 4.9 has none: 0)
   --linux-prior         the cwnd saved at a ProbeRTT entry is the cwnd of that moment, as
                         4.9's bbr_save_cwnd (ns-3 keeps 2^32 - 1 there after a recovery)
@@ -38,6 +45,7 @@ template <typename Tag, typename Tag::type M> struct Rob { friend typename Tag::
 ROB(SockTcb, Ptr<TcpSocketState>, TcpSocketBase, m_tcb)
 ROB(SockCc, Ptr<TcpCongestionOps>, TcpSocketBase, m_congestionControl)
 ROB(SockRate, Ptr<TcpRateOps>, TcpSocketBase, m_rateOps)
+ROB(SockTx, Ptr<TcpTxBuffer>, TcpSocketBase, m_txBuffer)
 ROB(BState, TcpBbr::BbrMode_t, TcpBbr, m_state)
 ROB(BGain, TracedValue<double>, TcpBbr, m_pacingGain)
 ROB(BCycle, uint32_t, TcpBbr, m_cycleIndex)
@@ -89,19 +97,55 @@ class TcpRateLinuxAck : public TcpRateLinux {
 static FILE* out = nullptr;
 static uint32_t nflows = 1;
 static Ptr<Queue<Packet>> q;
-static bool swapped = false;
+// Each timeout (an entry into CA_LOSS, as ns3_families.py counts them) and each entry into
+// fast recovery (CA_RECOVERY), every flow: the time, the sender's node, the state it left and
+// the one it enters, cwnd and bytes in flight (before the entry's own changes to them) and
+// BBR's mode.
+static FILE* lossOut = nullptr;
+static std::set<TcpSocketBase*> hooked;
+// Bytes retransmitted and not yet acknowledged at each socket's last millisecond sample
+// (the timeout clears the sent list's marks before it changes the state).
+static std::map<TcpSocketBase*, uint32_t> retxOut;
+static void OnLoss(TcpSocketBase* s, TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to) {
+    if ((to != TcpSocketState::CA_LOSS && to != TcpSocketState::CA_RECOVERY) || from == to || !lossOut) return;
+    Ptr<TcpSocketState> tcb = (*s).*get(SockTcb());
+    Ptr<TcpBbr> b = DynamicCast<TcpBbr>((*s).*get(SockCc()));
+    fprintf(lossOut, "%.6f %u %d %d %u %u %d %u\n", Simulator::Now().GetSeconds(), s->GetNode()->GetId(), int(from), int(to),
+            tcb->m_cWnd.Get(), tcb->m_bytesInFlight.Get(), b ? int((*b).*get(BState())) : -1, retxOut[s]);
+}
 static void Sample() {
     Simulator::Schedule(MilliSeconds(1), &Sample);
+    if (lossOut) {
+        auto all = Config::LookupMatches("/NodeList/*/$ns3::TcpL4Protocol/SocketList/*");
+        for (uint32_t i = 0; i < all.GetN(); i++) {
+            Ptr<TcpSocketBase> t = DynamicCast<TcpSocketBase>(all.Get(i));
+            if (!t) continue;
+            if (hooked.insert(PeekPointer(t)).second)
+                t->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnLoss, PeekPointer(t)));
+            retxOut[PeekPointer(t)] = ((*t).*get(SockTx()))->GetRetransmitsCount();
+        }
+    }
+    // Every sender's rate sampler swapped in the first millisecond of its connection (its
+    // SYN is out, no data yet); the flows start 0-10 ms apart (start jitter).
+    if (linuxAck) {
+        auto all = Config::LookupMatches("/NodeList/*/$ns3::TcpL4Protocol/SocketList/*");
+        for (uint32_t i = 0; i < all.GetN(); i++) {
+            Ptr<TcpSocketBase> t = DynamicCast<TcpSocketBase>(all.Get(i));
+            if (t && !DynamicCast<TcpRateLinuxAck>((*t).*get(SockRate()))) {
+                if (((*t).*get(SockTcb()))->m_highTxMark.Get().GetValue() > 1) {  // sent data already
+                    fprintf(stderr, "socket %u not swapped: it sent data before a sample\n", i);
+                    continue;
+                }
+                (*t).*get(SockRate()) = CreateObject<TcpRateLinuxAck>();
+            }
+        }
+    }
     auto m = Config::LookupMatches("/NodeList/0/$ns3::TcpL4Protocol/SocketList/0");
     if (m.GetN() == 0) return;
     Ptr<TcpSocketBase> s = DynamicCast<TcpSocketBase>(m.Get(0));
     Ptr<TcpSocketState> tcb = (*s).*get(SockTcb());
     Ptr<TcpBbr> b = DynamicCast<TcpBbr>((*s).*get(SockCc()));
     if (!b) return;
-    if (linuxAck && !swapped) {  // the first millisecond of the connection: its SYN is out, no data yet
-        (*s).*get(SockRate()) = CreateObject<TcpRateLinuxAck>();
-        swapped = true;
-    }
     if (!q) {
         Ptr<Node> r1 = NodeList::GetNode(2 * (nflows + 1));
         for (uint32_t i = 0; i < r1->GetNDevices(); i++) {
@@ -116,22 +160,31 @@ static void Sample() {
             double(tcb->m_pacingRate.Get().GetBitRate()), q ? q->GetNPackets() : 0, (*b).*get(BTarget()),
             int(tcb->m_congState.Get()), (*b).*get(BPrior()));
 }
-void arm(std::string path, uint32_t n, double marg, bool lp, bool la, uint32_t quant) {
+void arm(std::string path, uint32_t n, double marg, bool lp, bool la, uint32_t quant, std::string lossPath) {
     TcpBbrTrace::GetTypeId();
     out = fopen(path.c_str(), "w");
+    hooked.clear();
+    retxOut.clear();
+    lossOut = lossPath.empty() ? nullptr : fopen(lossPath.c_str(), "w");
+    if (lossOut) fprintf(lossOut, "t node from_state to_state cwnd_B inflight_B bbr_state retx_unacked_B\n");
     fprintf(out, "t state gain cycle bw_bps minrtt_s cwnd_B inflight_B pacing_bps queue_pkts target_B congstate prior_B\n");
     nflows = n; margin = marg; linuxPrior = lp; linuxAck = la; quantum = quant;
-    q = nullptr; swapped = false;
+    q = nullptr;
     Simulator::Schedule(Seconds(0), &Sample);
 }
-void disarm() { fclose(out); q = nullptr; }
+void disarm() {
+    fclose(out);
+    if (lossOut) fclose(lossOut);
+    lossOut = nullptr;
+    q = nullptr;
+}
 }
 """
 
 
 def main() -> int:
     args = sys.argv[1:]
-    opts = {"--margin": -1.0, "--quantum": 0}
+    opts = {"--margin": -1.0, "--quantum": 0, "--flows": 1, "--rtt": "equal", "--ssthresh": "shipped", "--loss-log": ""}
     for k in list(opts):
         if k in args:
             i = args.index(k)
@@ -145,21 +198,58 @@ def main() -> int:
 
     cppyy.cppdef(ns3_families.CPP)
     cppyy.cppdef(EXTRA)
-    c = next(c for c in cases("bbr") if c["flows"] == 1)
+    if opts["--ssthresh"] not in ("shipped", "segment"):
+        sys.exit(f"--ssthresh {opts['--ssthresh']}: give shipped (2^32 - 1 B) or segment (ns3_families.py's)")
+    pick = [
+        c for c in cases("bbr") if c["flows"] == opts["--flows"] and (c["flows"] == 1 or opts["--rtt"] in c["name"])
+    ]
+    if not pick:
+        sys.exit(
+            f"no BBR case with --flows {opts['--flows']} --rtt {opts['--rtt']}; families.py has 1, 2 or 8 flows, equal or 1:3"
+        )
+    c = pick[0]
+    ssthresh = "4294967295" if opts["--ssthresh"] == "shipped" else str(PAYLOAD)
     t1 = time.time()
-    cppyy.gbl.bbr_trace.arm(path, c["flows"], opts["--margin"], lp, la, opts["--quantum"])
+    cppyy.gbl.bbr_trace.arm(path, c["flows"], opts["--margin"], lp, la, opts["--quantum"], opts["--loss-log"])
     v = list(
         cppyy.gbl.ccsim_families.run(
-            c["cc"], c["qdisc"], c["flows"], c["access_ms"], c["access_bps"], c["rate_bps"], c["delay_us"], c["last_ms"],
-            c["buffer_pkts"], 0, c["cbr_bps"], PAYLOAD, WIRE, c["duration_s"], c["warmup_s"], c["min_rto_s"], seed, c["jitter_s"],
+            c["cc"],
+            c["qdisc"],
+            c["flows"],
+            c["access_ms"],
+            c["access_bps"],
+            c["rate_bps"],
+            c["delay_us"],
+            c["last_ms"],
+            c["buffer_pkts"],
+            0,
+            c["cbr_bps"],
+            PAYLOAD,
+            WIRE,
+            c["duration_s"],
+            c["warmup_s"],
+            c["min_rto_s"],
+            seed,
+            c["jitter_s"],
             # ns-3 as shipped: its initial ssthresh, which ns3_families.py sets to one
-            # segment for BBR (the option --linux-prior's runs are those runs).
-            ["ns3::TcpL4Protocol::SocketType", "ns3::TcpBbrTrace", "ns3::TcpSocket::InitialSlowStartThreshold", "4294967295"],
+            # segment for BBR (--ssthresh segment; the option --linux-prior's runs are those runs).
+            [
+                "ns3::TcpL4Protocol::SocketType",
+                "ns3::TcpBbrTrace",
+                "ns3::TcpSocket::InitialSlowStartThreshold",
+                ssthresh,
+            ],
         )
     )
     cppyy.gbl.bbr_trace.disarm()
-    print(f"ns-3 seed {seed} {' '.join(sys.argv[3:])}: goodput {v[0]:.4f} Mbps, sojourn {1e3 * v[2]:.3f} ms, "
-          f"timeouts {int(v[5])}, {time.time() - t1:.1f} s", file=sys.stderr)
+    n = c["flows"]
+    g = v[:n]
+    jain = sum(g) ** 2 / (n * sum(x * x for x in g)) if any(g) else 0.0
+    print(
+        f"ns-3 {c['name']}, seed {seed} {' '.join(sys.argv[3:])}: goodput {sum(g):.4f} Mbps, sojourn {1e3 * v[n + 1]:.3f} ms, "
+        f"Jain {jain:.3f}, timeouts {int(v[n + 4])}, {time.time() - t1:.1f} s",
+        file=sys.stderr,
+    )
     return 0
 
 
