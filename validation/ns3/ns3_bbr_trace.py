@@ -247,7 +247,7 @@ def main() -> int:
     jain = sum(g) ** 2 / (n * sum(x * x for x in g)) if any(g) else 0.0
     print(
         f"ns-3 {c['name']}, seed {seed} {' '.join(sys.argv[3:])}: goodput {sum(g):.4f} Mbps, sojourn {1e3 * v[n + 1]:.3f} ms, "
-        f"Jain {jain:.3f}, timeouts {int(v[n + 4])}, {time.time() - t1:.1f} s",
+        f"Jain {jain:.3f}, timeouts {int(v[n + 4])}, per flow {' '.join(f'{x:.3f}' for x in g)} Mbps, {time.time() - t1:.1f} s",
         file=sys.stderr,
     )
     return 0
