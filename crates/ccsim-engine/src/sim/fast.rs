@@ -606,21 +606,22 @@ impl Simulation {
             && self.net.routes[l.from as usize..=l.to as usize].iter().all(|&c| held[c as usize] == 0)
     }
 
-    /// Lets pacing timers fire ahead of the clock, at their own time (`true`, the
+    /// Lets sender timers fire ahead of the clock, at their own time (`true`, the
     /// default; with `set_cut_through`), where a window sender takes its acks at send
-    /// time: when an ack is handed over to its sender, the pacing timer first fires as
-    /// often as it is due before that ack, and so does the retransmission timer
-    /// (`timers_before`); and the pacing timer's event
-    /// comes ahead of its deadline by the flow's lead (`pace_ahead`): the propagation
-    /// delays of the ack route's hand-over chain (from the last channel that is not
-    /// handed its packets at send time to the route's end) less 1 ps, if no scheduled
-    /// change touches those channels. Acks taken at send time enter the sender at
-    /// their arrival, up to that lead ahead of the clock; a paced send made at the
-    /// clock would reach a merged arrivals' ring behind them, out of key order. The
-    /// order of everything the sender does (its acks and timers, in time order, an ack
-    /// before a timer of the same instant) is the event queue's, so results are those
-    /// of the plain path; only event counts change. Before the first event only;
-    /// `false` is the reference path for tests.
+    /// time: when an ack is handed over to its sender, its pacing and retransmission
+    /// timers first fire as often as one is due before that ack (`timers_before`); and
+    /// the pacing timer's event comes ahead of its deadline by the flow's lead
+    /// (`pace_ahead`): the propagation delays of the ack route's hand-over chain (from
+    /// the last channel that is not handed its packets at send time to the route's end)
+    /// less 1 ps, if no scheduled change touches those channels. Acks taken at send
+    /// time enter the sender at their arrival, up to that lead ahead of the clock; a
+    /// paced send made at the clock would reach a merged arrivals' ring behind them, out
+    /// of key order, and an ack behind a due timer was parked. The order of everything
+    /// the sender does (its acks and timers, in time order, an ack before a timer of the
+    /// same instant, the retransmission timer before the pacing timer) is the event
+    /// queue's, so results are those of the plain path; only event counts change. A run
+    /// stopped early (Ctrl-C, a guard) may count a sender's packets up to its lead
+    /// early. Before the first event only; `false` is the reference path for tests.
     pub fn set_early_pacing(&mut self, on: bool) {
         assert_eq!(self.events_processed(), 0, "set_early_pacing after the run started");
         self.early_pacing = on;
