@@ -105,7 +105,22 @@ impl Simulation {
             self.net.ev.schedule(t, Event::FlowTimer(f, g));
         }
         if let Some((t, g)) = pace.and_then(|t| t.needs_event()) {
-            self.net.ev.schedule(t, Event::PaceTimer(f, g));
+            self.schedule_pace(f, t, g);
         }
+    }
+
+    /// Schedules flow `f`'s pacing timer event (deadline `t`, generation `g`), ahead of
+    /// the deadline by the flow's lead where it may fire early (`Simulation::pace_ahead`),
+    /// and not before the clock.
+    #[inline(never)]
+    fn schedule_pace(&mut self, f: u32, t: SimTime, g: u32) {
+        let lead = self.pace_lead_of(f as usize);
+        let at = if lead == 0 { t } else { SimTime(t.0.saturating_sub(lead)).max(self.net.ev.now()) };
+        if at != t {
+            if let Some(p) = self.flows[f as usize].sender.timers().1 {
+                p.rescheduled_at(at);
+            }
+        }
+        self.net.ev.schedule(at, Event::PaceTimer(f, g));
     }
 }

@@ -38,6 +38,23 @@ pub(super) fn agree(slot: &mut u32, v: u32) {
     }
 }
 
+/// How far ahead of the clock a flow's pacing timer may fire (`Simulation::
+/// set_early_pacing`): `lead` in picoseconds (0: not at all), and the route offsets
+/// `from..=to` of the channels of its ack route's hand-over chain whose `Net::held` must
+/// be 0 (`from > to`: none).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PaceLead {
+    pub lead: u64,
+    pub from: u32,
+    pub to: u32,
+}
+
+impl PaceLead {
+    pub const NONE: PaceLead = PaceLead { lead: 0, from: 1, to: 0 };
+    /// Not yet found (`Simulation::pace_lead_of`).
+    pub const UNKNOWN: PaceLead = PaceLead { lead: u64::MAX, from: 1, to: 0 };
+}
+
 impl Simulation {
     /// Bytes of the per-channel and per-flow state the packet paths touch (channels and
     /// endpoints), the measure `set_prefetch`'s default compares with
@@ -188,6 +205,7 @@ impl Simulation {
         let n = self.channels.len();
         self.net.held = vec![NOT_CUT; n];
         self.net.ends = vec![EndCut::OFF; self.flows.len()];
+        self.pace_lead.clear();
         self.set_merged_arrivals(on);
         for c in self.channels.iter_mut() {
             c.set_feeds_cut(false);
@@ -452,12 +470,219 @@ impl Simulation {
             rec: &mut self.net.rec,
         };
         if self.net.held[d] != 0 || !ep.sender.on_ack_early(io, &p) {
-            self.park(d, at, p);
+            self.ack_not_taken(d, at, p);
             return;
         }
         self.net.meta.free(p.meta);
         self.early_out(at);
         self.sender_timers(f as u32);
+    }
+
+    /// An ack handed over at send time that its sender did not take (`send_early`): if
+    /// its timers are what came first, they fire first, each at its own time, as often
+    /// as one is due before the ack (`timers_before`), and the sender takes the ack
+    /// then; else (an ack of the flow parked or in a pipe before it, or a timer due at
+    /// the ack's instant) the ack is parked.
+    #[cold]
+    #[inline(never)]
+    fn ack_not_taken(&mut self, d: usize, at: SimTime, p: Packet) {
+        let f = p.flow as usize;
+        if self.net.held[d] == 0 && self.early_pacing && self.timers_before(f, at) {
+            let ep = &mut self.flows[f];
+            let io = Io {
+                now: at,
+                counters: &mut ep.counters,
+                out: &mut self.rx_out,
+                meta: &mut self.net.meta,
+                rec: &mut self.net.rec,
+            };
+            if ep.sender.on_ack_early(io, &p) {
+                self.net.meta.free(p.meta);
+                self.early_out(at);
+                self.sender_timers(f as u32);
+                return;
+            }
+            // (The sends may have armed the retransmission timer.)
+            self.sender_timers(f as u32);
+        }
+        self.park(d, at, p);
+    }
+
+    /// Fires flow `f`'s sender timers (pacing and retransmission), each at its deadline,
+    /// while one is due before `at`, the arrival of the ack its sender is handed
+    /// (`send_early`, with no ack of the flow waiting for an event); returns whether one
+    /// fired. Exact: every later ack of the flow arrives at `at` or after (the last
+    /// channel of the ack route is FIFO), `at` is before the horizon (no snapshot
+    /// between), and a sender's state between two of its acks depends only on its own
+    /// timers, taken here in the event queue's order (by deadline; at one instant the
+    /// retransmission timer first, `Event::rank`); the packets enter the sender's first
+    /// channel, a timed FIFO fed by it alone, at the timer's time, in the order of the
+    /// sender's steps. (An ack and a timer at one instant: the ack first, so only a
+    /// deadline strictly before `at` fires.)
+    fn timers_before(&mut self, f: usize, at: SimTime) -> bool {
+        let mut fired = false;
+        loop {
+            let ep = &mut self.flows[f];
+            let (timer, pace) = ep.sender.timers();
+            let r = timer.as_ref().and_then(|x| x.deadline()).unwrap_or(SimTime::MAX);
+            let t = pace.as_ref().and_then(|x| x.deadline()).unwrap_or(SimTime::MAX);
+            if r.min(t) >= at {
+                break;
+            }
+            let io = Io {
+                now: r.min(t),
+                counters: &mut ep.counters,
+                out: &mut self.rx_out,
+                meta: &mut self.net.meta,
+                rec: &mut self.net.rec,
+            };
+            if r <= t {
+                timer.expect("a deadline").expire_early();
+                ep.sender.on_timer(io);
+            } else {
+                pace.expect("a deadline").expire_early();
+                ep.sender.on_pace(io);
+            }
+            self.timers_early += 1;
+            self.early_out(r.min(t));
+            fired = true;
+        }
+        fired
+    }
+
+    /// Flow `f`'s pacing timer event, at `now`, found its deadline `t` later (`Fired::
+    /// Reschedule`, generation `g`). Where the flow allows it (`set_early_pacing`), the
+    /// timer fires now for its time `t` if `t` is within the flow's lead and nothing
+    /// else can reach the sender first: no ack of the flow waits in a pipe of the ack
+    /// route's hand-over chain or parked (`Net::held` of the chain's channels and of the
+    /// data channel all 0), so every ack not yet handed over leaves the chain's first
+    /// channel at `now` or later and arrives after `now` + lead (the chain's delays less
+    /// 1 ps) >= `t`; its retransmission timer is due after `t`; `t` is before the
+    /// horizon. Otherwise the event moves to `t` less the lead (if that is after
+    /// `now`), or to `t`.
+    #[inline(never)]
+    pub(super) fn pace_ahead(&mut self, f: u32, now: SimTime, t: SimTime, g: u32) {
+        let lead = self.pace_lead_of(f as usize);
+        if lead == 0 {
+            self.net.ev.schedule(t, Event::PaceTimer(f, g));
+            return;
+        }
+        let ahead = SimTime(t.0.saturating_sub(lead));
+        if ahead <= now && t < self.net.horizon && self.acks_all_ahead(f as usize) {
+            let ep = &mut self.flows[f as usize];
+            let (timer, pace) = ep.sender.timers();
+            if timer.and_then(|r| r.deadline()).is_none_or(|r| r > t) {
+                pace.expect("a pacing timer fired").expire_instead();
+                let io = Io {
+                    now: t,
+                    counters: &mut ep.counters,
+                    out: &mut self.rx_out,
+                    meta: &mut self.net.meta,
+                    rec: &mut self.net.rec,
+                };
+                ep.sender.on_pace(io);
+                self.timers_early += 1;
+                self.early_out(t);
+                self.sender_timers(f);
+                self.after_channel(now);
+                return;
+            }
+        }
+        let at = if ahead > now { ahead } else { t };
+        if at != t {
+            if let Some(p) = self.flows[f as usize].sender.timers().1 {
+                p.rescheduled_at(at);
+            }
+        }
+        self.net.ev.schedule(at, Event::PaceTimer(f, g));
+    }
+
+    /// Whether no ack of flow `f` waits in a pipe of its ack route's hand-over chain or
+    /// parked (`pace_ahead`).
+    fn acks_all_ahead(&self, f: usize) -> bool {
+        let l = self.pace_lead[f];
+        let held = &self.net.held;
+        held[self.net.ends[f].tx as usize] == 0
+            && self.net.routes[l.from as usize..=l.to as usize].iter().all(|&c| held[c as usize] == 0)
+    }
+
+    /// Lets sender timers fire ahead of the clock, at their own time (`true`, the
+    /// default; with `set_cut_through`), where a window sender takes its acks at send
+    /// time: when an ack is handed over to its sender, its pacing and retransmission
+    /// timers first fire as often as one is due before that ack (`timers_before`); and
+    /// the pacing timer's event comes ahead of its deadline by the flow's lead
+    /// (`pace_ahead`): the propagation delays of the ack route's hand-over chain (from
+    /// the last channel that is not handed its packets at send time to the route's end)
+    /// less 1 ps, if no scheduled change touches those channels. Acks taken at send
+    /// time enter the sender at their arrival, up to that lead ahead of the clock; a
+    /// paced send made at the clock would reach a merged arrivals' ring behind them, out
+    /// of key order, and an ack behind a due timer was parked. The order of everything
+    /// the sender does (its acks and timers, in time order, an ack before a timer of the
+    /// same instant, the retransmission timer before the pacing timer) is the event
+    /// queue's, so results are those of the plain path; only event counts change. A run
+    /// stopped early (Ctrl-C, a guard) may count a sender's packets up to its lead
+    /// early. Before the first event only; `false` is the reference path for tests.
+    pub fn set_early_pacing(&mut self, on: bool) {
+        assert_eq!(self.events_processed(), 0, "set_early_pacing after the run started");
+        self.early_pacing = on;
+        self.pace_lead.clear();
+    }
+
+    /// Sender timers fired ahead of the clock so far (`set_early_pacing`).
+    pub fn timers_early(&self) -> u64 {
+        self.timers_early
+    }
+
+    /// Flow `f`'s pacing lead in picoseconds (`set_early_pacing`; 0: none), found from the
+    /// hand-overs `set_cut_through` set up when first asked (a flow whose pacing timer
+    /// is never armed costs nothing).
+    #[inline(always)]
+    pub(super) fn pace_lead_of(&mut self, f: usize) -> u64 {
+        match self.pace_lead.get(f) {
+            Some(l) if l.lead != PaceLead::UNKNOWN.lead => l.lead,
+            _ => self.first_pace_lead(f),
+        }
+    }
+
+    /// `pace_lead_of` the first time for flow `f`.
+    #[cold]
+    #[inline(never)]
+    fn first_pace_lead(&mut self, f: usize) -> u64 {
+        if self.pace_lead.is_empty() {
+            self.pace_lead = vec![PaceLead::UNKNOWN; self.flows.len()];
+        }
+        let cut = self.early_pacing && self.net.ends.get(f).is_some_and(|e| e.tx != NOT_CUT);
+        self.pace_lead[f] = if cut { self.find_pace_lead(f) } else { PaceLead::NONE };
+        self.pace_lead[f].lead
+    }
+
+    /// `pace_lead_of` for a flow whose sender takes its acks at send time.
+    fn find_pace_lead(&self, f: usize) -> PaceLead {
+        let routes = &self.net.routes;
+        let Some(first) = self.flows[f].receiver.ack_route().map(|r| r as usize) else { return PaceLead::NONE };
+        if routes[first] == ROUTE_END {
+            return PaceLead::NONE;
+        }
+        let mut last = first;
+        while routes[last + 1] != ROUTE_END {
+            last += 1;
+        }
+        // The chain: the last channel not handed its packets at send time (or the
+        // route's first), and every one after it.
+        let mut j = last;
+        while j > first && self.net.held[routes[j] as usize] != NOT_CUT {
+            j -= 1;
+        }
+        let chain = &routes[j..=last];
+        // (A scheduled change may lower a delay.)
+        if self.scenario.changes.iter().any(|c| c.channels.iter().any(|&ch| chain.contains(&(ch as u32)))) {
+            return PaceLead::NONE;
+        }
+        let delay: u64 = chain.iter().map(|&c| self.channels[c as usize].delay.as_ps()).sum();
+        if delay <= 1 {
+            return PaceLead::NONE;
+        }
+        PaceLead { lead: delay - 1, from: (j + 1) as u32, to: last as u32 }
     }
 
     /// An ack its sender cannot take at send time (`send_early`) waits in a slot for an

@@ -138,6 +138,13 @@ pub struct Simulation {
     parked: Vec<Packet>,
     parked_free: Vec<u32>,
     acks_parked: u64,
+    /// Whether pacing timers may fire ahead of the clock (`set_early_pacing`).
+    early_pacing: bool,
+    /// Per flow, how far ahead of the clock its pacing timer may fire
+    /// (`Simulation::set_early_pacing`), found when first needed (`pace_lead_of`).
+    pace_lead: Vec<PaceLead>,
+    /// Sender timers fired ahead of the clock so far.
+    timers_early: u64,
     /// Routes of element-emitted packets, by (from node, to node): route offset.
     emit_routes: BTreeMap<(u32, u32), u32>,
     /// Conversation ids of routes (`[scenario].conversations`).
@@ -201,6 +208,7 @@ mod flows;
 pub mod slices;
 
 use build::ConvIds;
+use fast::PaceLead;
 
 impl Simulation {
     /// Name of channel `i` ("from->to"), built on demand: channels keep no strings.
@@ -367,7 +375,7 @@ impl Simulation {
                 let Some(pace) = ep.sender.timers().1 else { return };
                 match pace.fire(gen, now) {
                     Fired::Ignore => {}
-                    Fired::Reschedule(t, g) => self.net.ev.schedule(t, Event::PaceTimer(f, g)),
+                    Fired::Reschedule(t, g) => self.pace_ahead(f, now, t, g),
                     Fired::Expire => {
                         ep.sender.on_pace(io!(self, ep, now));
                         self.flush(f, now);

@@ -72,6 +72,29 @@ impl LazyTimer {
         Some((d, self.generation))
     }
 
+    /// After `fire` returned `Reschedule(d, _)`: the event is scheduled at `at` (at or
+    /// before `d`) instead.
+    #[inline]
+    pub fn rescheduled_at(&mut self, at: SimTime) {
+        debug_assert!(at <= self.deadline, "a timer's event comes at or before its deadline");
+        self.scheduled = at;
+    }
+
+    /// The timer expires now, ahead of its event: the pending event, if any, stays in
+    /// the queue and finds the deadline the owner sets next (or none) when it fires.
+    #[inline]
+    pub fn expire_early(&mut self) {
+        self.deadline = SimTime::MAX;
+    }
+
+    /// After `fire` returned `Reschedule`: the timer expires now instead, and no event
+    /// is pending.
+    #[inline]
+    pub fn expire_instead(&mut self) {
+        self.deadline = SimTime::MAX;
+        self.scheduled = SimTime::MAX;
+    }
+
     /// Handles the event of generation `gen` firing at `now`.
     pub fn fire(&mut self, gen: u32, now: SimTime) -> Fired {
         if gen != self.generation || self.scheduled == SimTime::MAX {
@@ -117,6 +140,30 @@ mod tests {
         assert_eq!(at, SimTime(30));
         assert_eq!(t.fire(g2, SimTime(30)), Fired::Expire);
         assert_eq!(t.fire(g1, SimTime(50)), Fired::Ignore);
+    }
+
+    #[test]
+    fn an_event_ahead_of_the_deadline_and_an_early_expiry() {
+        // Deadline 100, its event moved 30 ahead, to 70.
+        let mut t = LazyTimer::at(SimTime(100));
+        let (_, g) = t.needs_event().unwrap();
+        t.rescheduled_at(SimTime(70));
+        assert_eq!(t.needs_event(), None, "the event at 70 comes before 100");
+        // Fired at 70, the deadline is still ahead: the owner may expire it instead.
+        assert_eq!(t.fire(g, SimTime(70)), Fired::Reschedule(SimTime(100), g));
+        t.expire_instead();
+        assert_eq!(t.deadline(), None);
+        assert_eq!(t.fire(g, SimTime(100)), Fired::Ignore, "no event pending");
+        // Expired early with its event pending: the event finds the next deadline (140)
+        // and moves to it; no new event is needed for a later deadline.
+        let mut v = LazyTimer::at(SimTime(100));
+        let (_, g) = v.needs_event().unwrap();
+        v.expire_early();
+        v.set_deadline(Some(SimTime(140)));
+        assert_eq!(v.needs_event(), None);
+        assert_eq!(v.fire(g, SimTime(100)), Fired::Reschedule(SimTime(140), g));
+        v.rescheduled_at(SimTime(120));
+        assert_eq!(v.needs_event(), None, "the event at 120 comes before 140");
     }
 
     #[test]
