@@ -558,7 +558,7 @@ impl Simulation {
         c.series = series(self.net.rec.series.clone());
         let now = self.now();
         let finite = self.finite_flows();
-        c.flows = flow_columns(&self.scenario, &self.flows, now, &in_net, &finite);
+        c.flows = flow_columns(&self.scenario, self.flow_views(), now, &in_net, &finite);
         c.links = link_columns(&self.scenario, &self.channels, &self.merged_per_channel(), now);
         c
     }
@@ -602,8 +602,16 @@ impl Simulation {
             drop(take(&mut self.scenario.links));
         }
         let flows = take(&mut self.flows);
-        c.flows = flow_columns(&self.scenario, &flows, now, &in_net, &finite);
+        let life = self.take_lifecycle();
+        c.flows = flow_columns(
+            &self.scenario,
+            crate::sim::Flows { eps: &flows, life: life.as_deref() },
+            now,
+            &in_net,
+            &finite,
+        );
         drop(flows);
+        drop(life);
         drop(in_net);
         let sc = &self.scenario;
         let flow_dict = Dict::of(sc.flows.len(), sc.flows.iter().map(|f| f.name.as_str()));
@@ -720,8 +728,9 @@ impl Simulation {
         if !any {
             return Vec::new();
         }
-        (0..self.flows.len())
-            .map(|i| super::ideal_fct(&self.scenario, &self.flows[i], i, &self.channels, &self.net.routes))
+        let v = self.flow_views();
+        (0..self.scenario.flows.len())
+            .map(|i| super::ideal_fct(&self.scenario, v.view(i), i, &self.channels, &self.net.routes))
             .collect()
     }
 }
@@ -730,7 +739,7 @@ impl Simulation {
 /// `finite`: `Simulation::finite_flows`.
 fn flow_columns(
     sc: &crate::scenario::Scenario,
-    eps: &[crate::sim::Endpoint],
+    eps: crate::sim::Flows<'_>,
     now: SimTime,
     in_net: &[u64],
     finite: &[Option<(u32, f64)>],
@@ -739,7 +748,7 @@ fn flow_columns(
     let mut t = chunked(
         n,
         &["name", "kind", "cc", "from", "to"],
-        |i| flow_numbers(sc, &eps[i], i, now, in_net[i], finite.get(i).copied().flatten()),
+        |i| flow_numbers(sc, eps.view(i), i, now, in_net[i], finite.get(i).copied().flatten()),
         FlowResult::write_columns,
     );
     let node = |f: fn(&crate::scenario::Flow) -> usize| Column::Ref {
@@ -748,7 +757,7 @@ fn flow_columns(
     };
     t.set("name", Column::Ref { dict: FLOW_NAMES, codes: (0..n as u32).collect() });
     t.set("kind", few_strs(n, sc.flows.iter().map(|f| Some(f.spec.kind()))));
-    t.set("cc", few_strs(n, sc.flows.iter().zip(eps).map(|(f, ep)| flow_cc(ep, &f.spec))));
+    t.set("cc", few_strs(n, sc.flows.iter().enumerate().map(|(i, f)| flow_cc(eps.view(i), &f.spec))));
     t.set("from", node(|f| f.from));
     t.set("to", node(|f| f.to));
     t

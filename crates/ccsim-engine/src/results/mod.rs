@@ -17,7 +17,7 @@ use crate::net::{N_DROP_REASONS, ROUTE_END};
 use crate::qdisc::DropReason;
 use crate::scenario::FlowSpec;
 use crate::scenario::Scenario;
-use crate::sim::{Endpoint, Simulation};
+use crate::sim::{FlowView, Simulation};
 use crate::transport::FlowCounters;
 use serde::Serialize;
 
@@ -366,7 +366,7 @@ fn phase(sim: &Simulation, name: String, a: usize, b: usize) -> Option<PhaseResu
 /// The result row of flow `i` (`in_net`: `Simulation::in_network`).
 pub(crate) fn flow_result(sim: &Simulation, i: usize, now: SimTime, in_net: &[u64]) -> FlowResult {
     let sc = &sim.scenario;
-    let ep = &sim.flows[i];
+    let ep = sim.flow_views().view(i);
     let f = &sc.flows[i];
     let node = |i: usize| sc.nodes[i].name.to_string();
     FlowResult {
@@ -380,9 +380,9 @@ pub(crate) fn flow_result(sim: &Simulation, i: usize, now: SimTime, in_net: &[u6
 }
 
 /// Flow `i`'s congestion control (window flows).
-pub(crate) fn flow_cc<'a>(ep: &Endpoint, spec: &'a FlowSpec) -> Option<&'a str> {
-    match (ep.window(), spec) {
-        (Some(_), FlowSpec::Window { cc, .. }) => Some(cc.name()),
+pub(crate) fn flow_cc<'a>(ep: FlowView<'_>, spec: &'a FlowSpec) -> Option<&'a str> {
+    match (ep.is_window(), spec) {
+        (true, FlowSpec::Window { cc, .. }) => Some(cc.name()),
         _ => None,
     }
 }
@@ -393,24 +393,24 @@ pub(crate) fn flow_cc<'a>(ep: &Endpoint, spec: &'a FlowSpec) -> Option<&'a str> 
 /// `finite`: `ideal_fct`'s answer for the flow.
 pub(crate) fn flow_numbers(
     sc: &Scenario,
-    ep: &Endpoint,
+    ep: FlowView<'_>,
     i: usize,
     now: SimTime,
     in_net: u64,
     finite: Option<(u32, f64)>,
 ) -> FlowResult {
     let f = &sc.flows[i];
-    let fct = ep.window().and_then(|w| w.completed_at()).map(|t| (t - ep.start).as_secs_f64());
-    let c = ep.counters();
+    let fct = ep.completed_at().map(|t| (t - ep.start()).as_secs_f64());
+    let c = &ep.counters();
     let active_s = (now.as_secs_f64() - f.start.as_secs_f64()).max(0.0);
     let size = flow_size(&f.spec);
     let rate = |n: u64| if active_s > 0.0 { n as f64 / active_s } else { 0.0 };
-    let rtt = match (ep.window(), &*f.spec) {
-        (Some(w), FlowSpec::Window { .. }) => Some(w.rtt_stats(c)),
+    let rtt = match &*f.spec {
+        FlowSpec::Window { .. } => ep.rtt_stats(),
         _ => None,
     };
     let rtt = rtt.filter(|r| r.n > 0);
-    let d = ep.delay.as_deref().map(|d| &d.stats);
+    let d = ep.delay();
     FlowResult {
         name: String::new(),
         kind: String::new(),
@@ -434,7 +434,7 @@ pub(crate) fn flow_numbers(
         ecn_reductions: c.ecn_reductions,
         timeouts: c.timeouts,
         fast_retransmits: c.fast_retransmits,
-        goodput_bps: match ep.receiver.metrics().delivered_bits {
+        goodput_bps: match ep.delivered_bits() {
             Some(bits) => rate(bits),
             None => rate(c.delivered) * size * 8.0,
         },
@@ -453,7 +453,7 @@ pub(crate) fn flow_numbers(
         qdelay_p95_s: d.and_then(|d| d.queueing.quantile_s(0.95)),
         qdelay_p99_s: d.and_then(|d| d.queueing.quantile_s(0.99)),
         qdelay_max_s: d.and_then(|d| d.queueing.max_s()),
-        window_time_s: ep.window().and_then(|w| w.window_times(now)),
+        window_time_s: ep.window_times(now),
         size_bytes: finite.map(|(size_pkts, _)| size_pkts as u64 * size as u64),
         completed: fct.is_some(),
         fct_s: fct,
@@ -471,14 +471,14 @@ pub(crate) fn flow_numbers(
 /// channels' current ones. `None` for other flows.
 pub(crate) fn ideal_fct(
     sc: &Scenario,
-    ep: &Endpoint,
+    ep: FlowView<'_>,
     i: usize,
     channels: &[Channel],
     routes: &[u32],
 ) -> Option<(u32, f64)> {
     let FlowSpec::Window { data_size, ack_size, sender, .. } = &*sc.flows[i].spec else { return None };
     let size = sender.size?.get();
-    let w = ep.window()?;
+    let (data_route, ack_route) = ep.routes()?;
     // (propagation + transmission of one packet of `bits` over the route, ps; the
     // slowest rate on it)
     let walk = |route: u32, bits: u32| {
@@ -492,12 +492,12 @@ pub(crate) fn ideal_fct(
         (base, slowest)
     };
     let bits = data_size * 8;
-    let (out, slowest) = walk(w.data_route(), bits);
-    let (back, _) = walk(ep.receiver.ack_route()?, ack_size * 8);
+    let (out, slowest) = walk(data_route, bits);
+    let (back, _) = walk(ack_route, ack_size * 8);
     let mut ps = (out + back - tx_time(bits, slowest).as_ps()) as f64
         + size as f64 * bits as f64 / slowest as f64 * PS_PER_S as f64;
     if sender.handshake.is_some() {
-        let (syn, _) = walk(w.data_route(), ack_size * 8);
+        let (syn, _) = walk(data_route, ack_size * 8);
         ps += (syn + back) as f64;
     }
     Some((size, ps / PS_PER_S as f64))

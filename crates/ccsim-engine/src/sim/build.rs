@@ -101,7 +101,18 @@ impl ChannelIndex {
 impl Simulation {
     /// Builds the network and schedules the initial events. `seed` overrides the
     /// scenario's seed.
-    pub fn new(mut scenario: Scenario, seed: Option<u64>) -> Self {
+    pub fn new(scenario: Scenario, seed: Option<u64>) -> Self {
+        Self::build(scenario, seed, true)
+    }
+
+    /// `new` with every flow built at the start, none in a reused slot
+    /// (`sim/lifecycle.rs`): the reference its results are compared with in tests.
+    #[doc(hidden)]
+    pub fn new_all_built(scenario: Scenario, seed: Option<u64>) -> Self {
+        Self::build(scenario, seed, false)
+    }
+
+    fn build(mut scenario: Scenario, seed: Option<u64>, lazy: bool) -> Self {
         let seed = seed.unwrap_or(scenario.seed);
         crate::scenario::workload::expand(&mut scenario, seed);
         let mut rec = Recorder::new(scenario.sampling.map(|s| s.width(scenario.duration)), scenario.duration);
@@ -181,6 +192,9 @@ impl Simulation {
         });
         let mut ecmp_next = scenario.ecmp_flows.iter().peekable();
         let (mut path, mut ack_path) = (Vec::new(), Vec::new());
+        // Flows from `lazy_first` on are built at their start (`sim/lifecycle.rs`).
+        let lazy_first = if lazy { lifecycle::lazy_first(&scenario) } else { scenario.flows.len() };
+        let mut lazy = Vec::with_capacity(scenario.flows.len() - lazy_first);
         for (fi, f) in scenario.flows.iter().enumerate() {
             let by_ecmp = ecmp_next.next_if(|&&i| i == fi).is_some();
             let (path, ack_path) = if let (true, Some(ecmp)) = (by_ecmp, ecmp.as_mut()) {
@@ -214,12 +228,20 @@ impl Simulation {
             };
             let start = SimTime::ZERO + f.start + offset;
             let stop = f.stop.map(|s| SimTime::ZERO + s).unwrap_or(SimTime::MAX);
+            if fi >= lazy_first {
+                // (A window flow: it acknowledges, as `flows::build` would report.)
+                route_chans[ack_route as usize - 1] = conv(&mut convs, f.to, f.from);
+                starts.push(start);
+                lazy.push(lifecycle::LazyFlow { data_route, ack_route, start, stop, delay: measured[fi].0 });
+                continue;
+            }
             let name = f.name.as_str();
             let mut series = |m: &str, unit: &str, every: bool| series(&mut rec, &mut wanted, name, m, unit, every);
             let built = flows::build(
                 &f.spec,
                 BuildCx {
                     flow: fi,
+                    slot: fi as u32,
                     name,
                     seed,
                     start,
@@ -253,13 +275,17 @@ impl Simulation {
         for (slot, a, b) in unnumbered {
             route_chans[slot] = conv(&mut convs, a, b);
         }
-        for (fi, (ep, &start)) in flows.iter_mut().zip(&starts).enumerate() {
-            match ep.sender.first(start) {
+        for (fi, &start) in starts.iter().enumerate() {
+            // (A lazy flow is a window flow, whose first event is its start.)
+            let first = flows.get_mut(fi).map_or(First::Start(start), |ep: &mut Endpoint| ep.sender.first(start));
+            match first {
                 First::Start(t) => events.schedule(t, Event::FlowStart(fi as u32)),
                 First::Tick(t) => events.schedule(t, Event::SourceTick(fi as u32)),
                 First::Never => {}
             }
         }
+        let life = (!lazy.is_empty()).then(|| Box::new(lifecycle::Lifecycle::new(lazy_first, lazy)));
+        let lazy_slot = if life.is_some() { lazy_first as u32 } else { u32::MAX };
 
         if !wanted.names.is_empty() {
             for c in channels.iter_mut() {
@@ -332,6 +358,8 @@ impl Simulation {
             prefetch_ahead: 0,
             finished: false,
             stopped: None,
+            life,
+            lazy_slot,
         };
         // Drop-tail FIFOs schedule departures at enqueue (no `TxDone` events), and take
         // packets from their one feeding channel at send time where they can.

@@ -67,14 +67,14 @@ impl Simulation {
         if let Some(t) = self.flows[x.flow as usize].sender.on_pass(now, &x.control) {
             self.net.ev.schedule(t, Event::SourceTick(x.flow));
         }
-        self.sender_timers(x.flow);
+        self.sender_timers(x.flow, now);
     }
 
     /// Injects the packets flow `f` just emitted and (re)schedules its timers.
     #[inline]
     pub(super) fn flush(&mut self, f: u32, now: SimTime) {
         self.send_out(now);
-        self.sender_timers(f);
+        self.sender_timers(f, now);
         self.receiver_timer(f);
     }
 
@@ -97,15 +97,19 @@ impl Simulation {
         self.out.clear();
     }
 
-    /// (Re)schedules flow `f`'s sender timers if they moved.
+    /// (Re)schedules flow `f`'s sender timers if they moved, after it acted at `now`; a
+    /// flow built at its start may then be done with its slot (`sim/lifecycle.rs`).
     #[inline(always)]
-    pub(super) fn sender_timers(&mut self, f: u32) {
+    pub(super) fn sender_timers(&mut self, f: u32, now: SimTime) {
         let (timer, pace) = self.flows[f as usize].sender.timers();
         if let Some((t, g)) = timer.and_then(|t| t.needs_event()) {
             self.net.ev.schedule(t, Event::FlowTimer(f, g));
         }
         if let Some((t, g)) = pace.and_then(|t| t.needs_event()) {
             self.schedule_pace(f, t, g);
+        }
+        if f >= self.lazy_slot {
+            self.maybe_retire(f, now);
         }
     }
 

@@ -206,6 +206,9 @@ impl Simulation {
         self.net.held = vec![NOT_CUT; n];
         self.net.ends = vec![EndCut::OFF; self.flows.len()];
         self.pace_lead.clear();
+        if let Some(life) = self.life.as_deref_mut() {
+            life.ends.fill(EndCut::OFF);
+        }
         self.set_merged_arrivals(on);
         for c in self.channels.iter_mut() {
             c.set_feeds_cut(false);
@@ -244,11 +247,11 @@ impl Simulation {
         // for their arrival time, from the last channel of the data route: the receiver
         // and that channel together depend only on the data arrivals, in order. (A route's
         // first channel is never a cut-through channel: its feeder is `HOP_HOST` or `HOP_MANY`.)
+        let ends_of = self.end_routes();
+        let mut ends = vec![EndCut::OFF; ends_of.len()];
         let mut early = Vec::new();
-        for (f, ep) in self.flows.iter().enumerate() {
-            let (Some(ack_route), Some(data_route)) = (ep.receiver.ack_route(), ep.sender.early_data_route()) else {
-                continue;
-            };
+        for (f, e) in ends_of.iter().enumerate() {
+            let Some((ack_route, data_route)) = e.routes else { continue };
             let ack_first = routes[ack_route as usize];
             let data_route = data_route as usize;
             let mut last = data_route;
@@ -257,8 +260,8 @@ impl Simulation {
             }
             // (Delay statistics read the rates in force when the packet arrives: not early
             // if scheduled changes may move them.)
-            let changes = !self.scenario.changes.is_empty() && ep.delay.is_some();
-            if !ep.receiver.takes_data_early() || changes || ack_first == ROUTE_END || routes[data_route] == ROUTE_END {
+            let changes = !self.scenario.changes.is_empty() && e.delay;
+            if !e.takes_data_early || changes || ack_first == ROUTE_END || routes[data_route] == ROUTE_END {
                 continue;
             }
             let (a, c) = (ack_first as usize, routes[last] as usize);
@@ -267,7 +270,7 @@ impl Simulation {
             }
         }
         for (f, a, c) in early {
-            self.net.ends[f].rx = a as u32;
+            ends[f].rx = a as u32;
             self.net.held[a] = 0;
             self.channels[c].set_feeds_cut(true);
         }
@@ -283,10 +286,8 @@ impl Simulation {
             (r + 1..).take_while(|&i| routes[i] != ROUTE_END).all(|i| self.net.held[routes[i] as usize] != NOT_CUT)
         };
         let mut early = Vec::new();
-        for (f, ep) in self.flows.iter().enumerate() {
-            let (Some(ack_route), Some(data_route)) = (ep.receiver.ack_route(), ep.sender.early_data_route()) else {
-                continue;
-            };
+        for (f, e) in ends_of.iter().enumerate() {
+            let Some((ack_route, data_route)) = e.routes else { continue };
             let (ack_route, data_route) = (ack_route as usize, data_route as usize);
             if routes[ack_route] == ROUTE_END || routes[data_route] == ROUTE_END {
                 continue;
@@ -296,16 +297,68 @@ impl Simulation {
             while routes[last + 1] != ROUTE_END {
                 last += 1;
             }
-            let closed = self.net.ends[f].rx != NOT_CUT && cut_from(data_route) && cut_from(ack_route);
+            let closed = ends[f].rx != NOT_CUT && cut_from(data_route) && cut_from(ack_route);
             if only_start(d) && self.channels[d].is_timed() && !closed {
                 early.push((f, d, routes[last] as usize));
             }
         }
         for (f, d, c) in early {
-            self.net.ends[f].tx = d as u32;
+            ends[f].tx = d as u32;
             self.net.held[d] = 0;
             self.channels[c].set_feeds_cut(true);
         }
+        // Flows built at their start take theirs then (`Simulation::start_lazy`).
+        let built = self.flows.len().min(ends.len());
+        if let Some(life) = self.life.as_deref_mut() {
+            life.ends.copy_from_slice(&ends[life.first as usize..]);
+        }
+        self.net.ends[..built].copy_from_slice(&ends[..built]);
+    }
+
+    /// Per flow (by id), what cut-through to its endpoints depends on: its (ack route,
+    /// data route) if its receiver acknowledges on a route and its sender may take acks
+    /// early; whether the receiver may take data early; whether its delays are measured.
+    /// Flows built at their start (`sim/lifecycle.rs`) answer from an endpoint built once
+    /// per flow spec (the answers depend on the spec and the routes alone).
+    fn end_routes(&self) -> Vec<EndRoutes> {
+        let of = |ep: &Endpoint| EndRoutes {
+            routes: ep.receiver.ack_route().zip(ep.sender.early_data_route()),
+            takes_data_early: ep.receiver.takes_data_early(),
+            delay: ep.delay.is_some(),
+        };
+        let mut out: Vec<EndRoutes> = self.flows.iter().map(of).collect();
+        if let Some(life) = self.life.as_deref() {
+            out.truncate(life.first as usize);
+            let mut proto: std::collections::HashMap<*const crate::scenario::FlowSpec, bool> = Default::default();
+            for (k, lf) in life.flows.iter().enumerate() {
+                let f = &self.scenario.flows[life.first as usize + k];
+                let takes = *proto.entry(std::sync::Arc::as_ptr(&f.spec)).or_insert_with(|| {
+                    let b = super::flows::build(
+                        &f.spec,
+                        super::flows::BuildCx {
+                            flow: 0,
+                            slot: 0,
+                            name: "",
+                            seed: 0,
+                            start: lf.start,
+                            offset: SimDuration::ZERO,
+                            stop: lf.stop,
+                            data_route: lf.data_route,
+                            ack_route: lf.ack_route,
+                            series: &mut |_, _, _| None,
+                            window_hist: None,
+                        },
+                    );
+                    b.receiver.takes_data_early()
+                });
+                out.push(EndRoutes {
+                    routes: Some((lf.ack_route, lf.data_route)),
+                    takes_data_early: takes,
+                    delay: lf.delay,
+                });
+            }
+        }
+        out
     }
 
     /// Sets the cut-through horizon (`Net::horizon`): the next snapshot's time, or just
@@ -475,7 +528,7 @@ impl Simulation {
         }
         self.net.meta.free(p.meta);
         self.early_out(at);
-        self.sender_timers(f as u32);
+        self.sender_timers(f as u32, at);
     }
 
     /// An ack handed over at send time that its sender did not take (`send_early`): if
@@ -499,11 +552,11 @@ impl Simulation {
             if ep.sender.on_ack_early(io, &p) {
                 self.net.meta.free(p.meta);
                 self.early_out(at);
-                self.sender_timers(f as u32);
+                self.sender_timers(f as u32, at);
                 return;
             }
             // (The sends may have armed the retransmission timer.)
-            self.sender_timers(f as u32);
+            self.sender_timers(f as u32, at);
         }
         self.park(d, at, p);
     }
@@ -583,7 +636,7 @@ impl Simulation {
                 ep.sender.on_pace(io);
                 self.timers_early += 1;
                 self.early_out(t);
-                self.sender_timers(f);
+                self.sender_timers(f, t);
                 self.after_channel(now);
                 return;
             }
@@ -648,8 +701,9 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn first_pace_lead(&mut self, f: usize) -> u64 {
-        if self.pace_lead.is_empty() {
-            self.pace_lead = vec![PaceLead::UNKNOWN; self.flows.len()];
+        if self.pace_lead.len() <= f {
+            // (Slots of flows built at their start come after the build: `sim/lifecycle.rs`.)
+            self.pace_lead.resize(self.flows.len(), PaceLead::UNKNOWN);
         }
         let cut = self.early_pacing && self.net.ends.get(f).is_some_and(|e| e.tx != NOT_CUT);
         self.pace_lead[f] = if cut { self.find_pace_lead(f) } else { PaceLead::NONE };
@@ -750,4 +804,11 @@ impl Simulation {
         self.net.meta.free(p.meta);
         self.early_out(at);
     }
+}
+
+/// What cut-through to a flow's endpoints depends on (`Simulation::end_routes`).
+struct EndRoutes {
+    routes: Option<(u32, u32)>,
+    takes_data_early: bool,
+    delay: bool,
 }

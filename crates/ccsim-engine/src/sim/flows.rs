@@ -17,8 +17,12 @@ use crate::transport::{Receiver, Sender};
 
 /// What building a flow's two ends needs from the simulation (`build`).
 pub(crate) struct BuildCx<'a> {
-    /// The flow's index and name.
+    /// The flow's index (its random streams) and name.
     pub flow: usize,
+    /// The slot its two ends take in the simulation's array (`Simulation::flows`), which
+    /// its packets carry: the flow's index, but for a flow built at its start in a
+    /// reused slot (`sim/lifecycle.rs`).
+    pub slot: u32,
     pub name: &'a str,
     pub seed: u64,
     /// Its start time (start jitter included) and the jitter alone.
@@ -50,7 +54,7 @@ pub(crate) struct Built {
 /// Builds the sender and receiver a flow kind pairs.
 pub(crate) fn build(spec: &FlowSpec, cx: BuildCx<'_>) -> Built {
     let data = |bits: u32| {
-        let mut p = Packet::new(PacketKind::Data, cx.flow as u32, 0);
+        let mut p = Packet::new(PacketKind::Data, cx.slot, 0);
         p.bits = bits;
         p.route = cx.data_route;
         p

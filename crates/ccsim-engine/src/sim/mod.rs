@@ -172,6 +172,10 @@ pub struct Simulation {
     finished: bool,
     /// Stopped before the end (max_events, max_wall, interrupted).
     stopped: Option<StopReason>,
+    /// The flows built at their start (`sim/lifecycle.rs`), if any.
+    life: Option<Box<Lifecycle>>,
+    /// The first slot of those (`Lifecycle::first`), `u32::MAX` without.
+    lazy_slot: u32,
 }
 
 /// Why a run stopped before the end of its scenario.
@@ -205,10 +209,13 @@ mod build;
 mod endpoints;
 mod fast;
 mod flows;
+mod lifecycle;
 pub mod slices;
 
 use build::ConvIds;
 use fast::PaceLead;
+use lifecycle::Lifecycle;
+pub(crate) use lifecycle::{FlowView, Flows};
 
 impl Simulation {
     /// Name of channel `i` ("from->to"), built on demand: channels keep no strings.
@@ -395,6 +402,7 @@ impl Simulation {
                 }
             }
             Event::FlowStart(f) => {
+                let f = if f >= self.lazy_slot { self.start_lazy(f, now) } else { f };
                 let ep = &mut self.flows[f as usize];
                 ep.sender.start(io!(self, ep, now));
                 self.flush(f, now);
@@ -512,7 +520,7 @@ impl Simulation {
             ep.sender.on_ack(io!(self, ep, now), &p);
             self.net.meta.free(p.meta);
             self.send_out(now);
-            self.sender_timers(f);
+            self.sender_timers(f, now);
         } else {
             self.control(c, now, &p);
             self.net.meta.free(p.meta);
@@ -641,7 +649,7 @@ impl Simulation {
             }
             self.snapshots[k] = Some(Snapshot {
                 time: end,
-                flows: self.flows.iter().map(|f| *f.counters()).collect(),
+                flows: self.counters_by_flow(),
                 channels: self.channels.iter().map(Channel::counters).collect(),
             });
         }
@@ -655,7 +663,7 @@ impl Simulation {
         }
         self.snapshots[k] = Some(Snapshot {
             time: now,
-            flows: self.flows.iter().map(|f| *f.counters()).collect(),
+            flows: self.counters_by_flow(),
             channels: self.channels.iter().map(Channel::counters).collect(),
         });
         // Packets held back for this snapshot (arriving at or after it) may now be
@@ -677,17 +685,17 @@ impl Simulation {
 
     /// Data packets of each flow currently queued or propagating.
     pub fn in_network(&self) -> Vec<u64> {
-        let mut n = vec![0u64; self.flows.len()];
+        let mut n = vec![0u64; self.scenario.flows.len()];
         for c in &self.channels {
             c.for_each_packet(&self.net.pipes, &mut |p| {
                 if p.is_data() {
-                    n[p.flow as usize] += 1;
+                    n[self.flow_of_slot(p.flow) as usize] += 1;
                 }
             });
         }
         for p in self.net.merges.iter().flat_map(|m| m.packets()) {
             if p.is_data() {
-                n[p.flow as usize] += 1;
+                n[self.flow_of_slot(p.flow) as usize] += 1;
             }
         }
         n

@@ -95,6 +95,14 @@ impl LazyTimer {
         self.scheduled = SimTime::MAX;
     }
 
+    /// Takes over the generation of the timer `old` of a retired flow whose slot this
+    /// timer's flow reuses (`sim/lifecycle.rs`): the events `old` left in the queue carry
+    /// that generation or an older one, and this timer's first event a newer one, so
+    /// they fire as stale (`Fired::Ignore`).
+    pub fn follow(&mut self, old: &LazyTimer) {
+        self.generation = old.generation;
+    }
+
     /// Handles the event of generation `gen` firing at `now`.
     pub fn fire(&mut self, gen: u32, now: SimTime) -> Fired {
         if gen != self.generation || self.scheduled == SimTime::MAX {
@@ -164,6 +172,25 @@ mod tests {
         assert_eq!(v.fire(g, SimTime(100)), Fired::Reschedule(SimTime(140), g));
         v.rescheduled_at(SimTime(120));
         assert_eq!(v.needs_event(), None, "the event at 120 comes before 140");
+    }
+
+    #[test]
+    fn a_timer_following_another_ignores_the_events_the_other_left() {
+        // The old flow's timer left events of generations 1 and 2 (the second moved
+        // earlier) and stopped; the slot's new flow arms its own at 40.
+        let mut old = LazyTimer::at(SimTime(50));
+        let (_, g1) = old.needs_event().unwrap();
+        old.set_deadline(Some(SimTime(30)));
+        let (_, g2) = old.needs_event().unwrap();
+        old.set_deadline(None);
+        let mut new = LazyTimer::at(SimTime(40));
+        new.follow(&old);
+        assert_eq!(new.fire(g2, SimTime(30)), Fired::Ignore, "before its own first event");
+        let (at, g3) = new.needs_event().unwrap();
+        assert_eq!((at, g3), (SimTime(40), 3));
+        assert_eq!(new.fire(g2, SimTime(30)), Fired::Ignore);
+        assert_eq!(new.fire(g1, SimTime(50)), Fired::Ignore, "nor does an older one");
+        assert_eq!(new.fire(g3, SimTime(40)), Fired::Expire);
     }
 
     #[test]
