@@ -209,7 +209,7 @@ mod build;
 mod endpoints;
 mod fast;
 mod flows;
-mod lifecycle;
+pub(crate) mod lifecycle;
 pub mod slices;
 
 use build::ConvIds;
