@@ -1,6 +1,7 @@
 """htsim's fat-tree TCP experiment (experiment.py) in ccsim: one run, one seed.
 
-    python ccsim_ft.py SEED OUT.json [--conns 16] [--acks instant|fabric] [--queue random|droptail|red|short]
+    python ccsim_ft.py SEED OUT.json [--conns 16] [--acks instant|fabric] [--queue random|droptail|red|short] [--rto jk|linux]
+        [--htsim-paths LOG.paths]
 
 Run with the ccsim virtual environment (``import ccsim``). Writes each flow's throughput
 over [0, 3 s] (htsim's last sample), the run's event count and the engine's wall time.
@@ -22,6 +23,13 @@ approximates that region with RED on the instantaneous queue (w_q = 1, 4 to 7 pa
 waiting, max_p 0.3: the probability is 0, 0.1 and 0.2 at 4, 5 and 6 waiting, mean 0.1);
 ``short`` is the other bound, a drop-tail port of 4 waiting (htsim's early region always
 dropping).
+
+``--rto jk`` (default) is ccsim's Jacobson/Karels timer: one timed packet per round trip,
+never a retransmitted one (Karn), so a timeout's doubling stays until a packet sent after
+the go-back is acknowledged. ``--rto linux`` samples every advancing ack's timestamp echo,
+retransmissions included, and each sample ends the backoff: htsim's TcpSrc, which
+recomputes its timeout from every ack's echo (``tcp.cpp`` TcpSrc::receivePacket), is
+nearer that one (docs/performance.md, "htsim's slow tail").
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ import sys
 import time
 
 import ccsim
+import htsim_paths
 from experiment import (
     ACK,
     CONNS,
@@ -67,12 +76,21 @@ QUEUES = {
 }
 
 
-def scenario(seed: int, acks: str = "instant", queue: str = "random", conns: int = CONNS) -> tuple[dict, list]:
+def scenario(
+    seed: int,
+    acks: str = "instant",
+    queue: str = "random",
+    conns: int = CONNS,
+    rto: str = "jk",
+    given: list[tuple[int, int, list[str]]] | None = None,
+) -> tuple[dict, list]:
     """The scenario of one run (``Scenario.from_dict``'s input) and its flows [(src, dst,
     path or None)]. Host NICs queue without limit and without a discipline (fcfs), as
-    htsim's FairPriorityQueue; switch ports as ``queue`` says."""
+    htsim's FairPriorityQueue; switch ports as ``queue`` says. ``given``: the flows and
+    their paths instead of the seed's draw (htsim_paths.read: an htsim run's own)."""
     rng = random.Random(seed)
-    pairs = permutation(rng, conns=conns)
+    pairs = [(s, d) for s, d, _ in given] if given else permutation(rng, conns=conns)
+    given_path = {(s, d): p for s, d, p in given or ()}
     qdisc, buffer = QUEUES[queue]
     half = K // 2
     b = ccsim.Scenario.builder(
@@ -113,6 +131,8 @@ def scenario(seed: int, acks: str = "instant", queue: str = "random", conns: int
         "min_rto": MIN_RTO,
         "initial_rto": INITIAL_RTO,
     }
+    if rto != "jk":
+        params["rto"] = rto
     flows = []
     for src, dst in pairs:
         s, d = host_name(src), host_name(dst)
@@ -120,7 +140,7 @@ def scenario(seed: int, acks: str = "instant", queue: str = "random", conns: int
         path = None
         if acks == "instant":
             choices = paths(src, dst)
-            path = choices[rng.randrange(len(choices))]
+            path = given_path.get((src, dst)) or choices[rng.randrange(len(choices))]
             fields = {"path": path, "ack_path": [d, "ack", s]}
         b.add_flow(f"f{src}-{dst}", s, d, cc="newreno", params=params, **fields)
         flows.append((src, dst, path))
@@ -131,8 +151,15 @@ def scenario(seed: int, acks: str = "instant", queue: str = "random", conns: int
     return d, flows
 
 
-def run(seed: int, acks: str = "instant", queue: str = "random", conns: int = CONNS) -> dict:
-    d, flows = scenario(seed, acks, queue, conns)
+def run(
+    seed: int,
+    acks: str = "instant",
+    queue: str = "random",
+    conns: int = CONNS,
+    rto: str = "jk",
+    given: list[tuple[int, int, list[str]]] | None = None,
+) -> dict:
+    d, flows = scenario(seed, acks, queue, conns, rto, given)
     t0 = time.perf_counter()
     r = ccsim.Scenario.from_dict(d).run()
     wall = time.perf_counter() - t0
@@ -142,17 +169,20 @@ def run(seed: int, acks: str = "instant", queue: str = "random", conns: int = CO
     for iv in upto:
         for f in iv["flows"]:
             delivered[f["name"]] += f["delivered_pkts"]
+    by_name = {f["name"]: f for f in raw["flows"]}
     tput = [delivered[f"f{s}-{d}"] * MSS * 8 / SAMPLE_S / 1e9 for s, d, _ in flows]
     return {
         "seed": seed,
         "acks": acks,
         "queue": queue,
         "conns": conns,
+        "rto": rto,
         "flows": [{"src": s, "dst": d, "path": p} for s, d, p in flows],
         "tput_gbps": tput,
         "events": raw["events"],
         "delivered_pkts": sum(f["delivered_pkts"] for f in raw["flows"]),
         "timeouts": sum(f["timeouts"] for f in raw["flows"]),
+        "flow_timeouts": [by_name[f"f{s}-{d}"]["timeouts"] for s, d, _ in flows],
         "fast_retransmits": sum(f["fast_retransmits"] for f in raw["flows"]),
         "engine_wall_s": raw["wall_time_s"],
         "run_wall_s": wall,
@@ -166,8 +196,11 @@ def main() -> int:
     ap.add_argument("--acks", choices=["instant", "fabric"], default="instant")
     ap.add_argument("--queue", choices=sorted(QUEUES), default="random")
     ap.add_argument("--conns", type=int, default=CONNS, help="flows: htsim's -conns (default 16)")
+    ap.add_argument("--rto", choices=["jk", "linux"], default="jk", help="the flows' retransmission timer")
+    ap.add_argument("--htsim-paths", help="an htsim run's LOG.paths: its flows and paths (htsim_paths.py)")
     a = ap.parse_args()
-    res = run(a.seed, a.acks, a.queue, a.conns)
+    given = htsim_paths.read(a.htsim_paths) if a.htsim_paths else None
+    res = run(a.seed, a.acks, a.queue, a.conns, a.rto, given)
     with open(a.out, "w", encoding="utf-8") as f:
         json.dump(res, f, indent=1)
     print(
