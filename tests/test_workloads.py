@@ -83,6 +83,13 @@ def test_bench_datacenter_cases(tmp_path):
     data = json.loads(out.stdout)
     assert data["case"] == "leaf-spine" and data["flows"] > 0 and data["events_per_pkt"] > 1
     assert data["peak_rss_bytes"] > 0
+    # 15 kB flows at 60% of 128 x 10 Gbps: 6.4 million a second, 6,400 expected in 1 ms,
+    # most done within it (each takes tens to hundreds of microseconds).
+    out = run_cli("bench", "--case", "short-flows", "--time", "1ms", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert 5600 < data["flows"] < 7200, data["flows"]
+    assert data["completed_flows"] > 0.8 * data["flows"]
     bad = run_cli("bench", "--case", "fat-tree", "--flows", "3")
     assert bad.returncode != 0 and "--flows: applies to the dumbbell" in bad.stderr
 
