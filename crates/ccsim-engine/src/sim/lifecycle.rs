@@ -85,7 +85,8 @@ pub(crate) struct Lifecycle {
 
 /// The first flow built at its start, or `scenario.flows.len()` when every flow is
 /// built at the start: workload flows, unless something reads flows by id during the
-/// run (elements, series; the window histogram, which reads the time of the end).
+/// run (elements, series; the window histogram, which reads the time of the end) or
+/// their policy is defined outside the engine (`cc = "module:Class"`).
 pub(crate) fn lazy_first(sc: &Scenario) -> usize {
     let n = sc.flows.len();
     let first = n - sc.generated;
@@ -93,7 +94,13 @@ pub(crate) fn lazy_first(sc: &Scenario) -> usize {
     if sc.generated == 0 || reads_flows {
         return n;
     }
-    if sc.flows[first..].iter().any(|f| !matches!(&*f.spec, crate::scenario::FlowSpec::Window { .. })) {
+    // (A policy defined outside the engine is built by its front end, once per flow, in
+    // flow order at the build: kept so, whatever its constructor does.)
+    let lazy = |f: &crate::scenario::Flow| match &*f.spec {
+        crate::scenario::FlowSpec::Window { cc, .. } => !matches!(cc, crate::cc::CcConfig::External(_)),
+        _ => false,
+    };
+    if !sc.flows[first..].iter().all(lazy) {
         return n;
     }
     first
