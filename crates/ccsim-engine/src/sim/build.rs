@@ -262,7 +262,7 @@ impl Simulation {
             let (sender, receiver) = (built.sender, built.receiver);
             // (A kind whose data is not measured keeps empty statistics.)
             let from = if built.measures_delay { SimTime::ZERO + scenario.measure_start } else { SimTime::MAX };
-            let delay = measured[fi].0.then(|| Box::new(FlowDelay { key: (u32::MAX, 0), from, ..Default::default() }));
+            let delay = measured[fi].0.then(|| FlowDelay::counting_from(from));
             flows.push(Endpoint {
                 counters: FlowCounters::default(),
                 delay,

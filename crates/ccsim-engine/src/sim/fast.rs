@@ -318,8 +318,7 @@ impl Simulation {
     /// Per flow (by id), what cut-through to its endpoints depends on: its (ack route,
     /// data route) if its receiver acknowledges on a route and its sender may take acks
     /// early; whether the receiver may take data early; whether its delays are measured.
-    /// Flows built at their start (`sim/lifecycle.rs`) answer from an endpoint built once
-    /// per flow spec (the answers depend on the spec and the routes alone).
+    /// Flows built at their start (`sim/lifecycle.rs`) answer from their spec and routes.
     fn end_routes(&self) -> Vec<EndRoutes> {
         let of = |ep: &Endpoint| EndRoutes {
             routes: ep.receiver.ack_route().zip(ep.sender.early_data_route()),
@@ -329,28 +328,10 @@ impl Simulation {
         let mut out: Vec<EndRoutes> = self.flows.iter().map(of).collect();
         if let Some(life) = self.life.as_deref() {
             out.truncate(life.first as usize);
-            let mut proto: std::collections::HashMap<*const crate::scenario::FlowSpec, bool> = Default::default();
             for (k, lf) in life.flows.iter().enumerate() {
-                let f = &self.scenario.flows[life.first as usize + k];
-                let takes = *proto.entry(std::sync::Arc::as_ptr(&f.spec)).or_insert_with(|| {
-                    let b = super::flows::build(
-                        &f.spec,
-                        super::flows::BuildCx {
-                            flow: 0,
-                            slot: 0,
-                            name: "",
-                            seed: 0,
-                            start: lf.start,
-                            offset: SimDuration::ZERO,
-                            stop: lf.stop,
-                            data_route: lf.data_route,
-                            ack_route: lf.ack_route,
-                            series: &mut |_, _, _| None,
-                            window_hist: None,
-                        },
-                    );
-                    b.receiver.takes_data_early()
-                });
+                // (A lazy flow is a window flow with an acknowledging receiver.)
+                let spec = &self.scenario.flows[life.first as usize + k].spec;
+                let takes = matches!(&**spec, crate::scenario::FlowSpec::Window { receiver, .. } if receiver.takes_data_early());
                 out.push(EndRoutes {
                     routes: Some((lf.ack_route, lf.data_route)),
                     takes_data_early: takes,
@@ -515,13 +496,7 @@ impl Simulation {
         // The sender's state now reflects every ack before this one, unless one is parked
         // (then this one waits behind it). A timer of its due first, or at the same
         // time, sends the ack to an event after all, ordered with the timer's.
-        let io = Io {
-            now: at,
-            counters: &mut ep.counters,
-            out: &mut self.rx_out,
-            meta: &mut self.net.meta,
-            rec: &mut self.net.rec,
-        };
+        let io = io!(self, ep, at, rx_out);
         if self.net.held[d] != 0 || !ep.sender.on_ack_early(io, &p) {
             self.ack_not_taken(d, at, p);
             return;
@@ -542,13 +517,7 @@ impl Simulation {
         let f = p.flow as usize;
         if self.net.held[d] == 0 && self.early_pacing && self.timers_before(f, at) {
             let ep = &mut self.flows[f];
-            let io = Io {
-                now: at,
-                counters: &mut ep.counters,
-                out: &mut self.rx_out,
-                meta: &mut self.net.meta,
-                rec: &mut self.net.rec,
-            };
+            let io = io!(self, ep, at, rx_out);
             if ep.sender.on_ack_early(io, &p) {
                 self.net.meta.free(p.meta);
                 self.early_out(at);
@@ -582,13 +551,7 @@ impl Simulation {
             if r.min(t) >= at {
                 break;
             }
-            let io = Io {
-                now: r.min(t),
-                counters: &mut ep.counters,
-                out: &mut self.rx_out,
-                meta: &mut self.net.meta,
-                rec: &mut self.net.rec,
-            };
+            let io = io!(self, ep, r.min(t), rx_out);
             if r <= t {
                 timer.expect("a deadline").expire_early();
                 ep.sender.on_timer(io);
@@ -626,13 +589,7 @@ impl Simulation {
             let (timer, pace) = ep.sender.timers();
             if timer.and_then(|r| r.deadline()).is_none_or(|r| r > t) {
                 pace.expect("a pacing timer fired").expire_instead();
-                let io = Io {
-                    now: t,
-                    counters: &mut ep.counters,
-                    out: &mut self.rx_out,
-                    meta: &mut self.net.meta,
-                    rec: &mut self.net.rec,
-                };
+                let io = io!(self, ep, t, rx_out);
                 ep.sender.on_pace(io);
                 self.timers_early += 1;
                 self.early_out(t);
@@ -788,13 +745,7 @@ impl Simulation {
         if let Some(d) = ep.delay.as_deref_mut() {
             Self::measure_delay(d, &mut ep.counters, &self.channels, &self.net.routes, self.changes_applied, at, &p);
         }
-        let io = Io {
-            now: at,
-            counters: &mut ep.counters,
-            out: &mut self.rx_out,
-            meta: &mut self.net.meta,
-            rec: &mut self.net.rec,
-        };
+        let io = io!(self, ep, at, rx_out);
         let pass = ep.receiver.on_data(io, &p);
         debug_assert!(pass.is_none(), "a receiver taking packets early hands nothing over");
         debug_assert!(

@@ -24,7 +24,7 @@
 //! by then every packet it counted has arrived.
 //!
 //! Results: a flow reads the same whether it ran in a reused slot or was built at the
-//! start (`tests/lifecycle.rs` compares the two for whole runs).
+//! start (`crates/ccsim-engine/tests/lifecycle.rs` compares the two for whole runs).
 
 use super::*;
 use crate::net::EndCut;
@@ -141,10 +141,7 @@ impl Simulation {
             }
             _ => None,
         };
-        let slot = match reuse {
-            Some(s) => s,
-            None => self.flows.len() as u32,
-        };
+        let slot = reuse.unwrap_or(self.flows.len() as u32);
         let lf = life.flows[(f - life.first) as usize];
         let seed = self.seed;
         let fi = f as usize;
@@ -165,8 +162,8 @@ impl Simulation {
                 window_hist: None,
             },
         );
-        let from = SimTime::ZERO + self.scenario.measure_start;
-        let delay = lf.delay.then(|| Box::new(FlowDelay { key: (u32::MAX, 0), from, ..Default::default() }));
+        let from = if built.measures_delay { SimTime::ZERO + self.scenario.measure_start } else { SimTime::MAX };
+        let delay = lf.delay.then(|| FlowDelay::counting_from(from));
         let mut ep = Endpoint {
             counters: FlowCounters::default(),
             delay,

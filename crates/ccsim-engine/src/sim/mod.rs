@@ -101,6 +101,14 @@ pub struct FlowDelay {
     from: SimTime,
 }
 
+impl FlowDelay {
+    /// Empty statistics counting packets that arrive from `from` on (`SimTime::MAX`:
+    /// none, for a kind whose data is not measured); no base delay cached yet.
+    pub(super) fn counting_from(from: SimTime) -> Box<Self> {
+        Box::new(FlowDelay { key: (u32::MAX, 0), from, ..Default::default() })
+    }
+}
+
 impl Endpoint {
     pub fn counters(&self) -> &FlowCounters {
         &self.counters
@@ -194,10 +202,15 @@ pub enum StopReason {
 /// its counters, the simulation's output buffer, metadata and recorder.
 macro_rules! io {
     ($sim:ident, $ep:ident, $now:expr) => {
+        io!($sim, $ep, $now, out)
+    };
+    // Into another output buffer of the simulation (`rx_out`: endpoints' steps taken at
+    // send time, `sim/fast.rs`).
+    ($sim:ident, $ep:ident, $now:expr, $out:ident) => {
         Io {
             now: $now,
             counters: &mut $ep.counters,
-            out: &mut $sim.out,
+            out: &mut $sim.$out,
             meta: &mut $sim.net.meta,
             rec: &mut $sim.net.rec,
         }

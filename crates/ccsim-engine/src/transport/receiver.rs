@@ -86,6 +86,14 @@ pub struct ReceiverConfig {
     pub handshake: bool,
 }
 
+impl ReceiverConfig {
+    /// Whether the acknowledging receiver built from it takes its data at send time
+    /// (`AckReceiver::takes_data_early`: without delayed acks it has no timer).
+    pub fn takes_data_early(&self) -> bool {
+        self.delayed_ack.is_none()
+    }
+}
+
 impl Default for ReceiverConfig {
     fn default() -> Self {
         ReceiverConfig {
