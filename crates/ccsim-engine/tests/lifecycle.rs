@@ -173,3 +173,32 @@ flow = { cc = "bbr", sack = true }
     assert!(flows > 100, "{flows} flows");
     assert!(slots * 2 < flows, "{slots} slots for {flows} flows");
 }
+
+#[test]
+fn two_workloads_start_in_time_order_not_id_order() {
+    // Workload "a"'s flows take the lower ids and "b"'s the higher, while their starts
+    // interleave: the lazy starts are scheduled one at a time in time order.
+    let sc = fabric(
+        r#"
+[[workloads]]
+name = "a"
+load = 0.3
+size = "15kB"
+flow = { cc = "reno" }
+[[workloads]]
+name = "b"
+kind = "incast"
+to = "h1-0"
+size = "30kB"
+interval = "500us"
+rounds = 6
+flow = { cc = "dctcp" }
+"#,
+        "3ms",
+        STEP,
+    );
+    let n_a = sc.flows.len();
+    let (flows, slots) = same_both_ways(&sc, None);
+    assert!(n_a == 0 && flows > 6 * 7 + 100, "{flows} flows");
+    assert!(slots * 2 < flows, "{slots} slots for {flows} flows");
+}

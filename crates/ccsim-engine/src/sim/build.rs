@@ -176,7 +176,9 @@ impl Simulation {
         }
         b.sort();
         b.dedup();
-        let mut events = EventQueue::with_capacity(channels.len() * 2 + scenario.flows.len() * 2 + b.len() + 16);
+        // Flows from `lazy_first` on are built at their start (`sim/lifecycle.rs`).
+        let lazy_first = if lazy { lifecycle::lazy_first(&scenario) } else { scenario.flows.len() };
+        let mut events = EventQueue::with_capacity(channels.len() * 2 + lazy_first * 2 + b.len() + 16);
         for (k, &t) in b.iter().enumerate() {
             events.schedule(t, Event::Snapshot(k as u32));
         }
@@ -192,8 +194,6 @@ impl Simulation {
         });
         let mut ecmp_next = scenario.ecmp_flows.iter().peekable();
         let (mut path, mut ack_path) = (Vec::new(), Vec::new());
-        // Flows from `lazy_first` on are built at their start (`sim/lifecycle.rs`).
-        let lazy_first = if lazy { lifecycle::lazy_first(&scenario) } else { scenario.flows.len() };
         let mut lazy = Vec::with_capacity(scenario.flows.len() - lazy_first);
         for (fi, f) in scenario.flows.iter().enumerate() {
             let by_ecmp = ecmp_next.next_if(|&&i| i == fi).is_some();
@@ -275,16 +275,19 @@ impl Simulation {
         for (slot, a, b) in unnumbered {
             route_chans[slot] = conv(&mut convs, a, b);
         }
-        for (fi, &start) in starts.iter().enumerate() {
-            // (A lazy flow is a window flow, whose first event is its start.)
-            let first = flows.get_mut(fi).map_or(First::Start(start), |ep: &mut Endpoint| ep.sender.first(start));
-            match first {
+        for (fi, ep) in flows.iter_mut().enumerate() {
+            match ep.sender.first(starts[fi]) {
                 First::Start(t) => events.schedule(t, Event::FlowStart(fi as u32)),
                 First::Tick(t) => events.schedule(t, Event::SourceTick(fi as u32)),
                 First::Never => {}
             }
         }
-        let life = (!lazy.is_empty()).then(|| Box::new(lifecycle::Lifecycle::new(lazy_first, lazy)));
+        // Lazy flows (window flows, whose first event is their start) are scheduled one
+        // at a time, each start scheduling the next (`Lifecycle::next_start`).
+        let mut life = (!lazy.is_empty()).then(|| Box::new(lifecycle::Lifecycle::new(lazy_first, lazy)));
+        if let Some((t, f)) = life.as_deref_mut().and_then(|l| l.next_start()) {
+            events.schedule(t, Event::FlowStart(f));
+        }
         let lazy_slot = if life.is_some() { lazy_first as u32 } else { u32::MAX };
 
         if !wanted.names.is_empty() {

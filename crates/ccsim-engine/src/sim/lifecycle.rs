@@ -10,9 +10,11 @@
 //! ids, as before.
 //!
 //! Slots and ids: packets and the endpoints' timer events carry the slot
-//! (`Packet::flow`), `Event::FlowStart` the flow id (scheduled at build, in flow order,
-//! so the order of events is that of a build with every flow made at once). A flow's
-//! random streams stay keyed by its id.
+//! (`Packet::flow`), `Event::FlowStart` the flow id. The starts are scheduled one at a
+//! time in the order of their keys (time, then flow id: `Lifecycle::next_start`), each
+//! scheduling the next, so the event queue holds one for all lazy flows; since no two
+//! starts share a key, the order of events is that of a build with every flow made and
+//! scheduled at once. A flow's random streams stay keyed by its id.
 //!
 //! When a slot is reused: a flow is *retirable* once its sender completed and it is
 //! quiescent: every data packet and ack it sent was received or dropped (its counters
@@ -45,15 +47,191 @@ pub(crate) struct LazyFlow {
     pub delay: bool,
 }
 
-/// What results read of a flow that has left its slot.
-#[derive(Debug)]
+/// What results read of a flow that has left its slot (decoded from `Retired`).
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct RetiredFlow {
     pub counters: FlowCounters,
     pub start: SimTime,
     pub completed_at: SimTime,
     pub rtt: RttStats,
     pub delivered_bits: Option<u64>,
-    pub delay: Option<Box<FlowDelay>>,
+}
+
+/// The records of the flows that left their slots, packed: each a run of LEB128
+/// varints (`RetiredFlow::encode`), so a short flow's record takes tens of bytes where
+/// the struct takes 256 (most of its counters are small numbers; docs/performance.md
+/// "Memory that follows the active flows"). Delay statistics, kept only for flows
+/// `[measure].delays` names, stay boxed beside them.
+#[derive(Debug, Default)]
+pub(crate) struct Retired {
+    bytes: Vec<u8>,
+    /// By record: where it starts in `bytes`.
+    at: Vec<u64>,
+    /// (record, its delay statistics), in record order.
+    delays: Vec<(u32, Box<FlowDelay>)>,
+}
+
+impl Retired {
+    /// Stores a record; returns its index.
+    fn push(&mut self, r: &RetiredFlow, delay: Option<Box<FlowDelay>>) -> u32 {
+        let i = self.at.len() as u32;
+        self.at.push(self.bytes.len() as u64);
+        r.encode(&mut self.bytes);
+        if let Some(d) = delay {
+            self.delays.push((i, d));
+        }
+        i
+    }
+
+    /// Record `i`.
+    pub(crate) fn get(&self, i: u32) -> RetiredFlow {
+        RetiredFlow::decode(&self.bytes[self.at[i as usize] as usize..])
+    }
+
+    /// Record `i`'s delay statistics, if its flow measured them.
+    pub(crate) fn delay(&self, i: u32) -> Option<&FlowDelay> {
+        let k = self.delays.binary_search_by_key(&i, |d| d.0).ok()?;
+        Some(&self.delays[k].1)
+    }
+
+    /// Bytes held (records, offsets and delay statistics' pointers).
+    #[cfg(test)]
+    fn footprint(&self) -> usize {
+        self.bytes.len() + 8 * self.at.len() + 16 * self.delays.len()
+    }
+}
+
+/// Appends `v` as an unsigned LEB128 varint (7 bits a byte, low first).
+fn put(out: &mut Vec<u8>, mut v: u128) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads an unsigned LEB128 varint at `*at`, moving `*at` past it.
+fn take(b: &[u8], at: &mut usize) -> u128 {
+    let (mut v, mut shift) = (0u128, 0);
+    loop {
+        let x = b[*at];
+        *at += 1;
+        v |= ((x & 0x7f) as u128) << shift;
+        if x < 0x80 {
+            return v;
+        }
+        shift += 7;
+    }
+}
+
+impl RetiredFlow {
+    /// Appends the record as varints: the counters in declaration order, the start,
+    /// the completion time less the start, the RTT statistics (the sum of squares as
+    /// its 8 bytes, little-endian), `delivered_bits` plus one (0: none). The patterns
+    /// name every field, so a field added to one of the structs fails to compile here
+    /// until it is stored.
+    fn encode(&self, out: &mut Vec<u8>) {
+        let FlowCounters {
+            rtt_sum_ps,
+            acks_arrived,
+            rtt_samples,
+            sent,
+            arrived,
+            delivered,
+            acks_sent,
+            retransmitted,
+            dropped,
+            owd_sum_ps,
+            qdelay_sum_ps,
+            delay_samples,
+            acks_dropped,
+            control_dropped,
+            timeouts,
+            fast_retransmits,
+            control_arrived,
+            ce_received,
+            ecn_reductions,
+        } = self.counters;
+        for v in [rtt_sum_ps, owd_sum_ps, qdelay_sum_ps] {
+            put(out, v);
+        }
+        for v in [
+            acks_arrived,
+            rtt_samples,
+            sent,
+            arrived,
+            delivered,
+            acks_sent,
+            retransmitted,
+            dropped,
+            delay_samples,
+            acks_dropped,
+            control_dropped,
+            timeouts,
+            fast_retransmits,
+            control_arrived,
+            ce_received,
+            ecn_reductions,
+        ] {
+            put(out, v as u128);
+        }
+        put(out, self.start.0 as u128);
+        put(out, (self.completed_at.0 - self.start.0) as u128);
+        let RttStats { n, sum_ps, sum_sq_us2, min_ps, max_ps } = self.rtt;
+        put(out, n as u128);
+        put(out, sum_ps);
+        out.extend_from_slice(&sum_sq_us2.to_bits().to_le_bytes());
+        put(out, min_ps as u128);
+        put(out, max_ps as u128);
+        put(out, self.delivered_bits.map_or(0, |b| b as u128 + 1));
+    }
+
+    /// The record `encode` wrote at the start of `b`.
+    fn decode(b: &[u8]) -> RetiredFlow {
+        let at = &mut 0;
+        let mut wide = || take(b, at);
+        let (rtt_sum_ps, owd_sum_ps, qdelay_sum_ps) = (wide(), wide(), wide());
+        let mut n = [0u64; 16];
+        for x in &mut n {
+            *x = take(b, at) as u64;
+        }
+        let [acks_arrived, rtt_samples, sent, arrived, delivered, acks_sent, retransmitted, dropped, delay_samples, acks_dropped, control_dropped, timeouts, fast_retransmits, control_arrived, ce_received, ecn_reductions] =
+            n;
+        let counters = FlowCounters {
+            rtt_sum_ps,
+            acks_arrived,
+            rtt_samples,
+            sent,
+            arrived,
+            delivered,
+            acks_sent,
+            retransmitted,
+            dropped,
+            owd_sum_ps,
+            qdelay_sum_ps,
+            delay_samples,
+            acks_dropped,
+            control_dropped,
+            timeouts,
+            fast_retransmits,
+            control_arrived,
+            ce_received,
+            ecn_reductions,
+        };
+        let start = SimTime(take(b, at) as u64);
+        let completed_at = SimTime(start.0 + take(b, at) as u64);
+        let n = take(b, at) as u64;
+        let sum_ps = take(b, at);
+        let sq = u64::from_le_bytes(b[*at..*at + 8].try_into().expect("8 bytes"));
+        *at += 8;
+        let (min_ps, max_ps) = (take(b, at) as u64, take(b, at) as u64);
+        let rtt = RttStats { n, sum_ps, sum_sq_us2: f64::from_bits(sq), min_ps, max_ps };
+        let delivered_bits = match take(b, at) {
+            0 => None,
+            v => Some((v - 1) as u64),
+        };
+        RetiredFlow { counters, start, completed_at, rtt, delivered_bits }
+    }
 }
 
 /// A lazy flow not started yet.
@@ -80,7 +258,12 @@ pub(crate) struct Lifecycle {
     pub queued: Vec<bool>,
     /// Retirable slots by the time they were found so.
     pub retirable: BinaryHeap<Reverse<(SimTime, u32)>>,
-    pub retired: Vec<RetiredFlow>,
+    pub retired: Retired,
+    /// Lazy flows by id - `first` in the order they start (time, then id), or `None`
+    /// when that is id order (no start before the one of a lower id).
+    start_order: Option<Vec<u32>>,
+    /// How many starts `next_start` has given.
+    started: usize,
 }
 
 /// The first flow built at its start, or `scenario.flows.len()` when every flow is
@@ -109,7 +292,14 @@ pub(crate) fn lazy_first(sc: &Scenario) -> usize {
 impl Lifecycle {
     pub(crate) fn new(first: usize, flows: Vec<LazyFlow>) -> Self {
         let n = flows.len();
+        let start_order = (!flows.windows(2).all(|w| w[0].start <= w[1].start)).then(|| {
+            let mut v: Vec<u32> = (0..n as u32).collect();
+            v.sort_by_key(|&k| flows[k as usize].start);
+            v
+        });
         Lifecycle {
+            start_order,
+            started: 0,
             first: first as u32,
             flows,
             ends: vec![EndCut::OFF; n],
@@ -117,8 +307,20 @@ impl Lifecycle {
             slot_flow: Vec::new(),
             queued: Vec::new(),
             retirable: BinaryHeap::new(),
-            retired: Vec::new(),
+            retired: Retired::default(),
         }
+    }
+
+    /// The next lazy flow to start and when, in the order of their events' keys (the
+    /// sort is stable: equal times in id order).
+    pub(crate) fn next_start(&mut self) -> Option<(SimTime, u32)> {
+        let k = match &self.start_order {
+            Some(v) => *v.get(self.started)? as usize,
+            None => self.started,
+        };
+        let lf = self.flows.get(k)?;
+        self.started += 1;
+        Some((lf.start, self.first + k as u32))
     }
 
     /// The flow in slot `s` (a lazy slot).
@@ -192,9 +394,9 @@ impl Simulation {
                 }
                 let old_f = life.slot_flow[k];
                 let old = std::mem::replace(&mut self.flows[s as usize], ep);
-                let record = RetiredFlow::of(old);
-                life.state[(old_f - life.first) as usize] = RETIRED | life.retired.len() as u32;
-                life.retired.push(record);
+                let (record, delay) = RetiredFlow::of(old);
+                let i = life.retired.push(&record, delay);
+                life.state[(old_f - life.first) as usize] = RETIRED | i;
                 life.slot_flow[k] = f;
                 life.queued[k] = false;
                 self.net.ends[s as usize] = life.ends[(f - life.first) as usize];
@@ -244,16 +446,17 @@ impl Simulation {
 }
 
 impl RetiredFlow {
-    fn of(ep: Endpoint) -> Self {
+    /// The record a flow leaves, and its delay statistics.
+    fn of(ep: Endpoint) -> (Self, Option<Box<FlowDelay>>) {
         let w = ep.window().expect("a retired flow is a window flow");
-        RetiredFlow {
+        let r = RetiredFlow {
             counters: ep.counters,
             start: ep.start,
             completed_at: w.completed_at().expect("a retired flow completed"),
             rtt: w.rtt_stats(&ep.counters),
             delivered_bits: ep.receiver.metrics().delivered_bits,
-            delay: ep.delay,
-        }
+        };
+        (r, ep.delay)
     }
 }
 
@@ -262,7 +465,7 @@ impl RetiredFlow {
 #[derive(Clone, Copy)]
 pub(crate) enum FlowView<'a> {
     Live(&'a Endpoint),
-    Retired(&'a RetiredFlow, &'a LazyFlow),
+    Retired(RetiredFlow, Option<&'a FlowDelay>, &'a LazyFlow),
     NotStarted(&'a LazyFlow),
 }
 
@@ -270,7 +473,7 @@ impl<'a> FlowView<'a> {
     pub fn counters(&self) -> FlowCounters {
         match self {
             FlowView::Live(ep) => ep.counters,
-            FlowView::Retired(r, _) => r.counters,
+            FlowView::Retired(r, ..) => r.counters,
             FlowView::NotStarted(_) => FlowCounters::default(),
         }
     }
@@ -279,7 +482,7 @@ impl<'a> FlowView<'a> {
     pub fn start(&self) -> SimTime {
         match self {
             FlowView::Live(ep) => ep.start,
-            FlowView::Retired(r, _) => r.start,
+            FlowView::Retired(r, ..) => r.start,
             FlowView::NotStarted(lf) => lf.start,
         }
     }
@@ -295,7 +498,7 @@ impl<'a> FlowView<'a> {
     pub fn completed_at(&self) -> Option<SimTime> {
         match self {
             FlowView::Live(ep) => ep.window().and_then(|w| w.completed_at()),
-            FlowView::Retired(r, _) => Some(r.completed_at),
+            FlowView::Retired(r, ..) => Some(r.completed_at),
             FlowView::NotStarted(_) => None,
         }
     }
@@ -304,7 +507,7 @@ impl<'a> FlowView<'a> {
     pub fn rtt_stats(&self) -> Option<RttStats> {
         match self {
             FlowView::Live(ep) => ep.window().map(|w| w.rtt_stats(&ep.counters)),
-            FlowView::Retired(r, _) => Some(r.rtt),
+            FlowView::Retired(r, ..) => Some(r.rtt),
             FlowView::NotStarted(_) => Some(RttStats::default()),
         }
     }
@@ -313,7 +516,7 @@ impl<'a> FlowView<'a> {
     pub fn delay(&self) -> Option<&'a crate::base::stats::DelayStats> {
         match self {
             FlowView::Live(ep) => ep.delay.as_deref().map(|d| &d.stats),
-            FlowView::Retired(r, _) => r.delay.as_deref().map(|d| &d.stats),
+            FlowView::Retired(_, d, _) => d.map(|d| &d.stats),
             FlowView::NotStarted(_) => None,
         }
     }
@@ -322,7 +525,7 @@ impl<'a> FlowView<'a> {
     pub fn delivered_bits(&self) -> Option<u64> {
         match self {
             FlowView::Live(ep) => ep.receiver.metrics().delivered_bits,
-            FlowView::Retired(r, _) => r.delivered_bits,
+            FlowView::Retired(r, ..) => r.delivered_bits,
             FlowView::NotStarted(_) => None,
         }
     }
@@ -339,7 +542,7 @@ impl<'a> FlowView<'a> {
     pub fn routes(&self) -> Option<(u32, u32)> {
         match self {
             FlowView::Live(ep) => Some((ep.window()?.data_route(), ep.receiver.ack_route()?)),
-            FlowView::Retired(_, lf) | FlowView::NotStarted(lf) => Some((lf.data_route, lf.ack_route)),
+            FlowView::Retired(.., lf) | FlowView::NotStarted(lf) => Some((lf.data_route, lf.ack_route)),
         }
     }
 }
@@ -360,7 +563,10 @@ impl<'a> Flows<'a> {
                 let lf = &life.flows[k];
                 match life.state[k] {
                     NOT_STARTED => FlowView::NotStarted(lf),
-                    s if s & RETIRED != 0 => FlowView::Retired(&life.retired[(s & !RETIRED) as usize], lf),
+                    s if s & RETIRED != 0 => {
+                        let i = s & !RETIRED;
+                        FlowView::Retired(life.retired.get(i), life.retired.delay(i), lf)
+                    }
                     s => FlowView::Live(&self.eps[s as usize]),
                 }
             }
@@ -394,5 +600,89 @@ impl Simulation {
             Some(life) if s >= life.first => life.flow_of(s),
             _ => s,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 15 kB flow's record: ten packets and acks, RTTs of 11-13 us.
+    fn short_flow() -> RetiredFlow {
+        let counters = FlowCounters {
+            rtt_sum_ps: 120_000_000,
+            acks_arrived: 10,
+            rtt_samples: 10,
+            sent: 10,
+            arrived: 10,
+            delivered: 10,
+            acks_sent: 10,
+            ..FlowCounters::default()
+        };
+        RetiredFlow {
+            counters,
+            start: SimTime(1_000_000_000),
+            completed_at: SimTime(1_040_000_000),
+            rtt: RttStats { n: 10, sum_ps: 120_000_000, sum_sq_us2: 1440.0, min_ps: 11_000_000, max_ps: 13_000_000 },
+            delivered_bits: Some(120_000),
+        }
+    }
+
+    fn same(a: &RetiredFlow, b: &RetiredFlow) {
+        assert_eq!(a.counters, b.counters);
+        assert_eq!((a.start, a.completed_at, a.delivered_bits), (b.start, b.completed_at, b.delivered_bits));
+        let (x, y) = (a.rtt, b.rtt);
+        assert_eq!(
+            (x.n, x.sum_ps, x.sum_sq_us2.to_bits(), x.min_ps, x.max_ps),
+            (y.n, y.sum_ps, y.sum_sq_us2.to_bits(), y.min_ps, y.max_ps)
+        );
+    }
+
+    #[test]
+    fn a_short_flows_record_takes_55_bytes_and_reads_back_the_same() {
+        let r = short_flow();
+        let mut s = Retired::default();
+        assert_eq!(s.push(&r, None), 0);
+        // Varints of 7 bits a byte: the RTT sum (1.2e8 < 2^28) 4 bytes, the two delay
+        // sums 1 each, the 16 small counters 16, the start (1e9 < 2^35) 5, the time to
+        // completion (4e7) 4, the RTT count 1, sum 4, the sum of squares 8 raw, the
+        // minimum and maximum (1.1e7, 1.3e7 < 2^28) 4 each, delivered bits + 1 (120001
+        // < 2^21) 3: 55 bytes, and 8 for its offset.
+        assert_eq!(s.bytes.len(), 55);
+        assert_eq!(s.footprint(), 63);
+        same(&s.get(0), &r);
+        assert!(s.delay(0).is_none());
+    }
+
+    #[test]
+    fn records_read_back_exactly_at_the_extremes_and_in_order() {
+        let mut big = short_flow();
+        big.counters = FlowCounters {
+            rtt_sum_ps: u128::MAX,
+            owd_sum_ps: u128::MAX - 1,
+            qdelay_sum_ps: 1 << 100,
+            sent: u64::MAX,
+            ecn_reductions: u64::MAX - 7,
+            timeouts: 1 << 63,
+            ..big.counters
+        };
+        big.start = SimTime(u64::MAX - 5);
+        big.completed_at = SimTime(u64::MAX);
+        big.rtt = RttStats { n: u64::MAX, sum_ps: u128::MAX, sum_sq_us2: -0.0, min_ps: 0, max_ps: u64::MAX };
+        big.delivered_bits = Some(u64::MAX);
+        let mut none = short_flow();
+        none.delivered_bits = None;
+        none.rtt.sum_sq_us2 = f64::NAN;
+        let mut s = Retired::default();
+        let d = FlowDelay::counting_from(SimTime(7));
+        for (k, r) in [&big, &none, &short_flow()].into_iter().enumerate() {
+            let delay = (k == 1).then(|| FlowDelay::counting_from(SimTime(7)));
+            assert_eq!(s.push(r, delay), k as u32);
+        }
+        same(&s.get(0), &big);
+        same(&s.get(1), &none);
+        same(&s.get(2), &short_flow());
+        assert!(s.delay(0).is_none() && s.delay(2).is_none());
+        assert_eq!(format!("{:?}", s.delay(1).expect("kept")), format!("{d:?}"));
     }
 }

@@ -415,7 +415,14 @@ impl Simulation {
                 }
             }
             Event::FlowStart(f) => {
-                let f = if f >= self.lazy_slot { self.start_lazy(f, now) } else { f };
+                let f = if f >= self.lazy_slot {
+                    if let Some((t, next)) = self.life.as_deref_mut().and_then(|l| l.next_start()) {
+                        self.net.ev.schedule(t, Event::FlowStart(next));
+                    }
+                    self.start_lazy(f, now)
+                } else {
+                    f
+                };
                 let ep = &mut self.flows[f as usize];
                 ep.sender.start(io!(self, ep, now));
                 self.flush(f, now);

@@ -29,9 +29,8 @@ mod tests {
             ("AckReceiver", size_of::<AckReceiver>(), 168),
             ("LazyTimer", size_of::<crate::transport::timer::LazyTimer>(), 24),
             ("FlowCounters", size_of::<FlowCounters>(), 176),
-            // (What a completed workload flow keeps for results, and what one not yet
-            // started keeps besides its scenario entry: `sim/lifecycle.rs`.)
-            ("RetiredFlow", size_of::<crate::sim::lifecycle::RetiredFlow>(), 272),
+            // (What a workload flow not yet started keeps besides its scenario entry; a
+            // completed one keeps a packed record: `sim/lifecycle.rs`, `Retired`.)
             ("LazyFlow", size_of::<crate::sim::lifecycle::LazyFlow>(), 32),
             // (160 B with the spec shared behind an `Arc` (208 B inline before), the name
             // a `Name` and the routes `NodePath`s kept inline: docs/performance.md.)
