@@ -678,16 +678,23 @@ pub fn expand(sc: &mut Scenario, seed: u64) {
         // The template's spec with each size drawn, built once per size and shared by
         // the flows of that size.
         let mut by_size: HashMap<Option<NonZeroU32>, Arc<FlowSpec>> = HashMap::new();
+        // (Under ECMP the build draws each flow's path: none is kept in the flow.)
+        let mut template = w.template.clone();
+        if sc.routing.is_ecmp() {
+            (template.path, template.ack_path) = Default::default();
+        }
         let mut add = |sc: &mut Scenario, from: usize, to: usize, at: SimDuration, size: Option<NonZeroU32>| {
             k += 1;
-            let mut f = w.template.clone();
+            let mut f = template.clone();
             f.name = format!("{}{k}", w.name).into();
             (f.from, f.to, f.start) = (from, to, at);
-            f.path = routes
-                .path(from, to, &sc.nodes, &adj)
-                .expect("validation checked the workload's hosts are connected")
-                .into();
-            f.ack_path = f.path.iter().rev().copied().collect();
+            if !sc.routing.is_ecmp() {
+                f.path = routes
+                    .path(from, to, &sc.nodes, &adj)
+                    .expect("validation checked the workload's hosts are connected")
+                    .into();
+                f.ack_path = f.path.iter().rev().copied().collect();
+            }
             f.spec = Arc::clone(by_size.entry(size).or_insert_with(|| {
                 let mut spec = Arc::clone(&w.template.spec);
                 if let FlowSpec::Window { sender, .. } = Arc::make_mut(&mut spec) {
