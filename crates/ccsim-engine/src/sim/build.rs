@@ -147,9 +147,11 @@ impl Simulation {
         let mut convs = ConvIds::new(scenario.conversations);
         let conv = |convs: &mut ConvIds, a: usize, b: usize| convs.route(a, b);
 
+        // Flows from `lazy_first` on are built at their start (`sim/lifecycle.rs`).
+        let lazy_first = if lazy { lifecycle::lazy_first(&scenario) } else { scenario.flows.len() };
         let n_hops: usize = scenario.flows.iter().map(|f| f.path.len() + f.ack_path.len() + 2).sum();
         let mut route_chans: Vec<u32> = Vec::with_capacity(n_hops);
-        let mut flows = Vec::with_capacity(scenario.flows.len());
+        let mut flows = Vec::with_capacity(lazy_first);
         let mut wanted = Wanted::new(&scenario.series);
         let mut measured = vec![(false, false); scenario.flows.len()];
         for &fi in &scenario.delays {
@@ -176,8 +178,6 @@ impl Simulation {
         }
         b.sort();
         b.dedup();
-        // Flows from `lazy_first` on are built at their start (`sim/lifecycle.rs`).
-        let lazy_first = if lazy { lifecycle::lazy_first(&scenario) } else { scenario.flows.len() };
         let mut events = EventQueue::with_capacity(channels.len() * 2 + lazy_first * 2 + b.len() + 16);
         for (k, &t) in b.iter().enumerate() {
             events.schedule(t, Event::Snapshot(k as u32));
