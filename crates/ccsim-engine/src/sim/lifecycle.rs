@@ -124,57 +124,38 @@ fn take(b: &[u8], at: &mut usize) -> u128 {
     }
 }
 
+/// The counters' part of a record: `put_counters` and `take_counters` store and read
+/// the fields listed, the u128 sums first; the pattern names every field, so a field
+/// added to `FlowCounters` fails to compile here until it is listed.
+macro_rules! packed_counters {
+    ($($wide:ident),* ; $($n:ident),*) => {
+        fn put_counters(c: &FlowCounters, out: &mut Vec<u8>) {
+            let FlowCounters { $($wide,)* $($n,)* } = *c;
+            $(put(out, $wide);)*
+            $(put(out, $n as u128);)*
+        }
+
+        fn take_counters(b: &[u8], at: &mut usize) -> FlowCounters {
+            $(let $wide = take(b, at);)*
+            $(let $n = take(b, at) as u64;)*
+            FlowCounters { $($wide,)* $($n,)* }
+        }
+    };
+}
+
+packed_counters!(
+    rtt_sum_ps, owd_sum_ps, qdelay_sum_ps;
+    acks_arrived, rtt_samples, sent, arrived, delivered, acks_sent, retransmitted, dropped, delay_samples,
+    acks_dropped, control_dropped, timeouts, fast_retransmits, control_arrived, ce_received, ecn_reductions
+);
+
 impl RetiredFlow {
-    /// Appends the record as varints: the counters in declaration order, the start,
-    /// the completion time less the start, the RTT statistics (the sum of squares as
-    /// its 8 bytes, little-endian), `delivered_bits` plus one (0: none). The patterns
-    /// name every field, so a field added to one of the structs fails to compile here
-    /// until it is stored.
+    /// Appends the record as varints: the counters (`packed_counters`), the start, the
+    /// completion time less the start, the RTT statistics (the sum of squares as its 8
+    /// bytes, little-endian), `delivered_bits` plus one (0: none). `RttStats`'s pattern
+    /// names every field, as the counters' does.
     fn encode(&self, out: &mut Vec<u8>) {
-        let FlowCounters {
-            rtt_sum_ps,
-            acks_arrived,
-            rtt_samples,
-            sent,
-            arrived,
-            delivered,
-            acks_sent,
-            retransmitted,
-            dropped,
-            owd_sum_ps,
-            qdelay_sum_ps,
-            delay_samples,
-            acks_dropped,
-            control_dropped,
-            timeouts,
-            fast_retransmits,
-            control_arrived,
-            ce_received,
-            ecn_reductions,
-        } = self.counters;
-        for v in [rtt_sum_ps, owd_sum_ps, qdelay_sum_ps] {
-            put(out, v);
-        }
-        for v in [
-            acks_arrived,
-            rtt_samples,
-            sent,
-            arrived,
-            delivered,
-            acks_sent,
-            retransmitted,
-            dropped,
-            delay_samples,
-            acks_dropped,
-            control_dropped,
-            timeouts,
-            fast_retransmits,
-            control_arrived,
-            ce_received,
-            ecn_reductions,
-        ] {
-            put(out, v as u128);
-        }
+        put_counters(&self.counters, out);
         put(out, self.start.0 as u128);
         put(out, (self.completed_at.0 - self.start.0) as u128);
         let RttStats { n, sum_ps, sum_sq_us2, min_ps, max_ps } = self.rtt;
@@ -189,35 +170,7 @@ impl RetiredFlow {
     /// The record `encode` wrote at the start of `b`.
     fn decode(b: &[u8]) -> RetiredFlow {
         let at = &mut 0;
-        let mut wide = || take(b, at);
-        let (rtt_sum_ps, owd_sum_ps, qdelay_sum_ps) = (wide(), wide(), wide());
-        let mut n = [0u64; 16];
-        for x in &mut n {
-            *x = take(b, at) as u64;
-        }
-        let [acks_arrived, rtt_samples, sent, arrived, delivered, acks_sent, retransmitted, dropped, delay_samples, acks_dropped, control_dropped, timeouts, fast_retransmits, control_arrived, ce_received, ecn_reductions] =
-            n;
-        let counters = FlowCounters {
-            rtt_sum_ps,
-            acks_arrived,
-            rtt_samples,
-            sent,
-            arrived,
-            delivered,
-            acks_sent,
-            retransmitted,
-            dropped,
-            owd_sum_ps,
-            qdelay_sum_ps,
-            delay_samples,
-            acks_dropped,
-            control_dropped,
-            timeouts,
-            fast_retransmits,
-            control_arrived,
-            ce_received,
-            ecn_reductions,
-        };
+        let counters = take_counters(b, at);
         let start = SimTime(take(b, at) as u64);
         let completed_at = SimTime(start.0 + take(b, at) as u64);
         let n = take(b, at) as u64;
