@@ -83,11 +83,13 @@ def scenario(
     conns: int = CONNS,
     rto: str = "jk",
     given: list[tuple[int, int, list[str]]] | None = None,
+    hop_delay: str = HOP_DELAY,
 ) -> tuple[dict, list]:
     """The scenario of one run (``Scenario.from_dict``'s input) and its flows [(src, dst,
     path or None)]. Host NICs queue without limit and without a discipline (fcfs), as
     htsim's FairPriorityQueue; switch ports as ``queue`` says. ``given``: the flows and
-    their paths instead of the seed's draw (htsim_paths.read: an htsim run's own)."""
+    their paths instead of the seed's draw (htsim_paths.read: an htsim run's own).
+    ``hop_delay``: every switch and host link's delay (htsim's 1 us)."""
     rng = random.Random(seed)
     pairs = [(s, d) for s, d, _ in given] if given else permutation(rng, conns=conns)
     given_path = {(s, d): p for s, d, p in given or ()}
@@ -107,7 +109,7 @@ def scenario(
     for j in range(half):
         for m in range(half):
             b.add_router(f"c{j}-{m}")
-    switch = {"rate": RATE, "delay": HOP_DELAY, "qdisc": qdisc}
+    switch = {"rate": RATE, "delay": hop_delay, "qdisc": qdisc}
     host_links: list[int] = []  # the first links: host <-> ToR
     for n in range(NODES):
         edge = f"e{n // (half * half)}-{(n // half) % half}"
@@ -158,8 +160,9 @@ def run(
     conns: int = CONNS,
     rto: str = "jk",
     given: list[tuple[int, int, list[str]]] | None = None,
+    hop_delay: str = HOP_DELAY,
 ) -> dict:
-    d, flows = scenario(seed, acks, queue, conns, rto, given)
+    d, flows = scenario(seed, acks, queue, conns, rto, given, hop_delay)
     t0 = time.perf_counter()
     r = ccsim.Scenario.from_dict(d).run()
     wall = time.perf_counter() - t0
@@ -177,6 +180,7 @@ def run(
         "queue": queue,
         "conns": conns,
         "rto": rto,
+        "hop_delay": hop_delay,
         "flows": [{"src": s, "dst": d, "path": p} for s, d, p in flows],
         "tput_gbps": tput,
         "events": raw["events"],
@@ -198,9 +202,10 @@ def main() -> int:
     ap.add_argument("--conns", type=int, default=CONNS, help="flows: htsim's -conns (default 16)")
     ap.add_argument("--rto", choices=["jk", "linux"], default="jk", help="the flows' retransmission timer")
     ap.add_argument("--htsim-paths", help="an htsim run's LOG.paths: its flows and paths (htsim_paths.py)")
+    ap.add_argument("--hop-delay", default=HOP_DELAY, help="every link's delay (default htsim's 1us)")
     a = ap.parse_args()
     given = htsim_paths.read(a.htsim_paths) if a.htsim_paths else None
-    res = run(a.seed, a.acks, a.queue, a.conns, a.rto, given)
+    res = run(a.seed, a.acks, a.queue, a.conns, a.rto, given, a.hop_delay)
     with open(a.out, "w", encoding="utf-8") as f:
         json.dump(res, f, indent=1)
     print(
