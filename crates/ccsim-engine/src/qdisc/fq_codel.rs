@@ -240,6 +240,23 @@ impl Sched<'_> {
         self.pop_head(on, f);
         self.push_tail(On::Old, f);
     }
+
+    /// `to_old_tail(On::Old, f)`: queue `f`, the head of old_flows, moves to its tail
+    /// and stays on it (nothing moves if it is alone there).
+    #[inline(always)]
+    fn rotate_old(&mut self, f: u32) {
+        let next = self.flows[f as usize].next;
+        if next == NIL {
+            return;
+        }
+        self.flows[f as usize].next = NIL;
+        let l = &mut self.lists[On::Old as usize];
+        debug_assert_eq!(l.head, f);
+        let tail = l.tail;
+        l.head = next;
+        l.tail = f;
+        self.flows[tail as usize].next = f;
+    }
 }
 
 /// The arena of packet slots with its free list.
@@ -711,7 +728,7 @@ impl Qdisc for FqCodel {
             if f.deficit <= 0 {
                 f.deficit += quantum;
                 sched.lists[On::Old as usize].head = i;
-                sched.to_old_tail(On::Old, i);
+                sched.rotate_old(i);
                 i = sched.lists[On::Old as usize].head;
                 continue;
             }
@@ -811,6 +828,41 @@ mod tests {
         ];
         assert_eq!(order(&mut q, SimTime::ZERO), want);
         assert_eq!((q.len_pkts(), q.len_bits()), (0, 0));
+    }
+
+    #[test]
+    fn rotating_old_flows_moves_its_head_to_its_tail() {
+        // Queues 0..5; old_flows = [3, 1, 4] built by push_tail, new_flows = [2].
+        let mut q = FqCodel::new(&FqCodelConfig { flows: 5, ..Default::default() }, Limit::Packets(10), Rng::new(1, 1));
+        q.ensure_flows();
+        let mut sched = Sched { flows: &mut q.flows, lists: &mut q.lists };
+        for f in [3, 1, 4] {
+            sched.push_tail(On::Old, f);
+        }
+        sched.push_tail(On::New, 2);
+        // [3, 1, 4] -> [1, 4, 3] -> [4, 3, 1]: the head goes behind the tail, and the
+        // tail's link and the new tail's end of list follow.
+        let mut sched = Sched { flows: &mut q.flows, lists: &mut q.lists };
+        sched.rotate_old(3);
+        sched.rotate_old(1);
+        let ids = |q: &FqCodel| q.lists().map(|l| l.iter().map(|&(i, _)| i).collect::<Vec<_>>());
+        assert_eq!(ids(&q), [vec![2], vec![4, 3, 1]]);
+        assert_eq!((q.lists[1].head, q.lists[1].tail, q.flows[1].next, q.flows[3].next), (4, 1, NIL, 1));
+        assert!([4, 3, 1].iter().all(|&f| q.flows[f as usize].on == On::Old));
+        // The same as taking the head off and pushing it to the tail.
+        let mut other = q.clone();
+        let mut sched = Sched { flows: &mut q.flows, lists: &mut q.lists };
+        sched.rotate_old(4);
+        Sched { flows: &mut other.flows, lists: &mut other.lists }.to_old_tail(On::Old, 4);
+        assert_eq!(q.state(), other.state());
+        assert_eq!(ids(&q), [vec![2], vec![3, 1, 4]]);
+        // Alone on old_flows: it stays head and tail.
+        let mut q = FqCodel::new(&FqCodelConfig { flows: 5, ..Default::default() }, Limit::Packets(10), Rng::new(1, 1));
+        q.ensure_flows();
+        let mut sched = Sched { flows: &mut q.flows, lists: &mut q.lists };
+        sched.push_tail(On::Old, 0);
+        sched.rotate_old(0);
+        assert_eq!((q.lists[1].head, q.lists[1].tail, q.flows[0].next, q.flows[0].on), (0, 0, NIL, On::Old));
     }
 
     #[test]
