@@ -58,3 +58,36 @@ def test_fabric_acks_leave_routing_to_ccsim_ecmp():
     ccsim.Scenario.from_dict(d).check()
     assert d["scenario"]["routing"] == "ecmp" and len(d["links"]) == 48
     assert all("path" not in f and "ack_path" not in f for f in d["flows"])
+
+
+def test_paired_table_counts_the_bands_and_the_shared_port_by_hand(tmp_path):
+    import json
+
+    import paired
+
+    # Three of one htsim run's routes (its LOG.paths): f0-14 and f2-5 share the port
+    # from a0-0 to c0-1 (htsim's US0 -> CS2) and nothing else; f1-3 stays in pod 0.
+    (tmp_path / "htsim.log.paths").write_text(
+        "Route from 0 to 14  (1) -> Pipe-SRC0->LS0(0) Pipe-LS0->US0(0) Pipe-US0->CS2(0) "
+        "Pipe-CS2->US6(0) Pipe-US6->LS7(0) \n"
+        "Route from 1 to 3  (1) -> Pipe-SRC1->LS0(0) Pipe-LS0->US1(0) Pipe-US1->LS1(0) \n"
+        "Route from 2 to 5  (1) -> Pipe-SRC2->LS1(0) Pipe-LS1->US0(0) Pipe-US0->CS2(0) "
+        "Pipe-CS2->US2(0) Pipe-US2->LS2(0) \n"
+    )
+    runs = [
+        {
+            "seed": 1,
+            "htsim": {"tput_gbps": [0.1, 90.2, 35.0], "timeouts": 5, "run_wall_s": 600.0,
+                      "paths": str(tmp_path / "htsim.log.paths")},
+            "ccsim": {"tput_gbps": [16.6, 99.6, 2.6], "timeouts": 3, "process_wall_s": 130.0},
+        }
+    ]
+    (tmp_path / "runs.json").write_text(json.dumps(runs))
+    text = paired.table(str(tmp_path))
+    # Bands: below 5, 5 to 95, 95 or more. htsim 0.1 | 90.2, 35.0 | -; ccsim 2.6 | 16.6 | 99.6.
+    # Means: (0.1 + 90.2 + 35.0) / 3 = 41.77, (16.6 + 99.6 + 2.6) / 3 = 39.60.
+    assert "| 1 | htsim | 41.77 | 1 | 2 | 0 | 5 | 600 |" in text
+    assert "| 1 | ccsim | 39.60 | 1 | 1 | 1 | 3 | 130 |" in text
+    assert "| **pooled** | **htsim** | **41.77** | 1 of 3 | 2 of 3 | 0 of 3 | 5 | |" in text
+    ports = [line for line in text.splitlines() if "->" in line and line.startswith("| 1 |")]
+    assert ports == ["| 1 | a0-0->c0-1 | f0-14, f2-5 | 0.1 / 35.0 | 16.6 / 2.6 |"]

@@ -1,0 +1,211 @@
+"""htsim and ccsim on the same draws: the full permutation, paired by htsim's seed.
+
+    python paired.py OUTDIR --htsim PATH --seeds 1 2 3 4 5 [--conns 16] [--variant TAG=PYTHONPATH ...]
+    python paired.py OUTDIR2 --htsim PATH --seeds 1 2 3 4 5 --hop-ps 1010000 --htsim-only
+    python paired.py OUTDIR --table-only [--extra TAG=OUTDIR2]
+
+``--htsim`` is the scratch build of ``htsim_tcp`` described in README.md (it seeds
+``srand`` from ``$HTSIM_SEED`` and writes its path choices to ``LOG.paths``; no trace
+variable is set here, so it runs as shipped). For each seed htsim runs whole in
+``OUTDIR/htsim-SEED/``; ccsim then runs the same flows on the same paths
+(``ccsim_ft.py --htsim-paths``, seed SEED for its own random drops) once with the
+repository's build and once per ``--variant TAG=DIR`` (a package directory put first on
+``PYTHONPATH``: a scratch build of the engine; the environment is passed on, so a
+scratch build's switches are set by the caller). Each run is a separate process, timed
+whole. Writes every run's JSON and ``OUTDIR/table.md``: per draw and pooled, the flows
+below 5 Gbps, between 5 and 95 and at 95 or more, the mean, the timeouts, and per shared
+port the two sides' throughputs. ``--hop-ps`` runs htsim with every hop 1.01 us (or as
+given; the scratch build's ``$HTSIM_HOP_PS``) on the same draws: another realisation of
+htsim itself, which ``--extra`` adds to a table as a column.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import htsim_ft
+import htsim_paths
+from experiment import NODES
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LOW, HIGH = 5.0, 95.0  # Gbps: the bands of docs/performance.md's tables
+
+
+def load(path: str):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def dump(obj, path: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(obj, f, indent=1)
+
+
+def run_htsim(binary: str, parse: str, seed: int, conns: int, outdir: str, hop_ps: int | None = None) -> dict:
+    d = os.path.join(outdir, f"htsim-{seed}")
+    os.makedirs(d, exist_ok=True)
+    log = os.path.join(d, "htsim.log")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HTSIM_TRACE")}
+    env["HTSIM_SEED"] = str(seed)
+    if hop_ps:
+        env["HTSIM_HOP_PS"] = str(hop_ps)
+    t0 = time.perf_counter()
+    p = subprocess.run(
+        [binary, "-nodes", str(NODES), "-conns", str(conns), "-o", log],
+        cwd=d,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        return {"seed": seed, "failed": p.returncode, "stderr": p.stderr[-2000:]}
+    parsed = htsim_ft.parse_log(parse, log)
+    given = htsim_paths.read(log + ".paths")
+    tput = {}
+    for sink, pts in parsed["samples"].items():
+        last = [c for t, c in pts if abs(t - 3.0) < 1e-6]
+        src, dst = parsed["names"].get(sink, (-1, -1))
+        tput[(src, dst)] = (last[0] if last else 0) * 8 / 3.0 / 1e9
+    timeouts = sum(1 for line in p.stdout.splitlines() if " RTO " in line and line.startswith("At "))
+    return {
+        "seed": seed,
+        "flows": [[s, t] for s, t, _ in given],
+        "tput_gbps": [tput.get((s, t), 0.0) for s, t, _ in given],
+        "timeouts": timeouts,
+        "run_wall_s": wall,
+        "paths": log + ".paths",
+    }
+
+
+def run_ccsim(seed: int, paths: str, out: str, pythonpath: str | None, hop_delay: str | None = None) -> dict:
+    env = dict(os.environ)
+    parts = [pythonpath] if pythonpath else []
+    env["PYTHONPATH"] = os.pathsep.join(parts + [p for p in [env.get("PYTHONPATH")] if p])
+    t0 = time.perf_counter()
+    subprocess.run(
+        [sys.executable, os.path.join(HERE, "ccsim_ft.py"), str(seed), out, "--htsim-paths", paths]
+        + (["--hop-delay", hop_delay] if hop_delay else []),
+        env=env,
+        check=True,
+        cwd=HERE,
+    )
+    res = load(out)
+    res["process_wall_s"] = time.perf_counter() - t0
+    return res
+
+
+def bands(tput: list[float]) -> tuple[int, int, int]:
+    low = sum(1 for x in tput if x < LOW)
+    high = sum(1 for x in tput if x >= HIGH)
+    return low, len(tput) - low - high, high
+
+
+def table(outdir: str, extra: list[str] = ()) -> str:
+    runs = load(os.path.join(outdir, "runs.json"))
+    for spec in extra:
+        tag, other = spec.split("=", 1)
+        by_seed = {r["seed"]: r for r in load(os.path.join(other, "runs.json"))}
+        for r in runs:
+            if r["seed"] in by_seed:
+                r[tag] = by_seed[r["seed"]]["htsim"]
+    tags = ["htsim", "ccsim"] + sorted({t for r in runs for t in r if t not in ("htsim", "ccsim", "seed")})
+    lines = [
+        "| seed | side | mean, Gbps | below 5 | 5 to 95 | 95 or more | timeouts | wall, s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    pooled: dict[str, list[float]] = {t: [] for t in tags}
+    tos: dict[str, int] = {t: 0 for t in tags}
+    for r in runs:
+        for t in tags:
+            x = r.get(t)
+            if not x or "tput_gbps" not in x:
+                continue
+            tp = x["tput_gbps"]
+            pooled[t] += tp
+            tos[t] += x["timeouts"]
+            lo, mid, hi = bands(tp)
+            wall = x.get("process_wall_s", x.get("run_wall_s", 0))
+            lines.append(
+                f"| {r['seed']} | {t} | {sum(tp) / len(tp):.2f} | {lo} | {mid} | {hi} | {x['timeouts']} | {wall:.0f} |"
+            )
+    for t in tags:
+        tp = pooled[t]
+        if tp:
+            lo, mid, hi = bands(tp)
+            n = len(tp)
+            lines.append(
+                f"| **pooled** | **{t}** | **{sum(tp) / n:.2f}** | {lo} of {n} | {mid} of {n} | {hi} of {n} | {tos[t]} | |"
+            )
+    lines += ["", "Per shared port (flows that share one switch port on the draw), Gbps:", ""]
+    lines += ["| seed | port | flows | " + " | ".join(tags) + " |", "|---|---|---|" + "---|" * len(tags)]
+    for r in runs:
+        h = r.get("htsim")
+        if not h or "paths" not in h:
+            continue
+        given = htsim_paths.read(h["paths"])
+        index = {(s, d): i for i, (s, d, _) in enumerate(given)}
+        for (a, b), fl in sorted(htsim_paths.shared(given).items()):
+            cells = []
+            for t in tags:
+                x = r.get(t)
+                if not x or "tput_gbps" not in x:
+                    cells.append("")
+                    continue
+                cells.append(" / ".join(f"{x['tput_gbps'][index[f]]:.1f}" for f in fl))
+            names = ", ".join(f"f{s}-{d}" for s, d in fl)
+            lines.append(f"| {r['seed']} | {a}->{b} | {names} | " + " | ".join(cells) + " |")
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(outdir, "table.md"), "w", encoding="utf-8") as f:
+        f.write(text)
+    return text
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("outdir")
+    ap.add_argument("--htsim")
+    ap.add_argument("--parse")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
+    ap.add_argument("--conns", type=int, default=16)
+    ap.add_argument("--variant", action="append", default=[], help="TAG=DIR: a ccsim package directory")
+    ap.add_argument("--table-only", action="store_true")
+    ap.add_argument("--hop-ps", type=int, help="htsim's hop latency in ps ($HTSIM_HOP_PS; another realisation)")
+    ap.add_argument("--htsim-only", action="store_true", help="no ccsim runs")
+    ap.add_argument("--ccsim-hop-delay", help="ccsim's every link delay (ccsim_ft.py --hop-delay; with --hop-ps)")
+    ap.add_argument("--extra", action="append", default=[], help="TAG=DIR: another OUTDIR's htsim runs as a column")
+    a = ap.parse_args()
+    os.makedirs(a.outdir, exist_ok=True)
+    if not a.table_only:
+        binary, parse = htsim_ft.binaries(a.htsim, a.parse)
+        variants = [("ccsim", None)] + [tuple(v.split("=", 1)) for v in a.variant]
+        path = os.path.join(a.outdir, "runs.json")
+        runs = load(path) if os.path.exists(path) else []
+        done = {r["seed"]: r for r in runs}
+        for seed in a.seeds:
+            if seed in done:
+                r, h = done[seed], done[seed]["htsim"]
+                for tag, pp in variants:
+                    if tag not in r and "paths" in h and not a.htsim_only:
+                        r[tag] = run_ccsim(seed, h["paths"], os.path.join(a.outdir, f"{tag}-{seed}.json"), pp, a.ccsim_hop_delay)
+                        dump(runs, path)
+                continue
+            h = run_htsim(binary, parse, seed, a.conns, a.outdir, a.hop_ps)
+            r = {"seed": seed, "htsim": h}
+            if "paths" in h and not a.htsim_only:
+                for tag, pp in variants:
+                    r[tag] = run_ccsim(seed, h["paths"], os.path.join(a.outdir, f"{tag}-{seed}.json"), pp, a.ccsim_hop_delay)
+            runs.append(r)
+            dump(runs, path)
+            print(f"paired.py: seed {seed} done", file=sys.stderr)
+    print(table(a.outdir, a.extra))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
