@@ -16,7 +16,8 @@ whole. Writes every run's JSON and ``OUTDIR/table.md``: per draw and pooled, the
 below 5 Gbps, between 5 and 95 and at 95 or more, the mean, the timeouts, and per shared
 port the two sides' throughputs. ``--hop-ps`` runs htsim with every hop 1.01 us (or as
 given; the scratch build's ``$HTSIM_HOP_PS``) on the same draws: another realisation of
-htsim itself, which ``--extra`` adds to a table as a column.
+htsim itself, which ``--extra`` adds to a table as columns (``--ccsim-hop-delay`` runs
+ccsim with the same hop delay on those draws).
 """
 
 from __future__ import annotations
@@ -112,8 +113,9 @@ def table(outdir: str, extra: list[str] = ()) -> str:
         tag, other = spec.split("=", 1)
         by_seed = {r["seed"]: r for r in load(os.path.join(other, "runs.json"))}
         for r in runs:
-            if r["seed"] in by_seed:
-                r[tag] = by_seed[r["seed"]]["htsim"]
+            for side, x in by_seed.get(r["seed"], {}).items():
+                if side != "seed":
+                    r[tag if side == "htsim" else f"{side}@{tag}"] = x
     tags = ["htsim", "ccsim"] + sorted({t for r in runs for t in r if t not in ("htsim", "ccsim", "seed")})
     lines = [
         "| seed | side | mean, Gbps | below 5 | 5 to 95 | 95 or more | timeouts | wall, s |",
@@ -178,7 +180,7 @@ def main() -> int:
     ap.add_argument("--hop-ps", type=int, help="htsim's hop latency in ps ($HTSIM_HOP_PS; another realisation)")
     ap.add_argument("--htsim-only", action="store_true", help="no ccsim runs")
     ap.add_argument("--ccsim-hop-delay", help="ccsim's every link delay (ccsim_ft.py --hop-delay; with --hop-ps)")
-    ap.add_argument("--extra", action="append", default=[], help="TAG=DIR: another OUTDIR's htsim runs as a column")
+    ap.add_argument("--extra", action="append", default=[], help="TAG=DIR: another OUTDIR's runs as columns (its htsim as TAG, its ccsim as ccsim@TAG)")
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
     if not a.table_only:
