@@ -555,13 +555,15 @@ impl Channel {
         self.queue_mut().losses.get_or_insert_with(new_losses)
     }
 
-    /// Counts the queue length (the discipline's) from the last change until `now`.
+    /// Counts the queue length (the discipline's) from the last change until `now`;
+    /// returns the length.
     #[inline]
-    fn account_queue(&mut self, now: SimTime) {
-        let len = self.qdisc.len_pkts() as u128;
+    fn account_queue(&mut self, now: SimTime) -> usize {
+        let len = self.qdisc.len_pkts();
         let q = self.queue_mut();
-        q.queue_integral += len * (now - q.queue_last_change).as_ps() as u128;
+        q.queue_integral += len as u128 * (now - q.queue_last_change).as_ps() as u128;
         q.queue_last_change = now;
+        len
     }
 
     /// Brings the queue-length and capacity integrals up to `now` (before reading them).
@@ -952,8 +954,10 @@ impl Channel {
                 return;
             }
         }
+        // (Idle means empty: packets queued always have a departure pending, `serve`.)
         let idle = now >= self.busy_until && !self.tx_pending;
-        if idle && self.qdisc.len_pkts() == 0 {
+        debug_assert!(!idle || self.qdisc.len_pkts() == 0, "packets queued with no departure pending");
+        if idle {
             if self.bypass {
                 self.start_tx::<true>(id, now, &pkt, cx);
                 return;
@@ -995,12 +999,13 @@ impl Channel {
     /// discipline saw the arrival, so start the next packet at once.
     #[inline(always)]
     fn enqueue_queued(&mut self, id: u32, now: SimTime, pkt: Packet, serve_now: bool, cx: &mut Net) {
-        self.account_queue(now);
+        let mut len = self.account_queue(now) + 1;
         let before = cx.drops.len();
         let conv = cx.routes[pkt.route as usize - 1];
         let verdict = self.qdisc.enqueue(now, pkt, conv, &mut cx.drops);
         if cx.drops.len() > before {
             cx.pending = true;
+            len -= cx.drops.len() - before;
             self.evicted(id, now, before, cx);
         }
         match verdict {
@@ -1009,13 +1014,19 @@ impl Channel {
                 self.losses_mut().marks += 1;
                 self.queue_event(id, now, &pkt, QueueEvent::Marked, cx);
             }
-            Verdict::Dropped(reason) => self.drop_pkt(id, now, pkt, reason, cx),
+            Verdict::Dropped(reason) => {
+                len -= 1;
+                self.drop_pkt(id, now, pkt, reason, cx)
+            }
         }
+        // The discipline's length, counted here: it queued the arrival unless it dropped
+        // it, and every packet it evicted went to `cx.drops`.
+        debug_assert_eq!(len, self.qdisc.len_pkts(), "a discipline's queue changed unseen");
         self.record_qdisc(now, cx);
         if serve_now {
-            self.serve(id, now, cx);
+            self.serve(id, now, len, cx);
         } else {
-            let len = self.qdisc.len_pkts() as u64;
+            let len = len as u64;
             self.queue_max = self.queue_max.max(len);
             cx.rec.record(self.trace_queue(), now, || len as f64);
             if !self.tx_pending && len > 0 {
@@ -1052,19 +1063,25 @@ impl Channel {
     #[inline]
     pub fn on_tx_done(&mut self, id: u32, now: SimTime, cx: &mut Net) {
         self.tx_pending = false;
-        self.account_queue(now);
-        self.serve(id, now, cx);
+        let len = self.account_queue(now);
+        self.serve(id, now, len, cx);
     }
 
-    /// Starts the next packet the discipline gives (the transmitter is free).
+    /// Starts the next packet the discipline gives (the transmitter is free); `len`:
+    /// the packets queued in the discipline.
     #[inline(always)]
-    fn serve(&mut self, id: u32, now: SimTime, cx: &mut Net) {
+    fn serve(&mut self, id: u32, now: SimTime, mut len: usize, cx: &mut Net) {
         let before = cx.drops.len();
         let next = self.qdisc.dequeue(now, &mut cx.drops);
         if cx.drops.len() > before {
             cx.pending = true;
+            len -= cx.drops.len() - before;
             self.evicted(id, now, before, cx);
         }
+        // Every discipline gives a packet while it holds one, so a channel whose
+        // discipline is not empty always has a departure pending (`enqueue` reads an idle
+        // line as an empty discipline).
+        debug_assert!(next.is_some() || len == 0, "a discipline held packets and gave none");
         self.record_qdisc(now, cx);
         if let Some((p, enqueued)) = next {
             if self.qdisc.dequeue_marked() {
@@ -1079,7 +1096,8 @@ impl Channel {
             } else {
                 self.start_tx::<true>(id, now, &p, cx);
             }
-            let len = self.qdisc.len_pkts();
+            len -= 1;
+            debug_assert_eq!(len, self.qdisc.len_pkts(), "a discipline's queue changed unseen");
             cx.rec.record(self.trace_queue(), now, || len as f64);
             if len > 0 {
                 self.tx_pending = true;

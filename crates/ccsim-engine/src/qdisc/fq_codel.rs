@@ -675,9 +675,31 @@ impl Qdisc for FqCodel {
         let idx = self.classify(conv());
         let quantum = self.quantum_bits;
         let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
-        let f = &mut sched.flows[idx as usize];
-        if f.on == On::None {
-            f.deficit = quantum;
+        if sched.flows[idx as usize].on == On::None {
+            // The common case in two steps: new_flows holds at most one queue, with a
+            // positive deficit (the one the last pass served). The walk takes that queue
+            // off (to old_flows's tail if old_flows is not empty) and reaches the
+            // packet's queue, alone on new_flows with a deficit of `quantum`.
+            let x = sched.lists[On::New as usize].head;
+            if quantum > 0 && (x == NIL || (x == sched.lists[On::New as usize].tail && sched.flows[x as usize].deficit > 0)) {
+                if x != NIL {
+                    let fx = &mut sched.flows[x as usize];
+                    fx.vars.dropping = false;
+                    if sched.lists[On::Old as usize].head != NIL {
+                        sched.push_tail(On::Old, x);
+                    } else {
+                        fx.on = On::None;
+                    }
+                }
+                sched.lists[On::New as usize] = FlowList { head: idx, tail: idx };
+                let f = &mut sched.flows[idx as usize];
+                f.on = On::New;
+                f.next = NIL;
+                f.deficit = quantum;
+                f.vars.dropping = false;
+                return Self::pass_sent(f, bits);
+            }
+            sched.flows[idx as usize].deficit = quantum;
             sched.push_tail(On::New, idx);
         }
         // Nothing joins new_flows during the walk, so the dequeue serves new_flows until
@@ -1008,6 +1030,52 @@ mod tests {
         assert!(va.dropping && va.first_above_time == Some(SimTime::ZERO));
         // B was found empty in the second pass: it left the dropping state there.
         assert!(!q.flows[qb as usize].vars.dropping);
+    }
+
+    #[test]
+    fn a_pass_past_one_served_queue_on_new_flows_takes_two_steps() {
+        // Queues A, B, C; quantum 1514 B; 100 B packets pass. Each pass of a queue on no
+        // list whose new_flows holds at most one queue, with a positive deficit, is the
+        // two-step case; each is compared with a clone that enqueues and dequeues.
+        let (mut q, a, b) = fq(FqCodelConfig::default(), Limit::Packets(100));
+        let c = (1..).find(|&c| ![q.bucket(a), q.bucket(b)].contains(&q.bucket(c))).unwrap();
+        let (qa, qb, qc) = (q.bucket(a), q.bucket(b), q.bucket(c));
+        let t = SimTime::from_millis(1);
+        let mut d = Vec::new();
+        let pass = |q: &mut FqCodel, conv: u32, k: u32| {
+            let (mut general, mut d) = (q.clone(), Vec::new());
+            let p = pkt(9, k, 100);
+            assert_eq!(general.enqueue(t, p, conv, &mut d), Verdict::Queued);
+            assert_eq!(general.dequeue(t, &mut d), Some((p, t)));
+            assert_eq!(q.pass_idle(t, p.bits, || conv), IdlePass::Sent);
+            assert_eq!(q.state(), general.state(), "pass {k}");
+        };
+        // A: new_flows empty; A joins it and sends: 1514 - 100.
+        pass(&mut q, a, 0);
+        assert_eq!(q.lists(), [vec![(qa, 1414)], vec![]]);
+        // B: A, alone on new_flows with 1414, is empty and old_flows is empty: A leaves
+        // the lists; B joins new_flows and sends.
+        q.flows[qa as usize].vars.dropping = true;
+        pass(&mut q, b, 1);
+        assert_eq!(q.lists(), [vec![(qb, 1414)], vec![]]);
+        assert!(!q.flows[qa as usize].vars.dropping);
+        // C sends two 1000 B packets (B leaves new_flows at the first dequeue): C is at
+        // the head of new_flows with 1514 - 2000 = -486.
+        for s in 0..2 {
+            q.enqueue(SimTime::ZERO, pkt(0, s, 1000), c, &mut d);
+        }
+        assert_eq!(order_n(&mut q, 2), [(0, 0), (0, 1)]);
+        assert_eq!(q.lists(), [vec![(qc, -486)], vec![]]);
+        // A: C is out of deficit (not the two-step case): C to old_flows with 1028, A
+        // joins new_flows and sends.
+        pass(&mut q, a, 2);
+        assert_eq!(q.lists(), [vec![(qa, 1414)], vec![(qc, 1028)]]);
+        // B: A, alone on new_flows with 1414, goes to the tail of old_flows (not empty);
+        // B joins new_flows and sends.
+        q.flows[qa as usize].vars.dropping = true;
+        pass(&mut q, b, 3);
+        assert_eq!(q.lists(), [vec![(qb, 1414)], vec![(qc, 1028), (qa, 1414)]]);
+        assert!(!q.flows[qa as usize].vars.dropping);
     }
 
     #[test]
