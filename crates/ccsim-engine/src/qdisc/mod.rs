@@ -239,7 +239,10 @@ pub trait Qdisc {
     /// are pushed to `drops`.
     fn enqueue(&mut self, now: SimTime, pkt: Packet, conv: u32, drops: &mut Vec<(Packet, DropReason)>) -> Verdict;
     /// Removes the next packet to transmit, with its enqueue time. Packets dropped on the
-    /// way out are pushed to `drops`.
+    /// way out are pushed to `drops`. Work-conserving: while the discipline holds a
+    /// packet after those drops, it returns one (the channel reads a free line as an empty
+    /// discipline and counts the queue's length from the verdicts and `drops`; debug
+    /// builds assert both).
     fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)>;
     /// A packet of `bits` arrives at an idle line with the queue empty (`conv` gives its
     /// conversation, as for `enqueue`, for a discipline that classifies): the discipline's state becomes what `enqueue` at `now`
