@@ -105,12 +105,15 @@ impl RateSampler {
     }
 }
 
-/// 4.9's choice of P (`tcp_rate_skb_delivered`): `e` replaces the packet chosen so far
-/// if there is none, if its snapshot is 0, or if `e`'s is larger; the flow's
-/// `first_tx_time` follows P's send time.
-fn take(e: Snapshot, p: &mut Option<Snapshot>, first_tx: &mut SimTime) {
-    if p.is_none_or(|q| q.delivered == 0 || e.delivered > q.delivered) {
-        *p = Some(e);
+/// 4.9's choice of P (`tcp_rate_skb_delivered`): the packet in slot `i` of `ring`
+/// replaces the one chosen so far (`p`, a slot) if there is none, if its snapshot is 0,
+/// or if `i`'s is larger; the flow's `first_tx_time` follows P's send time. Slots, not
+/// copies of the 40-byte snapshots: an ack's loop writes no snapshot.
+#[inline(always)]
+fn take(ring: &[Snapshot], i: usize, p: &mut Option<usize>, first_tx: &mut SimTime) {
+    let e = &ring[i];
+    if p.is_none_or(|q| ring[q].delivered == 0 || e.delivered > ring[q].delivered) {
+        *p = Some(i);
         *first_tx = e.sent;
     }
 }
@@ -202,7 +205,7 @@ impl RateSampler {
             return self.on_ack_without_sack(now, old_una, new_una, snd_max, dup, prior_in_flight);
         }
         let mut newly = 0u32;
-        let mut p: Option<Snapshot> = None;
+        let mut p: Option<usize> = None;
         let mut first_tx = self.first_tx_time;
         for &(a, b) in sack {
             for s in a.max(new_una)..b.min(snd_max) {
@@ -211,23 +214,24 @@ impl RateSampler {
                     self.ring[i].sacked = true;
                     self.sacked_out += 1;
                     newly += 1;
-                    take(self.ring[i], &mut p, &mut first_tx);
+                    take(&self.ring, i, &mut p, &mut first_tx);
                 }
             }
         }
         for s in old_una..new_una {
-            let e = self.ring[self.slot(s)];
-            if e.sacked {
+            let i = self.slot(s);
+            if self.ring[i].sacked {
                 self.sacked_out -= 1;
                 continue;
             }
             newly += 1;
-            take(e, &mut p, &mut first_tx);
+            take(&self.ring, i, &mut p, &mut first_tx);
         }
         if newly == 0 && new_una == old_una {
             return None;
         }
         self.first_tx_time = first_tx;
+        let p = p.map(|i| self.ring[i]);
         Some(self.sample(now, newly, p, prior_in_flight, new_una, snd_max))
     }
 
@@ -250,15 +254,16 @@ impl RateSampler {
             self.sacked_out += 1;
             return Some(self.sample(now, 1, None, prior_in_flight, new_una, snd_max));
         }
-        let mut p: Option<Snapshot> = None;
+        let mut p: Option<usize> = None;
         let mut first_tx = self.first_tx_time;
         for s in old_una..new_una {
-            take(self.ring[self.slot(s)], &mut p, &mut first_tx);
+            take(&self.ring, self.slot(s), &mut p, &mut first_tx);
         }
         self.first_tx_time = first_tx;
         let acked = new_una - old_una;
         let newly = acked.saturating_sub(self.sacked_out).max(1);
         self.sacked_out = self.sacked_out.saturating_sub(acked - 1);
+        let p = p.map(|i| self.ring[i]);
         Some(self.sample(now, newly, p, prior_in_flight, new_una, snd_max))
     }
 
