@@ -68,6 +68,22 @@ def parse_log(parse: str, log: str) -> dict:
     return {"samples": samples, "names": names}
 
 
+def throughputs(parsed: dict) -> dict[tuple[int, int], tuple[int, float]]:
+    """Each flow's (src, dst) -> (cumulative ack at SAMPLE_S in bytes, Gbps over
+    [0, SAMPLE_S]) from ``parse_log``'s result."""
+    out = {}
+    for sink_id, pts in sorted(parsed["samples"].items()):
+        last = [c for t, c in pts if abs(t - SAMPLE_S) < 1e-6]
+        cack = last[0] if last else 0
+        out[parsed["names"].get(sink_id, (-1, -1))] = (cack, cack * 8 / SAMPLE_S / 1e9)
+    return out
+
+
+def timeouts(stdout: str) -> int:
+    """htsim's timeouts: the driver prints a line per retransmission timeout."""
+    return sum(1 for line in stdout.splitlines() if " RTO " in line and line.startswith("At "))
+
+
 def run(htsim: str, parse: str, conns: int, tries: int = 5) -> dict:
     with tempfile.TemporaryDirectory(prefix="htsim-ft-") as tmp:
         log = os.path.join(tmp, "logout.dat")
@@ -88,18 +104,15 @@ def run(htsim: str, parse: str, conns: int, tries: int = 5) -> dict:
         else:
             sys.exit(f"htsim_ft.py: htsim failed {tries} times; last stderr:\n{p.stderr[-2000:]}")
         parsed = parse_log(parse, log)
-    flows = []
-    for sink_id, pts in sorted(parsed["samples"].items()):
-        last = [c for t, c in pts if abs(t - SAMPLE_S) < 1e-6]
-        cack = last[0] if last else 0
-        src, dst = parsed["names"].get(sink_id, (-1, -1))
-        flows.append({"src": src, "dst": dst, "cack_bytes": cack, "tput_gbps": cack * 8 / SAMPLE_S / 1e9})
-    timeouts = sum(1 for line in p.stdout.splitlines() if " RTO " in line and line.startswith("At "))
+    flows = [
+        {"src": src, "dst": dst, "cack_bytes": cack, "tput_gbps": g}
+        for (src, dst), (cack, g) in throughputs(parsed).items()
+    ]
     return {
         "flows": [{"src": f["src"], "dst": f["dst"]} for f in flows],
         "tput_gbps": [f["tput_gbps"] for f in flows],
         "cack_bytes": [f["cack_bytes"] for f in flows],
-        "timeouts": timeouts,
+        "timeouts": timeouts(p.stdout),
         "run_wall_s": wall,
     }
 

@@ -68,17 +68,12 @@ def run_htsim(binary: str, parse: str, seed: int, conns: int, outdir: str, hop_p
         return {"seed": seed, "failed": p.returncode, "stderr": p.stderr[-2000:]}
     parsed = htsim_ft.parse_log(parse, log)
     given = htsim_paths.read(log + ".paths")
-    tput = {}
-    for sink, pts in parsed["samples"].items():
-        last = [c for t, c in pts if abs(t - 3.0) < 1e-6]
-        src, dst = parsed["names"].get(sink, (-1, -1))
-        tput[(src, dst)] = (last[0] if last else 0) * 8 / 3.0 / 1e9
-    timeouts = sum(1 for line in p.stdout.splitlines() if " RTO " in line and line.startswith("At "))
+    tput = htsim_ft.throughputs(parsed)
     return {
         "seed": seed,
         "flows": [[s, t] for s, t, _ in given],
-        "tput_gbps": [tput.get((s, t), 0.0) for s, t, _ in given],
-        "timeouts": timeouts,
+        "tput_gbps": [tput.get((s, t), (0, 0.0))[1] for s, t, _ in given],
+        "timeouts": htsim_ft.timeouts(p.stdout),
         "run_wall_s": wall,
         "paths": log + ".paths",
     }
