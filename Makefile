@@ -1,7 +1,7 @@
 # ccsim build plumbing (GNU make).
 #
 #   make demo    set up .venv, build ccsim (release) and run the keshav-s1 reproduction
-#   make test    set up, then cargo test (engine, optimised and debug) and pytest
+#   make test    set up, then cargo test (engine, optimised with debug assertions) and pytest
 #   make lint    the gates CI runs first: cargo fmt --check, clippy (warnings are errors),
 #                ruff, the stub check of _ccsim.pyi, the comment gate and the import gate
 #                (docs/testing.md)
@@ -84,11 +84,10 @@ debian-packages:
 	fi
 
 test: $(BUILD_STAMP) debian-packages
-	# Optimised as release, without its link-time optimisation (Cargo.toml's
-	# test-release profile: the test binaries build in less than half the time).
+	# Optimised as release, without its link-time optimisation, with debug assertions
+	# and overflow checks (Cargo.toml's test-release profile): the assertions check
+	# every channel's conservation identity; the doctests of docs/extending.md run too.
 	cargo test -p ccsim-engine --profile test-release
-	# Debug build too: debug assertions check every channel's conservation identity.
-	cargo test -p ccsim-engine
 	$(BIN)/python -m pytest -q
 
 # The gates (`.ci/run` runs them before the tests). rustfmt.toml and Cargo.toml's

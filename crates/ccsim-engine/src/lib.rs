@@ -22,8 +22,8 @@
 pub mod bench;
 
 /// The Rust blocks of docs/extending.md (a congestion control defined from the docs'
-/// own text), compiled and run as doctests in debug builds (`debug_profile`, build.rs).
-#[cfg(all(doctest, debug_profile))]
+/// own text), compiled and run as doctests.
+#[cfg(doctest)]
 #[doc = include_str!("../../../docs/extending.md")]
 pub struct ExtendingDocs;
 
