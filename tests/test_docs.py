@@ -43,7 +43,7 @@ SKIP_MARK = "# not run by the tests:"
 NOT_RUN = ("", "text")  # output samples and synopses
 RUN = ("python", "sh", "toml")
 # Rust blocks are compiled and run by the engine's doctests (`cargo test -p ccsim-engine
-# --doc`, debug builds), which include these documents (crates/ccsim-engine/src/lib.rs).
+# --doc`), which include these documents (crates/ccsim-engine/src/lib.rs).
 DOCTESTED = {"docs/extending.md": "rust"}
 SHELL_TIMEOUT_S = 300
 
