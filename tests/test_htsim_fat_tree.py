@@ -91,3 +91,31 @@ def test_paired_table_counts_the_bands_and_the_shared_port_by_hand(tmp_path):
     assert "| **pooled** | **htsim** | **41.77** | 1 of 3 | 2 of 3 | 0 of 3 | 5 | |" in text
     ports = [line for line in text.splitlines() if "->" in line and line.startswith("| 1 |")]
     assert ports == ["| 1 | a0-0->c0-1 | f0-14, f2-5 | 0.1 / 35.0 | 16.6 / 2.6 |"]
+
+
+def test_paired_sharing_counts_each_set_of_flows_once_by_hand(tmp_path):
+    import paired
+
+    # f0-14 and f2-15 meet at three ports (a0-0 -> c0-1 -> a3-0 -> e3-1); f1-3 meets no one.
+    (tmp_path / "htsim.log.paths").write_text(
+        "Route from 0 to 14  (1) -> Pipe-SRC0->LS0(0) Pipe-LS0->US0(0) Pipe-US0->CS2(0) "
+        "Pipe-CS2->US6(0) Pipe-US6->LS7(0) \n"
+        "Route from 1 to 3  (1) -> Pipe-SRC1->LS0(0) Pipe-LS0->US1(0) Pipe-US1->LS1(0) \n"
+        "Route from 2 to 15  (1) -> Pipe-SRC2->LS1(0) Pipe-LS1->US0(0) Pipe-US0->CS2(0) "
+        "Pipe-CS2->US6(0) Pipe-US6->LS7(0) \n"
+    )
+    path = str(tmp_path / "htsim.log.paths")
+    runs = [
+        {"seed": 1, "htsim": {"tput_gbps": [0.1, 90.2, 35.0], "paths": path},
+         "ccsim": {"tput_gbps": [16.6, 99.6, 2.6]}, "x": {"tput_gbps": [6.0, 1.0, 40.0]}},
+        {"seed": 2, "htsim": {"tput_gbps": [5.0, 0.0, 70.1], "paths": path},
+         "ccsim": {"tput_gbps": [4.9, 0.0, 95.1]}},
+    ]  # fmt: skip
+    lines = paired.sharing(runs, ["htsim", "ccsim", "x"])
+    # Each seed's set {f0-14, f2-15} once, not once per port. htsim: 0.1 is below 5, then 5.0 and 70.0 are
+    # not: 1 of 2 shared; sums 35.1 and 75.1, median (35.1 + 75.1) / 2 = 55.1; ccsim:
+    # 2.6 and 4.9 below, none shared, sums 19.2 and 100.0, median 59.6;
+    # x (seed 1 only): 6.0 and 40.0, shared, the sum 46.0. f1-3's 1.0 counts nowhere.
+    assert "| htsim | 1 of 2 | 1 of 2 | 55.1 |" in lines
+    assert "| ccsim | 0 of 2 | 2 of 2 | 59.6 |" in lines
+    assert "| x | 1 of 1 | 0 of 1 | 46.0 |" in lines

@@ -13,8 +13,10 @@ repository's build and once per ``--variant TAG=DIR`` (a package directory put f
 ``PYTHONPATH``: a scratch build of the engine; the environment is passed on, so a
 scratch build's switches are set by the caller). Each run is a separate process, timed
 whole. Writes every run's JSON and ``OUTDIR/table.md``: per draw and pooled, the flows
-below 5 Gbps, between 5 and 95 and at 95 or more, the mean, the timeouts, and per shared
-port the two sides' throughputs. ``--hop-ps`` runs htsim with every hop 1.01 us (or as
+below 5 Gbps, between 5 and 95 and at 95 or more, the mean, the timeouts; per side, how
+many sets of flows that meet at a switch port keep every flow at 5 Gbps or more (each
+set once, however many ports it crosses together); and per shared port the sides'
+throughputs. ``--hop-ps`` runs htsim with every hop 1.01 us (or as
 given; the scratch build's ``$HTSIM_HOP_PS``) on the same draws: another realisation of
 htsim itself, which ``--extra`` adds to a table as columns (``--ccsim-hop-delay`` runs
 ccsim with the same hop delay on those draws).
@@ -102,6 +104,43 @@ def bands(tput: list[float]) -> tuple[int, int, int]:
     return low, len(tput) - low - high, high
 
 
+def sharing(runs: list[dict], tags: list[str]) -> list[str]:
+    """Per side, the sets of flows that meet at a switch port (each set once, however
+    many ports it shares): how many keep every flow at `LOW` Gbps or more (the port is
+    shared) and how many leave one below (locked out there or elsewhere), and the median
+    of the set's summed throughput."""
+    counts = {t: [0, 0, []] for t in tags}
+    for r in runs:
+        h = r.get("htsim")
+        if not h or "paths" not in h:
+            continue
+        given = htsim_paths.read(h["paths"])
+        index = {(s, d): i for i, (s, d, _) in enumerate(given)}
+        groups = sorted({tuple(fl) for fl in htsim_paths.shared(given).values()})
+        for t in tags:
+            x = r.get(t)
+            if not x or "tput_gbps" not in x:
+                continue
+            for fl in groups:
+                v = [x["tput_gbps"][index[f]] for f in fl]
+                counts[t][0 if min(v) >= LOW else 1] += 1
+                counts[t][2].append(sum(v))
+    lines = [
+        f"Flows that meet at a switch port (each set once): every flow at {LOW:g} Gbps or more / one below it:",
+        "",
+        "| side | shared | one below | median sum, Gbps |",
+        "|---|---|---|---|",
+    ]
+    for t in tags:
+        ok, low, sums = counts[t]
+        if sums:
+            sums.sort()
+            n = len(sums)
+            med = sums[n // 2] if n % 2 else (sums[n // 2 - 1] + sums[n // 2]) / 2
+            lines.append(f"| {t} | {ok} of {n} | {low} of {n} | {med:.1f} |")
+    return lines
+
+
 def table(outdir: str, extra: list[str] = ()) -> str:
     runs = load(os.path.join(outdir, "runs.json"))
     for spec in extra:
@@ -139,6 +178,7 @@ def table(outdir: str, extra: list[str] = ()) -> str:
             lines.append(
                 f"| **pooled** | **{t}** | **{sum(tp) / n:.2f}** | {lo} of {n} | {mid} of {n} | {hi} of {n} | {tos[t]} | |"
             )
+    lines += ["", *sharing(runs, tags)]
     lines += ["", "Per shared port (flows that share one switch port on the draw), Gbps:", ""]
     lines += ["| seed | port | flows | " + " | ".join(tags) + " |", "|---|---|---|" + "---|" * len(tags)]
     for r in runs:
