@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -81,14 +82,17 @@ def run_htsim(binary: str, parse: str, seed: int, conns: int, outdir: str, hop_p
     }
 
 
-def run_ccsim(seed: int, paths: str, out: str, pythonpath: str | None, hop_delay: str | None = None) -> dict:
+def run_ccsim(
+    seed: int, paths: str, out: str, pythonpath: str | None, hop_delay: str | None = None, extra: list[str] = ()
+) -> dict:
     env = dict(os.environ)
     parts = [pythonpath] if pythonpath else []
     env["PYTHONPATH"] = os.pathsep.join(parts + [p for p in [env.get("PYTHONPATH")] if p])
     t0 = time.perf_counter()
     subprocess.run(
         [sys.executable, os.path.join(HERE, "ccsim_ft.py"), str(seed), out, "--htsim-paths", paths]
-        + (["--hop-delay", hop_delay] if hop_delay else []),
+        + (["--hop-delay", hop_delay] if hop_delay else [])
+        + list(extra),
         env=env,
         check=True,
         cwd=HERE,
@@ -210,7 +214,10 @@ def main() -> int:
     ap.add_argument("--parse")
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     ap.add_argument("--conns", type=int, default=16)
-    ap.add_argument("--variant", action="append", default=[], help="TAG=DIR: a ccsim package directory")
+    ap.add_argument(
+        "--variant", action="append", default=[], help="TAG=DIR: a ccsim package directory (TAG= for the repository's)"
+    )
+    ap.add_argument("--ccsim-args", default="", help="more ccsim_ft.py options for this call's ccsim runs, e.g. '--rto linux'")
     ap.add_argument("--table-only", action="store_true")
     ap.add_argument("--hop-ps", type=int, help="htsim's hop latency in ps ($HTSIM_HOP_PS; another realisation)")
     ap.add_argument("--htsim-only", action="store_true", help="no ccsim runs")
@@ -220,7 +227,8 @@ def main() -> int:
     os.makedirs(a.outdir, exist_ok=True)
     if not a.table_only:
         binary, parse = htsim_ft.binaries(a.htsim, a.parse)
-        variants = [("ccsim", None)] + [tuple(v.split("=", 1)) for v in a.variant]
+        variants = [("ccsim", None)] + [(t, d or None) for t, d in (v.split("=", 1) for v in a.variant)]
+        extra = shlex.split(a.ccsim_args)
         path = os.path.join(a.outdir, "runs.json")
         runs = load(path) if os.path.exists(path) else []
         done = {r["seed"]: r for r in runs}
@@ -229,14 +237,14 @@ def main() -> int:
                 r, h = done[seed], done[seed]["htsim"]
                 for tag, pp in variants:
                     if tag not in r and "paths" in h and not a.htsim_only:
-                        r[tag] = run_ccsim(seed, h["paths"], os.path.join(a.outdir, f"{tag}-{seed}.json"), pp, a.ccsim_hop_delay)
+                        r[tag] = run_ccsim(seed, h["paths"], os.path.join(a.outdir, f"{tag}-{seed}.json"), pp, a.ccsim_hop_delay, extra)
                         dump(runs, path)
                 continue
             h = run_htsim(binary, parse, seed, a.conns, a.outdir, a.hop_ps)
             r = {"seed": seed, "htsim": h}
             if "paths" in h and not a.htsim_only:
                 for tag, pp in variants:
-                    r[tag] = run_ccsim(seed, h["paths"], os.path.join(a.outdir, f"{tag}-{seed}.json"), pp, a.ccsim_hop_delay)
+                    r[tag] = run_ccsim(seed, h["paths"], os.path.join(a.outdir, f"{tag}-{seed}.json"), pp, a.ccsim_hop_delay, extra)
             runs.append(r)
             dump(runs, path)
             print(f"paired.py: seed {seed} done", file=sys.stderr)
