@@ -88,7 +88,9 @@ test: $(BUILD_STAMP) debian-packages
 	# and overflow checks (Cargo.toml's test-release profile): the assertions check
 	# every channel's conservation identity; the doctests of docs/extending.md run too.
 	cargo test -p ccsim-engine --profile test-release
-	$(BIN)/python -m pytest -q
+	# One pytest worker per core (pytest-xdist), tests handed out one at a time: the
+	# golden runs (one test of about 3.5 minutes) go alongside the rest.
+	$(BIN)/python -m pytest -q -n auto
 
 # The gates (`.ci/run` runs them before the tests). rustfmt.toml and Cargo.toml's
 # [workspace.lints] configure the Rust ones, pyproject.toml's [tool.ruff] ruff.
