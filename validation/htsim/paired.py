@@ -83,7 +83,12 @@ def run_htsim(binary: str, parse: str, seed: int, conns: int, outdir: str, hop_p
 
 
 def run_ccsim(
-    seed: int, paths: str, out: str, pythonpath: str | None, hop_delay: str | None = None, extra: list[str] = ()
+    seed: int,
+    paths: str,
+    out: str,
+    pythonpath: str | None,
+    hop_delay: str | None = None,
+    extra: tuple[str, ...] | list[str] = (),
 ) -> dict:
     env = dict(os.environ)
     parts = [pythonpath] if pythonpath else []
