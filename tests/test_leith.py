@@ -144,6 +144,7 @@ def small_sweeps(monkeypatch):
     small["100ms"] = replace(small["100ms"], counts=(10, 128, 140))
     monkeypatch.setattr(leith, "SWEEPS", small)
     monkeypatch.setattr(leith, "_DONE", {})
+    monkeypatch.setattr(leith, "_SEEDED", {})
     monkeypatch.setattr(leith, "FAIR_SEEDS", (1, 2))
     monkeypatch.setattr(leith, "FAIR_AT", (128,))
     return small

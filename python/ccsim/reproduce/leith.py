@@ -909,25 +909,32 @@ LABEL = {"delay_aimd": "delay AIMD", "reno": "SACK Reno"}
 # Fairness claims that flip with the start jitter's seed are judged on the mean over these
 # seeds (claims/leith.toml); seed 1 is the sweep's own run.
 FAIR_SEEDS = (1, 2, 3, 4, 5)
-_SEEDED: dict[tuple[str, str, int, int], float | None] = {}
+_SEEDED: dict[tuple[str, str, str, int, int], float | None] = {}
 
 
-def fairness_over_seeds(key: str, cases: list[dict[str, Any]], progress: Progress) -> dict[tuple[str, int], list[float]]:
+def fairness_over_seeds(
+    key: str, cases: list[dict[str, Any]], out_dir: Path, progress: Progress
+) -> dict[tuple[str, int], list[float]]:
     """Jain's index (50-250 s) per (cc, n) of FAIR_AT for each of FAIR_SEEDS: seed 1 from
-    the sweep's ``cases``, the others run here (and kept for this process)."""
+    the sweep's ``cases``, the others run here (and kept for this process and
+    ``out_dir``, as ``sweep_cases`` keeps its sweeps: another reproduction's runs, of
+    another size, are never taken for these)."""
     spec = SWEEPS[key]
-    todo = [(cc, n, s) for cc in spec.ccs for n in FAIR_AT for s in FAIR_SEEDS[1:] if (key, cc, n, s) not in _SEEDED]
+    at = str(Path(out_dir).resolve())
+    todo = [
+        (cc, n, s) for cc in spec.ccs for n in FAIR_AT for s in FAIR_SEEDS[1:] if (at, key, cc, n, s) not in _SEEDED
+    ]
     if todo:
         progress.step(f"leith {key}: fairness at {', '.join(map(str, FAIR_AT))} flows, seeds {FAIR_SEEDS[1]}-{FAIR_SEEDS[-1]}")
     base = _with(_load(spec.scenario), dict(spec.sets))
     for cc, n, s in todo:
         r = _run(_with(base, {"flows.f.count": n, "defaults.cc": cc, "scenario.seed": s}))
-        _SEEDED[(key, cc, n, s)] = jain([float(f["goodput_bps"]) for f in r.phase(STEADY)["flows"]])
+        _SEEDED[(at, key, cc, n, s)] = jain([float(f["goodput_bps"]) for f in r.phase(STEADY)["flows"]])
     out: dict[tuple[str, int], list[float]] = {}
     for cc in spec.ccs:
         for n in FAIR_AT:
             first = _case(cases, cc, n)
-            values = [first["jain"] if first else None] + [_SEEDED[(key, cc, n, s)] for s in FAIR_SEEDS[1:]]
+            values = [first["jain"] if first else None] + [_SEEDED[(at, key, cc, n, s)] for s in FAIR_SEEDS[1:]]
             out[(cc, n)] = [v for v in values if v is not None]
     return out
 
@@ -938,7 +945,10 @@ def fig9(out_dir: Path, progress: Progress) -> Report:
     c100 = sweep_cases("100ms", out_dir, progress)
     cmix = sweep_cases("mixed", out_dir, progress)
     c512 = sweep_cases("512B", out_dir, progress)
-    fair = {"100ms": fairness_over_seeds("100ms", c100, progress), "mixed": fairness_over_seeds("mixed", cmix, progress)}
+    fair = {
+        "100ms": fairness_over_seeds("100ms", c100, out_dir, progress),
+        "mixed": fairness_over_seeds("mixed", cmix, out_dir, progress),
+    }
     progress.done()
     rows: list[Row] = []
     for key, cases in (("100ms", c100), ("20-200ms", cmix), ("512B 100ms", c512)):
