@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import shlex
+import statistics
 import subprocess
 import sys
 import time
@@ -113,6 +114,16 @@ def bands(tput: list[float]) -> tuple[int, int, int]:
     return low, len(tput) - low - high, high
 
 
+def shared_ports(r: dict) -> tuple[dict, dict] | None:
+    """A paired run's flows by (src, dst) -> index into its throughputs, and the ports
+    that two or more of them share (``htsim_paths.shared``); None without htsim's paths."""
+    h = r.get("htsim")
+    if not h or "paths" not in h:
+        return None
+    given = htsim_paths.read(h["paths"])
+    return {(s, d): i for i, (s, d, _) in enumerate(given)}, htsim_paths.shared(given)
+
+
 def sharing(runs: list[dict], tags: list[str]) -> list[str]:
     """Per side, the sets of flows that meet at a switch port (each set once, however
     many ports it shares): how many keep every flow at `LOW` Gbps or more (the port is
@@ -120,12 +131,11 @@ def sharing(runs: list[dict], tags: list[str]) -> list[str]:
     of the set's summed throughput."""
     counts = {t: [0, 0, []] for t in tags}
     for r in runs:
-        h = r.get("htsim")
-        if not h or "paths" not in h:
+        draw = shared_ports(r)
+        if draw is None:
             continue
-        given = htsim_paths.read(h["paths"])
-        index = {(s, d): i for i, (s, d, _) in enumerate(given)}
-        groups = sorted({tuple(fl) for fl in htsim_paths.shared(given).values()})
+        index, ports = draw
+        groups = sorted({tuple(fl) for fl in ports.values()})
         for t in tags:
             x = r.get(t)
             if not x or "tput_gbps" not in x:
@@ -143,10 +153,8 @@ def sharing(runs: list[dict], tags: list[str]) -> list[str]:
     for t in tags:
         ok, low, sums = counts[t]
         if sums:
-            sums.sort()
             n = len(sums)
-            med = sums[n // 2] if n % 2 else (sums[n // 2 - 1] + sums[n // 2]) / 2
-            lines.append(f"| {t} | {ok} of {n} | {low} of {n} | {med:.1f} |")
+            lines.append(f"| {t} | {ok} of {n} | {low} of {n} | {statistics.median(sums):.1f} |")
     return lines
 
 
@@ -191,12 +199,11 @@ def table(outdir: str, extra: list[str] = ()) -> str:
     lines += ["", "Per shared port (flows that share one switch port on the draw), Gbps:", ""]
     lines += ["| seed | port | flows | " + " | ".join(tags) + " |", "|---|---|---|" + "---|" * len(tags)]
     for r in runs:
-        h = r.get("htsim")
-        if not h or "paths" not in h:
+        draw = shared_ports(r)
+        if draw is None:
             continue
-        given = htsim_paths.read(h["paths"])
-        index = {(s, d): i for i, (s, d, _) in enumerate(given)}
-        for (a, b), fl in sorted(htsim_paths.shared(given).items()):
+        index, ports = draw
+        for (a, b), fl in sorted(ports.items()):
             cells = []
             for t in tags:
                 x = r.get(t)
