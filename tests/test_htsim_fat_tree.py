@@ -53,6 +53,17 @@ def test_scenario_has_the_hand_counted_nodes_links_and_flows():
     assert all(link["buffer"] == "7pkt" and link["qdisc"]["kind"] == "red" for link in fabric)
 
 
+def test_ack_rate_sets_the_ack_routers_links_and_a_hop_of_one_picosecond():
+    d, _ = ccsim_ft.scenario(3, ack_rate="320000Gbps")
+    acks = d["links"][48:]
+    assert len(acks) == 16 and all(link["rate"] == "320000Gbps" for link in acks)
+    assert all(link["rate"] == ccsim_ft.ACK_RATE for link in ccsim_ft.scenario(3)[0]["links"][48:])
+    # A 40-byte ack: 320 bits at 3.2 x 10^14 bit/s is exactly 1 ps a hop; the engine
+    # takes the rate (a short start of the run).
+    r = ccsim.run(ccsim.Scenario.from_dict(d), max_events=20_000)
+    assert r.raw["stop_reason"] == "max_events" and r.events == 20_000
+
+
 def test_fabric_acks_leave_routing_to_ccsim_ecmp():
     d, _ = ccsim_ft.scenario(3, acks="fabric")
     ccsim.Scenario.from_dict(d).check()

@@ -1,15 +1,16 @@
 """htsim's fat-tree TCP experiment (experiment.py) in ccsim: one run, one seed.
 
     python ccsim_ft.py SEED OUT.json [--conns 16] [--acks instant|fabric] [--queue random|droptail|red|short] [--rto jk|linux]
-        [--htsim-paths LOG.paths]
+        [--htsim-paths LOG.paths] [--ack-rate RATE]
 
 Run with the ccsim virtual environment (``import ccsim``). Writes each flow's throughput
 over [0, 3 s] (htsim's last sample), the run's event count and the engine's wall time.
 
 ``--acks instant`` (default) is htsim's model: acks reach the sender at once. ccsim has no
 such path, so each host gets a link to one extra router ``ack`` (0 s, 10 Tbps: a 40-byte
-ack takes 32 ps a hop, two hops); each flow's acks take [to, ack, from] and its data the
-path drawn below, as htsim's source route. ``--acks fabric`` drops the ack router and lets
+ack takes 32 ps a hop, two hops; ``--ack-rate`` sets that rate: ccsim rounds a
+transmission up to a whole picosecond, so 1 ps a hop is the least); each flow's acks take
+[to, ack, from] and its data the path drawn below, as htsim's source route. ``--acks fabric`` drops the ack router and lets
 ccsim route: ``[scenario].routing = "ecmp"`` (each flow draws one of the fewest-hop paths
 from its own stream) with the acks on the reverse path through the switches' 8-packet
 queues.
@@ -84,12 +85,14 @@ def scenario(
     rto: str = "jk",
     given: list[tuple[int, int, list[str]]] | None = None,
     hop_delay: str = HOP_DELAY,
+    ack_rate: str = ACK_RATE,
 ) -> tuple[dict, list]:
     """The scenario of one run (``Scenario.from_dict``'s input) and its flows [(src, dst,
     path or None)]. Host NICs queue without limit and without a discipline (fcfs), as
     htsim's FairPriorityQueue; switch ports as ``queue`` says. ``given``: the flows and
     their paths instead of the seed's draw (htsim_paths.read: an htsim run's own).
-    ``hop_delay``: every switch and host link's delay (htsim's 1 us)."""
+    ``hop_delay``: every switch and host link's delay (htsim's 1 us). ``ack_rate``: the
+    rate of the ack router's links (``--acks instant``)."""
     rng = random.Random(seed)
     pairs = [(s, d) for s, d, _ in given] if given else permutation(rng, conns=conns)
     given_path = {(s, d): p for s, d, p in given or ()}
@@ -125,7 +128,7 @@ def scenario(
     if acks == "instant":
         b.add_router("ack")
         for n in range(NODES):
-            b.add_link(host_name(n), "ack", rate=ACK_RATE, delay="0s", buffer=HOST_QUEUE)
+            b.add_link(host_name(n), "ack", rate=ack_rate, delay="0s", buffer=HOST_QUEUE)
     params = {
         "initial_window": INITIAL_WINDOW,
         "initial_ssthresh": INITIAL_SSTHRESH,
@@ -161,8 +164,9 @@ def run(
     rto: str = "jk",
     given: list[tuple[int, int, list[str]]] | None = None,
     hop_delay: str = HOP_DELAY,
+    ack_rate: str = ACK_RATE,
 ) -> dict:
-    d, flows = scenario(seed, acks, queue, conns, rto, given, hop_delay)
+    d, flows = scenario(seed, acks, queue, conns, rto, given, hop_delay, ack_rate)
     t0 = time.perf_counter()
     r = ccsim.Scenario.from_dict(d).run()
     wall = time.perf_counter() - t0
@@ -181,6 +185,7 @@ def run(
         "conns": conns,
         "rto": rto,
         "hop_delay": hop_delay,
+        "ack_rate": ack_rate,
         "flows": [{"src": s, "dst": d, "path": p} for s, d, p in flows],
         "tput_gbps": tput,
         "events": raw["events"],
@@ -203,9 +208,15 @@ def main() -> int:
     ap.add_argument("--rto", choices=["jk", "linux"], default="jk", help="the flows' retransmission timer")
     ap.add_argument("--htsim-paths", help="an htsim run's LOG.paths: its flows and paths (htsim_paths.py)")
     ap.add_argument("--hop-delay", default=HOP_DELAY, help="every link's delay (default htsim's 1us)")
+    ap.add_argument(
+        "--ack-rate",
+        default=ACK_RATE,
+        help="the ack router's links (--acks instant; default 10000Gbps: 32 ps a hop for an ack; "
+        "320000Gbps: 1 ps, the least a hop takes)",
+    )
     a = ap.parse_args()
     given = htsim_paths.read(a.htsim_paths) if a.htsim_paths else None
-    res = run(a.seed, a.acks, a.queue, a.conns, a.rto, given, a.hop_delay)
+    res = run(a.seed, a.acks, a.queue, a.conns, a.rto, given, a.hop_delay, a.ack_rate)
     with open(a.out, "w", encoding="utf-8") as f:
         json.dump(res, f, indent=1)
     print(
