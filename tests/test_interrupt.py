@@ -131,6 +131,11 @@ def test_max_events_and_max_wall_stop_a_run_and_mark_it_partial():
     r = ccsim.run(_long_scenario(), max_wall=0.3)
     assert time.monotonic() - start < 0.3 + STOP_WITHIN_S
     assert r.raw["partial"] and r.raw["stop_reason"] == "max_wall"
+    # The methods take the same options (a builder's too).
+    r = _long_scenario().run(max_events=50_000)
+    assert r.raw["stop_reason"] == "max_events" and r.events == 50_000
+    r = ccsim.Scenario.dumbbell(2, duration="1000000s").run(max_events=2000, progress=False)
+    assert r.raw["stop_reason"] == "max_events" and r.events == 2000
     r = ccsim.run(_long_scenario().set("scenario.max_events", 1000))
     assert r.raw["stop_reason"] == "max_events" and r.events == 1000
     whole = ccsim.run(DATA / "tiny.toml")

@@ -463,9 +463,16 @@ class ScenarioBuilder:
         """The validated scenario as a scenario file's TOML text."""
         return self.build().to_toml()
 
-    def run(self, seed: int | None = None) -> Results:
-        """Run the scenario (``ccsim.run``)."""
-        return self.build().run(seed)
+    def run(
+        self,
+        seed: int | None = None,
+        *,
+        progress: bool | Callable[[float, float, int], None] | None = None,
+        max_events: int | None = None,
+        max_wall: float | None = None,
+    ) -> Results:
+        """Run the scenario; same as ``ccsim.run(self, seed, ...)``, options included."""
+        return self.build().run(seed, progress=progress, max_events=max_events, max_wall=max_wall)
 
 
 # Topologies --------------------------------------------------------------------------------
@@ -880,9 +887,17 @@ class Scenario:
         file's TOML text."""
         return _ccsim.check(self.text, self.source, list(self.overrides), self.fmt, "toml")
 
-    def run(self, seed: int | None = None) -> Results:
-        """Run the scenario; same as ``ccsim.run(self, seed)``."""
-        return run(self, seed)
+    def run(
+        self,
+        seed: int | None = None,
+        *,
+        progress: bool | Callable[[float, float, int], None] | None = None,
+        max_events: int | None = None,
+        max_wall: float | None = None,
+    ) -> Results:
+        """Run the scenario; same as ``ccsim.run(self, seed, ...)``: ``progress``,
+        ``max_events`` and ``max_wall`` as there."""
+        return run(self, seed, progress=progress, max_events=max_events, max_wall=max_wall)
 
 
 class _BadNumber(ValueError):
