@@ -1,6 +1,6 @@
 """ccsim: a packet-level discrete-event network simulator for congestion-control research.
 
-The engine is Rust (``ccsim._ccsim``); this package is the front end::
+The engine is Rust (the native module ``_ccsim``, typed in ``_ccsim.pyi``); this package is the front end::
 
     import ccsim
 

@@ -463,16 +463,10 @@ class ScenarioBuilder:
         """The validated scenario as a scenario file's TOML text."""
         return self.build().to_toml()
 
-    def run(
-        self,
-        seed: int | None = None,
-        *,
-        progress: bool | Callable[[float, float, int], None] | None = None,
-        max_events: int | None = None,
-        max_wall: float | None = None,
-    ) -> Results:
-        """Run the scenario; same as ``ccsim.run(self, seed, ...)``, options included."""
-        return self.build().run(seed, progress=progress, max_events=max_events, max_wall=max_wall)
+    def run(self, seed: int | None = None, **options: Any) -> Results:
+        """Run the scenario; same as ``ccsim.run(self, seed, **options)`` (``progress``,
+        ``max_events``, ``max_wall``)."""
+        return run(self, seed, **options)
 
 
 # Topologies --------------------------------------------------------------------------------

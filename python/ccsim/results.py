@@ -80,7 +80,7 @@ class Results:
 
     @classmethod
     def from_columns(cls, payload: dict[str, Any]) -> Results:
-        """Results from the native module's columns (``ccsim._ccsim.run``)."""
+        """Results from the native module's columns (the native module's ``run``, ``_ccsim.pyi``)."""
         self = cls.__new__(cls)
         self._raw = None
         self._cols = _Columns(payload)

@@ -10,10 +10,10 @@ over [0, 3 s] (htsim's last sample), the run's event count and the engine's wall
 such path, so each host gets a link to one extra router ``ack`` (0 s, 10 Tbps: a 40-byte
 ack takes 32 ps a hop, two hops; ``--ack-rate`` sets that rate: ccsim rounds a
 transmission up to a whole picosecond, so 1 ps a hop is the least); each flow's acks take
-[to, ack, from] and its data the path drawn below, as htsim's source route. ``--acks fabric`` drops the ack router and lets
-ccsim route: ``[scenario].routing = "ecmp"`` (each flow draws one of the fewest-hop paths
-from its own stream) with the acks on the reverse path through the switches' 8-packet
-queues.
+[to, ack, from] and its data the path drawn below, as htsim's source route. ``--acks
+fabric`` drops the ack router and lets ccsim route: ``[scenario].routing = "ecmp"``
+(each flow draws one of the fewest-hop paths from its own stream) with the acks on the
+reverse path through the switches' 8-packet queues.
 
 ``--queue random`` (default) is htsim's RandomQueue: ccsim's ``random_drop`` port holds
 7 packets besides the one being sent (htsim's 8 counted with it) and drops an arrival with
