@@ -130,3 +130,31 @@ def test_paired_sharing_counts_each_set_of_flows_once_by_hand(tmp_path):
     assert "| htsim | 1 of 2 | 1 of 2 | 55.1 |" in lines
     assert "| ccsim | 0 of 2 | 2 of 2 | 59.6 |" in lines
     assert "| x | 1 of 1 | 0 of 1 | 46.0 |" in lines
+
+
+def test_paired_reseed_runs_ccsim_again_with_its_own_seed_on_the_same_draw(tmp_path, monkeypatch):
+    import json
+    import os
+
+    import paired
+
+    # A draw already run (htsim and ccsim with the draw's seed 3): --reseed 101 102 adds
+    # ccsim runs on the same paths with seeds 101 and 102, as columns ccsim/101, ccsim/102.
+    paths = tmp_path / "htsim.log.paths"
+    paths.write_text("Route from 1 to 3  (1) -> Pipe-SRC1->LS0(0) Pipe-LS0->US1(0) Pipe-US1->LS1(0) \n")
+    htsim = {"tput_gbps": [1.0], "timeouts": 0, "paths": str(paths)}
+    runs = [{"seed": 3, "htsim": htsim, "ccsim": {"tput_gbps": [2.0], "timeouts": 0}}]
+    (tmp_path / "runs.json").write_text(json.dumps(runs))
+    calls = []
+
+    def fake_run(seed, paths, out, pythonpath, hop_delay=None, extra=()):
+        calls.append((seed, paths, os.path.basename(out), pythonpath))
+        return {"tput_gbps": [float(seed)], "timeouts": 0}
+
+    monkeypatch.setattr(paired, "run_ccsim", fake_run)
+    monkeypatch.setattr(paired.htsim_ft, "binaries", lambda h, p: ("htsim", "parse"))
+    monkeypatch.setattr(sys, "argv", ["paired.py", str(tmp_path), "--seeds", "3", "--reseed", "101", "102"])
+    assert paired.main() == 0
+    assert calls == [(101, str(paths), "ccsim-101-3.json", None), (102, str(paths), "ccsim-102-3.json", None)]
+    after = json.loads((tmp_path / "runs.json").read_text())[0]
+    assert after["ccsim/101"]["tput_gbps"] == [101.0] and after["ccsim"]["tput_gbps"] == [2.0]

@@ -19,7 +19,10 @@ set once, however many ports it crosses together); and per shared port the sides
 throughputs. ``--hop-ps`` runs htsim with every hop 1.01 us (or as
 given; the scratch build's ``$HTSIM_HOP_PS``) on the same draws: another realisation of
 htsim itself, which ``--extra`` adds to a table as columns (``--ccsim-hop-delay`` runs
-ccsim with the same hop delay on those draws).
+ccsim with the same hop delay on those draws). ``--reseed N ...`` runs the repository's
+ccsim once more per N with seed N instead of the draw's (the same flows and paths; only
+the random drops' stream changes): other realisations of ccsim on each draw, as columns
+``ccsim/N``.
 """
 
 from __future__ import annotations
@@ -234,12 +237,16 @@ def main() -> int:
     ap.add_argument("--hop-ps", type=int, help="htsim's hop latency in ps ($HTSIM_HOP_PS; another realisation)")
     ap.add_argument("--htsim-only", action="store_true", help="no ccsim runs")
     ap.add_argument("--ccsim-hop-delay", help="ccsim's every link delay (ccsim_ft.py --hop-delay; with --hop-ps)")
+    ap.add_argument(
+        "--reseed", type=int, nargs="+", default=[], help="ccsim once more per N with seed N (its random drops)"
+    )
     ap.add_argument("--extra", action="append", default=[], help="TAG=DIR: another OUTDIR's runs as columns (its htsim as TAG, its ccsim as ccsim@TAG)")
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
     if not a.table_only:
         binary, parse = htsim_ft.binaries(a.htsim, a.parse)
-        variants = [("ccsim", None)] + [(t, d or None) for t, d in (v.split("=", 1) for v in a.variant)]
+        variants = [("ccsim", None, None)] + [(t, d or None, None) for t, d in (v.split("=", 1) for v in a.variant)]
+        variants += [(f"ccsim/{n}", None, n) for n in a.reseed]
         extra = shlex.split(a.ccsim_args)
         path = os.path.join(a.outdir, "runs.json")
         runs = load(path) if os.path.exists(path) else []
@@ -247,16 +254,18 @@ def main() -> int:
         for seed in a.seeds:
             if seed in done:
                 r, h = done[seed], done[seed]["htsim"]
-                for tag, pp in variants:
+                for tag, pp, own in variants:
                     if tag not in r and "paths" in h and not a.htsim_only:
-                        r[tag] = run_ccsim(seed, h["paths"], os.path.join(a.outdir, f"{tag}-{seed}.json"), pp, a.ccsim_hop_delay, extra)
+                        out = os.path.join(a.outdir, f"{tag.replace('/', '-')}-{seed}.json")
+                        r[tag] = run_ccsim(own or seed, h["paths"], out, pp, a.ccsim_hop_delay, extra)
                         dump(runs, path)
                 continue
             h = run_htsim(binary, parse, seed, a.conns, a.outdir, a.hop_ps)
             r = {"seed": seed, "htsim": h}
             if "paths" in h and not a.htsim_only:
-                for tag, pp in variants:
-                    r[tag] = run_ccsim(seed, h["paths"], os.path.join(a.outdir, f"{tag}-{seed}.json"), pp, a.ccsim_hop_delay, extra)
+                for tag, pp, own in variants:
+                    out = os.path.join(a.outdir, f"{tag.replace('/', '-')}-{seed}.json")
+                    r[tag] = run_ccsim(own or seed, h["paths"], out, pp, a.ccsim_hop_delay, extra)
             runs.append(r)
             dump(runs, path)
             print(f"paired.py: seed {seed} done", file=sys.stderr)
