@@ -158,3 +158,11 @@ def test_paired_reseed_runs_ccsim_again_with_its_own_seed_on_the_same_draw(tmp_p
     assert calls == [(101, str(paths), "ccsim-101-3.json", None), (102, str(paths), "ccsim-102-3.json", None)]
     after = json.loads((tmp_path / "runs.json").read_text())[0]
     assert after["ccsim/101"]["tput_gbps"] == [101.0] and after["ccsim"]["tput_gbps"] == [2.0]
+
+
+def test_ssthresh_rule_reaches_every_flow_and_the_engine_takes_it():
+    d, _ = ccsim_ft.scenario(3)
+    assert {f["params"]["ssthresh_rule"] for f in d["flows"]} == {"bsd"}  # htsim's halving of cwnd
+    d, _ = ccsim_ft.scenario(3, ssthresh_rule="rfc5681")
+    assert {f["params"]["ssthresh_rule"] for f in d["flows"]} == {"rfc5681"}
+    ccsim.Scenario.from_dict(d).check()

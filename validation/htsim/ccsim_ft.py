@@ -1,7 +1,7 @@
 """htsim's fat-tree TCP experiment (experiment.py) in ccsim: one run, one seed.
 
     python ccsim_ft.py SEED OUT.json [--conns 16] [--acks instant|fabric] [--queue random|droptail|red|short] [--rto jk|linux]
-        [--htsim-paths LOG.paths] [--ack-rate RATE]
+        [--htsim-paths LOG.paths] [--ack-rate RATE] [--ssthresh-rule bsd|rfc5681]
 
 Run with the ccsim virtual environment (``import ccsim``). Writes each flow's throughput
 over [0, 3 s] (htsim's last sample), the run's event count and the engine's wall time.
@@ -31,6 +31,13 @@ the go-back is acknowledged. ``--rto linux`` samples every advancing ack's times
 retransmissions included, and each sample ends the backoff: htsim's TcpSrc, which
 recomputes its timeout from every ack's echo (``tcp.cpp`` TcpSrc::receivePacket), is
 nearer that one (docs/performance.md, "htsim's slow tail").
+
+``--ssthresh-rule bsd`` (default) halves the window at a loss, as htsim's TcpSrc halves
+its cwnd at a fast retransmit (``deflate_window``); on a timeout inside fast recovery
+that is the window inflated by the duplicate acks, where htsim first deflates it to
+min(ssthresh, FlightSize + 1 packet). ``rfc5681`` halves FlightSize and keeps the
+recovery's ssthresh at such a timeout, nearer htsim there (docs/performance.md,
+"Realisations of one draw").
 """
 
 from __future__ import annotations
@@ -86,13 +93,15 @@ def scenario(
     given: list[tuple[int, int, list[str]]] | None = None,
     hop_delay: str = HOP_DELAY,
     ack_rate: str = ACK_RATE,
+    ssthresh_rule: str = "bsd",
 ) -> tuple[dict, list]:
     """The scenario of one run (``Scenario.from_dict``'s input) and its flows [(src, dst,
     path or None)]. Host NICs queue without limit and without a discipline (fcfs), as
     htsim's FairPriorityQueue; switch ports as ``queue`` says. ``given``: the flows and
     their paths instead of the seed's draw (htsim_paths.read: an htsim run's own).
     ``hop_delay``: every switch and host link's delay (htsim's 1 us). ``ack_rate``: the
-    rate of the ack router's links (``--acks instant``)."""
+    rate of the ack router's links (``--acks instant``). ``ssthresh_rule``: the flows'
+    (``--ssthresh-rule``)."""
     rng = random.Random(seed)
     pairs = [(s, d) for s, d, _ in given] if given else permutation(rng, conns=conns)
     given_path = {(s, d): p for s, d, p in given or ()}
@@ -132,7 +141,7 @@ def scenario(
     params = {
         "initial_window": INITIAL_WINDOW,
         "initial_ssthresh": INITIAL_SSTHRESH,
-        "ssthresh_rule": "bsd",
+        "ssthresh_rule": ssthresh_rule,
         "min_rto": MIN_RTO,
         "initial_rto": INITIAL_RTO,
     }
@@ -165,8 +174,9 @@ def run(
     given: list[tuple[int, int, list[str]]] | None = None,
     hop_delay: str = HOP_DELAY,
     ack_rate: str = ACK_RATE,
+    ssthresh_rule: str = "bsd",
 ) -> dict:
-    d, flows = scenario(seed, acks, queue, conns, rto, given, hop_delay, ack_rate)
+    d, flows = scenario(seed, acks, queue, conns, rto, given, hop_delay, ack_rate, ssthresh_rule)
     t0 = time.perf_counter()
     r = ccsim.Scenario.from_dict(d).run()
     wall = time.perf_counter() - t0
@@ -186,6 +196,7 @@ def run(
         "rto": rto,
         "hop_delay": hop_delay,
         "ack_rate": ack_rate,
+        "ssthresh_rule": ssthresh_rule,
         "flows": [{"src": s, "dst": d, "path": p} for s, d, p in flows],
         "tput_gbps": tput,
         "events": raw["events"],
@@ -214,9 +225,12 @@ def main() -> int:
         help="the ack router's links (--acks instant; default 10000Gbps: 32 ps a hop for an ack; "
         "320000Gbps: 1 ps, the least a hop takes)",
     )
+    ap.add_argument(
+        "--ssthresh-rule", choices=["bsd", "rfc5681"], default="bsd", help="the flows' ssthresh after a loss"
+    )
     a = ap.parse_args()
     given = htsim_paths.read(a.htsim_paths) if a.htsim_paths else None
-    res = run(a.seed, a.acks, a.queue, a.conns, a.rto, given, a.hop_delay, a.ack_rate)
+    res = run(a.seed, a.acks, a.queue, a.conns, a.rto, given, a.hop_delay, a.ack_rate, a.ssthresh_rule)
     with open(a.out, "w", encoding="utf-8") as f:
         json.dump(res, f, indent=1)
     print(
