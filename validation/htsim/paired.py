@@ -257,7 +257,7 @@ def main() -> int:
                 for tag, pp, own in variants:
                     if tag not in r and "paths" in h and not a.htsim_only:
                         out = os.path.join(a.outdir, f"{tag.replace('/', '-')}-{seed}.json")
-                        r[tag] = run_ccsim(own or seed, h["paths"], out, pp, a.ccsim_hop_delay, extra)
+                        r[tag] = run_ccsim(seed if own is None else own, h["paths"], out, pp, a.ccsim_hop_delay, extra)
                         dump(runs, path)
                 continue
             h = run_htsim(binary, parse, seed, a.conns, a.outdir, a.hop_ps)
@@ -265,7 +265,7 @@ def main() -> int:
             if "paths" in h and not a.htsim_only:
                 for tag, pp, own in variants:
                     out = os.path.join(a.outdir, f"{tag.replace('/', '-')}-{seed}.json")
-                    r[tag] = run_ccsim(own or seed, h["paths"], out, pp, a.ccsim_hop_delay, extra)
+                    r[tag] = run_ccsim(seed if own is None else own, h["paths"], out, pp, a.ccsim_hop_delay, extra)
             runs.append(r)
             dump(runs, path)
             print(f"paired.py: seed {seed} done", file=sys.stderr)
