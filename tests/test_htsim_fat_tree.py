@@ -166,3 +166,20 @@ def test_ssthresh_rule_reaches_every_flow_and_the_engine_takes_it():
     d, _ = ccsim_ft.scenario(3, ssthresh_rule="rfc5681")
     assert {f["params"]["ssthresh_rule"] for f in d["flows"]} == {"rfc5681"}
     ccsim.Scenario.from_dict(d).check()
+
+
+def test_run_records_every_setting_of_its_scenario_defaults_included(monkeypatch):
+    monkeypatch.setattr(ccsim_ft, "RUN_S", 0.001)  # a millisecond: the record, not the result
+    res = ccsim_ft.run(3, conns=2, rto="linux")
+    settings = {
+        "seed": 3,
+        "acks": "instant",
+        "queue": "random",
+        "conns": 2,
+        "rto": "linux",
+        "hop_delay": experiment.HOP_DELAY,
+        "ack_rate": ccsim_ft.ACK_RATE,
+        "ssthresh_rule": "bsd",
+    }
+    assert list(res)[: len(settings)] == list(settings) and {k: res[k] for k in settings} == settings
+    assert "given" not in res and len(res["tput_gbps"]) == 2 and len(res["flows"]) == 2

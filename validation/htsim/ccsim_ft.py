@@ -43,10 +43,12 @@ recovery's ssthresh at such a timeout, nearer htsim there (docs/performance.md,
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import random
 import sys
 import time
+from typing import Any
 
 import ccsim
 import htsim_paths
@@ -165,18 +167,13 @@ def scenario(
     return d, flows
 
 
-def run(
-    seed: int,
-    acks: str = "instant",
-    queue: str = "random",
-    conns: int = CONNS,
-    rto: str = "jk",
-    given: list[tuple[int, int, list[str]]] | None = None,
-    hop_delay: str = HOP_DELAY,
-    ack_rate: str = ACK_RATE,
-    ssthresh_rule: str = "bsd",
-) -> dict:
-    d, flows = scenario(seed, acks, queue, conns, rto, given, hop_delay, ack_rate, ssthresh_rule)
+def run(seed: int, **options: Any) -> dict:
+    """One run of ``scenario(seed, **options)``: its settings (every argument of
+    ``scenario`` but ``given``, defaults included), the flows' throughputs over [0,
+    SAMPLE_S], the events and the timeouts."""
+    d, flows = scenario(seed, **options)
+    settings = inspect.signature(scenario).bind(seed, **options)
+    settings.apply_defaults()
     t0 = time.perf_counter()
     r = ccsim.Scenario.from_dict(d).run()
     wall = time.perf_counter() - t0
@@ -189,14 +186,7 @@ def run(
     by_name = {f["name"]: f for f in raw["flows"]}
     tput = [delivered[f"f{s}-{d}"] * MSS * 8 / SAMPLE_S / 1e9 for s, d, _ in flows]
     return {
-        "seed": seed,
-        "acks": acks,
-        "queue": queue,
-        "conns": conns,
-        "rto": rto,
-        "hop_delay": hop_delay,
-        "ack_rate": ack_rate,
-        "ssthresh_rule": ssthresh_rule,
+        **{k: v for k, v in settings.arguments.items() if k != "given"},
         "flows": [{"src": s, "dst": d, "path": p} for s, d, p in flows],
         "tput_gbps": tput,
         "events": raw["events"],
@@ -230,7 +220,17 @@ def main() -> int:
     )
     a = ap.parse_args()
     given = htsim_paths.read(a.htsim_paths) if a.htsim_paths else None
-    res = run(a.seed, a.acks, a.queue, a.conns, a.rto, given, a.hop_delay, a.ack_rate, a.ssthresh_rule)
+    res = run(
+        a.seed,
+        acks=a.acks,
+        queue=a.queue,
+        conns=a.conns,
+        rto=a.rto,
+        given=given,
+        hop_delay=a.hop_delay,
+        ack_rate=a.ack_rate,
+        ssthresh_rule=a.ssthresh_rule,
+    )
     with open(a.out, "w", encoding="utf-8") as f:
         json.dump(res, f, indent=1)
     print(
