@@ -10,13 +10,13 @@ from conftest import DATA, FLOW_KEYS, KESHAV, LINK_KEYS, TOP_KEYS
 
 
 def test_version_is_the_native_modules():
-    assert ccsim.__version__ == ccsim._ccsim.__version__
+    assert ccsim.__version__ == _ccsim.__version__
     assert ccsim.__version__
 
 
 def test_scenario_error_is_a_value_error():
     assert issubclass(ccsim.ScenarioError, ValueError)
-    assert ccsim.ScenarioError is ccsim._ccsim.ScenarioError
+    assert ccsim.ScenarioError is _ccsim.ScenarioError
 
 
 def test_load_keeps_text_source_and_no_overrides():

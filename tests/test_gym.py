@@ -17,7 +17,7 @@ import pytest
 from conftest import KESHAV, REPO
 
 gym = pytest.importorskip("gymnasium")
-from ccsim._ccsim import Simulation  # noqa: E402
+from ccsim import _ccsim  # noqa: E402
 from ccsim.gym import FIELDS, CongestionEnv  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
@@ -35,7 +35,7 @@ def _json(r: ccsim.Results) -> dict:
 
 
 def _stepped(sc: ccsim.Scenario, seed: int, step_s: float) -> tuple[ccsim.Results, int]:
-    sim = Simulation(sc.text, sc.source, list(sc.overrides), seed, sc.fmt)
+    sim = _ccsim.Simulation(sc.text, sc.source, list(sc.overrides), seed, sc.fmt)
     steps = 0
     while not sim.run_until(sim.now_s + step_s):
         steps += 1
@@ -63,7 +63,7 @@ def test_stepping_in_small_steps_gives_the_results_of_one_run(case: str, monkeyp
 
 def test_the_simulation_steps_to_the_time_asked_and_ends_at_the_end() -> None:
     sc = ccsim.load(KESHAV)
-    sim = Simulation(sc.text, sc.source, list(sc.overrides), 1, sc.fmt)
+    sim = _ccsim.Simulation(sc.text, sc.source, list(sc.overrides), 1, sc.fmt)
     assert (sim.now_s, sim.end_s, sim.end_ps, sim.done) == (0.0, 900.0, 900 * 10**12, False)
     assert sim.run_until_ps(1_500_000_000_001) is False
     assert sim.now_ps == 1_500_000_000_001
@@ -84,7 +84,7 @@ def test_stepping_applies_no_event_limit() -> None:
     # applies) stops no step, the last one included.
     sc = ccsim.load(KESHAV).set("scenario.max_events", 100)
     assert ccsim.run(sc, seed=1).stop_reason == "max_events"
-    sim = Simulation(sc.text, sc.source, list(sc.overrides), 1, sc.fmt)
+    sim = _ccsim.Simulation(sc.text, sc.source, list(sc.overrides), 1, sc.fmt)
     assert sim.run_until(450.0) is False
     assert sim.run_until(900.0) is True
     r = ccsim.Results.from_columns(sim.results())
@@ -94,7 +94,7 @@ def test_stepping_applies_no_event_limit() -> None:
 
 def test_results_before_the_end_are_partial() -> None:
     sc = ccsim.load(KESHAV)
-    sim = Simulation(sc.text, sc.source, list(sc.overrides), 1, sc.fmt)
+    sim = _ccsim.Simulation(sc.text, sc.source, list(sc.overrides), 1, sc.fmt)
     sim.run_until(100.0)
     r = ccsim.Results.from_columns(sim.results())
     assert r.stop_reason == "interrupted"
@@ -118,7 +118,7 @@ def test_a_python_policys_failure_is_raised_by_the_step(tmp_path: Path, monkeypa
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     sc = ccsim.Scenario.dumbbell(1, duration="5s").build().set("defaults.cc", "late:Late")
-    sim = Simulation(sc.text, sc.source, list(sc.overrides), 1, sc.fmt)
+    sim = _ccsim.Simulation(sc.text, sc.source, list(sc.overrides), 1, sc.fmt)
     assert sim.run_until(1.0) is False
     with pytest.raises(ccsim.CongestionControlError, match=r"flow1.*on_ack at t = 2\.0") as info:
         sim.run_until(3.0)

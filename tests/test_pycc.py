@@ -12,6 +12,7 @@ from pathlib import Path
 import ccsim
 import pandas as pd
 import pytest
+from ccsim import _ccsim
 from conftest import KESHAV, REPO, run_cli
 
 EXAMPLES = REPO / "examples"
@@ -354,12 +355,12 @@ def test_the_bench_raises_the_policys_error(tmp_path: Path) -> None:
     with pytest.MonkeyPatch.context() as m:
         m.syspath_prepend(str(tmp_path))
         with pytest.raises(ccsim.CongestionControlError, match="in __init__ at t = 0.000000000 s: cwnd should be a non-negative number, found 'x'"):
-            ccsim._ccsim.bench(2, 10_000_000, 1.0, 1, None, False, cc="badcc:Bad")
+            _ccsim.bench(2, 10_000_000, 1.0, 1, None, False, cc="badcc:Bad")
 
 
 def test_the_bench_runs_a_python_class_and_counts_its_calls() -> None:
-    raw = json.loads(ccsim._ccsim.bench(10, 10_000_000, 5.0, 1, None, False, cc="reno:Reno"))
-    ref = json.loads(ccsim._ccsim.bench(10, 10_000_000, 5.0, 1, None, False, cc="reno"))
+    raw = json.loads(_ccsim.bench(10, 10_000_000, 5.0, 1, None, False, cc="reno:Reno"))
+    ref = json.loads(_ccsim.bench(10, 10_000_000, 5.0, 1, None, False, cc="reno"))
     assert raw["delivered_pkts"] == ref["delivered_pkts"] and raw["events"] == ref["events"]
     # One on_ack per new cumulative ack, plus losses and duplicate acks in recovery.
     assert 0.9 < raw["py_calls_per_pkt"] < 1.2

@@ -28,7 +28,7 @@ try:
     from ccsim import _ccsim
 except ImportError as exc:  # pragma: no cover - only without a build
     raise ImportError(
-        "the native module ccsim._ccsim is not built; run `make` in the repository root"
+        "the native module _ccsim (python/ccsim/_ccsim.pyi) is not built; run `make` in the repository root"
     ) from exc
 
 from typing import TYPE_CHECKING, Any

@@ -1,4 +1,4 @@
-"""Stubs for the native module ``ccsim._ccsim`` (crates/ccsim-py).
+"""Stubs for the native module ``_ccsim`` (crates/ccsim-py).
 
 The contract is docs/architecture.md, "The native module". Every function releases the
 GIL while simulating; a panic inside the engine is re-raised as ``RuntimeError``.

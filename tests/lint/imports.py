@@ -3,7 +3,7 @@
 Python (python/ccsim): a module imports another when it executes an ``import`` of it,
 at module level or inside a function; imports under ``if TYPE_CHECKING:`` are for
 annotations only and never run, so they are not counted. ``from ccsim import _ccsim``
-imports the submodule ``ccsim._ccsim``, not the package.
+imports the compiled submodule ``_ccsim``, not the package.
 
 Rust (crates/ccsim-engine/src): the top-level modules of the crate (``sim``, ``link``,
 ``cc``, ...; a directory counts as one module) and the paths ``crate::name`` their
