@@ -267,6 +267,7 @@ struct Arena {
 }
 
 impl Arena {
+    #[inline(always)]
     fn push(&mut self, l: &mut PktList, pkt: Packet, at: SimTime) {
         let slot = Slot { pkt, at, next: NIL };
         let i = if self.free != NIL {
@@ -275,8 +276,7 @@ impl Arena {
             self.slots[i as usize] = slot;
             i
         } else {
-            self.slots.push(slot);
-            (self.slots.len() - 1) as u32
+            self.grow(slot)
         };
         if l.tail == NIL {
             l.head = i;
@@ -286,6 +286,14 @@ impl Arena {
         l.tail = i;
         l.len += 1;
         l.bits += pkt.bits as u64;
+    }
+
+    /// A new slot holding `slot` (the free list is empty): its index.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, slot: Slot) -> u32 {
+        self.slots.push(slot);
+        (self.slots.len() - 1) as u32
     }
 
     fn pop(&mut self, l: &mut PktList) -> Option<(Packet, SimTime)> {
@@ -568,137 +576,14 @@ impl FqCodel {
         f.vars.dequeue_law(&self.params, &mut q, now, drops, DropReason::FqCodel, first, &mut self.marked)
     }
 
-    /// The end of an idle pass at the packet's queue `f`, its deficit positive: CoDel sees
-    /// a sojourn of 0 with nothing left queued, and the deficit pays for the packet.
-    #[inline(always)]
-    fn pass_sent(f: &mut Flow, bits: u32) -> IdlePass {
-        f.vars.ldelay = SimDuration::ZERO;
-        f.vars.first_above_time = None;
-        f.deficit -= bits as i64;
-        IdlePass::Sent
-    }
-
-    /// (packets, bits) queued in queue `i` (tests).
-    #[cfg(test)]
-    fn backlog(&self, i: u32) -> (u32, u64) {
-        let q = &self.flows[i as usize].q;
-        (q.len, q.bits)
-    }
-}
-
-impl Qdisc for FqCodel {
-    fn enqueue(&mut self, now: SimTime, pkt: Packet, conv: u32, drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
-        self.ensure_flows();
-        let idx = self.classify(conv);
-        let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
-        let f = &mut sched.flows[idx as usize];
-        self.arena.push(&mut f.q, pkt, now);
-        if f.on == On::None {
-            f.deficit = self.quantum_bits;
-            sched.push_tail(On::New, idx);
-        }
-        self.pkts += 1;
-        self.bits += pkt.bits as u64;
-        if self.over_limit() {
-            return self.overload(idx, pkt, drops);
-        }
-        Verdict::Queued
-    }
-
-    fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
-        self.marked = false;
-        let quantum = self.quantum_bits;
-        loop {
-            let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
-            let on = sched.serving();
-            let i = sched.lists[on as usize].head;
-            if i == NIL {
-                return None;
-            }
-            let f = &mut sched.flows[i as usize];
-            if f.deficit <= 0 {
-                f.deficit += quantum;
-                sched.to_old_tail(on, i);
-                continue;
-            }
-            // CoDel's dequeue (`CodelVars::dequeue`) on this queue: the head slot is
-            // unlinked, its time and size read; the packet is copied out of the slot
-            // (which keeps it until reused) only once it is sent.
-            let sent = match self.arena.unlink(&mut f.q) {
-                None => {
-                    f.vars.dropping = false;
-                    None
-                }
-                Some(slot) => {
-                    let (at, bits) = (slot.at, slot.pkt.bits as u64);
-                    self.pkts -= 1;
-                    self.bits -= bits;
-                    if f.vars.no_drop_due(&self.params, at, self.bits, now) {
-                        f.deficit -= bits as i64;
-                        return Some(f.vars.ce_threshold_mark(&self.params, slot.pkt, at, &mut self.marked));
-                    }
-                    let first = (slot.pkt, at);
-                    self.dequeue_law(i, now, drops, first)
-                }
-            };
-            if let Some(sent) = sent {
-                self.flows[i as usize].deficit -= sent.0.bits as i64;
-                return Some(sent);
-            }
-            let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
-            sched.pop_head(on, i);
-            if on == On::New && sched.lists[On::Old as usize].head != NIL {
-                sched.push_tail(On::Old, i);
-            }
-        }
-    }
-
-    /// `enqueue` then `dequeue` of the one packet, all queues empty, without the
-    /// arena: the packet's queue joins new_flows if it was on no list (deficit
-    /// `quantum`); the dequeue walks the lists as `dequeue` does (a queue out of deficit
-    /// gets `quantum` more and goes to the tail of old_flows; an empty queue's CoDel
-    /// leaves the dropping state and the queue its list, to old_flows from new_flows
-    /// when old_flows is not empty) until it reaches the packet's queue with a positive
-    /// deficit; there CoDel sees a sojourn of 0 with nothing left queued (first_above_time
-    /// cleared, the dropping state left, no mark) and the deficit pays for the packet.
-    /// The queue stays on its list (RFC 8290 section 4.2: a queue leaves a list only when
-    /// a dequeue finds it empty). A buffer too small for the one packet takes the
-    /// general path (the arrival is dropped by `drop_from_fattest`).
-    #[inline]
-    fn pass_idle(&mut self, _now: SimTime, bits: u32, conv: impl FnOnce() -> u32) -> IdlePass {
-        debug_assert_eq!(self.pkts, 0);
-        if self.over(1, bits as u64) {
-            return IdlePass::Unsupported;
-        }
-        self.ensure_flows();
-        self.marked = false;
-        let idx = self.classify(conv());
+    /// `pass_idle` past its two common cases: the dequeue's walk over the lists (the
+    /// queue `idx` the packet hashed to is on old_flows, or behind others on new_flows,
+    /// or joins new_flows behind a queue that is not the last one served).
+    #[inline(never)]
+    fn pass_idle_walk(&mut self, idx: u32, bits: u32) -> IdlePass {
         let quantum = self.quantum_bits;
         let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
         if sched.flows[idx as usize].on == On::None {
-            // The common case in two steps: new_flows holds at most one queue, with a
-            // positive deficit (the one the last pass served). The walk takes that queue
-            // off (to old_flows's tail if old_flows is not empty) and reaches the
-            // packet's queue, alone on new_flows with a deficit of `quantum`.
-            let x = sched.lists[On::New as usize].head;
-            if quantum > 0 && (x == NIL || (x == sched.lists[On::New as usize].tail && sched.flows[x as usize].deficit > 0)) {
-                if x != NIL {
-                    let fx = &mut sched.flows[x as usize];
-                    fx.vars.dropping = false;
-                    if sched.lists[On::Old as usize].head != NIL {
-                        sched.push_tail(On::Old, x);
-                    } else {
-                        fx.on = On::None;
-                    }
-                }
-                sched.lists[On::New as usize] = FlowList { head: idx, tail: idx };
-                let f = &mut sched.flows[idx as usize];
-                f.on = On::New;
-                f.next = NIL;
-                f.deficit = quantum;
-                f.vars.dropping = false;
-                return Self::pass_sent(f, bits);
-            }
             sched.flows[idx as usize].deficit = quantum;
             sched.push_tail(On::New, idx);
         }
@@ -763,6 +648,160 @@ impl Qdisc for FqCodel {
             f.on = On::None;
             f.next = NIL;
             i = next;
+        }
+    }
+
+    /// The packet's queue `idx`, on no list, joins new_flows alone with `quantum` and
+    /// pays for the packet (`pass_idle`'s two-step case).
+    #[inline(always)]
+    fn pass_to_new_alone(sched: Sched<'_>, idx: u32, quantum: i64, bits: u32) -> IdlePass {
+        sched.lists[On::New as usize] = FlowList { head: idx, tail: idx };
+        let f = &mut sched.flows[idx as usize];
+        f.on = On::New;
+        f.next = NIL;
+        f.deficit = quantum;
+        f.vars.dropping = false;
+        Self::pass_sent(f, bits)
+    }
+
+    /// The end of an idle pass at the packet's queue `f`, its deficit positive: CoDel sees
+    /// a sojourn of 0 with nothing left queued, and the deficit pays for the packet.
+    #[inline(always)]
+    fn pass_sent(f: &mut Flow, bits: u32) -> IdlePass {
+        f.vars.ldelay = SimDuration::ZERO;
+        f.vars.first_above_time = None;
+        f.deficit -= bits as i64;
+        IdlePass::Sent
+    }
+
+    /// (packets, bits) queued in queue `i` (tests).
+    #[cfg(test)]
+    fn backlog(&self, i: u32) -> (u32, u64) {
+        let q = &self.flows[i as usize].q;
+        (q.len, q.bits)
+    }
+}
+
+impl Qdisc for FqCodel {
+    #[inline(always)]
+    fn enqueue(&mut self, now: SimTime, pkt: Packet, conv: u32, drops: &mut Vec<(Packet, DropReason)>) -> Verdict {
+        self.ensure_flows();
+        let idx = self.classify(conv);
+        let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
+        let f = &mut sched.flows[idx as usize];
+        self.arena.push(&mut f.q, pkt, now);
+        if f.on == On::None {
+            f.deficit = self.quantum_bits;
+            sched.push_tail(On::New, idx);
+        }
+        self.pkts += 1;
+        self.bits += pkt.bits as u64;
+        if self.over_limit() {
+            return self.overload(idx, pkt, drops);
+        }
+        Verdict::Queued
+    }
+
+    #[inline(always)]
+    fn dequeue(&mut self, now: SimTime, drops: &mut Vec<(Packet, DropReason)>) -> Option<(Packet, SimTime)> {
+        self.marked = false;
+        let quantum = self.quantum_bits;
+        loop {
+            let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
+            let on = sched.serving();
+            let i = sched.lists[on as usize].head;
+            if i == NIL {
+                return None;
+            }
+            let f = &mut sched.flows[i as usize];
+            if f.deficit <= 0 {
+                f.deficit += quantum;
+                sched.to_old_tail(on, i);
+                continue;
+            }
+            // CoDel's dequeue (`CodelVars::dequeue`) on this queue: the head slot is
+            // unlinked, its time and size read; the packet is copied out of the slot
+            // (which keeps it until reused) only once it is sent.
+            let sent = match self.arena.unlink(&mut f.q) {
+                None => {
+                    f.vars.dropping = false;
+                    None
+                }
+                Some(slot) => {
+                    let (at, bits) = (slot.at, slot.pkt.bits as u64);
+                    self.pkts -= 1;
+                    self.bits -= bits;
+                    if f.vars.no_drop_due(&self.params, at, self.bits, now) {
+                        f.deficit -= bits as i64;
+                        return Some(f.vars.ce_threshold_mark(&self.params, slot.pkt, at, &mut self.marked));
+                    }
+                    let first = (slot.pkt, at);
+                    self.dequeue_law(i, now, drops, first)
+                }
+            };
+            if let Some(sent) = sent {
+                self.flows[i as usize].deficit -= sent.0.bits as i64;
+                return Some(sent);
+            }
+            let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
+            sched.pop_head(on, i);
+            if on == On::New && sched.lists[On::Old as usize].head != NIL {
+                sched.push_tail(On::Old, i);
+            }
+        }
+    }
+
+    /// `enqueue` then `dequeue` of the one packet, all queues empty, without the
+    /// arena: the packet's queue joins new_flows if it was on no list (deficit
+    /// `quantum`); the dequeue walks the lists as `dequeue` does (a queue out of deficit
+    /// gets `quantum` more and goes to the tail of old_flows; an empty queue's CoDel
+    /// leaves the dropping state and the queue its list, to old_flows from new_flows
+    /// when old_flows is not empty) until it reaches the packet's queue with a positive
+    /// deficit; there CoDel sees a sojourn of 0 with nothing left queued (first_above_time
+    /// cleared, the dropping state left, no mark) and the deficit pays for the packet.
+    /// The queue stays on its list (RFC 8290 section 4.2: a queue leaves a list only when
+    /// a dequeue finds it empty). A buffer too small for the one packet takes the
+    /// general path (the arrival is dropped by `drop_from_fattest`).
+    #[inline(always)]
+    fn pass_idle(&mut self, _now: SimTime, bits: u32, conv: impl FnOnce() -> u32) -> IdlePass {
+        debug_assert_eq!(self.pkts, 0);
+        if self.over(1, bits as u64) {
+            return IdlePass::Unsupported;
+        }
+        self.ensure_flows();
+        self.marked = false;
+        let idx = self.classify(conv());
+        let quantum = self.quantum_bits;
+        let mut sched = Sched { flows: &mut self.flows, lists: &mut self.lists };
+        let new = sched.lists[On::New as usize];
+        match sched.flows[idx as usize].on {
+            // The common case in two steps: new_flows holds at most one queue, with a
+            // positive deficit (the one the last pass served). The walk takes that queue
+            // off (to old_flows's tail if old_flows is not empty) and reaches the
+            // packet's queue, alone on new_flows with a deficit of `quantum`.
+            On::None
+                if quantum > 0
+                    && (new.head == NIL || (new.head == new.tail && sched.flows[new.head as usize].deficit > 0)) =>
+            {
+                let x = new.head;
+                if x != NIL {
+                    sched.flows[x as usize].vars.dropping = false;
+                    if sched.lists[On::Old as usize].head != NIL {
+                        sched.push_tail(On::Old, x);
+                    } else {
+                        sched.flows[x as usize].on = On::None;
+                    }
+                }
+                Self::pass_to_new_alone(sched, idx, quantum, bits)
+            }
+            // The packet's queue heads new_flows with a positive deficit (the last pass
+            // served it): the dequeue sends from it at once.
+            On::New if new.head == idx && sched.flows[idx as usize].deficit > 0 => {
+                let f = &mut sched.flows[idx as usize];
+                f.vars.dropping = false;
+                Self::pass_sent(f, bits)
+            }
+            _ => self.pass_idle_walk(idx, bits),
         }
     }
     fn dequeue_marked(&mut self) -> bool {
