@@ -481,7 +481,7 @@ impl Simulation {
     #[inline(never)]
     fn departure(&mut self, now: SimTime) {
         let c = self.net.take_departure();
-        self.channels[c as usize].on_tx_done(c, now, &mut self.net);
+        self.channels[c as usize].on_tx_done_inline(c, now, &mut self.net);
         self.after_channel(now);
     }
 

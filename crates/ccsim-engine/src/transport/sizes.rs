@@ -51,7 +51,7 @@ mod tests {
             ("Channel", size_of::<crate::net::Channel>(), 192),
             // (Boxed, made when a packet first waits in the channel; its marks and drops
             // boxed again, made at the first one.)
-            ("ChannelQueue", size_of::<crate::net::channel::ChannelQueue>(), 112),
+            ("ChannelQueue", size_of::<crate::net::channel::ChannelQueue>(), 128),
             ("ChannelLosses", size_of::<crate::net::channel::ChannelLosses>(), 56),
             // (A timed queue's record: its packet's start, enqueue time and bits.)
             ("Waiting", size_of::<crate::net::channel::Waiting>(), 24),
