@@ -264,6 +264,9 @@ impl CodelVars {
             return None;
         };
         if self.no_drop_due(p, at, q.backlog_bits(), now) {
+            if p.ce_threshold.is_none() {
+                return Some((pkt, at));
+            }
             return Some(self.ce_threshold_mark(p, pkt, at, marked));
         }
         self.dequeue_law(p, q, now, drops, reason, (pkt, at), marked)

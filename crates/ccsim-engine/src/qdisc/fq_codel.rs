@@ -733,6 +733,11 @@ impl Qdisc for FqCodel {
                     self.bits -= bits;
                     if f.vars.no_drop_due(&self.params, at, self.bits, now) {
                         f.deficit -= bits as i64;
+                        // (Without a CE threshold, the default, the packet goes as it came:
+                        // returned at once, it is copied out of its slot once.)
+                        if self.params.ce_threshold.is_none() {
+                            return Some((slot.pkt, at));
+                        }
                         return Some(f.vars.ce_threshold_mark(&self.params, slot.pkt, at, &mut self.marked));
                     }
                     let first = (slot.pkt, at);
