@@ -56,7 +56,7 @@ use crate::element::{ELEMENT_DROP_REASON_NAMES, N_ELEMENT_DROP_REASONS};
 use crate::net::event::{Event, EventQueue};
 use crate::net::pipe::{Pipe, PipePool};
 use crate::packet::meta::MetaSlab;
-use crate::packet::Packet;
+use crate::packet::{Packet, FLAG_CE};
 use crate::qdisc::{
     flatten_names, Ahead, AnyQdisc, DropReason, IdlePass, Qdisc, Verdict, MAX_QDISC_DROP_REASONS, MAX_QDISC_SERIES,
     N_QDISC_DROP_REASONS, QDISC_DROP_REASON_NAMES,
@@ -745,6 +745,30 @@ impl Channel {
         }
     }
 
+    /// The channel's series after the discipline's enqueue or dequeue, if any is
+    /// recorded (one test of the extras on the packet's path): the discipline's own,
+    /// and with `after` (the sojourn of a packet sent, the queue length) the sojourn
+    /// and queue series. The series are apart, so recording them after the packet
+    /// started (`start_tx`) records the same points.
+    #[inline(always)]
+    fn record_series(&self, now: SimTime, after: Option<(Option<u64>, usize)>, cx: &mut Net) {
+        if self.extras.is_some() {
+            self.record_series_on(now, after, cx);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn record_series_on(&self, now: SimTime, after: Option<(Option<u64>, usize)>, cx: &mut Net) {
+        self.record_qdisc(now, cx);
+        if let Some((sojourn, len)) = after {
+            if let Some(sojourn) = sojourn {
+                cx.rec.record(self.trace_sojourn(), now, || sojourn as f64 / 1e12);
+            }
+            cx.rec.record(self.trace_queue(), now, || len as f64);
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn record_qdisc_series(&self, ids: [Option<SeriesId>; MAX_QDISC_SERIES], now: SimTime, cx: &mut Net) {
@@ -936,9 +960,9 @@ impl Channel {
                 self.start_tx::<false>(id, now, pkt, cx);
                 return;
             }
-            self.enqueue_plain_queued(id, now, *pkt, cx);
+            self.enqueue_plain_queued(id, now, pkt, cx);
         } else {
-            self.enqueue_hooked(id, now, *pkt, cx);
+            self.enqueue_hooked(id, now, pkt, cx);
         }
     }
 
@@ -946,25 +970,33 @@ impl Channel {
     /// that the discipline's path is not copied into every caller of `enqueue` (timed
     /// channels, the common case, never take it).
     #[inline(never)]
-    fn enqueue_plain_queued(&mut self, id: u32, now: SimTime, pkt: Packet, cx: &mut Net) {
+    fn enqueue_plain_queued(&mut self, id: u32, now: SimTime, pkt: &Packet, cx: &mut Net) {
         self.enqueue_queued(id, now, pkt, false, cx);
     }
 
     /// Enqueue on a channel with elements or without the idle shortcut.
     #[inline(never)]
-    fn enqueue_hooked(&mut self, id: u32, now: SimTime, mut pkt: Packet, cx: &mut Net) {
-        if !self.elements().is_empty() {
-            if let ElemVerdict::Drop(reason) = self.arrival_elements(id, now, &mut pkt, cx) {
-                self.drop_pkt(id, now, pkt, reason, cx);
+    fn enqueue_hooked(&mut self, id: u32, now: SimTime, pkt: &Packet, cx: &mut Net) {
+        // The packet as the elements leave it (a copy only if there are elements: the
+        // discipline's enqueue makes the one copy of the common path).
+        let own;
+        let pkt = if self.elements().is_empty() {
+            pkt
+        } else {
+            let mut p = *pkt;
+            if let ElemVerdict::Drop(reason) = self.arrival_elements(id, now, &mut p, cx) {
+                self.drop_pkt(id, now, p, reason, cx);
                 return;
             }
-        }
+            own = p;
+            &own
+        };
         // (Idle means empty: packets queued always have a departure pending, `serve`.)
         let idle = now >= self.busy_until && !self.tx_pending;
         debug_assert!(!idle || self.qdisc.len_pkts() == 0, "packets queued with no departure pending");
         if idle {
             if self.bypass {
-                self.start_tx::<true>(id, now, &pkt, cx);
+                self.start_tx::<true>(id, now, pkt, cx);
                 return;
             }
             // Without extras (no elements, no series) nothing sees the packet between
@@ -976,12 +1008,12 @@ impl Channel {
                         // As `enqueue_queued` + `serve`: the queue was empty until now
                         // (`account_queue` would add 0 to its integral), the sojourn is 0.
                         self.idle_pass_mark(now);
-                        self.start_tx::<false>(id, now, &pkt, cx);
+                        self.start_tx::<false>(id, now, pkt, cx);
                         return;
                     }
                     IdlePass::Dropped(reason) => {
                         self.idle_pass_mark(now);
-                        self.drop_pkt(id, now, pkt, reason, cx);
+                        self.drop_pkt(id, now, *pkt, reason, cx);
                         return;
                     }
                 }
@@ -1003,11 +1035,11 @@ impl Channel {
     /// Offers the packet to the discipline; `serve_now`: the transmitter is idle and the
     /// discipline saw the arrival, so start the next packet at once.
     #[inline(always)]
-    fn enqueue_queued(&mut self, id: u32, now: SimTime, pkt: Packet, serve_now: bool, cx: &mut Net) {
+    fn enqueue_queued(&mut self, id: u32, now: SimTime, pkt: &Packet, serve_now: bool, cx: &mut Net) {
         let mut len = self.account_queue(now) + 1;
         let before = cx.drops.len();
         let conv = cx.routes[pkt.route as usize - 1];
-        let verdict = self.qdisc.enqueue(now, pkt, conv, &mut cx.drops);
+        let verdict = self.qdisc.enqueue(now, *pkt, conv, &mut cx.drops);
         if cx.drops.len() > before {
             cx.pending = true;
             len -= cx.drops.len() - before;
@@ -1017,24 +1049,24 @@ impl Channel {
             Verdict::Queued => {}
             Verdict::Marked => {
                 self.losses_mut().marks += 1;
-                self.queue_event(id, now, &pkt, QueueEvent::Marked, cx);
+                self.queue_event(id, now, pkt, QueueEvent::Marked, cx);
             }
             Verdict::Dropped(reason) => {
                 len -= 1;
-                self.drop_pkt(id, now, pkt, reason, cx)
+                self.drop_pkt(id, now, *pkt, reason, cx)
             }
         }
         // The discipline's length, counted here: it queued the arrival unless it dropped
         // it, and every packet it evicted went to `cx.drops`.
         debug_assert_eq!(len, self.qdisc.len_pkts(), "a discipline's queue changed unseen");
         self.queue_mut().qdisc_len = len;
-        self.record_qdisc(now, cx);
         if serve_now {
+            self.record_series(now, None, cx);
             self.serve(id, now, len, cx);
         } else {
+            self.record_series(now, Some((None, len)), cx);
             let len = len as u64;
             self.queue_max = self.queue_max.max(len);
-            cx.rec.record(self.trace_queue(), now, || len as f64);
             if !self.tx_pending && len > 0 {
                 self.tx_pending = true;
                 cx.schedule_departure(self.busy_until.max(now), id);
@@ -1096,15 +1128,16 @@ impl Channel {
         // discipline is not empty always has a departure pending (`enqueue` reads an idle
         // line as an empty discipline).
         debug_assert!(next.is_some() || len == 0, "a discipline held packets and gave none");
-        self.record_qdisc(now, cx);
         if let Some((p, enqueued)) = next {
-            if self.qdisc.dequeue_marked() {
+            // A discipline that marks at dequeue sets CE on the packet it returns
+            // (`Qdisc::dequeue_marked`): a packet without CE was not marked here.
+            debug_assert!(p.has(FLAG_CE) || !self.qdisc.dequeue_marked());
+            if p.has(FLAG_CE) && self.qdisc.dequeue_marked() {
                 self.dequeue_mark(id, now, &p, cx);
             }
             let sojourn = (now - enqueued).as_ps();
             self.queue_mut().sojourn_ps += sojourn as u128;
             self.sojourn_max_ps = self.sojourn_max_ps.max(sojourn);
-            cx.rec.record(self.trace_sojourn(), now, || sojourn as f64 / 1e12);
             if self.plain {
                 self.start_tx::<false>(id, now, &p, cx);
             } else {
@@ -1113,11 +1146,13 @@ impl Channel {
             len -= 1;
             debug_assert_eq!(len, self.qdisc.len_pkts(), "a discipline's queue changed unseen");
             self.queue_mut().qdisc_len = len;
-            cx.rec.record(self.trace_queue(), now, || len as f64);
+            self.record_series(now, Some((Some(sojourn), len)), cx);
             if len > 0 {
                 self.tx_pending = true;
                 cx.schedule_departure(self.busy_until, id);
             }
+        } else {
+            self.record_series(now, None, cx);
         }
         debug_assert!(
             self.check_conservation(),
