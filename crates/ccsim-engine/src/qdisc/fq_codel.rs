@@ -733,8 +733,8 @@ impl Qdisc for FqCodel {
                     self.bits -= bits;
                     if f.vars.no_drop_due(&self.params, at, self.bits, now) {
                         f.deficit -= bits as i64;
-                        // (Without a CE threshold, the default, the packet goes as it came:
-                        // returned at once, it is copied out of its slot once.)
+                        // (Without a CE threshold, the default, the packet goes as it came,
+                        // copied out of its slot once: as in `CodelVars::dequeue`.)
                         if self.params.ce_threshold.is_none() {
                             return Some((slot.pkt, at));
                         }
