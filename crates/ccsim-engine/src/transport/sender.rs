@@ -905,7 +905,9 @@ impl WindowSender {
         if detect {
             sb.detect_lost_retransmits();
         }
-        let mut pipe = sb.pipe(self.snd_max, seq_opt(self.high_rxt), th).saturating_sub(sb.lost_again());
+        // Lost: the unSACKed packets below this bound; the sends below do not change it.
+        let lost_below = sb.lost_below(th);
+        let mut pipe = sb.pipe(self.snd_max, seq_opt(self.high_rxt), lost_below).saturating_sub(sb.lost_again());
         // PRR's count: the pipe before this ack's sends (a fast retransmission not yet
         // sent is counted in it, HighRxt being its packet); safeACK: SND.UNA advanced and
         // no retransmission was found lost again.
@@ -966,7 +968,7 @@ impl WindowSender {
             let sb = self.rare.as_deref_mut().and_then(|r| r.sb.as_mut()).expect("scoreboard");
             let again = if detect { sb.next_again() } else { None };
             let next = again
-                .or_else(|| sb.next_lost(seq_opt(self.high_rxt), th))
+                .or_else(|| sb.next_lost(seq_opt(self.high_rxt), lost_below))
                 .or(new_data_ok.then_some(self.snd_max))
                 .or_else(|| sb.next_hole(seq_opt(self.high_rxt)));
             let Some(s) = next else { break };

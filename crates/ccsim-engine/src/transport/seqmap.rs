@@ -97,17 +97,37 @@ impl SeqBitmap {
     }
 
     /// The run [start, end) of held packets that contains `seq`, if `seq` is held.
+    /// Searched a word at a time: the bit of `next` is never set (it is not held), and
+    /// every held packet lies within one span of the ring above it, so the run ends at
+    /// a clear bit on both sides without a bound check.
     pub fn block_around(&self, seq: u32) -> Option<(u32, u32)> {
         if !self.holds(seq) {
             return None;
         }
-        let mut start = seq;
-        while start > self.next && self.holds(start - 1) {
-            start -= 1;
-        }
+        debug_assert!(!self.get(self.next));
+        let wrap = self.bits.len() - 1;
+        let i = seq & (self.cap() - 1);
+        // Upward from the bit above `seq`: the set bits from `b` on in word `w`.
         let mut end = seq + 1;
-        while self.holds(end) {
-            end += 1;
+        let (mut w, mut b) = (((i + 1) as usize / 64) & wrap, (i + 1) % 64);
+        loop {
+            let ones = (!(self.bits[w] >> b)).trailing_zeros();
+            end += ones;
+            if ones < 64 - b {
+                break;
+            }
+            (w, b) = ((w + 1) & wrap, 0);
+        }
+        // Downward from the bit below `seq`: the set bits below `b` in word `w`.
+        let mut start = seq;
+        let (mut w, mut b) = (i as usize / 64, i % 64);
+        loop {
+            let ones = if b == 0 { 0 } else { (!(self.bits[w] << (64 - b))).leading_zeros() };
+            start -= ones;
+            if ones < b {
+                break;
+            }
+            (w, b) = (w.wrapping_sub(1) & wrap, 64);
         }
         Some((start, end))
     }
@@ -156,6 +176,33 @@ mod tests {
         assert_eq!(m.block_around(11), Some((10, 12)));
         assert_eq!(m.block_around(9), None);
         assert_eq!(m.block_around(0), None, "delivered, not held");
+    }
+
+    #[test]
+    fn blocks_across_words_and_around_the_ring() {
+        // Capacity 128 (two words); next expected 100 (ring bit 100), held 101..=163
+        // and 165..=226: the first run crosses the ring's end (127 at bit 127, 128 at
+        // bit 0), the second the boundary between the words (191 at bit 63, 192 at bit
+        // 64) and ends at bit 98, just below the bit of the next expected packet.
+        let mut m = SeqBitmap::new(128);
+        for s in 0..100 {
+            m.insert(s);
+        }
+        for s in (101..164).chain(165..227) {
+            m.insert(s);
+        }
+        assert_eq!(m.next_expected(), 100);
+        assert_eq!(m.block_around(101), Some((101, 164)));
+        assert_eq!(m.block_around(127), Some((101, 164)));
+        assert_eq!(m.block_around(128), Some((101, 164)));
+        assert_eq!(m.block_around(163), Some((101, 164)));
+        assert_eq!(m.block_around(191), Some((165, 227)));
+        assert_eq!(m.block_around(192), Some((165, 227)));
+        assert_eq!(m.block_around(226), Some((165, 227)));
+        assert_eq!(m.block_around(164), None);
+        // 100 arrives: everything up to 163 is delivered; the second run stays.
+        assert_eq!(m.insert(100), 64);
+        assert_eq!(m.block_around(200), Some((165, 227)));
     }
 
     #[test]
