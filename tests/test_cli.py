@@ -163,6 +163,26 @@ def test_bench_cc_runs_a_registered_policy_and_refuses_others():
     assert "invalid choice: 'westwood' (choose from 'generic', 'tahoe', 'reno'" in result.stderr
 
 
+def test_bench_sack_gives_every_flow_sack_and_counts_its_sends():
+    args = ("bench", "--flows", "4", "--bottleneck", "10Mbps", "--time", "3s", "--json")
+    plain = json.loads(ok(run_cli(*args)))
+    sack = json.loads(ok(run_cli(*args, "--sack")))
+    assert (plain["sack"], sack["sack"]) == (False, True)
+    # Four Reno flows fill a one-BDP buffer within 3 s: losses, so the recovery differs.
+    assert plain["retransmitted_pkts"] > 0
+    assert (sack["events"], sack["sent_pkts"]) != (plain["events"], plain["sent_pkts"])
+    for d in (plain, sack):
+        # Every packet delivered was sent once as new data.
+        assert d["sent_pkts"] - d["retransmitted_pkts"] >= d["delivered_pkts"]
+    # Only a policy with SACK recovery; only the dumbbell.
+    result = run_cli(*args, "--sack", "--cc", "tahoe")
+    assert result.returncode == 2
+    assert "sack: SACK recovery works with reno" in result.stderr and "'tahoe'" in result.stderr
+    assert "Traceback" not in result.stderr
+    result = run_cli("bench", "--case", "fat-tree", "--sack")
+    assert result.returncode == 2 and "--sack: applies to the dumbbell" in result.stderr
+
+
 def test_list_qdisc_gives_every_discipline_with_its_defaults():
     out = ok(run_cli("list", "qdisc"))
     lines = out.splitlines()

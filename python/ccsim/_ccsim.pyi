@@ -196,6 +196,7 @@ def bench(
     qdisc: str | None = None,
     full_results: Literal[False] = False,
     cc: str = "reno",
+    sack: bool = False,
 ) -> str: ...
 @overload
 def bench(
@@ -206,12 +207,14 @@ def bench(
     qdisc: str | None,
     full_results: Literal[True],
     cc: str = "reno",
+    sack: bool = False,
 ) -> tuple[str, dict[str, Any]]:
     """Run the dumbbell speed benchmark (every flow under the congestion control ``cc``,
     a name of ``cc_registry()`` or a Python class ``module:Class``, whose calls the JSON
     counts as ``py_calls``; the bottleneck discipline ``qdisc``, a name of
     ``qdisc_registry()``, or None: drop-tail, or DCTCP's step marking for a policy that
-    needs ECN); return the bench JSON, or with ``full_results`` the
+    needs ECN; with ``sack`` every flow recovers with SACK, for a policy that has SACK
+    recovery); return the bench JSON, or with ``full_results`` the
     pair (bench JSON, the run's results as columns, as ``run`` returns them)."""
 
 def bench_scenario(text: str, source: str, seed: int | None = None, fmt: str = "toml") -> str:
@@ -221,9 +224,10 @@ def bench_scenario(text: str, source: str, seed: int | None = None, fmt: str = "
 
 def cc_registry() -> str:
     """The engine's registry of congestion controls as JSON: a list, in registration
-    order, of ``{"name", "aliases", "description", "extra_series", "needs_ecn",
+    order, of ``{"name", "aliases", "description", "extra_series", "needs_ecn", "sack",
     "parameters": [{"name", "default"}]}`` (a ``null`` default: unset by default;
-    ``needs_ecn``: its flows are ECN-capable by default, as DCTCP's)."""
+    ``needs_ecn``: its flows are ECN-capable by default, as DCTCP's; ``sack``: it has
+    SACK recovery, so its flows may set ``sack = true``)."""
 
 def qdisc_registry() -> str:
     """The engine's registry of queue disciplines as JSON: a list, in registration order,

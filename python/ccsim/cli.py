@@ -357,6 +357,13 @@ def build_parser() -> argparse.ArgumentParser:
         "(docs/python-cc.md): " + ", ".join(c["name"] for c in cc_registry()),
     )
     p.add_argument(
+        "--sack",
+        action="store_true",
+        help="every flow with SACK (dumbbell only; as `sack = true` in a scenario; for cc "
+        + ", ".join(c["name"] for c in cc_registry() if c["sack"])
+        + ")",
+    )
+    p.add_argument(
         "--results",
         action="store_true",
         help="also hand the run's full results to Python (columns, then Results with its "
@@ -1334,7 +1341,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     time_s = _parse("--time", args.time, _ccsim.parse_time)
     needs_ecn = any(c["name"] == args.cc and c["needs_ecn"] for c in cc_registry())
     qdisc = args.qdisc or ("step-marking RED" if needs_ecn else "fcfs")
-    what = f"bench: {args.flows} {args.cc} flows, {fmt_rate(bps)} {qdisc} bottleneck"
+    sack = " SACK" if args.sack else ""
+    what = f"bench: {args.flows} {args.cc}{sack} flows, {fmt_rate(bps)} {qdisc} bottleneck"
     raw = _bench_runs(args, what, f"{time_s:g} s", lambda: _bench_once(args, bps, time_s))
     return _bench_report(args, raw, f"{what}, {time_s:g} s simulated")
 
@@ -1342,7 +1350,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def _bench_case(args: argparse.Namespace) -> int:
     """``ccsim bench --case leaf-spine|short-flows|fat-tree``: the scenario of ccsim._benchcases run by
     the engine, timed apart from its build; reported as the dumbbell's figures are."""
-    for flag, value in (("--flows", args.flows), ("--bottleneck", args.bottleneck), ("--results", args.results or None)):
+    for flag, value in (
+        ("--flows", args.flows),
+        ("--bottleneck", args.bottleneck),
+        ("--results", args.results or None),
+        ("--sack", args.sack or None),
+    ):
         if value is not None:
             raise CliError(f"{flag}: applies to the dumbbell; --case {args.case} has its own flows and links")
     time_text = args.time or "0.1s"
@@ -1492,7 +1505,7 @@ def _bench_cc(name: str) -> str:
 def _bench_once(args: argparse.Namespace, bps: float, time_s: float) -> dict[str, Any]:
     """One benchmark run: the engine's figures, with the results hand-off timed if asked."""
     start = time.perf_counter()
-    out = _ccsim.bench(args.flows, bps, time_s, args.seed, args.qdisc, args.results, cc=args.cc)
+    out = _ccsim.bench(args.flows, bps, time_s, args.seed, args.qdisc, args.results, cc=args.cc, sack=args.sack)
     wall = time.perf_counter() - start
     text, columns = out if args.results else (out, None)
     raw: dict[str, Any] = json.loads(text)

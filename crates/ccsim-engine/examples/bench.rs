@@ -1,14 +1,15 @@
 //! Runs the `ccsim bench` dumbbell from Rust and prints build and run time, rates and
 //! peak memory (a development aid for profiling; the user-facing command is `ccsim bench`).
 //! Usage: cargo run --release --example bench -- [FLOWS] [BOTTLENECK_BPS] [SECONDS] [QDISC] [CC]
-//! [prefetch|noprefetch|prefetch1|prefetch2] (QDISC and CC: names of the registries, default
-//! drop-tail, or DCTCP's step marking for a policy that needs ECN, and reno; the last overrides `Simulation::set_prefetch`'s
-//! default; the digit sets how many events ahead, `Simulation::set_prefetch_ahead`).
+//! [prefetch|noprefetch|prefetch1|prefetch2] [sack] (QDISC and CC: names of the registries, default
+//! drop-tail, or DCTCP's step marking for a policy that needs ECN, and reno; the prefetch word overrides `Simulation::set_prefetch`'s
+//! default; the digit sets how many events ahead, `Simulation::set_prefetch_ahead`; `sack`
+//! gives every flow SACK, `ccsim bench --sack`).
 //! (SECONDS may be fractional: `0.001` times the build of an idle network.) Besides the
 //! peaks it prints the resident memory after the scenario (`rss_scenario`) and after the
 //! build (`rss_built`), and the size of the results' columns (`columns`).
 use ccsim_engine::{
-    bench::{bottleneck_qdisc, cc_by_name, dumbbell_cc},
+    bench::{bottleneck_qdisc, cc_by_name, dumbbell_sack},
     sim::Simulation,
     time::SimDuration,
 };
@@ -45,11 +46,13 @@ fn main() {
     let is_prefetch = |w: &str| w.ends_with("prefetch") || w.starts_with("prefetch");
     let is_cc = |w: &str| cc_by_name(w).is_ok();
     let cc = cc_by_name(words.iter().copied().find(|w| is_cc(w)).unwrap_or("reno")).expect("a registered policy");
-    let qdisc = words.iter().copied().find(|w| !is_prefetch(w) && !is_cc(w));
+    let sack = words.contains(&"sack");
+    let qdisc = words.iter().copied().find(|w| !is_prefetch(w) && !is_cc(w) && *w != "sack");
     let qdisc = bottleneck_qdisc(&cc, rate, qdisc).expect("a registered discipline");
     let prefetch = words.iter().copied().find(|w| is_prefetch(w));
     let t_sc = Instant::now();
-    let sc = dumbbell_cc(flows, rate, SimDuration::from_secs_f64(secs), qdisc, cc).expect("valid bench arguments");
+    let sc =
+        dumbbell_sack(flows, rate, SimDuration::from_secs_f64(secs), qdisc, cc, sack).expect("valid bench arguments");
     let scenario = t_sc.elapsed().as_secs_f64();
     let rss_scenario = rss_mib();
     let t0 = Instant::now();

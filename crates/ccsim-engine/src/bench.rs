@@ -7,7 +7,8 @@
 //! drop-tail with one bandwidth-delay product of buffer (rate x 100 ms / 1000 B); packets
 //! are 1000 B, acks 40 B. Flows start 1 ms apart so they do not move in lock step.
 //! `dumbbell_with` sets the bottleneck's queue discipline (both directions; `ccsim bench
-//! --qdisc fq` runs Fair Queueing there), `dumbbell` keeps drop-tail.
+//! --qdisc fq` runs Fair Queueing there), `dumbbell` keeps drop-tail; `dumbbell_sack`
+//! gives every flow SACK (`ccsim bench --sack`).
 
 use crate::base::time::SimDuration;
 use crate::base::units::Limit;
@@ -42,7 +43,29 @@ pub fn dumbbell_cc(
     qdisc: QdiscConfig,
     cc: CcConfig,
 ) -> Result<Scenario, ScenarioError> {
+    dumbbell_sack(flows, bottleneck_bps, time, qdisc, cc, false)
+}
+
+/// `dumbbell_cc`, with `sack` every flow's receiver sending SACK blocks and its sender
+/// recovering with them (`sack = true` in a scenario, with that key's defaults); only
+/// for a policy that has SACK recovery (`CcInfo::sack`).
+pub fn dumbbell_sack(
+    flows: u32,
+    bottleneck_bps: u64,
+    time: SimDuration,
+    qdisc: QdiscConfig,
+    cc: CcConfig,
+    sack: bool,
+) -> Result<Scenario, ScenarioError> {
     let err = |f: &str, m: &str| Err(ScenarioError::new("bench", f, m));
+    if sack && !cc.info().sack {
+        let with: Vec<&str> = CcConfig::ALL.iter().filter(|i| i.sack).map(|i| i.name).collect();
+        return Err(ScenarioError::new(
+            "bench",
+            "sack",
+            format!("SACK recovery works with {}; cc '{}' has none (drop --sack)", with.join(", "), cc.name()),
+        ));
+    }
     if flows == 0 || flows > MAX_FLOWS {
         return err("flows", "must be between 1 and 1000000 (a million flows need about 2.5 GB)");
     }
@@ -128,9 +151,10 @@ pub fn dumbbell_cc(
         receiver: crate::transport::receiver::ReceiverConfig {
             ecn: ecn_echo.is_some(),
             ecn_echo: ecn_echo.unwrap_or_default(),
+            sack_blocks: if sack { 3 } else { 0 },
             ..Default::default()
         },
-        sender: crate::transport::sender::SenderConfig { ecn: ecn_echo.is_some(), ..Default::default() },
+        sender: crate::transport::sender::SenderConfig { ecn: ecn_echo.is_some(), sack, ..Default::default() },
     });
     let flows = (0..n)
         .map(|i| Flow {
@@ -303,6 +327,22 @@ mod tests {
         assert!(sc.flows.iter().all(|f| !f.name.on_heap() && !f.path.on_heap() && !f.ack_path.on_heap()));
         assert!(sc.nodes.iter().all(|n| !n.name.on_heap()) && sc.links.iter().all(|l| !l.name.on_heap()));
         assert_eq!((sc.links[2000].name.as_str(), &sc.flows[999].path[..]), ("r999-right", &[1001, 0, 1, 2001][..]));
+    }
+
+    #[test]
+    fn sack_is_every_flows_and_only_for_policies_that_have_it() {
+        let fcfs = || QdiscConfig::Fcfs(Default::default());
+        let t = SimDuration::from_secs(1);
+        let sc = dumbbell_sack(3, 100_000_000, t, fcfs(), cc_by_name("bbr").unwrap(), true).unwrap();
+        let FlowSpec::Window { sender, receiver, .. } = &*sc.flows[2].spec else { panic!("a window flow") };
+        assert!(sender.sack);
+        assert_eq!(receiver.sack_blocks, 3, "as `sack = true` in a scenario");
+        let sc = dumbbell_cc(3, 100_000_000, t, fcfs(), cc_by_name("bbr").unwrap()).unwrap();
+        let FlowSpec::Window { sender, receiver, .. } = &*sc.flows[2].spec else { panic!("a window flow") };
+        assert!(!sender.sack && receiver.sack_blocks == 0);
+        let e = dumbbell_sack(3, 100_000_000, t, fcfs(), cc_by_name("tahoe").unwrap(), true).unwrap_err();
+        assert_eq!(e.field, "sack");
+        assert!(e.message.contains("'tahoe'") && e.message.contains("reno"), "{}", e.message);
     }
 
     #[test]

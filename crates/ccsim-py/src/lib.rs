@@ -366,7 +366,7 @@ impl std::io::Write for CountingSink {
 /// export's time and size (`results_json_time_s`, `results_json_bytes`: written to a
 /// byte counter, not kept).
 #[pyfunction]
-#[pyo3(name = "bench", signature = (flows, bottleneck_bps, time_s, seed=1, qdisc=None, full_results=false, cc="reno"))]
+#[pyo3(name = "bench", signature = (flows, bottleneck_bps, time_s, seed=1, qdisc=None, full_results=false, cc="reno", sack=false))]
 #[allow(clippy::too_many_arguments)]
 fn bench_dumbbell(
     py: Python<'_>,
@@ -377,6 +377,7 @@ fn bench_dumbbell(
     qdisc: Option<&str>,
     full_results: bool,
     cc: &str,
+    sack: bool,
 ) -> PyResult<Py<PyAny>> {
     let qdisc = qdisc.map(str::to_string);
     let cc_name = cc.to_string();
@@ -397,12 +398,13 @@ fn bench_dumbbell(
             let cc = ccsim_engine::bench::cc_by_name(&cc_name)?;
             let q = ccsim_engine::bench::bottleneck_qdisc(&cc, bottleneck_bps, qdisc.as_deref())?;
             let qdisc_name = q.name();
-            let sc = ccsim_engine::bench::dumbbell_cc(
+            let sc = ccsim_engine::bench::dumbbell_sack(
                 flows,
                 bottleneck_bps,
                 ccsim_engine::time::SimDuration::from_secs_f64(time_s),
                 q,
                 cc.clone(),
+                sack,
             )?;
             let t0 = Instant::now();
             pycc::clear_failure();
@@ -434,6 +436,7 @@ fn bench_dumbbell(
                 "bottleneck_bps": bottleneck_bps,
                 "qdisc": qdisc_name,
                 "cc": cc.name(),
+                "sack": sack,
                 "sim_time_s": c.meta.sim_time_s,
                 "wall_time_s": build + run,
                 "build_time_s": build,
@@ -442,6 +445,10 @@ fn bench_dumbbell(
                 "events_per_s": c.meta.events as f64 / per,
                 "delivered_pkts": delivered,
                 "delivered_pkts_per_s": delivered as f64 / per,
+                // Sent counts retransmissions: a policy that resends much (BBR v1 here)
+                // does more work per packet delivered.
+                "sent_pkts": c.flows_sum("sent_pkts"),
+                "retransmitted_pkts": c.flows_sum("retransmitted_pkts"),
                 "bottleneck_utilization": c.link_f64("left->right", "utilization"),
                 "ccsim_version": ccsim_engine::VERSION,
             });
@@ -514,6 +521,10 @@ fn bench_scenario(py: Python<'_>, text: String, source: String, seed: Option<u64
                 "events_per_s": r.events as f64 / per,
                 "delivered_pkts": delivered,
                 "delivered_pkts_per_s": delivered as f64 / per,
+                // Sent counts retransmissions: a policy that resends much (BBR v1 here)
+                // does more work per packet delivered.
+                "sent_pkts": c.flows_sum("sent_pkts"),
+                "retransmitted_pkts": c.flows_sum("retransmitted_pkts"),
                 "events_per_pkt": r.events as f64 / (delivered.max(1) as f64),
                 "completed_flows": completed,
                 "ccsim_version": ccsim_engine::VERSION,
@@ -527,8 +538,9 @@ fn bench_scenario(py: Python<'_>, text: String, source: String, seed: Option<u64
 }
 
 /// The registry of congestion controls as JSON: a list, in registration order, of
-/// `{name, aliases, description, extra_series, needs_ecn, parameters: [{name, default,
-/// transport}]}` (`needs_ecn`: its flows are ECN-capable by default, as DCTCP's; a
+/// `{name, aliases, description, extra_series, needs_ecn, sack, parameters: [{name,
+/// default, transport}]}` (`needs_ecn`: its flows are ECN-capable by default, as DCTCP's;
+/// `sack`: it has SACK recovery, so its flows may set `sack = true`; a
 /// default of `null`: unset by default; `transport`: a parameter of the transport's loss
 /// recovery, `cc::LossRecoveryConfig`, that the policy accepts in its table).
 #[pyfunction]
@@ -547,6 +559,7 @@ fn cc_registry() -> String {
                 "description": i.description,
                 "extra_series": i.extra_series,
                 "needs_ecn": i.ecn_echo.is_some(),
+                "sack": i.sack,
                 "parameters": params,
             })
         })

@@ -473,7 +473,12 @@ pub struct Columns {
 impl Columns {
     /// Total data packets delivered in order, over all flows (`Results::delivered_pkts`).
     pub fn delivered_pkts(&self) -> u64 {
-        match self.flows.column("delivered_pkts") {
+        self.flows_sum("delivered_pkts")
+    }
+
+    /// The sum of the flows' counter `name` (e.g. `sent_pkts`); 0 if there is none.
+    pub fn flows_sum(&self, name: &str) -> u64 {
+        match self.flows.column(name) {
             Some(Column::U64(v)) => v.iter().sum(),
             _ => 0,
         }
