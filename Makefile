@@ -71,9 +71,10 @@ demo: $(BUILD_STAMP)
 	@echo "Plots and tables are in $(CURDIR)/out/keshav-s1/"
 
 # Debian packages the tests use (tshark reads the pcap files ccsim writes; headless
-# chromium draws the pages of `ccsim report`). CI runs as root on Debian; elsewhere
+# chromium draws the pages of `ccsim report`; valgrind counts the run loop's
+# instructions, tests/test_instructions.py). CI runs as root on Debian; elsewhere
 # install them yourself or the tests that need them skip.
-DEBIAN_PACKAGES := tshark chromium
+DEBIAN_PACKAGES := tshark chromium valgrind
 debian-packages:
 	@missing=""; for p in $(DEBIAN_PACKAGES); do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
