@@ -466,3 +466,8 @@ def test_bench_runs_that_differ_are_reported():
 def test_bench_table():
     out = ok(run_cli("bench", "--flows", "2", "--bottleneck", "10Mbps", "--time", "1s"))
     assert "events" in out and "delivered" in out
+    data = json.loads(ok(run_cli("bench", "--flows", "2", "--bottleneck", "10Mbps", "--time", "1s", "--json")))
+    sent = f"{data['sent_pkts']:,} ({data['retransmitted_pkts']:,})"
+    rows = [line for line in out.splitlines() if "data packets sent (retransmissions)" in line]
+    assert len(rows) == 1 and rows[0].rstrip().endswith(sent), out
+    assert "sent_pkts" not in out, "shown once, with its label"

@@ -1423,6 +1423,11 @@ def _bench_report(args: argparse.Namespace, raw: dict[str, Any], title: str) -> 
     if "events_per_pkt" in raw:
         table.add_row("events per delivered packet", f"{raw['events_per_pkt']:.2f}")
     table.add_row("data packets delivered", f"{raw['delivered_pkts']:,}")
+    if "sent_pkts" in raw:
+        table.add_row(
+            "data packets sent (retransmissions)",
+            f"{raw['sent_pkts']:,} ({raw['retransmitted_pkts']:,})",
+        )
     table.add_row("delivered per run-second", _big(raw.get("delivered_pkts_per_s")))
     if args.repeat > 1:
         table.add_row(
@@ -1443,6 +1448,8 @@ def _bench_report(args: argparse.Namespace, raw: dict[str, Any], title: str) -> 
         "completed_flows",
         "delivered_pkts",
         "delivered_pkts_per_s",
+        "sent_pkts",
+        "retransmitted_pkts",
         "peak_rss_bytes",
         "repeat",
         "delivered_pkts_per_s_median",
