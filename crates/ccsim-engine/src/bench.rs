@@ -59,11 +59,14 @@ pub fn dumbbell_sack(
 ) -> Result<Scenario, ScenarioError> {
     let err = |f: &str, m: &str| Err(ScenarioError::new("bench", f, m));
     if sack && !cc.info().sack {
-        let with: Vec<&str> = CcConfig::ALL.iter().filter(|i| i.sack).map(|i| i.name).collect();
         return Err(ScenarioError::new(
             "bench",
             "sack",
-            format!("SACK recovery works with {}; cc '{}' has none (drop --sack)", with.join(", "), cc.name()),
+            format!(
+                "SACK recovery works with {}; cc '{}' has none (drop --sack)",
+                CcConfig::sack_names().join(", "),
+                cc.name()
+            ),
         ));
     }
     if flows == 0 || flows > MAX_FLOWS {

@@ -191,6 +191,12 @@ macro_rules! registry {
                 )+
             ];
 
+            /// The names of the policies with SACK recovery (`CcInfo::sack`), in
+            /// registration order: what a flow with `sack = true` may run.
+            pub fn sack_names() -> Vec<&'static str> {
+                Self::ALL.iter().filter(|i| i.sack).map(|i| i.name).collect()
+            }
+
             /// The registry entry of this configuration's policy.
             pub fn info(&self) -> &'static CcInfo {
                 if let CcConfig::External(_) = self {

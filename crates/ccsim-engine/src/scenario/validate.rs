@@ -805,7 +805,7 @@ fn flows(
                     handshake,
                 };
                 if sack && !cc.info().sack {
-                    let with: Vec<&str> = CcConfig::ALL.iter().filter(|i| i.sack).map(|i| i.name).collect();
+                    let with = CcConfig::sack_names();
                     return Err(cx.err(
                         cat(&p, ".sack"),
                         format!(
