@@ -64,6 +64,20 @@ def test_ack_rate_sets_the_ack_routers_links_and_a_hop_of_one_picosecond():
     assert r.raw["stop_reason"] == "max_events" and r.events == 20_000
 
 
+def test_exact_lattice_takes_the_ack_detour_off_each_tor_to_host_link():
+    # A 40-byte ack crosses two ack-router hops: at 10 Tbps 320 bits take 32 ps each, at
+    # 3.2 x 10^14 bit/s 1 ps; a round trip stays a whole number of 1 us hops and 120 ns
+    # packets when the ToR -> host direction is 1 us minus the two hops.
+    for rate, tor_to_host in ((ccsim_ft.ACK_RATE, "999936ps"), ("320000Gbps", "999998ps")):
+        d, _ = ccsim_ft.scenario(3, ack_rate=rate)
+        assert all(link["delay"] == ["1000000ps", tor_to_host] for link in d["links"][:16])
+        assert all(link["delay"] == "1us" for link in d["links"][16:48])
+        ccsim.Scenario.from_dict(d).check()
+    # Drift leaves every link at 1 us; fabric acks have no detour to take off.
+    for d, _ in (ccsim_ft.scenario(3, lattice="drift"), ccsim_ft.scenario(3, acks="fabric")):
+        assert all(link["delay"] == "1us" for link in d["links"][:48])
+
+
 def test_fabric_acks_leave_routing_to_ccsim_ecmp():
     d, _ = ccsim_ft.scenario(3, acks="fabric")
     ccsim.Scenario.from_dict(d).check()
@@ -180,6 +194,7 @@ def test_run_records_every_setting_of_its_scenario_defaults_included(monkeypatch
         "hop_delay": experiment.HOP_DELAY,
         "ack_rate": ccsim_ft.ACK_RATE,
         "ssthresh_rule": "bsd",
+        "lattice": "exact",
     }
     assert list(res)[: len(settings)] == list(settings) and {k: res[k] for k in settings} == settings
     assert "given" not in res and len(res["tput_gbps"]) == 2 and len(res["flows"]) == 2

@@ -1,7 +1,7 @@
 """htsim's fat-tree TCP experiment (experiment.py) in ccsim: one run, one seed.
 
     python ccsim_ft.py SEED OUT.json [--conns 16] [--acks instant|fabric] [--queue random|droptail|red|short] [--rto jk|linux]
-        [--htsim-paths LOG.paths] [--ack-rate RATE] [--ssthresh-rule bsd|rfc5681]
+        [--htsim-paths LOG.paths] [--ack-rate RATE] [--ssthresh-rule bsd|rfc5681] [--lattice exact|drift]
 
 Run with the ccsim virtual environment (``import ccsim``). Writes each flow's throughput
 over [0, 3 s] (htsim's last sample), the run's event count and the engine's wall time.
@@ -14,6 +14,14 @@ transmission up to a whole picosecond, so 1 ps a hop is the least); each flow's 
 fabric`` drops the ack router and lets ccsim route: ``[scenario].routing = "ecmp"``
 (each flow draws one of the fewest-hop paths from its own stream) with the acks on the
 reverse path through the switches' 8-packet queues.
+
+``--lattice exact`` (default, with ``--acks instant``) takes the ack router's two hops
+(64 ps at 10 Tbps) off each ToR->host link, whose direction carries only the data to that
+host, so that every round trip is a whole number of htsim's steps (1 us hops, 120 ns
+packets) as in htsim, whose acks take no time: a flow's packets then meet the others' at
+the same instants on every round trip. ``--lattice drift`` leaves the 64 ps on, and each
+round trip moves a flow that far along the lattice (docs/performance.md, "The ack
+detour's drift").
 
 ``--queue random`` (default) is htsim's RandomQueue: ccsim's ``random_drop`` port holds
 7 packets besides the one being sent (htsim's 8 counted with it) and drops an arrival with
@@ -45,7 +53,9 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import math
 import random
+import re
 import sys
 import time
 from typing import Any
@@ -86,6 +96,24 @@ QUEUES = {
 }
 
 
+def time_ps(t: str) -> int:
+    """A time such as ``"1us"`` or ``"999936ps"`` in whole picoseconds."""
+    m = re.fullmatch(r"\s*([0-9.]+)\s*(ps|ns|us|ms|s)\s*", t)
+    if not m:
+        raise ValueError(f"time {t!r}: give a number and one of ps, ns, us, ms, s")
+    return round(float(m[1]) * {"ps": 1, "ns": 1e3, "us": 1e6, "ms": 1e9, "s": 1e12}[m[2]])
+
+
+def ack_hop_ps(rate: str) -> int:
+    """What one ack takes to cross a link of ``rate`` (``"10000Gbps"``), in whole
+    picoseconds rounded up, as the engine rounds a transmission."""
+    m = re.fullmatch(r"\s*([0-9.]+)\s*(bps|kbps|Mbps|Gbps)\s*", rate)
+    if not m:
+        raise ValueError(f"rate {rate!r}: give a number and one of bps, kbps, Mbps, Gbps")
+    bps = float(m[1]) * {"bps": 1, "kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9}[m[2]]
+    return max(1, math.ceil(ACK * 8 * 1e12 / bps - 1e-9))
+
+
 def scenario(
     seed: int,
     acks: str = "instant",
@@ -96,6 +124,7 @@ def scenario(
     hop_delay: str = HOP_DELAY,
     ack_rate: str = ACK_RATE,
     ssthresh_rule: str = "bsd",
+    lattice: str = "exact",
 ) -> tuple[dict, list]:
     """The scenario of one run (``Scenario.from_dict``'s input) and its flows [(src, dst,
     path or None)]. Host NICs queue without limit and without a discipline (fcfs), as
@@ -103,7 +132,9 @@ def scenario(
     their paths instead of the seed's draw (htsim_paths.read: an htsim run's own).
     ``hop_delay``: every switch and host link's delay (htsim's 1 us). ``ack_rate``: the
     rate of the ack router's links (``--acks instant``). ``ssthresh_rule``: the flows'
-    (``--ssthresh-rule``)."""
+    (``--ssthresh-rule``). ``lattice``: ``exact`` takes the ack router's two hops off
+    each ToR->host link so that a round trip stays on htsim's lattice of times, ``drift``
+    leaves them on (``--lattice``)."""
     rng = random.Random(seed)
     pairs = [(s, d) for s, d, _ in given] if given else permutation(rng, conns=conns)
     given_path = {(s, d): p for s, d, p in given or ()}
@@ -136,6 +167,8 @@ def scenario(
         for j in range(half):
             for m in range(half):
                 b.add_link(f"a{p}-{j}", f"c{j}-{m}", buffer=buffer, **switch)
+    if lattice not in ("exact", "drift"):
+        raise ValueError(f"lattice {lattice!r}: give exact or drift")
     if acks == "instant":
         b.add_router("ack")
         for n in range(NODES):
@@ -164,6 +197,13 @@ def scenario(
     d = b.to_dict()
     for i in host_links:
         d["links"][i]["qdisc"] = ["fcfs", qdisc]  # [host->ToR, ToR->host]
+        if lattice == "exact" and acks == "instant":
+            # htsim's acks take no time; ccsim's cross the ack router, two hops. Those
+            # picoseconds come off the ToR->host direction, which carries only the data
+            # to that host (one flow's at most: a permutation), so that every round trip
+            # is a whole number of htsim's steps (1 us hops, 120 ns packets).
+            hop_ps = time_ps(hop_delay)
+            d["links"][i]["delay"] = [f"{hop_ps}ps", f"{hop_ps - 2 * ack_hop_ps(ack_rate)}ps"]
     return d, flows
 
 
@@ -218,6 +258,13 @@ def main() -> int:
     ap.add_argument(
         "--ssthresh-rule", choices=["bsd", "rfc5681"], default="bsd", help="the flows' ssthresh after a loss"
     )
+    ap.add_argument(
+        "--lattice",
+        choices=["exact", "drift"],
+        default="exact",
+        help="exact (default): the ack router's two hops taken off each ToR->host link, so that every round "
+        "trip stays on htsim's lattice of times; drift: each round trip 64 ps (two --ack-rate hops) off it",
+    )
     a = ap.parse_args()
     given = htsim_paths.read(a.htsim_paths) if a.htsim_paths else None
     res = run(
@@ -230,6 +277,7 @@ def main() -> int:
         hop_delay=a.hop_delay,
         ack_rate=a.ack_rate,
         ssthresh_rule=a.ssthresh_rule,
+        lattice=a.lattice,
     )
     with open(a.out, "w", encoding="utf-8") as f:
         json.dump(res, f, indent=1)
