@@ -53,15 +53,14 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
-import math
 import random
-import re
 import sys
 import time
 from typing import Any
 
 import ccsim
 import htsim_paths
+from ccsim import _ccsim
 from experiment import (
     ACK,
     CONNS,
@@ -97,21 +96,14 @@ QUEUES = {
 
 
 def time_ps(t: str) -> int:
-    """A time such as ``"1us"`` or ``"999936ps"`` in whole picoseconds."""
-    m = re.fullmatch(r"\s*([0-9.]+)\s*(ps|ns|us|ms|s)\s*", t)
-    if not m:
-        raise ValueError(f"time {t!r}: give a number and one of ps, ns, us, ms, s")
-    return round(float(m[1]) * {"ps": 1, "ns": 1e3, "us": 1e6, "ms": 1e9, "s": 1e12}[m[2]])
+    """A time such as ``"1us"`` in whole picoseconds (the engine's own parser)."""
+    return round(_ccsim.parse_time(t) * 1e12)
 
 
 def ack_hop_ps(rate: str) -> int:
     """What one ack takes to cross a link of ``rate`` (``"10000Gbps"``), in whole
     picoseconds rounded up, as the engine rounds a transmission."""
-    m = re.fullmatch(r"\s*([0-9.]+)\s*(bps|kbps|Mbps|Gbps)\s*", rate)
-    if not m:
-        raise ValueError(f"rate {rate!r}: give a number and one of bps, kbps, Mbps, Gbps")
-    bps = float(m[1]) * {"bps": 1, "kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9}[m[2]]
-    return max(1, math.ceil(ACK * 8 * 1e12 / bps - 1e-9))
+    return max(1, -(-ACK * 8 * 10**12 // _ccsim.parse_rate(rate)))
 
 
 def scenario(
