@@ -24,15 +24,10 @@ docs/architecture.md.
 
 from __future__ import annotations
 
-try:
-    from ccsim import _ccsim
-except ImportError as exc:  # pragma: no cover - only without a build
-    raise ImportError(
-        "the native module _ccsim (python/ccsim/_ccsim.pyi) is not built; run `make` in the repository root"
-    ) from exc
-
 from typing import TYPE_CHECKING, Any
 
+# The compiled engine; without a build, _ccsim.py stands in and says how to build it.
+from ccsim import _ccsim
 from ccsim._pycc import CongestionControl, Flow
 from ccsim._scenario import Interrupted, Scenario, ScenarioBuilder, load, loads, run
 from ccsim._warnings import ScenarioWarning
