@@ -146,11 +146,21 @@ def scenario(
     for j in range(half):
         for m in range(half):
             b.add_router(f"c{j}-{m}")
+    if lattice not in ("exact", "drift"):
+        raise ValueError(f"lattice {lattice!r}: give exact or drift")
     switch = {"rate": RATE, "delay": hop_delay, "qdisc": qdisc}
+    host_delay: str | list[str] = hop_delay
+    if lattice == "exact" and acks == "instant":
+        # htsim's acks take no time; ccsim's cross the ack router, two hops. Those
+        # picoseconds come off the ToR->host direction, which carries only the data to
+        # that host (one flow's at most: a permutation), so that every round trip is a
+        # whole number of htsim's steps (1 us hops, 120 ns packets).
+        hop_ps = time_ps(hop_delay)
+        host_delay = [f"{hop_ps}ps", f"{hop_ps - 2 * ack_hop_ps(ack_rate)}ps"]
     host_links: list[int] = []  # the first links: host <-> ToR
     for n in range(NODES):
         edge = f"e{n // (half * half)}-{(n // half) % half}"
-        b.add_link(host_name(n), edge, buffer=[HOST_QUEUE, buffer], **switch)
+        b.add_link(host_name(n), edge, buffer=[HOST_QUEUE, buffer], **{**switch, "delay": host_delay})
         host_links.append(len(host_links))
     for p in range(K):
         for i in range(half):
@@ -159,8 +169,6 @@ def scenario(
         for j in range(half):
             for m in range(half):
                 b.add_link(f"a{p}-{j}", f"c{j}-{m}", buffer=buffer, **switch)
-    if lattice not in ("exact", "drift"):
-        raise ValueError(f"lattice {lattice!r}: give exact or drift")
     if acks == "instant":
         b.add_router("ack")
         for n in range(NODES):
@@ -189,13 +197,6 @@ def scenario(
     d = b.to_dict()
     for i in host_links:
         d["links"][i]["qdisc"] = ["fcfs", qdisc]  # [host->ToR, ToR->host]
-        if lattice == "exact" and acks == "instant":
-            # htsim's acks take no time; ccsim's cross the ack router, two hops. Those
-            # picoseconds come off the ToR->host direction, which carries only the data
-            # to that host (one flow's at most: a permutation), so that every round trip
-            # is a whole number of htsim's steps (1 us hops, 120 ns packets).
-            hop_ps = time_ps(hop_delay)
-            d["links"][i]["delay"] = [f"{hop_ps}ps", f"{hop_ps - 2 * ack_hop_ps(ack_rate)}ps"]
     return d, flows
 
 
