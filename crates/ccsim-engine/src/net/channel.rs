@@ -448,6 +448,14 @@ impl Channel {
         crate::base::prefetch::line(&self.busy_until);
     }
 
+    /// Hints the cache to load the lines a packet that waits reads besides line 0: the
+    /// queue state's pointer (line 1) and the discipline's buffer limit (line 2).
+    #[inline(always)]
+    pub(crate) fn prefetch_waiting(&self) {
+        crate::base::prefetch::line(&self.pipe);
+        crate::base::prefetch::line(&self.qdisc);
+    }
+
     /// Sets or clears a `PATH_*` bit.
     fn set_path(&mut self, bit: u8, on: bool) {
         if on {

@@ -441,7 +441,16 @@ impl Simulation {
         let data = p.kind == PacketKind::Data;
         // The channel its endpoint sends the answer into (an ack, or released data).
         if let Some(e) = self.net.ends.get(p.flow as usize) {
-            hot(if data { e.rx } else { e.tx });
+            if data {
+                hot(e.rx);
+            } else {
+                hot(e.tx);
+                // The sender's access channel, where what an ack releases waits while
+                // the line is busy (most releases of two packets: one waits).
+                if let Some(ch) = self.channels.get(e.tx as usize) {
+                    ch.prefetch_waiting();
+                }
+            }
         }
         if let Some(ep) = self.flows.get(p.flow as usize) {
             crate::base::prefetch::line(&ep.counters);
