@@ -452,7 +452,7 @@ impl Channel {
     /// queue state's pointer (line 1) and the discipline's buffer limit (line 2).
     #[inline(always)]
     pub(crate) fn prefetch_waiting(&self) {
-        crate::base::prefetch::line(&self.pipe);
+        crate::base::prefetch::line(&self.queue);
         crate::base::prefetch::line(&self.qdisc);
     }
 

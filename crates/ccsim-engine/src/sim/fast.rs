@@ -445,8 +445,8 @@ impl Simulation {
                 hot(e.rx);
             } else {
                 hot(e.tx);
-                // The sender's access channel, where what an ack releases waits while
-                // the line is busy (most releases of two packets: one waits).
+                // The sender's access channel, where what the ack releases waits while
+                // the line is busy (of two packets released at once, the second).
                 if let Some(ch) = self.channels.get(e.tx as usize) {
                     ch.prefetch_waiting();
                 }
