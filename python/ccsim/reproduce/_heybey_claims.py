@@ -25,6 +25,7 @@ from typing import Any
 
 import ccsim
 from ccsim.reproduce import _heybey_scenarios as S
+from ccsim.reproduce._stats import pearson
 from ccsim.reproduce.claims import Measured
 
 PAPER = "heybey"
@@ -150,7 +151,7 @@ def corr(x: Iterable[float], y: Iterable[float]) -> float:
     a, b = np.asarray(list(x), dtype=float), np.asarray(list(y), dtype=float)
     if len(a) < 2 or a.std() == 0 or b.std() == 0:
         return 0.0
-    return float(np.corrcoef(a, b)[0, 1])
+    return pearson(a, b)
 
 
 def _yes(b: bool) -> str:

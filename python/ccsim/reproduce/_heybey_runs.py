@@ -10,6 +10,7 @@ from typing import Any
 
 import ccsim
 from ccsim.reproduce import _heybey_scenarios as S
+from ccsim.reproduce._stats import pearson
 
 UNSTABLE_PKTS = 100
 
@@ -52,7 +53,7 @@ def _flows_queue_corr(raw: dict[str, Any], chan: str) -> float:
     w = np.array(tr["flows"], dtype=float)
     if w.std() == 0 or qs.std() == 0:
         return 0.0
-    return float(np.corrcoef(w, qs)[0, 1])
+    return pearson(w, qs)
 
 
 # A figure run: (key, label, topology, kwargs, channel shown, link label).

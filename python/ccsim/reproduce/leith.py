@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import ccsim
 from ccsim.reproduce import Progress, Report, Row, Table, combine, write_csv
+from ccsim.reproduce._stats import pearson
 from ccsim.reproduce.claims import Measured
 from ccsim.reproduce.scoreboard import Explain
 from ccsim.scenarios import scenario_path
@@ -155,7 +156,7 @@ def spearman(xs: list[float], ys: list[float]) -> float | None:
     rx, ry = ranks(xs), ranks(ys)
     if rx.std() == 0 or ry.std() == 0:
         return None
-    return float(np.corrcoef(rx, ry)[0, 1])
+    return pearson(rx, ry)
 
 
 def time_mean(s: Any, t0: float, t1: float) -> float:
@@ -576,7 +577,7 @@ def aligned_correlation(a, b) -> tuple[float, float]:
         ok = ~(np.isnan(x) | np.isnan(y))
         if ok.sum() < 10 or x[ok].std() == 0 or y[ok].std() == 0:
             continue
-        c = float(np.corrcoef(x[ok], y[ok])[0, 1])
+        c = pearson(x[ok], y[ok])
         if c > best[0]:
             best = (c, k * GRID_S)
     return best
@@ -587,7 +588,7 @@ def lag0_correlation(a, b) -> float:
     import numpy as np
 
     ok = ~(np.isnan(a) | np.isnan(b))
-    return float(np.corrcoef(a[ok], b[ok])[0, 1])
+    return pearson(a[ok], b[ok])
 
 
 def fig4(out_dir: Path, progress: Progress) -> Report:
