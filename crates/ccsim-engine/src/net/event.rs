@@ -537,21 +537,32 @@ impl EventQueue {
         }
     }
 
-    /// Re-files every pending event with bucket width 2^shift.
+    /// Re-files every pending event with bucket width 2^shift, sorting only the
+    /// overflow's events that come onto the wheel. The wheel's events are read in order
+    /// (its buckets from the current one on, wrapping, each list sorted by key), so each
+    /// goes back as an append or, past a narrower horizon, into the overflow (an append
+    /// there too: the overflow is empty until then). The overflow's events are all later
+    /// than the wheel's: those a wider horizon covers are sorted and appended after them,
+    /// the rest go back into the heap in one O(n) build. The same buckets and lists, and
+    /// the same order of the heap's pops, as re-filing every event in sorted order.
     fn rebuild(&mut self, shift: u32) {
-        let mut all: Vec<Entry> = Vec::with_capacity(self.len());
-        for &(head, _) in self.buckets.iter() {
-            let mut n = head;
-            while n != NIL {
-                let node = self.nodes[n as usize];
-                all.push(Entry::new(node.key, node.seq, node.event));
-                n = node.next;
+        let mut wheel: Vec<Node> = Vec::with_capacity(self.on_wheel);
+        let start = (self.cur & (WHEEL - 1)) as usize;
+        for (from, end) in [(start, WHEEL as usize), (0, start)] {
+            let mut j = from;
+            while j < end {
+                let Some(b) = self.next_set(j).filter(|&b| b < end) else { break };
+                let mut n = self.buckets[b].0;
+                while n != NIL {
+                    let node = self.nodes[n as usize];
+                    wheel.push(node);
+                    n = node.next;
+                }
+                j = b + 1;
             }
         }
-        all.extend(self.overflow.drain());
-        // Ascending (`Entry`'s order is reversed for the max-heap); its rank is computed only
-        // between equal times.
-        all.sort_unstable_by(|a, b| b.cmp(a));
+        debug_assert_eq!(wheel.len(), self.on_wheel, "every bucket read once");
+        let overflow = std::mem::take(&mut self.overflow).into_vec();
         self.nodes.clear();
         self.free = NIL;
         self.buckets.fill((NIL, NIL));
@@ -560,9 +571,17 @@ impl EventQueue {
         self.on_wheel = 0;
         self.shift = shift;
         self.cur = self.now.as_ps() >> shift;
-        for e in all {
+        for node in wheel {
+            self.insert::<false>(node.key, node.seq, node.event);
+        }
+        let (mut near, far): (Vec<Entry>, Vec<Entry>) =
+            overflow.into_iter().partition(|e| (e.at >> shift).wrapping_sub(self.cur) < WHEEL);
+        // Ascending (`Entry`'s order is reversed for the max-heap).
+        near.sort_unstable_by(|a, b| b.cmp(a));
+        for e in near {
             self.insert::<false>(e.key(), e.seq, e.event);
         }
+        self.overflow.append(&mut BinaryHeap::from(far));
     }
 
     /// Time of the earliest pending event.
@@ -851,6 +870,65 @@ mod tests {
         }
         assert!(pending.is_empty() && q.is_empty());
         assert!(shifts_seen.borrow().len() >= 3, "the width should have adapted: {:?}", shifts_seen.borrow());
+    }
+
+    /// What a rebuild must leave: each event in its bucket's list (or, past the horizon,
+    /// in the overflow), each list in (key, sequence) order, the bitmaps true.
+    fn check_layout(q: &EventQueue) {
+        let mut on_wheel = 0;
+        for (i, &(head, tail)) in q.buckets.iter().enumerate() {
+            assert_eq!(q.bits[i >> 6] >> (i & 63) & 1 == 1, head != NIL, "bucket {i}'s bit");
+            let mut n = head;
+            let mut last = NIL;
+            while n != NIL {
+                let node = q.nodes[n as usize];
+                let b = ((node.key >> 64) as u64) >> q.shift;
+                assert!(b.wrapping_sub(q.cur) < WHEEL && (b & (WHEEL - 1)) as usize == i, "node in bucket {i}");
+                if last != NIL {
+                    assert!(EventQueue::before(&q.nodes[last as usize], node.key, node.seq), "bucket {i} in order");
+                }
+                on_wheel += 1;
+                last = n;
+                n = node.next;
+            }
+            assert_eq!(tail, last, "bucket {i}'s tail");
+        }
+        assert_eq!(on_wheel, q.on_wheel);
+        for e in q.overflow.iter() {
+            assert!((e.at >> q.shift).wrapping_sub(q.cur) >= WHEEL, "an overflow event within the horizon");
+        }
+    }
+
+    /// A rebuild to a narrower and then a wider width, with the current bucket in the
+    /// middle of the wheel (so that its events wrap around the array's end), keeps the
+    /// layout and pops in (time, push order).
+    #[test]
+    fn rebuilds_keep_the_layout_and_the_order() {
+        let mut q = EventQueue::new();
+        let w = 1u64 << START_SHIFT;
+        // Move the current bucket to index 10,000 of 16,384.
+        q.schedule(SimTime(10_000 * w), Event::Snapshot(0));
+        assert_eq!(q.pop_until(SimTime::MAX), Some((SimTime(10_000 * w), Event::Snapshot(0))));
+        let mut want = Vec::new();
+        for i in 0..3000u64 {
+            // Spread over the wheel (wrapping past index 16,383), ties included, and
+            // beyond its horizon.
+            let t = 10_000 * w + (i * 7919 % 3000) * w * 9 + (i % 3);
+            q.schedule(SimTime(t), Event::TxDone(i as u32));
+            want.push((t, i as u32));
+        }
+        check_layout(&q);
+        assert!(!q.overflow.is_empty() && q.on_wheel > 0);
+        q.rebuild(START_SHIFT - 3);
+        check_layout(&q);
+        q.rebuild(START_SHIFT + 5);
+        check_layout(&q);
+        assert!(q.overflow.is_empty(), "a 32 times wider wheel holds them all");
+        want.sort();
+        for (t, id) in want {
+            assert_eq!(q.pop_until(SimTime::MAX), Some((SimTime(t), Event::TxDone(id))));
+        }
+        assert!(q.is_empty());
     }
 
     #[test]
