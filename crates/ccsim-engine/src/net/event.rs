@@ -548,17 +548,12 @@ impl EventQueue {
     fn rebuild(&mut self, shift: u32) {
         let mut wheel: Vec<Node> = Vec::with_capacity(self.on_wheel);
         let start = (self.cur & (WHEEL - 1)) as usize;
-        for (from, end) in [(start, WHEEL as usize), (0, start)] {
-            let mut j = from;
-            while j < end {
-                let Some(b) = self.next_set(j).filter(|&b| b < end) else { break };
-                let mut n = self.buckets[b].0;
-                while n != NIL {
-                    let node = self.nodes[n as usize];
-                    wheel.push(node);
-                    n = node.next;
-                }
-                j = b + 1;
+        for b in (start..WHEEL as usize).chain(0..start) {
+            let mut n = self.buckets[b].0;
+            while n != NIL {
+                let node = self.nodes[n as usize];
+                wheel.push(node);
+                n = node.next;
             }
         }
         debug_assert_eq!(wheel.len(), self.on_wheel, "every bucket read once");
@@ -911,9 +906,9 @@ mod tests {
         assert_eq!(q.pop_until(SimTime::MAX), Some((SimTime(10_000 * w), Event::Snapshot(0))));
         let mut want = Vec::new();
         for i in 0..3000u64 {
-            // Spread over the wheel (wrapping past index 16,383), ties included, and
-            // beyond its horizon.
-            let t = 10_000 * w + (i * 7919 % 3000) * w * 9 + (i % 3);
+            // Spread over the wheel (wrapping past index 16,383) and beyond its horizon,
+            // out of order; i and i + 1500 tie (popped in push order).
+            let t = 10_000 * w + (i * 7919 % 1500) * w * 18 + (i % 3);
             q.schedule(SimTime(t), Event::TxDone(i as u32));
             want.push((t, i as u32));
         }
